@@ -1,0 +1,167 @@
+# colldb - plain Makefile (see docs/design.md, "Build").
+#
+#   make            build ./colldb, libcolldb.a, libcolldb.so
+#   make run        install missing -dev packages (as root), build, start 4 ranks
+#   make check      install step, build, run every test tier
+#   make asan | ubsan | valgrind | bench | fmt | install | clean
+#
+# DEV=1 (and CI=true) add -Werror.  O=dir puts objects elsewhere.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+O ?= build
+CC = gcc
+PKG_CONFIG ?= pkg-config
+PKGS = libedit ncursesw libffi check jansson
+
+STD = -std=c11 -D_GNU_SOURCE
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+       -Wwrite-strings -Wformat=2 -Wvla -fno-common -Wno-unused-parameter
+OPT ?= -O2
+DEBUG ?= -g
+ifneq ($(filter 1,$(DEV))$(filter true,$(CI)),)
+WARN += -Werror
+endif
+ifneq ($(SANITIZER),)
+OPT = -O1
+SAN = -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+# pkg-config is asked lazily (recursive =), after the deps step ran.
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libedit ncursesw libffi jansson)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs libedit ncursesw libffi jansson)
+CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
+CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
+
+CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -fPIC -MMD -MP \
+	     -DCOLLDB_VERSION='"$(VERSION)"' $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+LIBS = -lm -ldl -lpthread
+
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+CORE_SRC = $(wildcard core/*.c core/coll/*.c)
+SHELL_SRC = $(filter-out shell/main.c,$(wildcard shell/*.c))
+VIZ_SRC = $(wildcard viz/*.c)
+HELPER_SRC = $(wildcard tests/helper/*.c)
+UNIT_SRC = $(wildcard tests/unit/check_*.c)
+
+CORE_OBJ = $(CORE_SRC:%.c=$(O)/%.o)
+SHELL_OBJ = $(SHELL_SRC:%.c=$(O)/%.o)
+VIZ_OBJ = $(VIZ_SRC:%.c=$(O)/%.o)
+HELPER_OBJ = $(HELPER_SRC:%.c=$(O)/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
+
+all: colldb libcolldb.a libcolldb.so colldb.pc
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c -o $@ $<
+
+$(O)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) $(CHECK_CFLAGS) -Icore -Ishell -Iviz -c -o $@ $<
+
+$(O)/libcolldb.a: $(CORE_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/libapp.a: $(APP_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+libcolldb.a: $(O)/libcolldb.a
+	$(Q)cp $< $@
+
+libcolldb.so: $(CORE_OBJ)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+
+colldb: $(O)/shell/main.o $(O)/libapp.a $(O)/libcolldb.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^ $(PKG_LIBS) $(LIBS)
+
+colldb.pc: mk/colldb.pc.in Makefile
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) $(LIBS)
+
+# ---- dependencies ---------------------------------------------------------
+
+deps:
+	@sh mk/deps.sh
+
+# ---- running --------------------------------------------------------------
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./colldb -n 4
+
+# ---- tests ----------------------------------------------------------------
+
+check: deps
+	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory check-layering
+	@sh tests/run.sh $(O)
+
+tests: $(UNIT_BIN)
+
+check-layering:
+	@if grep -nE '#include "\.\./(shell|viz)/|#include "(shell|viz)/' core/*.c core/*.h core/coll/*.c 2>/dev/null; then \
+		echo "error: core/ must not include shell/ or viz/" >&2; exit 1; fi
+	@if grep -nE '#include "\.\./shell/' viz/*.c viz/*.h 2>/dev/null; then \
+		echo "error: viz/ must not include shell/" >&2; exit 1; fi
+	@if grep -lE '#include <n?curses' shell/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
+		echo "error: only viz/curses.c may include curses" >&2; exit 1; fi
+
+asan:
+	@$(MAKE) --no-print-directory O=build-asan SANITIZER=address check
+
+ubsan:
+	@$(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
+
+valgrind: deps
+	@$(MAKE) --no-print-directory all tests
+	@VALGRIND=1 sh tests/run.sh $(O)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(O)/bench/bench-wake
+	@sh bench/run.sh $(O)
+
+$(O)/bench/%: bench/%.c $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(LIBS)
+
+fmt:
+	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 colldb $(DESTDIR)$(PREFIX)/bin/colldb
+	install -m 644 libcolldb.a $(DESTDIR)$(PREFIX)/lib/libcolldb.a
+	install -m 755 libcolldb.so $(DESTDIR)$(PREFIX)/lib/libcolldb.so.0
+	ln -sf libcolldb.so.0 $(DESTDIR)$(PREFIX)/lib/libcolldb.so
+	install -m 644 core/colldb.h $(DESTDIR)$(PREFIX)/include/colldb.h
+	install -m 644 colldb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
+	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+
+clean:
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc tests/golden/*.got
+
+.PHONY: all deps run check tests check-layering asan ubsan valgrind bench fmt install clean
+.SECONDARY:
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,105 @@
+/*
+ * coll.h - collectives as per-rank micro-op programs.
+ *
+ * coll_validate() rejects what PyPTO rejects (reference §4), before any
+ * rank moves; coll_build() transcribes the protocol for one rank.  Every
+ * caller (the shell's plan/start/where/diagnose/bench, the rank agents,
+ * libcolldb) builds from here, so the protocols are written exactly once.
+ *
+ * Windows are described by struct win_ref (offset in the symmetric window
+ * area, dtype, shape).  Ownership: coll_build() returns a program the
+ * caller frees with prog_free(); cause strings are the caller's to free().
+ */
+#ifndef COLLDB_COLL_H
+#define COLLDB_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "prog.h"
+
+#define COLLDB_MAX_DIMS 8
+
+struct win_ref {
+	const char *name;	/* for messages; may be NULL */
+	uint64_t off;		/* byte offset in the window area */
+	enum dtype dtype;
+	int ndim;
+	uint64_t shape[COLLDB_MAX_DIMS];
+	uint64_t count;		/* product of shape */
+};
+
+enum coll_kind {
+	COLL_ALLREDUCE,
+	COLL_BARRIER,
+	COLL_BROADCAST,
+	COLL_ALLGATHER,
+	COLL_REDUCE_SCATTER,
+	COLL_ALL_TO_ALL,
+	COLL__COUNT
+};
+
+enum coll_mode { MODE_MESH, MODE_RING };
+enum coll_impl { IMPL_COMPOSITE, IMPL_BUILTIN };
+
+/* Which argument a validation error is about (for the caret). */
+enum coll_arg { CARG_NONE, CARG_BUF, CARG_SRC, CARG_SIG, CARG_OPTION };
+
+struct coll_args {
+	enum coll_kind kind;
+	enum coll_mode mode;
+	enum coll_impl impl;
+	enum reduce_op op;
+	int root;		/* broadcast */
+	bool strict;		/* PyPTO's op/dtype limits (default true) */
+	bool has_sig;		/* false only for a mesh allreduce that
+				 * will get a synthesized signal */
+	struct win_ref buf;	/* target: allreduce, broadcast, reduce_scatter;
+				 * DST for allgather and all_to_all */
+	struct win_ref src;	/* SRC of allgather and all_to_all */
+	struct win_ref sig;	/* i32 signal */
+};
+
+const char *coll_kind_name(enum coll_kind k);
+int coll_kind_from_name(const char *s, enum coll_kind *out);
+
+/* 0, or -1 with *cause (and *bad, if not NULL) set. */
+int coll_validate(const struct coll_args *a, int nranks, char **cause,
+    enum coll_arg *bad);
+
+/* The signal shape a synthesized mesh signal gets: [nranks, 1]. */
+void coll_synth_sig_shape(int nranks, struct win_ref *sig);
+
+/* The program rank `rank` of `nranks` runs.  a must have validated. */
+struct prog *coll_build(const struct coll_args *a, int nranks, int rank);
+
+/* Whether a strict-mode restriction was lifted for a (for the one-time
+ * "strict off" note); NULL if not, else a short description. */
+const char *coll_strict_lifted(const struct coll_args *a);
+
+/*
+ * Reference results for `check`.  in[r] points at rank r's whole window
+ * area as it was before the collective.  coll_expect() writes the expected
+ * contents of rank's output region into out (out_count elements of the
+ * output dtype, see coll_output()).  coll_wrong() counts mismatching
+ * elements (floats compared with a tolerance that accounts for reduction
+ * order and, for f16/bf16, rounding).
+ */
+struct coll_output {
+	uint64_t off;		/* byte offset of the checked region */
+	uint64_t count;		/* elements */
+	enum dtype dtype;
+};
+void coll_output(const struct coll_args *a, int nranks, int rank,
+    struct coll_output *o);
+void coll_expect(const struct coll_args *a, int nranks, int rank,
+    const void *const *in, void *out);
+uint64_t coll_wrong(const struct coll_args *a, int nranks,
+    const void *expected, const void *got, uint64_t count);
+
+/* nccl-tests bus-bandwidth factor for the collective on nranks. */
+double coll_busbw_factor(enum coll_kind k, int nranks);
+
+#endif

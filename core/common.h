@@ -1,0 +1,26 @@
+/*
+ * common.h - small macros shared by every layer (internal to colldb).
+ *
+ * BUG() is for broken invariants only: it prints where and aborts.
+ * Everything else reports errors through return codes and a cause string.
+ */
+#ifndef COLLDB_COMMON_H
+#define COLLDB_COMMON_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define printflike(f, a) __attribute__((format(printf, f, a)))
+#define unused __attribute__((unused))
+#define noreturn_ __attribute__((noreturn))
+
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+noreturn_ printflike(3, 4) void bug_at(const char *file, int line,
+    const char *fmt, ...);
+
+/* Set *cause to a newly allocated message (if cause is not NULL); returns -1. */
+printflike(2, 3) int cause_set(char **cause, const char *fmt, ...);
+
+#endif

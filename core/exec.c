@@ -1,0 +1,238 @@
+/* exec.c - run one micro-op; see exec.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "xmalloc.h"
+
+void
+exec_init(struct exec *ex, struct transport *t)
+{
+	memset(ex, 0, sizeof *ex);
+	ex->t = t;
+}
+
+void
+exec_release(struct exec *ex)
+{
+	free(ex->acc);
+	free(ex->tmp);
+	ex->acc = ex->tmp = NULL;
+	ex->acc_cap = ex->tmp_cap = 0;
+}
+
+static void *
+grow(void *p, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return p;
+	free(p);
+	*cap = want;
+	return xmalloc(want);
+}
+
+void
+exec_reserve(struct exec *ex, size_t bytes)
+{
+	ex->acc = grow(ex->acc, &ex->acc_cap, bytes);
+}
+
+static int
+span_ok(uint64_t off, uint64_t bytes, uint64_t limit)
+{
+	return off <= limit && bytes <= limit - off;
+}
+
+int
+exec_check(const struct uop *u, int nranks, uint64_t area_size,
+    size_t acc_bytes, char **cause)
+{
+	size_t esz = dtype_size(u->dtype);
+	size_t asz = dtype_size(dtype_acc(u->dtype));
+	int needs_peer = u->kind == UOP_NOTIFY || u->kind == UOP_PUT ||
+	    u->kind == UOP_GET ||
+	    ((u->kind == UOP_COPY || u->kind == UOP_REDUCE) &&
+		(u->dsp == SP_PEER || u->ssp == SP_PEER));
+
+	if (u->kind >= UOP__COUNT || u->dtype >= DT__COUNT)
+		return cause_set(cause, "malformed micro-op");
+	if (needs_peer && (u->peer < 0 || u->peer >= nranks))
+		return cause_set(cause, "peer %d out of range (world has %d ranks)",
+		    u->peer, nranks);
+	if (u->count > UINT64_MAX / 8)
+		return cause_set(cause, "count %llu too large",
+		    (unsigned long long)u->count);
+	switch (u->kind) {
+	case UOP_NOTIFY:
+	case UOP_WAIT:
+		if (!span_ok(u->dst, 4, area_size) || u->dst % 4 != 0)
+			return cause_set(cause, "cell offset %llu outside the window area",
+			    (unsigned long long)u->dst);
+		return 0;
+	case UOP_PUT:
+	case UOP_GET:
+	case UOP_FILL:
+		if (!span_ok(u->dst, u->count * esz, area_size) ||
+		    (u->kind != UOP_FILL && !span_ok(u->src, u->count * esz, area_size)))
+			return cause_set(cause, "region outside the window area");
+		return 0;
+	case UOP_COPY:
+	case UOP_REDUCE:
+		if (!span_ok(u->dst, u->count * (u->dsp == SP_ACC ? asz : esz),
+			u->dsp == SP_ACC ? acc_bytes : area_size) ||
+		    !span_ok(u->src, u->count * (u->ssp == SP_ACC ? asz : esz),
+			u->ssp == SP_ACC ? acc_bytes : area_size))
+			return cause_set(cause, "region outside the window area");
+		if (u->kind == UOP_REDUCE && u->op >= RED__COUNT)
+			return cause_set(cause, "bad reduce op");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Resolve an operand to a pointer, staging peer data when needed. */
+static void *
+operand(struct exec *ex, int space, int peer, uint64_t off, size_t bytes,
+    int for_read, char **cause)
+{
+	struct transport *t = ex->t;
+	uint8_t *base;
+
+	switch (space) {
+	case SP_ACC:
+		return (uint8_t *)ex->acc + off;
+	case SP_OWN:
+		return t->ops->area(t, t->rank) + off;
+	default:
+		base = t->ops->area(t, peer);
+		if (base != NULL)
+			return base + off;
+		if (!for_read) {
+			cause_set(cause, "transport %s cannot write peers directly",
+			    t->ops->name);
+			return NULL;
+		}
+		ex->tmp = grow(ex->tmp, &ex->tmp_cap, bytes);
+		if (t->ops->get(t, peer, off, ex->tmp, bytes) != 0) {
+			cause_set(cause, "get from rank %d failed", peer);
+			return NULL;
+		}
+		return ex->tmp;
+	}
+}
+
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void
+fill(struct exec *ex, const struct uop *u)
+{
+	uint8_t *base = ex->t->ops->area(ex->t, ex->t->rank) + u->dst;
+	enum dtype dt = u->dtype;
+	uint64_t seed = (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
+
+	for (uint64_t i = 0; i < u->count; i++) {
+		switch (u->op) {
+		case FILL_VALUE:
+			dtype_put(dt, base, i, u->fval);
+			break;
+		case FILL_RANK:
+			dtype_put(dt, base, i, ex->t->rank + u->fval);
+			break;
+		case FILL_IOTA:
+			dtype_put(dt, base, i, (double)i + u->fval);
+			break;
+		default: {
+			uint64_t r = splitmix64(&seed);
+			if (dtype_is_float(dt))
+				dtype_put(dt, base, i, (double)(r >> 11) * 0x1p-53);
+			else
+				dtype_put_int(dt, base, i, (int64_t)(r % 100));
+		}
+		}
+	}
+}
+
+int
+exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
+{
+	struct transport *t = ex->t;
+	enum dtype dt = u->dtype, adt = dtype_acc(u->dtype);
+	size_t bytes = u->count * dtype_size(dt);
+	void *d, *s;
+	int rc;
+
+	switch (u->kind) {
+	case UOP_NOTIFY:
+		if (t->ops->notify(t, u->peer, u->dst, u->value, u->op) != 0)
+			return cause_set(cause, "notify to rank %d failed", u->peer);
+		return EXEC_OK;
+	case UOP_WAIT:
+		rc = t->ops->wait(t, u->dst, u->op, u->value, seen);
+		if (rc == WAIT_PENDING)
+			return EXEC_PENDING;
+		if (rc == WAIT_INTERRUPTED)
+			return EXEC_INTERRUPTED;
+		return rc == 0 ? EXEC_OK : cause_set(cause, "wait failed");
+	case UOP_PUT:
+		s = t->ops->area(t, t->rank) + u->src;
+		rc = u->op == ATOMIC_ADD ?
+		    t->ops->put_add(t, u->peer, u->dst, s, u->count, dt) :
+		    t->ops->put(t, u->peer, u->dst, s, bytes);
+		return rc == 0 ? EXEC_OK : cause_set(cause, "put to rank %d failed", u->peer);
+	case UOP_GET:
+		d = t->ops->area(t, t->rank) + u->dst;
+		if (t->ops->get(t, u->peer, u->src, d, bytes) != 0)
+			return cause_set(cause, "get from rank %d failed", u->peer);
+		return EXEC_OK;
+	case UOP_COPY:
+	case UOP_REDUCE: {
+		size_t sbytes = u->count * dtype_size(u->ssp == SP_ACC ? adt : dt);
+		enum dtype sdt = u->ssp == SP_ACC ? adt : dt;
+		enum dtype ddt = u->dsp == SP_ACC ? adt : dt;
+
+		s = operand(ex, u->ssp, u->peer, u->src, sbytes, 1, cause);
+		if (s == NULL)
+			return EXEC_ERROR;
+		d = operand(ex, u->dsp, u->peer, u->dst, 0, 0, cause);
+		if (d == NULL)
+			return EXEC_ERROR;
+		if (u->kind == UOP_COPY) {
+			dtype_convert(ddt, d, sdt, s, u->count);
+		} else if (sdt == ddt) {
+			reduce_apply(ddt, u->op, d, s, u->count);
+		} else {
+			/* widen the source into staging, then reduce */
+			size_t need = u->count * dtype_size(ddt);
+			void *w;
+			if (s == ex->tmp) {
+				w = xmalloc(need);
+				dtype_convert(ddt, w, sdt, s, u->count);
+				reduce_apply(ddt, u->op, d, w, u->count);
+				free(w);
+			} else {
+				ex->tmp = grow(ex->tmp, &ex->tmp_cap, need);
+				dtype_convert(ddt, ex->tmp, sdt, s, u->count);
+				reduce_apply(ddt, u->op, d, ex->tmp, u->count);
+			}
+		}
+		return EXEC_OK;
+	}
+	case UOP_FILL:
+		fill(ex, u);
+		if (ex->after_op != NULL)
+			ex->after_op(ex, u, ex->after_arg);
+		return EXEC_OK;
+	default:
+		return cause_set(cause, "%s is not executed here",
+		    uop_kind_name(u->kind));
+	}
+}

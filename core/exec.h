@@ -1,0 +1,54 @@
+/*
+ * exec.h - the micro-op executor: runs one micro-op on one rank.
+ *
+ * The executor is transport-agnostic: it reads and writes through
+ * struct transport, using direct pointers when the transport gives them.
+ * It owns the rank's private accumulator (SP_ACC).  Stepping, breakpoints
+ * and the status board are the caller's business (core/rank.c); this file
+ * only carries out an operation and bounds-checks it, so that a bad
+ * program gives an error instead of scribbling over another rank.
+ *
+ * Ownership: exec_init() sets up an executor the caller owns and
+ * releases with exec_release().
+ */
+#ifndef COLLDB_EXEC_H
+#define COLLDB_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "prog.h"
+#include "transport.h"
+
+enum exec_rc {
+	EXEC_ERROR = -1,	/* *cause says why; the op did nothing */
+	EXEC_OK = 0,
+	EXEC_PENDING = 1,	/* wait not satisfied (nonblocking transport) */
+	EXEC_INTERRUPTED = 2,	/* wait cancelled by interrupt */
+};
+
+struct exec {
+	struct transport *t;
+	void *acc;		/* private accumulator */
+	size_t acc_cap;
+	void *tmp;		/* staging for transports without pointers */
+	size_t tmp_cap;
+	/* Optional hook run after every FILL so other layers can react. */
+	void (*after_op)(struct exec *ex, const struct uop *u, void *arg);
+	void *after_arg;
+};
+
+void exec_init(struct exec *ex, struct transport *t);
+void exec_release(struct exec *ex);
+/* Make sure the accumulator holds at least bytes (called per program). */
+void exec_reserve(struct exec *ex, size_t bytes);
+
+/* Execute u; for WAIT, *seen receives the observed cell value. */
+int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen,
+    char **cause);
+
+/* Check u's operands against the area size and world; 0 or -1 + cause. */
+int exec_check(const struct uop *u, int nranks, uint64_t area_size,
+    size_t acc_bytes, char **cause);
+
+#endif

@@ -1,0 +1,184 @@
+/* prog.c - micro-op programs; see prog.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prog.h"
+#include "xmalloc.h"
+
+static const char *const kind_names[UOP__COUNT] = {
+	[UOP_NOTIFY] = "notify", [UOP_WAIT] = "wait",	  [UOP_PUT] = "put",
+	[UOP_GET] = "get",	 [UOP_REDUCE] = "reduce", [UOP_COPY] = "copy",
+	[UOP_FILL] = "fill",	 [UOP_CALL] = "call",	  [UOP_LOAD] = "load",
+};
+
+static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=" };
+
+struct prog *
+prog_new(const char *title)
+{
+	struct prog *p = xcalloc(1, sizeof *p);
+
+	p->title = xstrdup(title);
+	prog_str(p, "");
+	return p;
+}
+
+void
+prog_free(struct prog *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nstrs; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	free(p->ops);
+	free(p->title);
+	free(p);
+}
+
+uint32_t
+prog_str(struct prog *p, const char *s)
+{
+	/* Programs have few distinct strings; scan from the newest. */
+	for (size_t i = p->nstrs; i-- > 0;) {
+		if (strcmp(p->strs[i], s) == 0)
+			return (uint32_t)i;
+	}
+	if (p->nstrs == p->astrs) {
+		p->astrs = p->astrs ? p->astrs * 2 : 16;
+		p->strs = xreallocarray(p->strs, p->astrs, sizeof *p->strs);
+	}
+	p->strs[p->nstrs] = xstrdup(s);
+	return (uint32_t)p->nstrs++;
+}
+
+const char *
+prog_str_at(const struct prog *p, uint32_t idx)
+{
+	return idx < p->nstrs ? p->strs[idx] : "";
+}
+
+struct uop *
+prog_add(struct prog *p, const struct uop *u)
+{
+	if (p->nops == p->aops) {
+		p->aops = p->aops ? p->aops * 2 : 16;
+		p->ops = xreallocarray(p->ops, p->aops, sizeof *p->ops);
+	}
+	p->ops[p->nops] = *u;
+	return &p->ops[p->nops++];
+}
+
+const char *
+uop_kind_name(enum uop_kind k)
+{
+	return (unsigned)k < UOP__COUNT ? kind_names[k] : "?";
+}
+
+int
+uop_kind_from_name(const char *s, enum uop_kind *out)
+{
+	for (int i = 0; i < UOP__COUNT; i++) {
+		if (strcmp(kind_names[i], s) == 0) {
+			*out = (enum uop_kind)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *
+wait_cmp_name(enum wait_cmp c)
+{
+	return (unsigned)c < ARRAY_SIZE(cmp_names) ? cmp_names[c] : "?";
+}
+
+int
+wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
+{
+	switch (c) {
+	case CMP_EQ:
+		return now == expected;
+	case CMP_GE:
+		return now >= expected;
+	case CMP_NE:
+		return now != expected;
+	case CMP_GT:
+		return now > expected;
+	case CMP_LT:
+		return now < expected;
+	case CMP_LE:
+		return now <= expected;
+	}
+	return 0;
+}
+
+/*
+ * Wire format: "PRG1" u32 nops, u32 nstrs, u64 acc_bytes, title\0,
+ * nops raw uops, then nstrs NUL-terminated strings (index 0 included).
+ * Both ends are the same build on the same machine, so raw structs are fine.
+ */
+struct prog_wire {
+	char magic[4];
+	uint32_t nops;
+	uint32_t nstrs;
+	uint32_t title_len;
+	uint64_t acc_bytes;
+};
+
+void
+prog_encode(const struct prog *p, struct strbuf *out)
+{
+	struct prog_wire h = { { 'P', 'R', 'G', '1' }, (uint32_t)p->nops,
+		(uint32_t)p->nstrs, (uint32_t)strlen(p->title), p->acc_bytes };
+
+	strbuf_add(out, &h, sizeof h);
+	strbuf_add(out, p->title, h.title_len + 1);
+	strbuf_add(out, p->ops, p->nops * sizeof *p->ops);
+	for (size_t i = 0; i < p->nstrs; i++)
+		strbuf_add(out, p->strs[i], strlen(p->strs[i]) + 1);
+}
+
+struct prog *
+prog_decode(const void *buf, size_t len, char **cause)
+{
+	const char *b = buf, *end = b + len;
+	struct prog_wire h;
+	struct prog *p;
+
+	if (len < sizeof h) {
+		cause_set(cause, "program too short");
+		return NULL;
+	}
+	memcpy(&h, b, sizeof h);
+	b += sizeof h;
+	if (memcmp(h.magic, "PRG1", 4) != 0 || h.nstrs == 0 ||
+	    (size_t)(end - b) < h.title_len + 1 ||
+	    (size_t)(end - b) - h.title_len - 1 < (size_t)h.nops * sizeof(struct uop)) {
+		cause_set(cause, "malformed program");
+		return NULL;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->title = xstrndup(b, h.title_len);
+	b += h.title_len + 1;
+	p->nops = p->aops = h.nops;
+	p->ops = xreallocarray(NULL, h.nops ? h.nops : 1, sizeof *p->ops);
+	memcpy(p->ops, b, h.nops * sizeof *p->ops);
+	b += h.nops * sizeof *p->ops;
+	p->acc_bytes = h.acc_bytes;
+	p->astrs = h.nstrs;
+	p->strs = xreallocarray(NULL, h.nstrs, sizeof *p->strs);
+	for (uint32_t i = 0; i < h.nstrs; i++) {
+		size_t n = strnlen(b, (size_t)(end - b));
+		if (b + n >= end) {
+			p->nstrs = i;
+			prog_free(p);
+			cause_set(cause, "malformed program strings");
+			return NULL;
+		}
+		p->strs[i] = xstrndup(b, n);
+		p->nstrs = i + 1;
+		b += n + 1;
+	}
+	return p;
+}

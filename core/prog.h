@@ -1,0 +1,104 @@
+/*
+ * prog.h - micro-op programs: what every rank executes.
+ *
+ * Every rank operation colldb knows (a single notify, a whole ring
+ * allreduce) is a program: an array of micro-ops plus a string table for
+ * their dotted span names and phase labels.  The same array is what `plan`
+ * prints, what the executor runs, what `where` indexes ("step 7/22"), what
+ * `diagnose` reads to know who still owes a notify to which cell, and what
+ * `bench` names spans after.
+ *
+ * Offsets are byte offsets inside a rank's window area (the symmetric
+ * layout makes them the same on every rank), or inside the rank's private
+ * accumulator (SP_ACC).  Counts are elements of uop.dtype.
+ *
+ * Ownership: prog_new() returns a program the caller frees with prog_free();
+ * strings returned by prog_str_at() are borrowed from the program.
+ */
+#ifndef COLLDB_PROG_H
+#define COLLDB_PROG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+
+enum uop_kind {
+	UOP_NOTIFY,	/* peer's cell dst op= value (op: enum notify_op) */
+	UOP_WAIT,	/* block until own cell dst cmp value (op: enum wait_cmp) */
+	UOP_PUT,	/* peer dst[0:count] = own src (op: enum atomic_kind) */
+	UOP_GET,	/* own dst[0:count] = peer src */
+	UOP_REDUCE,	/* dst(dsp) op= src(ssp), op: enum reduce_op */
+	UOP_COPY,	/* dst(dsp) = src(ssp), converting to/from the acc type */
+	UOP_FILL,	/* own dst[0:count] = pattern (op: enum fill_pattern) */
+	UOP_CALL,	/* call a function through libffi (see shell/ffi) */
+	UOP_LOAD,	/* dlopen a library (see shell/ffi) */
+	UOP__COUNT
+};
+
+enum notify_op { NOTIFY_ADD, NOTIFY_SET };
+enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE };
+enum atomic_kind { ATOMIC_NONE, ATOMIC_ADD };
+enum fill_pattern {
+	FILL_VALUE,	/* fval */
+	FILL_RANK,	/* rank + fval */
+	FILL_IOTA,	/* element index + fval */
+	FILL_RANDOM,	/* deterministic PRNG seeded with (fval, rank) */
+};
+
+/* Operand spaces of COPY and REDUCE. */
+enum uop_space {
+	SP_OWN,		/* this rank's window area */
+	SP_PEER,	/* uop.peer's window area */
+	SP_ACC,		/* this rank's private accumulator, in dtype_acc(dtype) */
+};
+
+enum uop_flags {
+	UOP_F_BARRIER = 1 << 0,	/* first micro-op of a credit barrier */
+	UOP_F_EPILOGUE = 1 << 1, /* part of a collective's epilogue */
+};
+
+struct uop {
+	uint8_t kind;		/* enum uop_kind */
+	uint8_t dtype;		/* enum dtype of the data (i32 for signals) */
+	uint8_t op;		/* per kind, see enum uop_kind */
+	uint8_t flags;		/* enum uop_flags */
+	uint8_t dsp, ssp;	/* enum uop_space for COPY/REDUCE */
+	uint16_t reserved;
+	int32_t peer;		/* remote rank, when the kind has one */
+	int32_t value;		/* notify amount / wait expected value */
+	uint32_t name;		/* dotted span name: index into the string table */
+	uint32_t phase;		/* phase label ("rs row 0"): string table index */
+	uint64_t dst;		/* byte offset of the destination / the cell */
+	uint64_t src;		/* byte offset of the source */
+	uint64_t count;		/* elements */
+	double fval;		/* FILL value / offset / seed */
+};
+
+struct prog {
+	char *title;		/* "allreduce(ring)", "wait" ... */
+	struct uop *ops;
+	size_t nops, aops;
+	char **strs;		/* interned strings; index 0 is "" */
+	size_t nstrs, astrs;
+	size_t acc_bytes;	/* accumulator the program needs */
+};
+
+struct prog *prog_new(const char *title);
+void prog_free(struct prog *p);
+/* Intern s; returns its index (equal strings share an index). */
+uint32_t prog_str(struct prog *p, const char *s);
+const char *prog_str_at(const struct prog *p, uint32_t idx);
+/* Append a copy of u; returns the stored op (valid until the next add). */
+struct uop *prog_add(struct prog *p, const struct uop *u);
+
+const char *uop_kind_name(enum uop_kind k);
+int uop_kind_from_name(const char *s, enum uop_kind *out);
+const char *wait_cmp_name(enum wait_cmp c);
+int wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected);
+
+/* Serialise to/from a flat byte buffer (sent to ranks, stored in shm). */
+void prog_encode(const struct prog *p, struct strbuf *out);
+struct prog *prog_decode(const void *buf, size_t len, char **cause);
+
+#endif

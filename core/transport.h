@@ -1,0 +1,62 @@
+/*
+ * transport.h - how a rank reaches windows: its own and its peers'.
+ *
+ * A transport instance belongs to one rank (t->rank) of a world of
+ * t->nranks.  Offsets are byte offsets inside a rank's window area of
+ * t->area_size bytes; callers (the executor) have already checked them.
+ *
+ * The shm transport maps every rank's area, so area() returns a pointer for
+ * any rank; a transport that cannot address peers directly returns NULL for
+ * them and the executor falls back to get()/put().
+ *
+ * Return values: 0 success, -1 failure (transport broken; the rank stops).
+ * wait() additionally returns WAIT_PENDING when t->nonblock is set and the
+ * condition does not hold yet (used by the in-process simulator in tests),
+ * and WAIT_INTERRUPTED when interrupt_word became non-zero while blocked.
+ */
+#ifndef COLLDB_TRANSPORT_H
+#define COLLDB_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "prog.h"
+
+enum { WAIT_OK = 0, WAIT_PENDING = 1, WAIT_INTERRUPTED = 2 };
+
+struct transport;
+
+struct transport_ops {
+	const char *name;
+	/* Pointer to rank r's window area, or NULL if not addressable. */
+	uint8_t *(*area)(struct transport *t, int r);
+	/* peer's cell at off: += v (NOTIFY_ADD, seq_cst RMW) or = v (NOTIFY_SET).
+	 * Every earlier write by this rank is visible before the cell is. */
+	int (*notify)(struct transport *t, int peer, uint64_t off, int32_t v,
+	    enum notify_op op);
+	/* Block until own cell at off satisfies cmp expected; *seen = value
+	 * observed when it held (or the last value seen). */
+	int (*wait)(struct transport *t, uint64_t off, enum wait_cmp cmp,
+	    int32_t expected, int32_t *seen);
+	int (*put)(struct transport *t, int peer, uint64_t dst, const void *src,
+	    size_t bytes);
+	int (*put_add)(struct transport *t, int peer, uint64_t dst,
+	    const void *src, size_t count, enum dtype dt);
+	int (*get)(struct transport *t, int peer, uint64_t src, void *dst,
+	    size_t bytes);
+	void (*close)(struct transport *t);
+};
+
+struct transport {
+	const struct transport_ops *ops;
+	int rank;
+	int nranks;
+	uint64_t area_size;
+	int nonblock;		/* wait() returns WAIT_PENDING instead of blocking */
+	void *priv;		/* the transport's own state */
+};
+
+extern const struct transport_ops transport_shm_ops;
+
+#endif
