@@ -60,10 +60,17 @@ APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
 all: colldb libcolldb.a libcolldb.so colldb.pc
 
+# Include paths follow the layering: core sees only itself, viz sees core,
+# shell sees both.
+$(O)/core/%.o: INC = -Icore
+$(O)/viz/%.o: INC = -Icore -Iviz
+$(O)/shell/%.o: INC = -Icore -Iviz -Ishell
+$(O)/bench/%.o: INC = -Icore
+
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_ALL) $(INC) $(PKG_CFLAGS) -c -o $@ $<
 
 $(O)/tests/%.o: tests/%.c
 	@mkdir -p $(@D)

@@ -181,6 +181,8 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 			return EXEC_PENDING;
 		if (rc == WAIT_INTERRUPTED)
 			return EXEC_INTERRUPTED;
+		if (rc == WAIT_GAVEUP)
+			return EXEC_GAVEUP;
 		return rc == 0 ? EXEC_OK : cause_set(cause, "wait failed");
 	case UOP_PUT:
 		s = t->ops->area(t, t->rank) + u->src;

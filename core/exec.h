@@ -25,6 +25,7 @@ enum exec_rc {
 	EXEC_OK = 0,
 	EXEC_PENDING = 1,	/* wait not satisfied (nonblocking transport) */
 	EXEC_INTERRUPTED = 2,	/* wait cancelled by interrupt */
+	EXEC_GAVEUP = 3,	/* wait gave up (sim mode); treat as done */
 };
 
 struct exec {

@@ -12,7 +12,10 @@
  * Return values: 0 success, -1 failure (transport broken; the rank stops).
  * wait() additionally returns WAIT_PENDING when t->nonblock is set and the
  * condition does not hold yet (used by the in-process simulator in tests),
- * and WAIT_INTERRUPTED when interrupt_word became non-zero while blocked.
+ * WAIT_INTERRUPTED when the rank was interrupted while blocked, and
+ * WAIT_GAVEUP when the session's sim-compatible give-up limit (`set
+ * wait-giveup N`: N polls of 10 us, like PTO's CPU-sim TWAIT) ran out: the
+ * caller then proceeds as if the wait held, as PTO's sim does.
  */
 #ifndef COLLDB_TRANSPORT_H
 #define COLLDB_TRANSPORT_H
@@ -23,7 +26,7 @@
 #include "dtype.h"
 #include "prog.h"
 
-enum { WAIT_OK = 0, WAIT_PENDING = 1, WAIT_INTERRUPTED = 2 };
+enum { WAIT_OK = 0, WAIT_PENDING = 1, WAIT_INTERRUPTED = 2, WAIT_GAVEUP = 3 };
 
 struct transport;
 

@@ -1,14 +1,201 @@
-/* main.c - colldb entry point: pick the mode from argv. */
+/*
+ * main.c - colldb's entry point: pick the mode from argv (shell, agent,
+ * the log tools), start the world, run scripts, then the prompt.
+ */
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "rank.h"
+#include "seg.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+const char *colldb_argv0 = "colldb";
+static struct session the_session;
+static struct termios saved_tty;
+static int have_tty;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: colldb [-n N] [-t shm] [-x FILE]... [--batch] [--timeout SECS]\n"
+	    "              [--name NAME] [--echo] [FILE...]\n"
+	    "       colldb --help | --version\n"
+	    "\n"
+	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
+	    "them.  FILE and -x FILE run scripts first.  --batch (implied when\n"
+	    "stdin is not a terminal) exits after the last command: status 0 if\n"
+	    "everything succeeded, 1 on an error or failed expect, 3 if the hang\n"
+	    "watchdog fired, 2 for bad usage.  'help' at the prompt lists commands;\n"
+	    "man colldb has the rest.\n");
+}
+
+static void
+on_fatal(int sig)
+{
+	if (have_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+cleanup(void)
+{
+	if (the_session.seg.h != NULL)
+		session_close(&the_session);
+	le_free();
+}
 
 int
 main(int argc, char **argv)
 {
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		printf("colldb %s\n", COLLDB_VERSION);
-		return 0;
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "echo", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "window-area", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct session *s = &the_session;
+	const char **xfiles = NULL;
+	size_t nx = 0;
+	int nranks = 4, batch = 0, echo = 0, c, rc = EXIT_OK;
+	double timeout = -1;
+	uint64_t area = 0;
+	char name[64] = "", *cause = NULL;
+
+	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
+		return rank_agent_main(argc, argv);
+	colldb_argv0 = argv[0];
+	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': {
+			int64_t v;
+			if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
+			    v > SEG_MAX_RANKS) {
+				fprintf(stderr, "colldb: -n %s: expected 1..%d ranks\n",
+				    optarg, SEG_MAX_RANKS);
+				return EXIT_USAGE;
+			}
+			nranks = (int)v;
+			break;
+		}
+		case 't':
+			if (strcmp(optarg, "shm") != 0) {
+				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
+				    strcmp(optarg, "mpi") == 0 ?
+				    "the mpi transport is not built in this colldb (only shm)" :
+				    "unknown transport (expected shm)");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'x':
+			xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
+			xfiles[nx++] = optarg;
+			break;
+		case 'b':
+			batch = 1;
+			break;
+		case 'e':
+			echo = 1;
+			break;
+		case 'N':
+			if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
+			    strchr(optarg, '/') != NULL) {
+				fprintf(stderr, "colldb: --name %s: expected 1..47 characters, no '/'\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(name, sizeof name, "%s", optarg);
+			break;
+		case 'T': {
+			char *end;
+			timeout = strtod(optarg, &end);
+			if (*end != '\0' || timeout < 0) {
+				fprintf(stderr, "colldb: --timeout %s: expected seconds\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'A':
+			if (parse_uint(optarg, &area, 1, &cause) != 0 || area < 4096) {
+				fprintf(stderr, "colldb: --window-area %s: expected bytes (at least 4096)\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'V':
+			printf("colldb %s\n", COLLDB_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
 	}
-	fprintf(stderr, "colldb: not built yet\n");
-	return 2;
+	free(cause);
+	cause = NULL;
+	for (int i = optind; i < argc; i++) {
+		xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
+		xfiles[nx++] = argv[i];
+	}
+	for (size_t i = 0; i < nx; i++) {
+		if (access(xfiles[i], R_OK) != 0) {
+			fprintf(stderr, "colldb: cannot read script '%s'\n", xfiles[i]);
+			free(xfiles);
+			return EXIT_USAGE;
+		}
+	}
+
+	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
+	settings_init(&s->set);
+	s->set.echo = echo;
+	if (timeout >= 0)
+		s->set.timeout = timeout;
+	s->interactive = (have_tty && !batch) || getenv("COLLDB_FAKETTY") != NULL;
+	s->batch = !s->interactive;
+	if (name[0] == '\0')
+		snprintf(name, sizeof name, "colldb-%d", (int)getpid());
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sess = s;
+	if (session_open(s, nranks, name, area, &cause) != 0) {
+		fprintf(stderr, "colldb: cannot start %d ranks: %s\n", nranks, cause);
+		free(cause);
+		free(xfiles);
+		return EXIT_FAIL;
+	}
+	atexit(cleanup);
+	le_init("colldb", have_tty && s->interactive);
+
+	for (size_t i = 0; i < nx && !script.quit; i++) {
+		if (script_run_file(s, xfiles[i]) != 0) {
+			rc = EXIT_FAIL;
+			if (s->batch)
+				break;
+		}
+	}
+	if (!script.quit && rc == EXIT_OK && s->batch && nx == 0)
+		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
+	else if (!script.quit && s->interactive)
+		rc = repl_run(s);
+	if (s->watchdog_fired && rc == EXIT_FAIL)
+		rc = EXIT_HANG;
+	free(xfiles);
+	fflush(stdout);
+	return rc;
 }

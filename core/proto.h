@@ -1,0 +1,70 @@
+/*
+ * proto.h - messages between the shell and a rank, over a SOCK_SEQPACKET
+ * socket pair (one message per packet, so framing is free).
+ *
+ * shell -> rank: MSG_PROG (an encoded program), MSG_COLL (collective
+ * arguments: the rank builds the program itself from core/coll, so a
+ * 64 MiB ring allreduce is not shipped as 100k micro-ops), MSG_QUIT.
+ * rank -> shell: MSG_HELLO once attached, MSG_DONE when a program ends.
+ *
+ * Both ends are the same binary (or the same libcolldb) on one machine, so
+ * structs travel raw.  Ownership: proto_recv() returns a payload the caller
+ * frees.
+ */
+#ifndef COLLDB_PROTO_H
+#define COLLDB_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coll.h"
+
+enum msg_type {
+	MSG_HELLO = 1,
+	MSG_PROG,
+	MSG_COLL,
+	MSG_QUIT,
+	MSG_DONE,
+};
+
+/* hdr.flags of MSG_PROG / MSG_COLL */
+enum prog_flags {
+	PROG_F_START = 1 << 0,	/* stop before the first micro-op */
+	PROG_F_RESUMABLE = 1 << 1, /* interrupt stops at the gate instead of
+				    * abandoning the program (collectives) */
+};
+
+/* hdr.status of MSG_DONE */
+enum done_status { DONE_OK, DONE_ERROR, DONE_ABORTED };
+
+struct msg_hdr {
+	uint32_t type;		/* enum msg_type */
+	uint32_t tag;		/* the shell's id of the program */
+	uint32_t flags;		/* enum prog_flags */
+	int32_t status;		/* MSG_DONE: enum done_status; MSG_HELLO: pid */
+	uint32_t len;		/* payload bytes */
+	uint32_t reserved;
+};
+
+/* MSG_DONE payload, followed by an error text (NUL-terminated) if any. */
+struct done_info {
+	int32_t seen;		/* value the last wait observed */
+	uint32_t pc;		/* micro-ops executed */
+	uint32_t nops;
+	uint32_t gaveup;	/* waits that gave up (set wait-giveup) */
+};
+
+/* MSG_COLL payload: the arguments, with names cleared. */
+struct coll_msg {
+	struct coll_args args;
+};
+
+#define PROTO_MAX_MSG (192u * 1024u)
+
+/* Send one message; 0 or -1 (errno set). */
+int proto_send(int fd, const struct msg_hdr *h, const void *payload);
+/* Receive one message; 1 = got one, 0 = peer closed, -1 = error.  On
+ * success *payload is a heap copy (NUL-terminated for convenience). */
+int proto_recv(int fd, struct msg_hdr *h, void **payload);
+
+#endif

@@ -1,0 +1,289 @@
+/* rank.c - serve the shell, run programs through the gate; see rank.h. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "coll.h"
+#include "futex.h"
+#include "rank.h"
+#include "shm.h"
+#include "xmalloc.h"
+
+enum { GATE_GO, GATE_ABORT };
+
+int
+rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
+{
+	memset(rc, 0, sizeof *rc);
+	if (seg_attach_fd(&rc->seg, seg_fd, 1, cause) != 0)
+		return -1;
+	if (rank < 0 || (uint32_t)rank >= rc->seg.h->nranks) {
+		seg_close(&rc->seg);
+		return cause_set(cause, "rank %d out of range", rank);
+	}
+	rc->rank = rank;
+	rc->sock = sock;
+	rc->board = seg_board(&rc->seg, rank);
+	rc->board->pid = (int32_t)getpid();
+	shm_transport_init(&rc->t, &rc->seg, rank);
+	exec_init(&rc->ex, &rc->t);
+	seg_set_state(rc->board, RS_IDLE);
+	return 0;
+}
+
+void
+rank_detach(struct rank_ctx *rc)
+{
+	exec_release(&rc->ex);
+	if (rc->t.ops != NULL)
+		rc->t.ops->close(&rc->t);
+	seg_close(&rc->seg);
+}
+
+static int
+rank_bit(const struct seg_break *bp, int rank)
+{
+	return (bp->ranks[rank / 64] >> (rank % 64)) & 1;
+}
+
+static uint32_t
+break_match(struct rank_ctx *rc, const struct uop *u)
+{
+	struct seg_header *h = rc->seg.h;
+
+	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
+		struct seg_break *bp = &h->breaks[i];
+		uint32_t id = atomic_load_explicit((_Atomic uint32_t *)&bp->id,
+		    memory_order_acquire);
+
+		if (id == 0 || !rank_bit(bp, rc->rank))
+			continue;
+		if (!(bp->kinds & (1u << u->kind)) &&
+		    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
+			continue;
+		if (bp->has_cond) {
+			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&rc->seg,
+			    rc->rank) + bp->cell_off));
+			if (!wait_cmp_holds(bp->cmp, v, bp->value))
+				continue;
+		}
+		atomic_fetch_add(&bp->hits, 1);
+		return id;
+	}
+	return 0;
+}
+
+static int
+take_credit(struct seg_rank *b)
+{
+	uint32_t c = atomic_load(&b->credits);
+
+	while (c > 0) {
+		if (atomic_compare_exchange_weak(&b->credits, &c, c - 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* Decide whether to run micro-op pc; may sleep while stopped. */
+static int
+gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
+    enum stop_reason forced)
+{
+	struct seg_rank *b = rc->board;
+
+	for (;;) {
+		uint32_t ctl = atomic_load(&b->ctl);
+		enum stop_reason why = STOP_NONE;
+		uint32_t bp = 0;
+
+		if (atomic_exchange(&b->abort, 0))
+			return GATE_ABORT;
+		if (forced != STOP_NONE) {
+			why = forced;
+			forced = STOP_NONE;
+		} else if (atomic_exchange(&b->interrupt, 0)) {
+			why = STOP_INTERRUPT;
+		} else if (atomic_load(&b->skip_pc) != pc + 1 &&
+		    (bp = break_match(rc, u)) != 0) {
+			why = STOP_BREAK;
+			atomic_store(&b->credits, 0);
+		} else if (atomic_load(&b->mode) == RUN_STEP && !take_credit(b)) {
+			why = STOP_STEP;
+		}
+		if (why == STOP_NONE) {
+			atomic_store(&b->skip_pc, 0);
+			return GATE_GO;
+		}
+		atomic_store(&b->stop_reason, why);
+		atomic_store(&b->stop_break, bp);
+		seg_set_state(b, RS_STOPPED);
+		while (atomic_load(&b->ctl) == ctl)
+			futex_wait((void *)&b->ctl, ctl, 0);
+		seg_set_state(b, RS_RUNNING);
+		atomic_store(&b->stop_reason, STOP_NONE);
+	}
+}
+
+int
+rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
+    unsigned flags, struct done_info *di, char **cause)
+{
+	struct seg_rank *b = rc->board;
+	_Atomic uint32_t *active = &rc->seg.h->gate_active;
+	enum stop_reason forced = STOP_NONE;
+	int status = DONE_OK;
+	uint32_t pc = 0;
+
+	memset(di, 0, sizeof *di);
+	di->nops = (uint32_t)p->nops;
+	atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
+	atomic_store(&b->credits, 0);
+	atomic_store(&b->skip_pc, 0);
+	atomic_store(&b->interrupt, 0);	/* meant for a program that ended */
+	atomic_store(&b->abort, 0);
+	atomic_store(&b->prog_tag, tag);
+	atomic_store(&b->nops, (uint32_t)p->nops);
+	atomic_store(&b->pc, 0);
+	seg_write_cur(b, p->nops ? &p->ops[0] : &(struct uop){ 0 }, p->title);
+	seg_set_state(b, RS_RUNNING);
+	exec_reserve(&rc->ex, p->acc_bytes);
+
+	while (pc < p->nops) {
+		const struct uop *u = &p->ops[pc];
+		int rc_;
+
+		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
+		seg_write_cur(b, u, NULL);
+		if (atomic_load_explicit(active, memory_order_relaxed) ||
+		    forced != STOP_NONE) {
+			if (gate(rc, pc, u, forced) == GATE_ABORT) {
+				status = DONE_ABORTED;
+				break;
+			}
+			forced = STOP_NONE;
+		}
+		rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
+		if (rc_ == EXEC_INTERRUPTED) {
+			atomic_store(&b->interrupt, 0);
+			if (!(flags & PROG_F_RESUMABLE)) {
+				status = DONE_ABORTED;
+				break;
+			}
+			forced = STOP_INTERRUPT;
+			continue;
+		}
+		if (rc_ == EXEC_GAVEUP)
+			di->gaveup++;
+		else if (rc_ != EXEC_OK) {
+			status = DONE_ERROR;
+			break;
+		}
+		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
+		pc++;
+	}
+	di->pc = pc;
+	atomic_store(&b->pc, pc);
+	atomic_store(&b->mode, RUN_FREE);
+	atomic_store(&b->interrupt, 0);
+	seg_set_state(b, RS_IDLE);
+	return status;
+}
+
+static void
+reply(struct rank_ctx *rc, uint32_t tag, int status, const struct done_info *di,
+    const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct msg_hdr h = { .type = MSG_DONE, .tag = tag, .status = status };
+
+	strbuf_add(&sb, di, sizeof *di);
+	if (text != NULL)
+		strbuf_addstr(&sb, text);
+	h.len = (uint32_t)sb.len;
+	proto_send(rc->sock, &h, sb.buf);
+	strbuf_release(&sb);
+}
+
+int
+rank_serve(struct rank_ctx *rc)
+{
+	struct msg_hdr h = { .type = MSG_HELLO, .status = (int32_t)getpid() };
+
+	if (proto_send(rc->sock, &h, NULL) != 0)
+		return 1;
+	for (;;) {
+		struct done_info di = { 0 };
+		struct prog *p = NULL;
+		char *cause = NULL;
+		void *payload;
+		int st;
+
+		st = proto_recv(rc->sock, &h, &payload);
+		if (st <= 0)
+			return st == 0 ? 0 : 1;
+		switch (h.type) {
+		case MSG_QUIT:
+			free(payload);
+			return 0;
+		case MSG_PROG:
+			p = prog_decode(payload, h.len, &cause);
+			break;
+		case MSG_COLL:
+			if (h.len == sizeof(struct coll_msg)) {
+				struct coll_msg *cm = payload;
+				p = coll_build(&cm->args, (int)rc->seg.h->nranks,
+				    rc->rank);
+			} else {
+				cause_set(&cause, "malformed collective message");
+			}
+			break;
+		default:
+			cause_set(&cause, "unexpected message %u", h.type);
+		}
+		free(payload);
+		if (p == NULL) {
+			reply(rc, h.tag, DONE_ERROR, &di, cause);
+		} else {
+			st = rank_run(rc, p, h.tag, h.flags, &di, &cause);
+			reply(rc, h.tag, st, &di, cause);
+		}
+		free(cause);
+		prog_free(p);
+	}
+}
+
+int
+rank_agent_main(int argc, char **argv)
+{
+	struct rank_ctx rc;
+	char *cause = NULL;
+	int rc_;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: colldb --agent SEGFD SOCKFD RANK\n");
+		return 2;
+	}
+	/* Die with the shell; ignore the terminal's job-control keys (the
+	 * shell owns the terminal and forwards what matters). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		return 1;
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	if (rank_attach(&rc, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+		&cause) != 0) {
+		fprintf(stderr, "colldb agent: %s\n", cause);
+		free(cause);
+		return 1;
+	}
+	rc_ = rank_serve(&rc);
+	rank_detach(&rc);
+	return rc_;
+}

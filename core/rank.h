@@ -1,0 +1,54 @@
+/*
+ * rank.h - the rank side of a session: attach to the segment, serve the
+ * shell's messages, run programs through the step gate.
+ *
+ * The step gate sits before every micro-op.  When the segment's
+ * gate_active word is zero (no breakpoints, nobody stepping or
+ * interrupting) it costs one relaxed load.  Otherwise it consults the
+ * rank's control fields on the board: step credits, interrupt, abort and
+ * the breakpoint table; when it decides to stop it publishes `stopped`
+ * and sleeps on the board's ctl futex until the shell changes something.
+ *
+ * Interrupt semantics: a blocked wait returns; a plain command is then
+ * abandoned (DONE_ABORTED), a resumable program (a collective) stops at
+ * the gate before the wait so `continue` can retry it; interrupting a
+ * stopped rank abandons its program.
+ *
+ * Ownership: rank_attach() returns a context freed by rank_detach().
+ */
+#ifndef COLLDB_RANK_H
+#define COLLDB_RANK_H
+
+#include <stdint.h>
+
+#include "exec.h"
+#include "proto.h"
+#include "seg.h"
+#include "transport.h"
+
+struct rank_ctx {
+	struct seg seg;
+	struct transport t;
+	struct exec ex;
+	struct seg_rank *board;
+	int rank;
+	int sock;		/* to the shell, -1 when standalone */
+};
+
+/* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */
+int rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank,
+    char **cause);
+void rank_detach(struct rank_ctx *rc);
+
+/* Run p to its end (or abort); fills *di.  Returns enum done_status. */
+int rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
+    unsigned flags, struct done_info *di, char **cause);
+
+/* Serve the shell until MSG_QUIT or the socket closes; returns an exit
+ * status for the process. */
+int rank_serve(struct rank_ctx *rc);
+
+/* `colldb --agent SEGFD SOCKFD RANK`: the body of an agent process. */
+int rank_agent_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,224 @@
+/* cmd-data.c - fill, print and set: data in windows. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+#define PRINT_LIMIT 64
+
+/* Check v fits dt; integers must be whole numbers in range. */
+static int
+value_fits(struct cmdctx *ctx, size_t i, enum dtype dt, double v,
+    const char *wname)
+{
+	static const double lo[] = { [DT_U8] = 0, [DT_I8] = -128, [DT_I16] = -32768,
+		[DT_I32] = -2147483648.0, [DT_I64] = -9223372036854775808.0 };
+	static const double hi[] = { [DT_U8] = 255, [DT_I8] = 127, [DT_I16] = 32767,
+		[DT_I32] = 2147483647.0, [DT_I64] = 9223372036854775807.0 };
+
+	if (dtype_is_float(dt))
+		return 0;
+	if (v != floor(v))
+		return arg_error(ctx, i, "value %s is not an integer (%s is %s)", arg(ctx, i),
+		    wname, dtype_name(dt));
+	if (v < lo[dt] || v > hi[dt])
+		return arg_error(ctx, i, "value %s out of range for %s (%s is %s)",
+		    arg(ctx, i), dtype_name(dt), wname, dtype_name(dt));
+	return 0;
+}
+
+static enum cmd_retval
+submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
+    double v)
+{
+	char *what = words_rest(&ctx->w, ctx->line, 1);
+	struct rankset live;
+	struct uop u;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (targets_live(ctx, &live) != 0)
+		return CMD_ERROR;
+	memset(&u, 0, sizeof u);
+	u.kind = UOP_FILL;
+	u.dtype = rg->w->dtype;
+	u.op = (uint8_t)pat;
+	u.dst = rg->w->off + rg->first * dtype_size(rg->w->dtype);
+	u.count = rg->count;
+	u.fval = v;
+	for (int r = 0; r < ctx->s->nranks; r++) {
+		if (!rankset_has(&live, r))
+			continue;
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s %s %s", ctx->entry->name, arg(ctx, 0), what);
+		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &u),
+			strbuf_detach(&sb, NULL), 0, 0) != 0)
+			break;
+	}
+	strbuf_release(&sb);
+	free(what);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_fill_exec(struct cmdctx *ctx)
+{
+	struct region rg;
+	const char *what = arg(ctx, 1);
+	enum fill_pattern pat = FILL_VALUE;
+	double v = 0;
+	char *cause = NULL;
+
+	if (region_arg(ctx, 0, &rg) != 0)
+		return CMD_ERROR;
+	if (strcmp(what, "rank") == 0) {
+		pat = FILL_RANK;
+	} else if (strncmp(what, "rank+", 5) == 0 || strncmp(what, "rank-", 5) == 0) {
+		pat = FILL_RANK;
+		if (parse_number(what + 4, &v, &cause) != 0) {
+			free(cause);
+			arg_error(ctx, 1, "bad offset in '%s' (expected rank+K)", what);
+			return CMD_ERROR;
+		}
+	} else if (strcmp(what, "iota") == 0) {
+		pat = FILL_IOTA;
+	} else if (strcmp(what, "zero") == 0) {
+		pat = FILL_VALUE;
+	} else if (strcmp(what, "random") == 0) {
+		pat = FILL_RANDOM;
+		if (nargs(ctx) < 3) {
+			cmd_usage_error(ctx, "random needs a SEED");
+			return CMD_ERROR;
+		}
+		if (parse_number(arg(ctx, 2), &v, &cause) != 0) {
+			arg_error(ctx, 2, "%s", cause);
+			free(cause);
+			return CMD_ERROR;
+		}
+	} else if (parse_number(what, &v, &cause) != 0) {
+		free(cause);
+		arg_error(ctx, 1, "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
+		    what);
+		return CMD_ERROR;
+	} else if (value_fits(ctx, 1, rg.w->dtype, v, rg.w->name) != 0) {
+		return CMD_ERROR;
+	}
+	if (pat != FILL_RANDOM && nargs(ctx) > 2) {
+		arg_error(ctx, 2, "unexpected '%s' after the fill value", arg(ctx, 2));
+		return CMD_ERROR;
+	}
+	if (pat == FILL_RANK && !dtype_is_float(rg.w->dtype) &&
+	    value_fits(ctx, 1, rg.w->dtype, v + ctx->s->nranks - 1, rg.w->name) != 0)
+		return CMD_ERROR;
+	return submit_fill(ctx, &rg, pat, v);
+}
+
+void print_region_values(struct session *s, int r, const struct region *rg,
+    struct strbuf *sb);
+
+void
+print_region_values(struct session *s, int r, const struct region *rg,
+    struct strbuf *sb)
+{
+	const struct seg_window *w = rg->w;
+	const uint8_t *base = seg_area(&s->seg, r) + w->off;
+	int rows;
+	int nd = w->ndim;
+	uint64_t row;
+
+	while (nd > 1 && w->shape[nd - 1] == 1)
+		nd--;	/* [4,1] prints as a flat list */
+	row = nd > 1 ? w->shape[nd - 1] : 0;
+	rows = row > 0 && rg->count > row && rg->first % row == 0 &&
+	    rg->count % row == 0;
+
+	for (uint64_t i = 0; i < rg->count && i < PRINT_LIMIT; i++) {
+		uint64_t e = rg->first + i;
+		if (i > 0)
+			strbuf_addstr(sb, rows && e % row == 0 ? " | " : " ");
+		dtype_format(w->dtype, base, e, sb);
+	}
+	if (rg->count > PRINT_LIMIT)
+		strbuf_addf(sb, " ... (%llu more)",
+		    (unsigned long long)(rg->count - PRINT_LIMIT));
+}
+
+static enum cmd_retval
+cmd_print_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct strbuf sb = STRBUF_INIT;
+	struct region rg;
+
+	if (region_arg(ctx, 0, &rg) != 0)
+		return CMD_ERROR;
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		strbuf_reset(&sb);
+		if (!rank_alive(s, r)) {
+			out_printf("rank %d: (%s)\n", r, rank_state_name(rank_state_of(s, r)));
+			continue;
+		}
+		print_region_values(s, r, &rg, &sb);
+		out_printf("rank %d: %s\n", r, sb.buf);
+	}
+	strbuf_release(&sb);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_set_exec(struct cmdctx *ctx)
+{
+	struct region rg;
+	enum cmd_retval rv;
+	char *cause = NULL;
+	double v;
+
+	if (settings_try(ctx, &rv))
+		return rv;
+	if (nargs(ctx) != 2) {
+		cmd_usage_error(ctx, "'set' needs REGION VALUE or a setting");
+		return CMD_ERROR;
+	}
+	if (region_arg(ctx, 0, &rg) != 0)
+		return CMD_ERROR;
+	if (parse_number(arg(ctx, 1), &v, &cause) != 0) {
+		arg_error(ctx, 1, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
+	}
+	if (value_fits(ctx, 1, rg.w->dtype, v, rg.w->name) != 0)
+		return CMD_ERROR;
+	return submit_fill(ctx, &rg, FILL_VALUE, v);
+}
+
+static const char *const fill_keywords[] = { "rank", "iota", "zero", "random",
+	NULL };
+static const char *const set_keywords[] = { "times", "color", "timeout",
+	"strict", "echo", "settle", "on", "off", NULL };
+
+const struct cmd_entry cmd_fill_entry = {
+	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",
+	.summary = "initialise a window (or region) on the target ranks",
+	.example = "@all fill buf rank", .group = GRP_WINDOWS, .min_args = 2,
+	.max_args = 3, .flags = CMD_TARGETS, .keywords = fill_keywords,
+	.exec = cmd_fill_exec,
+};
+
+const struct cmd_entry cmd_print_entry = {
+	.name = "print", .alias = "p", .usage = "REGION",
+	.summary = "print a region's values, one line per target rank",
+	.example = "@1 print buf[0:4]", .group = GRP_OBSERVE, .min_args = 1,
+	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_print_exec,
+};
+
+const struct cmd_entry cmd_set_entry = {
+	.name = "set", .usage = "REGION VALUE | SETTING VALUE",
+	.summary = "store a value locally on the targets, or change a setting",
+	.example = "@0 set sig[0] 1", .group = GRP_WINDOWS, .min_args = 0,
+	.max_args = 2, .flags = CMD_TARGETS, .keywords = set_keywords,
+	.exec = cmd_set_exec,
+};

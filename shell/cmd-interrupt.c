@@ -1,0 +1,43 @@
+/*
+ * cmd-interrupt.c - interrupt: cancel a blocked wait, stop a running rank
+ * at its next gate, or abandon the program of a stopped rank (core/rank.h
+ * has the exact semantics).
+ */
+#include "futex.h"
+#include "shell.h"
+
+static enum cmd_retval
+cmd_interrupt_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	int any = 0;
+
+	for (int r = 0; r < s->nranks; r++) {
+		struct seg_rank *b = seg_board(&s->seg, r);
+		enum rank_state st;
+
+		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
+		    rank_job(s, r) == NULL)
+			continue;
+		st = rank_state_of(s, r);
+		if (st == RS_STOPPED)
+			atomic_store(&b->abort, 1);
+		else
+			atomic_store(&b->interrupt, 1);
+		any = 1;
+		session_update_gate(s);
+		if (st == RS_BLOCKED)
+			futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
+		seg_ctl_kick(b);
+	}
+	if (!any)
+		out_printf("nothing to interrupt: no target rank is running, blocked or stopped\n");
+	return CMD_OK;
+}
+
+const struct cmd_entry cmd_interrupt_entry = {
+	.name = "interrupt", .usage = "[@RANKS]",
+	.summary = "cancel a blocked wait, or stop a running rank at its next micro-op",
+	.example = "interrupt @2", .group = GRP_CONTROL, .min_args = 0,
+	.max_args = 0, .flags = CMD_TARGETS, .exec = cmd_interrupt_exec,
+};

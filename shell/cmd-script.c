@@ -1,0 +1,267 @@
+/* cmd-script.c - source, expect, sleep, say, pause. */
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "futex.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+void print_region_values(struct session *s, int r, const struct region *rg,
+    struct strbuf *sb);
+
+static enum cmd_retval
+cmd_source_exec(struct cmdctx *ctx)
+{
+	return script_run_file(ctx->s, arg(ctx, 0)) == 0 ?
+	    (script.quit ? CMD_QUIT : CMD_OK) : CMD_ERROR;
+}
+
+static int
+expect_fail(const char *fmt, ...) printflike(1, 2);
+
+static int
+expect_fail(const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fprintf(stderr, "expect failed: %s\n", msg);
+	free(msg);
+	return -1;
+}
+
+static int
+expect_state(struct cmdctx *ctx)
+{
+	static const char *const ok[] = { "idle", "running", "blocked", "stopped",
+		"exited", "dead", NULL };
+	const char *want = arg(ctx, 1);
+	int known = 0;
+
+	for (int i = 0; ok[i] != NULL; i++)
+		known |= strcmp(ok[i], want) == 0;
+	if (!known || nargs(ctx) != 2)
+		return arg_error(ctx, 1, "bad state '%s' (expected idle, running, blocked, stopped, exited or dead)",
+		    want);
+	for (int r = 0; r < ctx->s->nranks; r++) {
+		const char *got;
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		got = rank_state_name(rank_state_of(ctx->s, r));
+		if (strcmp(got, want) != 0)
+			return expect_fail("rank %d is %s, expected %s", r, got, want);
+	}
+	return 0;
+}
+
+static int
+expect_values(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct region rg;
+	struct strbuf got = STRBUF_INIT;
+	double *want = NULL;
+	size_t nwant = 0;
+	char *list, *save = NULL, *cause = NULL;
+	int rc = 0;
+
+	if (region_arg(ctx, 0, &rg) != 0)
+		return -1;
+	if (strcmp(arg(ctx, 1), "==") != 0)
+		return arg_error(ctx, 1, "expected '==' after the region");
+	if (nargs(ctx) != 3)
+		return arg_error(ctx, nargs(ctx) > 3 ? 3 : 1,
+		    "expected one value list like 1,2,3 (no spaces)");
+	list = xstrdup(arg(ctx, 2));
+	for (char *p = strtok_r(list, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+		want = xreallocarray(want, nwant + 1, sizeof *want);
+		if (parse_number(p, &want[nwant], &cause) != 0) {
+			rc = arg_error(ctx, 2, "%s", cause);
+			goto out;
+		}
+		nwant++;
+	}
+	if (nwant != 1 && nwant != rg.count) {
+		rc = arg_error(ctx, 2, "%zu values for %llu elements (give 1 or %llu)", nwant,
+		    (unsigned long long)rg.count, (unsigned long long)rg.count);
+		goto out;
+	}
+	for (int r = 0; r < s->nranks && rc == 0; r++) {
+		const uint8_t *base;
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		if (!rank_alive(s, r)) {
+			rc = expect_fail("rank %d is %s", r, rank_state_name(rank_state_of(s, r)));
+			break;
+		}
+		base = seg_area(&s->seg, r) + rg.w->off;
+		for (uint64_t i = 0; i < rg.count; i++) {
+			double v = dtype_get(rg.w->dtype, base, rg.first + i);
+			double w = want[nwant == 1 ? 0 : i];
+			if (v != w && !(isnan(v) && isnan(w))) {
+				struct strbuf cell = STRBUF_INIT;
+				describe_cell(s, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
+				    1, &cell);
+				strbuf_reset(&got);
+				dtype_format(rg.w->dtype, base, rg.first + i, &got);
+				rc = expect_fail("rank %d %s = %s, expected %g", r, cell.buf,
+				    got.buf, w);
+				strbuf_release(&cell);
+				break;
+			}
+		}
+	}
+out:
+	free(cause);
+	free(list);
+	free(want);
+	strbuf_release(&got);
+	return rc;
+}
+
+static enum cmd_retval
+cmd_expect_exec(struct cmdctx *ctx)
+{
+	const char *what = arg(ctx, 0);
+	int rc;
+
+	if (strcmp(what, "error") == 0) {
+		if (nargs(ctx) != 1)
+			return arg_error(ctx, 1, "'expect error' takes nothing more"), CMD_ERROR;
+		script.expect_error = 1;
+		return CMD_OK;
+	}
+	if (strcmp(what, "output") == 0) {
+		if (nargs(ctx) != 2)
+			return cmd_usage_error(ctx, "'expect output' needs one quoted TEXT"), CMD_ERROR;
+		if (strstr(out_captured(), arg(ctx, 1)) == NULL) {
+			const char *c = out_captured();
+			size_t n = strcspn(c, "\n");
+			expect_fail("output does not contain \"%s\" (first line: \"%.*s\")",
+			    arg(ctx, 1), (int)n, c);
+			return CMD_ERROR;
+		}
+		return CMD_OK;
+	}
+	if (strcmp(what, "state") == 0) {
+		if (nargs(ctx) < 2)
+			return cmd_usage_error(ctx, "'expect state' needs a state"), CMD_ERROR;
+		rc = expect_state(ctx);
+	} else if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0) {
+		rc = expect_values(ctx);
+	} else {
+		arg_error(ctx, 0, "bad expect '%s' (expected REGION == V[,V...], state S, error or output \"TEXT\")",
+		    what);
+		return CMD_ERROR;
+	}
+	return rc == 0 ? CMD_OK : CMD_ERROR;
+}
+
+static enum cmd_retval
+cmd_sleep_exec(struct cmdctx *ctx)
+{
+	extern volatile sig_atomic_t shell_interrupted;
+	double secs;
+	char *cause = NULL;
+	uint64_t end;
+
+	if (parse_number(arg(ctx, 0), &secs, &cause) != 0 || secs < 0 || secs > 3600) {
+		free(cause);
+		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
+		return CMD_ERROR;
+	}
+	end = mono_ns() + (uint64_t)(secs * 1e9);
+	while (mono_ns() < end && !shell_interrupted) {
+		uint64_t left = (end - mono_ns()) / 1000000u;
+		session_pump(ctx->s, (int)MIN(left + 1, 50));
+	}
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_say_exec(struct cmdctx *ctx)
+{
+	char *text;
+
+	if (nargs(ctx) == 1 && ctx->w.v[0].quoted)
+		text = xstrdup(arg(ctx, 0));
+	else
+		text = words_rest(&ctx->w, ctx->line, 0);
+	out_printf("%s\n", text);
+	free(text);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_pause_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+
+	if (!s->interactive)
+		return CMD_OK;
+	for (;;) {
+		char *line = le_read("-- Enter to continue, or a command -- ");
+		int incomplete = 0;
+		enum cmd_retval rv;
+
+		if (line == NULL)
+			return CMD_QUIT;
+		if (line[strspn(line, " \t")] == '\0') {
+			free(line);
+			return CMD_OK;
+		}
+		le_history_add(line);
+		rv = script_run_line(s, line, &incomplete);
+		free(line);
+		if (rv == CMD_QUIT)
+			return CMD_QUIT;
+	}
+}
+
+static const char *const expect_keywords[] = { "error", "output", "state",
+	"idle", "blocked", "stopped", "exited", "dead", "running", "==", NULL };
+
+const struct cmd_entry cmd_source_entry = {
+	.name = "source", .usage = "FILE",
+	.summary = "run the commands in FILE",
+	.example = "source scripts/handshake.coll", .group = GRP_SCRIPT,
+	.min_args = 1, .max_args = 1, .flags = CMD_NO_SETTLE,
+	.exec = cmd_source_exec,
+};
+
+const struct cmd_entry cmd_expect_entry = {
+	.name = "expect", .usage = "REGION == V[,V...] | state S | error | output \"TEXT\"",
+	.summary = "assert for scripts: silent when true, one line when not",
+	.example = "expect @1 buf[0:4] == 0,0,0,0", .group = GRP_SCRIPT,
+	.min_args = 1, .max_args = 3,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_NO_CAPTURE,
+	.keywords = expect_keywords, .exec = cmd_expect_exec,
+};
+
+const struct cmd_entry cmd_sleep_entry = {
+	.name = "sleep", .usage = "SECS",
+	.summary = "pause the script; ranks keep running and events still print",
+	.example = "sleep 0.5", .group = GRP_SCRIPT, .min_args = 1,
+	.max_args = 1, .exec = cmd_sleep_exec,
+};
+
+const struct cmd_entry cmd_say_entry = {
+	.name = "say", .usage = "TEXT",
+	.summary = "print TEXT (narration for lessons)",
+	.example = "say \"rank 0 notifies rank 1\"", .group = GRP_SCRIPT,
+	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE,
+	.exec = cmd_say_exec,
+};
+
+const struct cmd_entry cmd_pause_entry = {
+	.name = "pause", .usage = "",
+	.summary = "wait for Enter when interactive (commands may be typed); no-op in batch",
+	.example = "pause", .group = GRP_SCRIPT, .min_args = 0, .max_args = 0,
+	.flags = CMD_NO_SETTLE, .exec = cmd_pause_exec,
+};

@@ -1,0 +1,132 @@
+/*
+ * cmd-set.c - settings: `set times|color|echo|strict|timeout|settle|
+ * wait-giveup VALUE`; `set` alone lists them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+enum kind { K_BOOL, K_SECS, K_COUNT };
+
+static const struct setting {
+	const char *name;
+	enum kind kind;
+	const char *help;
+} settings[] = {
+	{ "times", K_BOOL, "show times in ranks/diagnose output" },
+	{ "color", K_BOOL, "colour in interactive output" },
+	{ "echo", K_BOOL, "echo each command (transcripts)" },
+	{ "strict", K_BOOL, "PyPTO's op and dtype restrictions" },
+	{ "timeout", K_SECS, "hang watchdog, seconds without progress (0 = off)" },
+	{ "settle", K_SECS, "how long a command waits for the world to settle" },
+	{ "wait-giveup", K_COUNT, "sim mode: a wait returns after N polls (0 = never)" },
+};
+
+void
+settings_init(struct settings *set)
+{
+	memset(set, 0, sizeof *set);
+	set->strict = 1;
+	set->timeout = 10;
+	set->settle_ms = 1000;
+}
+
+static void
+show(struct session *s, const struct setting *st)
+{
+	struct settings *v = &s->set;
+
+	if (strcmp(st->name, "times") == 0)
+		out_printf("times        %s\n", v->times ? "on" : "off");
+	else if (strcmp(st->name, "color") == 0)
+		out_printf("color        %s\n", v->color ? "on" : "off");
+	else if (strcmp(st->name, "echo") == 0)
+		out_printf("echo         %s\n", v->echo ? "on" : "off");
+	else if (strcmp(st->name, "strict") == 0)
+		out_printf("strict       %s\n", v->strict ? "on" : "off");
+	else if (strcmp(st->name, "timeout") == 0)
+		out_printf("timeout      %g\n", v->timeout);
+	else if (strcmp(st->name, "settle") == 0)
+		out_printf("settle       %g\n", v->settle_ms / 1000.0);
+	else
+		out_printf("wait-giveup  %u\n",
+		    (unsigned)atomic_load(&s->seg.h->wait_giveup));
+}
+
+int
+settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
+{
+	struct session *s = ctx->s;
+	const struct setting *st = NULL;
+	const char *name = arg(ctx, 0), *val = arg(ctx, 1);
+	char *cause = NULL;
+	int on = 0;
+	double secs = 0;
+	uint64_t count = 0;
+
+	*rv = CMD_OK;
+	if (name == NULL) {
+		for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+			show(s, &settings[i]);
+		return 1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+		if (strcmp(settings[i].name, name) == 0)
+			st = &settings[i];
+	}
+	if (st == NULL)
+		return 0;
+	if (val == NULL) {
+		show(s, st);
+		return 1;
+	}
+	*rv = CMD_ERROR;
+	switch (st->kind) {
+	case K_BOOL:
+		if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
+			on = 1;
+		else if (strcmp(val, "off") != 0 && strcmp(val, "0") != 0) {
+			arg_error(ctx, 1, "bad value '%s' for %s (expected on or off)", val, name);
+			return 1;
+		}
+		break;
+	case K_SECS:
+		if (parse_number(val, &secs, &cause) != 0 || secs < 0 || secs > 86400) {
+			free(cause);
+			arg_error(ctx, 1, "bad value '%s' for %s (expected seconds, 0..86400)", val, name);
+			return 1;
+		}
+		break;
+	case K_COUNT:
+		if (parse_uint(val, &count, 1, &cause) != 0 || count > UINT32_MAX) {
+			free(cause);
+			arg_error(ctx, 1, "bad value '%s' for %s (expected a count)", val, name);
+			return 1;
+		}
+		break;
+	}
+	if (strcmp(name, "times") == 0)
+		s->set.times = on;
+	else if (strcmp(name, "color") == 0)
+		s->set.color = on;
+	else if (strcmp(name, "echo") == 0)
+		s->set.echo = on;
+	else if (strcmp(name, "strict") == 0) {
+		if (!on && s->set.strict)
+			out_printf("note: strict off: PyPTO's op and dtype restrictions are lifted where colldb can still compute the result\n");
+		s->set.strict = on;
+	} else if (strcmp(name, "timeout") == 0)
+		s->set.timeout = secs;
+	else if (strcmp(name, "settle") == 0) {
+		if (secs < 0.001) {
+			arg_error(ctx, 1, "settle must be at least 0.001 seconds");
+			return 1;
+		}
+		s->set.settle_ms = (int)(secs * 1000);
+	} else
+		atomic_store(&s->seg.h->wait_giveup, (uint32_t)count);
+	*rv = CMD_OK;
+	return 1;
+}

@@ -1,0 +1,442 @@
+/*
+ * cmd.c - the command table and everything derived from it: lookup
+ * (alias, exact name, unique prefix), arity and rank-target checks done
+ * once before exec, usage errors, and argument helpers for exec functions.
+ * help (cmd-help.c) and completion (lineedit.c) walk the same table.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
+    cmd_ranks_entry, cmd_info_entry, cmd_focus_entry, cmd_alloc_entry,
+    cmd_free_entry, cmd_windows_entry, cmd_fill_entry, cmd_print_entry,
+    cmd_set_entry, cmd_notify_entry, cmd_wait_entry, cmd_put_entry,
+    cmd_get_entry, cmd_interrupt_entry, cmd_source_entry, cmd_expect_entry,
+    cmd_sleep_entry, cmd_say_entry, cmd_pause_entry, cmd_quit_entry;
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_help_entry,
+	&cmd_world_entry,
+	&cmd_ranks_entry,
+	&cmd_info_entry,
+	&cmd_focus_entry,
+	&cmd_alloc_entry,
+	&cmd_free_entry,
+	&cmd_windows_entry,
+	&cmd_fill_entry,
+	&cmd_print_entry,
+	&cmd_set_entry,
+	&cmd_notify_entry,
+	&cmd_wait_entry,
+	&cmd_put_entry,
+	&cmd_get_entry,
+	&cmd_interrupt_entry,
+	&cmd_source_entry,
+	&cmd_expect_entry,
+	&cmd_sleep_entry,
+	&cmd_say_entry,
+	&cmd_pause_entry,
+	&cmd_quit_entry,
+	NULL
+};
+
+const char *const cmd_group_names[GRP__COUNT] = {
+	[GRP_WORLD] = "World and ranks",
+	[GRP_WINDOWS] = "Windows and data",
+	[GRP_SIGNALS] = "Signals and one-sided transfers",
+	[GRP_COLL] = "Collectives",
+	[GRP_CONTROL] = "Running and stopping",
+	[GRP_OBSERVE] = "Observing",
+	[GRP_SCRIPT] = "Scripts",
+	[GRP_SESSION] = "Session",
+};
+
+const struct cmd_entry *
+cmd_find(const char *name, char **cause)
+{
+	const struct cmd_entry *found = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t len = strlen(name);
+	int nfound = 0;
+
+	for (int i = 0; cmd_table[i] != NULL; i++) {
+		const char *al = cmd_table[i]->alias;
+		/* aliases are a comma-separated list */
+		while (al != NULL && *al != '\0') {
+			size_t n = strcspn(al, ",");
+			if (n == len && strncmp(al, name, n) == 0)
+				return cmd_table[i];
+			al += n + (al[n] == ',');
+		}
+	}
+	for (int i = 0; cmd_table[i] != NULL; i++) {
+		if (strcmp(cmd_table[i]->name, name) == 0)
+			return cmd_table[i];
+	}
+	for (int i = 0; cmd_table[i] != NULL; i++) {
+		if (strncmp(cmd_table[i]->name, name, len) == 0) {
+			found = cmd_table[i];
+			strbuf_addf(&sb, "%s%s", nfound ? ", " : "", found->name);
+			nfound++;
+		}
+	}
+	if (nfound == 1) {
+		strbuf_release(&sb);
+		return found;
+	}
+	if (nfound > 1) {
+		cause_set(cause, "ambiguous command '%s', could be: %s", name, sb.buf);
+	} else {
+		const char *best = NULL;
+		size_t bestd = 3;
+		for (int i = 0; cmd_table[i] != NULL; i++) {
+			size_t d = edit_distance(name, cmd_table[i]->name);
+			if (d < bestd) {
+				bestd = d;
+				best = cmd_table[i]->name;
+			}
+		}
+		if (best != NULL)
+			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name, best);
+		else
+			cause_set(cause, "unknown command '%s' (try 'help')", name);
+	}
+	strbuf_release(&sb);
+	return NULL;
+}
+
+const char *
+arg(struct cmdctx *ctx, size_t i)
+{
+	return i < ctx->w.n ? ctx->w.v[i].s : NULL;
+}
+
+size_t
+nargs(struct cmdctx *ctx)
+{
+	return ctx->w.n;
+}
+
+int
+arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	out_error("%s", msg);
+	free(msg);
+	if (i < ctx->w.n)
+		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
+	return -1;
+}
+
+void
+cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	out_error("%s (usage: %s %s)", msg, ctx->entry->name, ctx->entry->usage);
+	free(msg);
+}
+
+int
+arg_is_kv(const char *a, const char *key, const char **val)
+{
+	size_t n = strlen(key);
+
+	if (strncmp(a, key, n) != 0 || a[n] != '=')
+		return 0;
+	*val = a + n + 1;
+	return 1;
+}
+
+int
+targets_live(struct cmdctx *ctx, struct rankset *out)
+{
+	struct session *s = ctx->s;
+	int dead = 0;
+
+	rankset_clear(out);
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		if (rank_alive(s, r))
+			rankset_add(out, r);
+		else
+			dead++;
+	}
+	if (rankset_count(out) == 0) {
+		out_error("no live rank among the targets %s", ctx->target_text);
+		return -1;
+	}
+	if (dead > 0 && ctx->explicit_targets) {
+		for (int r = 0; r < s->nranks; r++) {
+			if (rankset_has(&ctx->targets, r) && !rank_alive(s, r)) {
+				out_error("rank %d is %s", r,
+				    rank_state_name(rank_state_of(s, r)));
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+struct seg_window *
+win_lookup(struct cmdctx *ctx, size_t i, const char *name)
+{
+	struct seg_window *list[SEG_MAX_WINDOWS], *w;
+	const char *best = NULL;
+	size_t bestd = 3;
+	int n;
+
+	w = seg_win_find(&ctx->s->seg, name);
+	if (w != NULL)
+		return w;
+	n = seg_win_list(&ctx->s->seg, list, SEG_MAX_WINDOWS);
+	for (int k = 0; k < n; k++) {
+		size_t d = edit_distance(name, list[k]->name);
+		if (d < bestd) {
+			bestd = d;
+			best = list[k]->name;
+		}
+	}
+	if (best != NULL)
+		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
+	else if (n == 0)
+		arg_error(ctx, i, "unknown window '%s' (no windows yet; see 'alloc')", name);
+	else
+		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);
+	return NULL;
+}
+
+int
+region_arg(struct cmdctx *ctx, size_t i, struct region *r)
+{
+	struct region_syntax rs;
+	char *cause = NULL;
+	const char *a = arg(ctx, i);
+
+	memset(r, 0, sizeof *r);
+	if (parse_region_syntax(a, &rs, &cause) != 0) {
+		arg_error(ctx, i, "%s", cause);
+		free(cause);
+		return -1;
+	}
+	r->w = win_lookup(ctx, i, rs.name);
+	if (r->w == NULL)
+		return -1;
+	if (region_resolve(&rs, r->w->shape, r->w->ndim, &r->first, &r->count,
+		&r->is_cell, &cause) != 0) {
+		arg_error(ctx, i, "%s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cell_arg(struct cmdctx *ctx, size_t i, struct region *r)
+{
+	if (region_arg(ctx, i, r) != 0)
+		return -1;
+	if (r->w->dtype != DT_I32)
+		return arg_error(ctx, i, "%s is %s; signal cells must be i32", r->w->name,
+		    r->w->flags & WIN_BYTES ? "untyped bytes" : dtype_name(r->w->dtype));
+	if (r->count != 1) {
+		if (r->w->count == 1 && !r->is_cell) {
+			r->is_cell = 1;
+			return 0;
+		}
+		return arg_error(ctx, i, "'%s' is %llu cells; expected one cell like %s[0]",
+		    arg(ctx, i), (unsigned long long)r->count, r->w->name);
+	}
+	return 0;
+}
+
+static void
+ctx_release(struct cmdctx *ctx)
+{
+	words_free(&ctx->w);
+	free((char *)ctx->target_text);
+	free(ctx->subs);
+}
+
+enum cmd_retval
+cmd_run_line(struct session *s, const char *line, int *incomplete)
+{
+	struct cmdctx ctx;
+	struct words all;
+	char *cause = NULL;
+	size_t err_col = 0, first = 0;
+	enum cmd_retval rv = CMD_ERROR;
+	int prc;
+
+	*incomplete = 0;
+	memset(&ctx, 0, sizeof ctx);
+	ctx.s = s;
+	ctx.line = line;
+	out_set_line(line);
+	prc = parse_line(line, &all, &cause, &err_col);
+	if (prc == PARSE_INCOMPLETE) {
+		*incomplete = 1;
+		free(cause);
+		return CMD_OK;
+	}
+	if (prc != PARSE_OK) {
+		out_capture_begin();
+		out_error("%s", cause);
+		out_caret(err_col, 1);
+		free(cause);
+		return CMD_ERROR;
+	}
+	if (all.n == 0) {
+		words_free(&all);
+		return CMD_OK;
+	}
+	out_capture_begin();
+	ctx.targets = s->focus;
+	if (all.v[0].s[0] == '@' && !all.v[0].quoted) {
+		if (parse_ranks(all.v[0].s, s->nranks, &ctx.targets, &cause) != 0) {
+			out_error("%s", cause);
+			out_caret(all.v[0].col, all.v[0].len);
+			goto fail;
+		}
+		ctx.explicit_targets = 1;
+		first = 1;
+		if (all.n == 1) {
+			out_error("'%s' needs a command after it", all.v[0].s);
+			out_caret(all.v[0].col, all.v[0].len);
+			goto fail;
+		}
+	}
+	ctx.target_text = rankset_format(&ctx.targets, s->nranks);
+	ctx.entry = cmd_find(all.v[first].s, &cause);
+	if (ctx.entry == NULL) {
+		out_error("%s", cause);
+		out_caret(all.v[first].col, all.v[first].len);
+		goto fail;
+	}
+	if (ctx.explicit_targets && (ctx.entry->flags & CMD_ALL_RANKS_ONLY)) {
+		out_error("'%s' always runs on all ranks; drop '%s'", ctx.entry->name,
+		    all.v[0].s);
+		out_caret(all.v[0].col, all.v[0].len);
+		goto fail;
+	}
+	if (ctx.explicit_targets && !(ctx.entry->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY))) {
+		out_error("'%s' does not take a rank target; drop '%s'",
+		    ctx.entry->name, all.v[0].s);
+		out_caret(all.v[0].col, all.v[0].len);
+		goto fail;
+	}
+	/* "expect @1 buf == 0" and "interrupt @2": a target right after the
+	 * name of a targeted command means the same as a prefix. */
+	if (!ctx.explicit_targets && (ctx.entry->flags & CMD_TARGETS) &&
+	    all.n > first + 1 && all.v[first + 1].s[0] == '@' &&
+	    !all.v[first + 1].quoted) {
+		struct word t = all.v[first + 1];
+		if (parse_ranks(t.s, s->nranks, &ctx.targets, &cause) != 0) {
+			out_error("%s", cause);
+			out_caret(t.col, t.len);
+			goto fail;
+		}
+		ctx.explicit_targets = 1;
+		free((char *)ctx.target_text);
+		ctx.target_text = rankset_format(&ctx.targets, s->nranks);
+		all.v[first + 1] = all.v[first];
+		all.v[first] = t;
+		first++;
+	}
+	/* The command's own words, without prefix and name. */
+	ctx.w.n = all.n - first - 1;
+	ctx.w.alloc = ctx.w.n;
+	ctx.w.v = xreallocarray(NULL, ctx.w.n ? ctx.w.n : 1, sizeof *ctx.w.v);
+	memcpy(ctx.w.v, all.v + first + 1, ctx.w.n * sizeof *ctx.w.v);
+	for (size_t i = 0; i <= first; i++)
+		free(all.v[i].s);
+	free(all.v);
+	memset(&all, 0, sizeof all);
+
+	if ((int)ctx.w.n < ctx.entry->min_args) {
+		cmd_usage_error(&ctx, "'%s' needs more arguments", ctx.entry->name);
+		goto fail;
+	}
+	if (ctx.entry->max_args >= 0 && (int)ctx.w.n > ctx.entry->max_args) {
+		size_t extra = (size_t)ctx.entry->max_args;
+		cmd_usage_error(&ctx, "too many arguments to '%s'", ctx.entry->name);
+		out_caret(ctx.w.v[extra].col, ctx.w.v[extra].len);
+		goto fail;
+	}
+	rv = ctx.entry->exec(&ctx);
+	if (!(ctx.entry->flags & CMD_NO_SETTLE) && s->rp != NULL) {
+		session_settle(s);
+		cmd_report(&ctx);
+		out_flush_events();
+		session_update_gate(s);
+	}
+	if (ctx.entry->flags & CMD_NO_CAPTURE)
+		out_capture_restore();
+	ctx_release(&ctx);
+	free(cause);
+	return rv;
+fail:
+	words_free(&all);
+	ctx_release(&ctx);
+	free(cause);
+	return CMD_ERROR;
+}
+
+int
+peer_syntax_ok(struct cmdctx *ctx, size_t i)
+{
+	const char *a = arg(ctx, i);
+	int64_t v;
+	char *cause = NULL;
+
+	if (strcmp(a, "next") == 0 || strcmp(a, "prev") == 0 ||
+	    strcmp(a, "all") == 0)
+		return 0;
+	if (parse_int(a, &v, 0, &cause) != 0) {
+		free(cause);
+		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, next, prev or all)", a);
+	}
+	if (v < 0 || v >= ctx->s->nranks)
+		return arg_error(ctx, i, "peer %lld out of range (world has %d ranks)",
+		    (long long)v, ctx->s->nranks);
+	return 0;
+}
+
+int
+peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
+{
+	const char *a = arg(ctx, i);
+	int n = ctx->s->nranks, k = 0;
+
+	if (strcmp(a, "next") == 0) {
+		peers[0] = (rank + 1) % n;
+		return 1;
+	}
+	if (strcmp(a, "prev") == 0) {
+		peers[0] = (rank - 1 + n) % n;
+		return 1;
+	}
+	if (strcmp(a, "all") == 0) {
+		for (int p = 0; p < n; p++) {
+			if (p != rank)
+				peers[k++] = p;
+		}
+		return k;
+	}
+	peers[0] = atoi(a);
+	return 1;
+}

@@ -1,0 +1,147 @@
+/*
+ * describe.c - render micro-ops, cells and rank positions in the words of
+ * the command language ("wait sig[0,3] >= 1"), using the window table.
+ */
+#include <string.h>
+
+#include "shell.h"
+
+void
+describe_cell(struct session *s, uint64_t off, uint64_t count,
+    struct strbuf *sb)
+{
+	struct seg_window *w = seg_win_at(&s->seg, off);
+	uint64_t esz, first;
+
+	if (w == NULL) {
+		strbuf_addf(sb, "area[0x%llx]", (unsigned long long)off);
+		return;
+	}
+	esz = dtype_size(w->dtype);
+	first = (off - w->off) / esz;
+	if (first == 0 && count == w->count && count != 1) {
+		strbuf_addstr(sb, w->name);
+		return;
+	}
+	/* Trailing dimensions of 1 add nothing: a [4,1] signal reads sig[2]. */
+	int ndim = w->ndim;
+	while (ndim > 1 && w->shape[ndim - 1] == 1)
+		ndim--;
+	if (count == 1 && ndim > 1) {
+		uint64_t rem = first, stride = w->count;
+		strbuf_addf(sb, "%s[", w->name);
+		for (int d = 0; d < ndim; d++) {
+			stride /= w->shape[d];
+			strbuf_addf(sb, "%s%llu", d ? "," : "",
+			    (unsigned long long)(rem / stride));
+			rem %= stride;
+		}
+		strbuf_addch(sb, ']');
+		return;
+	}
+	if (count == 1)
+		strbuf_addf(sb, "%s[%llu]", w->name, (unsigned long long)first);
+	else
+		strbuf_addf(sb, "%s[%llu:%llu]", w->name, (unsigned long long)first,
+		    (unsigned long long)(first + count));
+}
+
+static void
+operand(struct session *s, int space, const struct uop *u, uint64_t off,
+    struct strbuf *sb)
+{
+	if (space == SP_ACC) {
+		uint64_t esz = dtype_size(dtype_acc(u->dtype));
+		strbuf_addf(sb, "acc[%llu:%llu]", (unsigned long long)(off / esz),
+		    (unsigned long long)(off / esz + u->count));
+		return;
+	}
+	describe_cell(s, off, u->count, sb);
+	if (space == SP_PEER)
+		strbuf_addf(sb, "@%d", u->peer);
+}
+
+static const char *const fill_names[] = { "", "rank", "iota", "random" };
+
+void
+describe_uop(struct session *s, const struct uop *u, int rank,
+    struct strbuf *sb)
+{
+	switch (u->kind) {
+	case UOP_NOTIFY:
+		strbuf_addf(sb, "notify %d ", u->peer);
+		describe_cell(s, u->dst, 1, sb);
+		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
+		break;
+	case UOP_WAIT:
+		strbuf_addstr(sb, "wait ");
+		describe_cell(s, u->dst, 1, sb);
+		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
+		break;
+	case UOP_PUT:
+	case UOP_GET:
+		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
+		describe_cell(s, u->dst, u->count, sb);
+		strbuf_addf(sb, " %d ", u->peer);
+		describe_cell(s, u->src, u->count, sb);
+		if (u->op == ATOMIC_ADD)
+			strbuf_addstr(sb, " atomic=add");
+		break;
+	case UOP_COPY:
+	case UOP_REDUCE:
+		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
+		operand(s, u->dsp, u, u->dst, sb);
+		if (u->kind == UOP_REDUCE)
+			strbuf_addf(sb, " %s= ", reduce_op_name(u->op));
+		else
+			strbuf_addstr(sb, " = ");
+		operand(s, u->ssp, u, u->src, sb);
+		break;
+	case UOP_FILL:
+		strbuf_addstr(sb, "fill ");
+		describe_cell(s, u->dst, u->count, sb);
+		if (u->op == FILL_VALUE)
+			strbuf_addf(sb, " %g", u->fval);
+		else if (u->op == FILL_RANK && u->fval != 0)
+			strbuf_addf(sb, " rank%+g", u->fval);
+		else if (u->op == FILL_RANDOM)
+			strbuf_addf(sb, " random %g", u->fval);
+		else
+			strbuf_addf(sb, " %s", fill_names[u->op % 4]);
+		break;
+	default:
+		strbuf_addstr(sb, uop_kind_name(u->kind));
+	}
+	(void)rank;
+}
+
+void
+describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state st = rank_state_of(s, r);
+	struct job *j = rank_job(s, r);
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+	uint32_t pc, nops;
+
+	if (j == NULL || st == RS_IDLE || st == RS_DEAD || st == RS_EXITED) {
+		if (j != NULL && st == RS_IDLE)
+			strbuf_addf(sb, "%s (not started)", j->desc);
+		return;
+	}
+	seg_read_cur(b, &cur, title, sizeof title);
+	pc = atomic_load(&b->pc);
+	nops = atomic_load(&b->nops);
+	if (nops > 1 || (j->flags & JOB_COLL))
+		strbuf_addf(sb, "%s %u/%u: ", title, pc + 1, nops);
+	if (j->prog != NULL && pc < j->prog->nops)
+		cur = j->prog->ops[pc];
+	describe_uop(s, &cur, r, sb);
+	if (st == RS_BLOCKED) {
+		uint64_t off = atomic_load(&b->wait_off);
+		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));
+		strbuf_addf(sb, " (now %d)", v);
+	}
+	(void)verbose;
+}

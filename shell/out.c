@@ -1,0 +1,205 @@
+/*
+ * out.c - everything the shell prints goes through here: command output,
+ * errors with a caret under the bad word, warnings, and rank events.
+ *
+ * Events that arrive while a command runs are held and printed in rank
+ * order once the world is quiescent, so transcripts are deterministic.
+ * Events that arrive while the prompt waits for a key are printed at once:
+ * the half-typed line is cleared, the event printed, and the line redrawn.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+struct event {
+	int rank;
+	unsigned long seq;
+	char *text;
+};
+
+static struct {
+	struct event *ev;
+	size_t n, alloc;
+	unsigned long seq;
+	const char *line;
+	struct strbuf capture;	/* the command running now */
+	struct strbuf prev;	/* the previous command, for expect output */
+	int prompt_active;
+} out = { .capture = STRBUF_INIT, .prev = STRBUF_INIT };
+
+void
+out_set_line(const char *line)
+{
+	out.line = line;
+}
+
+void
+out_set_prompt_active(int active)
+{
+	out.prompt_active = active;
+}
+
+void
+out_capture_begin(void)
+{
+	struct strbuf t = out.prev;
+
+	out.prev = out.capture;
+	out.capture = t;
+	strbuf_reset(&out.capture);
+}
+
+void
+out_capture_restore(void)
+{
+	struct strbuf t = out.capture;
+
+	out.capture = out.prev;
+	out.prev = t;
+	strbuf_reset(&out.prev);
+}
+
+const char *
+out_captured(void)
+{
+	return out.prev.buf;
+}
+
+static void
+emit(FILE *fp, const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, prefix);
+	strbuf_vaddf(&sb, fmt, ap);
+	strbuf_addch(&sb, '\n');
+	if (fp == stderr)
+		fflush(stdout);
+	fputs(sb.buf, fp);
+	if (fp == stderr)
+		fflush(stderr);
+	strbuf_add(&out.capture, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+void
+out_printf(const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf sb = STRBUF_INIT;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	fputs(sb.buf, stdout);
+	strbuf_add(&out.capture, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+void
+out_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(stderr, "error: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+out_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(stderr, "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+out_caret(size_t col, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (out.line == NULL || col > strlen(out.line))
+		return;
+	strbuf_addf(&sb, "  %s\n  ", out.line);
+	for (size_t i = 0; i < col; i++)
+		strbuf_addch(&sb, out.line[i] == '\t' ? '\t' : ' ');
+	strbuf_addch(&sb, '^');
+	for (size_t i = 1; i < len && i < 60; i++)
+		strbuf_addch(&sb, '~');
+	strbuf_addch(&sb, '\n');
+	fflush(stdout);
+	fputs(sb.buf, stderr);
+	fflush(stderr);
+	strbuf_add(&out.capture, sb.buf, sb.len);
+	strbuf_release(&sb);
+}
+
+static void
+print_now(const char *text)
+{
+	if (out.prompt_active) {
+		fputs("\r\033[K", stdout);
+		fputs(text, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+		le_refresh();
+	} else {
+		fputs(text, stdout);
+		fputc('\n', stdout);
+	}
+	strbuf_addstr(&out.capture, text);
+	strbuf_addch(&out.capture, '\n');
+}
+
+void
+out_event(int rank, const char *fmt, ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (out.prompt_active) {
+		print_now(text);
+		free(text);
+		return;
+	}
+	if (out.n == out.alloc) {
+		out.alloc = out.alloc ? out.alloc * 2 : 16;
+		out.ev = xreallocarray(out.ev, out.alloc, sizeof *out.ev);
+	}
+	out.ev[out.n].rank = rank;
+	out.ev[out.n].seq = out.seq++;
+	out.ev[out.n].text = text;
+	out.n++;
+}
+
+static int
+by_rank(const void *a, const void *b)
+{
+	const struct event *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+out_flush_events(void)
+{
+	qsort(out.ev, out.n, sizeof *out.ev, by_rank);
+	for (size_t i = 0; i < out.n; i++) {
+		print_now(out.ev[i].text);
+		free(out.ev[i].text);
+	}
+	out.n = 0;
+	fflush(stdout);
+}

@@ -1,0 +1,131 @@
+/*
+ * script.c - running scripts: FILE arguments, -x, `source`, and batch
+ * stdin.  A script stops at the first error or failed expect (exit status
+ * 1), unless `expect error` announced that the next command must fail.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+struct script_state script;
+
+static int
+chomp(char *line)
+{
+	size_t n = strlen(line);
+	int cont;
+
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	cont = n > 0 && line[n - 1] == '\\';
+	if (cont)
+		line[n - 1] = '\0';
+	return cont;
+}
+
+enum cmd_retval
+script_run_line(struct session *s, const char *text, int *incomplete)
+{
+	int expecting = script.expect_error;
+	enum cmd_retval rv = cmd_run_line(s, text, incomplete);
+
+	if (*incomplete)
+		return CMD_OK;
+	if (expecting && script.expect_error) {
+		/* this command was the one that had to fail */
+		script.expect_error = 0;
+		if (rv == CMD_ERROR)
+			return CMD_OK;
+		out_error("expect error: the command succeeded: %s", text);
+		return CMD_ERROR;
+	}
+	return rv;
+}
+
+int
+script_run_stream(struct session *s, FILE *fp, const char *name)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0, start = 0;
+	int rc = 0, incomplete = 0;
+
+	while (getline(&line, &cap, fp) >= 0) {
+		enum cmd_retval rv;
+		int cont;
+
+		lineno++;
+		cont = chomp(line);
+		if (s->set.echo && !s->interactive) {
+			const char *p = line + strspn(line, " \t");
+			if (cmd.len == 0 && (*p == '#' || *p == '\0'))
+				out_printf("%s\n", line);
+			else
+				out_printf("%s%s%s\n", cmd.len == 0 ? "(colldb) " : "... ", line,
+				    cont ? "\\" : "");
+		}
+		if (cmd.len == 0)
+			start = lineno;
+		else if (incomplete)
+			strbuf_addch(&cmd, '\n');
+		strbuf_addstr(&cmd, line);
+		if (cont)
+			continue;
+		rv = script_run_line(s, cmd.buf, &incomplete);
+		if (incomplete)
+			continue;
+		strbuf_reset(&cmd);
+		fflush(stdout);
+		if (rv == CMD_QUIT) {
+			script.quit = 1;
+			break;
+		}
+		if (rv == CMD_ERROR) {
+			script.failed = 1;
+			fprintf(stderr, "colldb: %s:%lu: script stopped\n", name, start);
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0 && cmd.len > 0) {
+		out_error("%s:%lu: unexpected end of file inside an unfinished command",
+		    name, start);
+		script.failed = 1;
+		rc = -1;
+	}
+	if (rc == 0 && script.expect_error && script.depth <= 1) {
+		out_error("%s: 'expect error' at the end, with no command after it", name);
+		script.expect_error = 0;
+		script.failed = 1;
+		rc = -1;
+	}
+	free(line);
+	strbuf_release(&cmd);
+	return rc;
+}
+
+int
+script_run_file(struct session *s, const char *path)
+{
+	FILE *fp;
+	int rc;
+
+	if (script.depth >= 16) {
+		out_error("scripts nested too deeply (at %s)", path);
+		return -1;
+	}
+	fp = fopen(path, "r");
+	if (fp == NULL) {
+		out_error("cannot open script '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	script.depth++;
+	rc = script_run_stream(s, fp, path);
+	script.depth--;
+	fclose(fp);
+	return rc;
+}

@@ -1,0 +1,291 @@
+/*
+ * shell.h - the shell's internal interfaces, one section per file
+ * (tmux-style).  Nothing here is visible to core/ or viz/.
+ *
+ * Output: command output goes to stdout, `error:` / `warning:` lines to
+ * stderr (stdout is flushed first so a merged transcript keeps its order).
+ * Everything a command prints is also kept for `expect output`.
+ */
+#ifndef COLLDB_SHELL_H
+#define COLLDB_SHELL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <poll.h>
+#include <sys/types.h>
+
+#include "coll.h"
+#include "common.h"
+#include "parse.h"
+#include "prog.h"
+#include "seg.h"
+#include "strbuf.h"
+
+/* ---- session.c: the ranks behind the prompt ----------------------------- */
+
+enum job_flags {
+	JOB_ANNOUNCE = 1 << 0,	/* print an event when it completes */
+	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
+	JOB_COLL = 1 << 2,	/* part of a collective */
+	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
+};
+
+/* A program sent to one rank and not yet reported done. */
+struct job {
+	uint32_t tag;
+	int rank;
+	struct prog *prog;	/* the program (built here too, for where/diagnose) */
+	char *desc;		/* "wait sig[0] >= 1", "allreduce(ring)" */
+	unsigned flags;		/* enum job_flags */
+	int coll;		/* collective instance id, 0 if none */
+	uint64_t lo, hi;	/* window-area bytes the program touches */
+	struct job *next;
+};
+
+struct rankproc {
+	pid_t pid;
+	int sock;		/* SOCK_SEQPACKET to the rank, -1 once gone */
+	int out;		/* the rank's stdout+stderr, -1 once closed */
+	int alive;
+	int wstatus;		/* waitpid() status once dead */
+	struct job *jobs;	/* queue; the head is what the rank runs */
+	struct strbuf outbuf;	/* partial output line */
+	char *last_op;		/* description of the last op seen */
+};
+
+struct settings {
+	int times;		/* show times in state */
+	int color;
+	int echo;		/* echo commands (batch transcripts) */
+	int strict;		/* PyPTO's op/dtype restrictions */
+	double timeout;		/* hang watchdog, seconds (0 = off) */
+	int settle_ms;		/* how long a command waits for quiescence */
+};
+
+struct coll_run;
+
+struct session {
+	struct seg seg;
+	int nranks;
+	char name[64];
+	const char *transport;
+	struct rankproc *rp;
+	uint32_t next_tag;
+	int next_coll;
+	struct rankset focus;
+	struct settings set;
+	int batch;		/* non-interactive: stop at the first error */
+	int interactive;	/* a person at a terminal */
+	struct coll_run *colls;	/* collectives in progress */
+	char *self_exe;
+	uint64_t last_progress;	/* sum of board progress (watchdog) */
+	uint64_t idle_since;
+	int watchdog_fired;
+};
+
+extern struct session *sess;
+
+int session_open(struct session *s, int nranks, const char *name,
+    uint64_t area, char **cause);
+void session_close(struct session *s);
+/* Send p to rank r (takes ownership of p and desc).  Returns the job, or
+ * NULL + cause when the rank is gone or the send failed. */
+struct job *session_submit(struct session *s, int r, struct prog *p,
+    char *desc, unsigned flags, unsigned pflags, char **cause);
+/* Send a collective: every rank builds its program from args. */
+int session_submit_coll(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, char **cause);
+/* Handle whatever the ranks sent (non-blocking); events are queued. */
+void session_pump(struct session *s, int timeout_ms);
+/* Wait until quiescent (or the settle limit); 0 = quiescent. */
+int session_settle(struct session *s);
+int session_quiescent(struct session *s);
+/* poll() set for the event loop: fills fds, returns count. */
+int session_pollfds(struct session *s, struct pollfd *fds, int max);
+int rank_alive(struct session *s, int r);
+enum rank_state rank_state_of(struct session *s, int r);
+/* The job rank r is running (head of its queue), or NULL. */
+struct job *rank_job(struct session *s, int r);
+/* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
+void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
+/* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
+void describe_uop(struct session *s, const struct uop *u, int rank,
+    struct strbuf *sb);
+/* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
+void describe_cell(struct session *s, uint64_t off, uint64_t count,
+    struct strbuf *sb);
+/* Recompute the segment's gate_active word from control state. */
+void session_update_gate(struct session *s);
+/* Any job (queued or running) touching bytes [lo, hi)? */
+int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
+
+/* ---- out.c: output, errors, events --------------------------------------- */
+
+/* Print command output (stdout). */
+printflike(1, 2) void out_printf(const char *fmt, ...);
+/* "error: ..." on stderr; if line/col are known, a caret line follows. */
+printflike(1, 2) void out_error(const char *fmt, ...);
+printflike(1, 2) void out_warning(const char *fmt, ...);
+/* Queue an event for rank r (printed in rank order by out_flush_events,
+ * or right away when the prompt is idle). */
+printflike(2, 3) void out_event(int rank, const char *fmt, ...);
+void out_flush_events(void);
+/* Where carets point: the line being executed. */
+void out_set_line(const char *line);
+void out_caret(size_t col, size_t len);
+/* Start capturing a command's output; what the previous command printed
+ * becomes out_captured() (for `expect output`).  out_capture_restore()
+ * undoes a begin (commands that must not hide the previous output). */
+void out_capture_begin(void);
+void out_capture_restore(void);
+const char *out_captured(void);
+/* Whether an event printer must first clear the prompt line. */
+void out_set_prompt_active(int active);
+
+/* ---- cmd.c: the command table -------------------------------------------- */
+
+enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
+
+enum cmd_group {
+	GRP_WORLD,
+	GRP_WINDOWS,
+	GRP_SIGNALS,
+	GRP_COLL,
+	GRP_CONTROL,
+	GRP_OBSERVE,
+	GRP_SCRIPT,
+	GRP_SESSION,
+	GRP__COUNT
+};
+
+enum cmd_flags {
+	CMD_TARGETS = 1 << 0,		/* accepts an @ranks prefix */
+	CMD_ALL_RANKS_ONLY = 1 << 1,	/* always all ranks; @ is an error */
+	CMD_NO_SETTLE = 1 << 2,		/* do not wait for quiescence after */
+	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
+};
+
+struct cmdctx;
+
+struct cmd_entry {
+	const char *name;
+	const char *alias;
+	const char *usage;	/* arguments, after the name */
+	const char *summary;
+	const char *example;
+	enum cmd_group group;
+	int min_args, max_args;	/* max -1: unlimited */
+	unsigned flags;
+	const char *const *keywords;	/* completion candidates */
+	enum cmd_retval (*exec)(struct cmdctx *ctx);
+};
+
+struct cmdctx {
+	struct session *s;
+	const struct cmd_entry *entry;
+	const char *line;	/* the whole line */
+	struct words w;		/* words after the @prefix and name */
+	struct rankset targets;
+	int explicit_targets;	/* an @ prefix was given */
+	const char *target_text;
+	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
+	size_t nsubs;
+};
+
+extern const struct cmd_entry *const cmd_table[];
+extern const char *const cmd_group_names[GRP__COUNT];
+
+/* Run one line; returns enum cmd_retval.  *incomplete is set (and nothing
+ * runs) when the line needs continuation. */
+enum cmd_retval cmd_run_line(struct session *s, const char *line,
+    int *incomplete);
+/* Find by alias, exact name, then unique prefix; NULL + cause if none. */
+const struct cmd_entry *cmd_find(const char *name, char **cause);
+void cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...) printflike(2, 3);
+
+/* Errors about argument i (0-based after the name): caret under it. */
+printflike(3, 4) int arg_error(struct cmdctx *ctx, size_t i, const char *fmt,
+    ...);
+const char *arg(struct cmdctx *ctx, size_t i);
+size_t nargs(struct cmdctx *ctx);
+/* key=value options from argument `from` on; unknown keys are errors. */
+int arg_is_kv(const char *a, const char *key, const char **val);
+
+/* Peers: a rank number, next, prev or all (every rank but self).
+ * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
+int peer_syntax_ok(struct cmdctx *ctx, size_t i);
+int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);
+
+/* Targets the command applies to, minus dead ranks (warned). */
+int targets_live(struct cmdctx *ctx, struct rankset *out);
+
+/* Resolve a window name with did-you-mean. */
+struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
+/* Resolve argument i as a region. */
+struct region {
+	struct seg_window *w;
+	uint64_t first, count;
+	int is_cell;
+};
+int region_arg(struct cmdctx *ctx, size_t i, struct region *r);
+/* Resolve argument i as a single i32 cell. */
+int cell_arg(struct cmdctx *ctx, size_t i, struct region *r);
+
+/* ---- script.c: scripts and batch mode ------------------------------------ */
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_HANG = 3 };
+
+struct script_state {
+	int expect_error;	/* next command must fail */
+	int failed;		/* an error or failed expect happened */
+	int depth;		/* source nesting */
+	int quit;
+};
+extern struct script_state script;
+
+/* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
+enum cmd_retval script_run_line(struct session *s, const char *line,
+    int *incomplete);
+/* Run FILE; returns 0, or -1 after an error (already reported). */
+int script_run_file(struct session *s, const char *path);
+/* Run lines from fp (script or batch stdin). */
+int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- lineedit.c: the line editor behind four functions ------------------ */
+
+int le_init(const char *prog, int use_editor);
+/* Returns a line (without newline; the caller frees) or NULL at EOF. */
+char *le_read(const char *prompt);
+void le_history_add(const char *line);
+void le_free(void);
+/* Redraw the prompt and the half-typed line after an async print. */
+void le_refresh(void);
+
+/* ---- repl.c: the interactive loop ----------------------------------------- */
+
+int repl_run(struct session *s);
+
+/* ---- main.c ----------------------------------------------------------------- */
+
+extern const char *colldb_argv0;
+
+
+/* ---- submit.c: send a command's programs and report on them -------------- */
+
+/* Send p (owned) to rank r on behalf of the running command; says so if
+ * the rank is busy (the program queues behind what it is doing). */
+int cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags);
+/* After settling: one status line per program that has not finished. */
+void cmd_report(struct cmdctx *ctx);
+/* A one-op program. */
+struct prog *prog_one(const char *title, const struct uop *u);
+
+/* ---- cmd-set.c: settings ------------------------------------------------- */
+
+/* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
+int settings_try(struct cmdctx *ctx, enum cmd_retval *rv);
+void settings_init(struct settings *set);
+
+#endif
