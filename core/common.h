@@ -13,7 +13,6 @@
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define printflike(f, a) __attribute__((format(printf, f, a)))
-#define unused __attribute__((unused))
 #define noreturn_ __attribute__((noreturn))
 
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)

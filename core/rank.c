@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "coll.h"
@@ -141,6 +142,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 
 	memset(di, 0, sizeof *di);
 	di->nops = (uint32_t)p->nops;
+	/* Validate everything first: a bad program is an error, not a write
+	 * into another rank's memory. */
+	for (size_t i = 0; i < p->nops; i++) {
+		if (exec_check(&p->ops[i], (int)rc->seg.h->nranks,
+			rc->seg.h->area_size, p->acc_bytes, cause) != 0)
+			return DONE_ERROR;
+	}
 	atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
 	atomic_store(&b->credits, 0);
 	atomic_store(&b->skip_pc, 0);
@@ -277,6 +285,7 @@ rank_agent_main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* no core files */
 	if (rank_attach(&rc, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		&cause) != 0) {
 		fprintf(stderr, "colldb agent: %s\n", cause);

@@ -98,7 +98,10 @@ print_ranks(struct cmdctx *ctx)
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		strbuf_reset(&sb);
-		describe_rank(s, r, &sb, 0);
+		if (s->rp[r].death != NULL)
+			strbuf_addstr(&sb, s->rp[r].death);
+		else
+			describe_rank(s, r, &sb, 0);
 		for (struct job *j = rank_job(s, r); j != NULL; j = j->next)
 			queued++;
 		out_printf("rank %d: %s%s%s", r, rank_state_name(st),

@@ -16,7 +16,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_free_entry, cmd_windows_entry, cmd_fill_entry, cmd_print_entry,
     cmd_set_entry, cmd_notify_entry, cmd_wait_entry, cmd_put_entry,
     cmd_get_entry, cmd_interrupt_entry, cmd_source_entry, cmd_expect_entry,
-    cmd_sleep_entry, cmd_say_entry, cmd_pause_entry, cmd_quit_entry;
+    cmd_sleep_entry, cmd_say_entry, cmd_pause_entry, cmd_quit_entry,
+    cmd_kill_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -35,6 +36,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_put_entry,
 	&cmd_get_entry,
 	&cmd_interrupt_entry,
+	&cmd_kill_entry,
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
@@ -165,29 +167,24 @@ int
 targets_live(struct cmdctx *ctx, struct rankset *out)
 {
 	struct session *s = ctx->s;
-	int dead = 0;
 
 	rankset_clear(out);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&ctx->targets, r))
 			continue;
-		if (rank_alive(s, r))
+		if (rank_alive(s, r)) {
 			rankset_add(out, r);
-		else
-			dead++;
+		} else if (ctx->explicit_targets) {
+			/* Naming a dead rank is a mistake; a focus that
+			 * includes one just skips it. */
+			out_error("rank %d is %s: %s", r,
+			    rank_state_name(rank_state_of(s, r)), s->rp[r].death);
+			return -1;
+		}
 	}
 	if (rankset_count(out) == 0) {
 		out_error("no live rank among the targets %s", ctx->target_text);
 		return -1;
-	}
-	if (dead > 0 && ctx->explicit_targets) {
-		for (int r = 0; r < s->nranks; r++) {
-			if (rankset_has(&ctx->targets, r) && !rank_alive(s, r)) {
-				out_error("rank %d is %s", r,
-				    rank_state_name(rank_state_of(s, r)));
-				return -1;
-			}
-		}
 	}
 	return 0;
 }

@@ -175,6 +175,7 @@ session_close(struct session *s)
 			}
 			strbuf_release(&rp->outbuf);
 			free(rp->last_op);
+			free(rp->death);
 		}
 		free(s->rp);
 		s->rp = NULL;
@@ -413,14 +414,15 @@ rank_gone(struct session *s, int r)
 		strbuf_addstr(&sb, "while idle");
 	if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
-		out_event(r, "[rank %d] died: killed by %s %s%s", r,
-		    signame(WTERMSIG(st)), rp->jobs != NULL ? "during " : "",
-		    sb.buf);
+		rp->death = xasprintf("killed by %s %s%s", signame(WTERMSIG(st)),
+		    rp->jobs != NULL ? "during " : "", sb.buf);
+		out_event(r, "[rank %d] died: %s", r, rp->death);
 	} else {
 		seg_set_state(b, RS_EXITED);
-		out_event(r, "[rank %d] exited with status %d %s%s", r,
+		rp->death = xasprintf("exited with status %d %s%s",
 		    WIFEXITED(st) ? WEXITSTATUS(st) : -1,
 		    rp->jobs != NULL ? "during " : "", sb.buf);
+		out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&sb);
 	while (rp->jobs != NULL) {

@@ -52,6 +52,7 @@ struct rankproc {
 	struct job *jobs;	/* queue; the head is what the rank runs */
 	struct strbuf outbuf;	/* partial output line */
 	char *last_op;		/* description of the last op seen */
+	char *death;		/* "killed by SIGKILL during ...", once dead */
 };
 
 struct settings {

@@ -1,0 +1,238 @@
+/* check_parse.c - the command language's lexical layer (shell/parse.c). */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static struct words w;
+
+static int
+split(const char *line)
+{
+	char *cause = NULL;
+	int rc = parse_line(line, &w, &cause, NULL);
+
+	free(cause);
+	return rc;
+}
+
+START_TEST(words_basic)
+{
+	ck_assert_int_eq(split("  notify 1  sig[0] 2 set "), PARSE_OK);
+	ck_assert_uint_eq(w.n, 5);
+	ck_assert_str_eq(w.v[0].s, "notify");
+	ck_assert_str_eq(w.v[2].s, "sig[0]");
+	ck_assert_uint_eq(w.v[2].col, 12);
+	ck_assert_uint_eq(w.v[2].len, 6);
+	words_free(&w);
+}
+END_TEST
+
+START_TEST(words_groups_and_quotes)
+{
+	ck_assert_int_eq(split("alloc sig [4, 1] i32 # comment"), PARSE_OK);
+	ck_assert_uint_eq(w.n, 4);
+	ck_assert_str_eq(w.v[2].s, "[4, 1]");
+	words_free(&w);
+	ck_assert_int_eq(split("say \"a  b\\\"c\" 'x y'"), PARSE_OK);
+	ck_assert_uint_eq(w.n, 3);
+	ck_assert_str_eq(w.v[1].s, "a  b\"c");
+	ck_assert_int_eq(w.v[1].quoted, 1);
+	ck_assert_str_eq(w.v[2].s, "x y");
+	words_free(&w);
+	ck_assert_int_eq(split("call f(a, b) -> i32"), PARSE_OK);
+	ck_assert_uint_eq(w.n, 4);
+	ck_assert_str_eq(w.v[1].s, "f(a, b)");
+	words_free(&w);
+	ck_assert_int_eq(split("say a#b"), PARSE_OK);
+	ck_assert_uint_eq(w.n, 2);
+	ck_assert_str_eq(w.v[1].s, "a#b");
+	words_free(&w);
+}
+END_TEST
+
+START_TEST(words_incomplete_and_errors)
+{
+	ck_assert_int_eq(split("say \"open"), PARSE_INCOMPLETE);
+	ck_assert_int_eq(split("alloc x [4,"), PARSE_INCOMPLETE);
+	ck_assert_int_eq(split("call f(1"), PARSE_INCOMPLETE);
+	ck_assert_int_eq(split("print x]"), PARSE_ERROR);
+	ck_assert_int_eq(split("print x[1)"), PARSE_ERROR);
+	ck_assert_int_eq(split(""), PARSE_OK);
+	ck_assert_uint_eq(w.n, 0);
+	words_free(&w);
+	ck_assert_int_eq(split("   # only a comment"), PARSE_OK);
+	ck_assert_uint_eq(w.n, 0);
+	words_free(&w);
+}
+END_TEST
+
+START_TEST(numbers)
+{
+	int64_t v;
+	uint64_t u;
+	double d;
+	char *cause = NULL;
+
+	ck_assert_int_eq(parse_int("42", &v, 0, NULL), 0);
+	ck_assert_int_eq(v, 42);
+	ck_assert_int_eq(parse_int("-7", &v, 0, NULL), 0);
+	ck_assert_int_eq(v, -7);
+	ck_assert_int_eq(parse_int("0x10", &v, 0, NULL), 0);
+	ck_assert_int_eq(v, 16);
+	ck_assert_int_eq(parse_uint("4k", &u, 1, NULL), 0);
+	ck_assert_uint_eq(u, 4096);
+	ck_assert_int_eq(parse_uint("64M", &u, 1, NULL), 0);
+	ck_assert_uint_eq(u, 64ull << 20);
+	ck_assert_int_eq(parse_uint("1GiB", &u, 1, NULL), 0);
+	ck_assert_uint_eq(u, 1ull << 30);
+	ck_assert_int_eq(parse_uint("2kB", &u, 1, NULL), 0);
+	ck_assert_uint_eq(u, 2048);
+	ck_assert_int_eq(parse_uint("4k", &u, 0, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "'4k'"));
+	ck_assert_int_eq(parse_uint("-1", &u, 0, &cause), -1);
+	ck_assert_int_eq(parse_int("12x", &v, 1, &cause), -1);
+	ck_assert_int_eq(parse_int("", &v, 1, &cause), -1);
+	ck_assert_int_eq(parse_int("99999999999999999999", &v, 0, &cause), -1);
+	ck_assert_int_eq(parse_int("8G", &v, 1, NULL), 0);
+	ck_assert_int_eq(parse_int("9000000000G", &v, 1, &cause), -1);
+	ck_assert_int_eq(parse_number("1.5", &d, NULL), 0);
+	ck_assert(d == 1.5);
+	ck_assert_int_eq(parse_number("-2e3", &d, NULL), 0);
+	ck_assert(d == -2000);
+	ck_assert_int_eq(parse_number("abc", &d, &cause), -1);
+	free(cause);
+}
+END_TEST
+
+START_TEST(ranks)
+{
+	struct rankset s;
+	char *cause = NULL, *t;
+
+	ck_assert_int_eq(parse_ranks("@all", 4, &s, NULL), 0);
+	ck_assert_int_eq(rankset_count(&s), 4);
+	ck_assert_int_eq(parse_ranks("@1,3", 4, &s, NULL), 0);
+	ck_assert(rankset_has(&s, 1) && rankset_has(&s, 3) && !rankset_has(&s, 2));
+	ck_assert_int_eq(parse_ranks("@1-2", 4, &s, NULL), 0);
+	ck_assert_int_eq(rankset_count(&s), 2);
+	ck_assert_int_eq(parse_ranks("@!0", 4, &s, NULL), 0);
+	ck_assert(!rankset_has(&s, 0) && rankset_count(&s) == 3);
+	ck_assert_int_eq(parse_ranks("@0,2-3", 4, &s, NULL), 0);
+	t = rankset_format(&s, 4);
+	ck_assert_str_eq(t, "@0,2-3");
+	free(t);
+	ck_assert_int_eq(parse_ranks("@7", 4, &s, &cause), -1);
+	ck_assert_str_eq(cause, "rank 7 out of range (world has 4 ranks)");
+	ck_assert_int_eq(parse_ranks("@2-1", 4, &s, &cause), -1);
+	ck_assert_int_eq(parse_ranks("@x", 4, &s, &cause), -1);
+	ck_assert_int_eq(parse_ranks("@", 4, &s, &cause), -1);
+	ck_assert_int_eq(parse_ranks("@1,", 4, &s, &cause), -1);
+	ck_assert_int_eq(parse_ranks("@!0-3", 4, &s, &cause), -1);
+	ck_assert_int_eq(parse_ranks("@200", 256, &s, NULL), 0);
+	ck_assert(rankset_has(&s, 200));
+	free(cause);
+}
+END_TEST
+
+START_TEST(shapes)
+{
+	uint64_t d[8];
+	int n;
+	char *cause = NULL;
+
+	ck_assert_int_eq(parse_shape("[4,1]", d, 8, &n, NULL), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(d[0], 4);
+	ck_assert_int_eq(parse_shape("[ 6 , 4 ]", d, 8, &n, NULL), 0);
+	ck_assert_uint_eq(d[1], 4);
+	ck_assert_int_eq(parse_shape("[0]", d, 8, &n, &cause), -1);
+	ck_assert_int_eq(parse_shape("[]", d, 8, &n, &cause), -1);
+	ck_assert_int_eq(parse_shape("[1,2,3,4,5,6,7,8,9]", d, 8, &n, &cause), -1);
+	ck_assert_int_eq(parse_shape("4,1", d, 8, &n, &cause), -1);
+	free(cause);
+}
+END_TEST
+
+START_TEST(regions)
+{
+	struct region_syntax rs;
+	uint64_t shape[2] = { 6, 4 }, first, count;
+	int cell;
+	char *cause = NULL;
+
+	ck_assert_int_eq(parse_region_syntax("sig", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(count, 24);
+	ck_assert_int_eq(parse_region_syntax("sig[1,3]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(first, 7);
+	ck_assert_uint_eq(count, 1);
+	ck_assert_int_eq(cell, 1);
+	ck_assert_int_eq(parse_region_syntax("sig[5]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(first, 5);
+	ck_assert_int_eq(parse_region_syntax("sig[4:12]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(first, 4);
+	ck_assert_uint_eq(count, 8);
+	ck_assert_int_eq(parse_region_syntax("sig[2,:]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(first, 8);
+	ck_assert_uint_eq(count, 4);
+	ck_assert_int_eq(parse_region_syntax("sig[:3]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_uint_eq(count, 3);
+	/* out of range and malformed */
+	ck_assert_int_eq(parse_region_syntax("sig[24]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[6,0]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[1,2,3]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[5:5]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[-1]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[1:2,0]", &rs, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("sig[x]", &rs, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("[1]", &rs, &cause), -1);
+	ck_assert_int_eq(parse_region_syntax("si$g", &rs, &cause), -1);
+	free(cause);
+}
+END_TEST
+
+START_TEST(distance)
+{
+	ck_assert_uint_eq(edit_distance("sig", "sgi"), 2);
+	ck_assert_uint_eq(edit_distance("sig", "sig"), 0);
+	ck_assert_uint_eq(edit_distance("notfy", "notify"), 1);
+	ck_assert_uint_eq(edit_distance("", "abc"), 3);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("parse");
+	TCase *tc = tcase_create("all");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, words_basic);
+	tcase_add_test(tc, words_groups_and_quotes);
+	tcase_add_test(tc, words_incomplete_and_errors);
+	tcase_add_test(tc, numbers);
+	tcase_add_test(tc, ranks);
+	tcase_add_test(tc, shapes);
+	tcase_add_test(tc, regions);
+	tcase_add_test(tc, distance);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

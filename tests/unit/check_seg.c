@@ -1,0 +1,163 @@
+/* check_seg.c - the session segment: layout, window table, zero invariant. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "seg.h"
+
+static struct seg s;
+
+static void
+setup(void)
+{
+	char *cause = NULL;
+
+	ck_assert_msg(seg_create(&s, "unit", 3, 1 << 20, 4096, &cause) == 0, "%s", cause);
+	seg_unlink(&s);
+}
+
+static void
+teardown(void)
+{
+	seg_close(&s);
+}
+
+static struct seg_window *
+alloc(const char *name, uint64_t n, enum dtype dt)
+{
+	uint64_t shape[1] = { n };
+
+	return seg_win_alloc(&s, name, shape, 1, dt, 0, NULL);
+}
+
+START_TEST(layout_rounds_to_32_in_order)
+{
+	struct seg_window *a = alloc("a", 3, DT_I32);	/* 12 -> 32 */
+	struct seg_window *b = alloc("b", 33, DT_U8);	/* 33 -> 64 */
+	struct seg_window *c = alloc("c", 8, DT_F32);	/* 32 */
+	struct seg_window *list[8];
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(a->off, 0);
+	ck_assert_uint_eq(b->off, 32);
+	ck_assert_uint_eq(c->off, 96);
+	ck_assert_uint_eq(a->bytes, 12);
+	ck_assert_int_eq(seg_win_list(&s, list, 8), 3);
+	ck_assert_str_eq(list[0]->name, "a");
+	ck_assert_str_eq(list[2]->name, "c");
+	ck_assert_ptr_eq(seg_win_at(&s, 40), b);
+	ck_assert_ptr_null(seg_win_at(&s, 12));	/* padding is no window */
+}
+END_TEST
+
+START_TEST(shape_form)
+{
+	uint64_t shape[2] = { 6, 4 };
+	struct seg_window *w = seg_win_alloc(&s, "sig", shape, 2, DT_I32, 0, NULL);
+
+	ck_assert_uint_eq(w->count, 24);
+	ck_assert_uint_eq(w->bytes, 96);
+	ck_assert_int_eq(w->ndim, 2);
+}
+END_TEST
+
+START_TEST(errors_change_nothing)
+{
+	char *cause = NULL;
+	uint32_t seq;
+	uint64_t zero[1] = { 0 }, big[1] = { 1 << 20 };
+
+	ck_assert_ptr_nonnull(alloc("a", 4, DT_I32));
+	seq = atomic_load(&s.h->win_seq);
+	ck_assert_ptr_null(seg_win_alloc(&s, "a", big, 1, DT_U8, 0, &cause));
+	ck_assert_str_eq(cause, "window 'a' already exists");
+	ck_assert_ptr_null(seg_win_alloc(&s, "z", zero, 1, DT_U8, 0, &cause));
+	ck_assert_ptr_null(seg_win_alloc(&s, "big", big, 1, DT_I32, 0, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "does not fit"));
+	ck_assert_ptr_null(seg_win_alloc(&s, "", big, 1, DT_U8, 0, &cause));
+	ck_assert_uint_eq(atomic_load(&s.h->win_seq), seq);
+	free(cause);
+}
+END_TEST
+
+START_TEST(free_zeroes_and_reuses_top_only)
+{
+	struct seg_window *a = alloc("a", 8192, DT_U8);
+	struct seg_window *b = alloc("b", 64, DT_U8);
+	uint64_t boff = b->off;
+
+	for (int r = 0; r < 3; r++) {
+		memset(seg_area(&s, r) + a->off, 0xab, 8192);
+		memset(seg_area(&s, r) + b->off, 0xcd, 64);
+	}
+	seg_win_free(&s, a);
+	for (int r = 0; r < 3; r++) {
+		for (int i = 0; i < 8192; i++)
+			ck_assert_int_eq(seg_area(&s, r)[i], 0);
+	}
+	/* a hole below a live window is not reused: offsets never move */
+	b = seg_win_find(&s, "b");
+	ck_assert_uint_eq(b->off, boff);
+	ck_assert_uint_eq(alloc("c", 16, DT_U8)->off, boff + 64);
+	seg_win_free(&s, seg_win_find(&s, "c"));
+	seg_win_free(&s, b);
+	ck_assert_uint_eq(alloc("d", 16, DT_U8)->off, 0);
+	ck_assert_int_eq(seg_area(&s, 2)[boff], 0);
+}
+END_TEST
+
+START_TEST(board_and_names)
+{
+	struct seg_rank *b = seg_board(&s, 2);
+	struct uop u = { .kind = UOP_WAIT, .value = 7 }, got;
+	char title[SEG_TITLE_MAX];
+
+	ck_assert_uint_eq((uintptr_t)b % 64, 0);
+	seg_write_cur(b, &u, "wait");
+	seg_read_cur(b, &got, title, sizeof title);
+	ck_assert_int_eq(got.value, 7);
+	ck_assert_str_eq(title, "wait");
+	ck_assert_str_eq(rank_state_name(RS_BLOCKED), "blocked");
+	ck_assert_uint_eq(seg_default_area(4), 1ull << 30);
+	ck_assert_uint_le(seg_default_area(256) * 256, 16ull << 30);
+}
+END_TEST
+
+START_TEST(attach_rejects_foreign)
+{
+	struct seg t;
+	char *cause = NULL;
+	FILE *fp = tmpfile();
+
+	fwrite("hello, not a segment, but long enough to look at it...", 1, 56, fp);
+	fflush(fp);
+	ck_assert_int_eq(seg_attach_fd(&t, fileno(fp), 0, &cause), -1);
+	ck_assert_str_eq(cause, "not a colldb session segment");
+	fclose(fp);
+	free(cause);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *su = suite_create("seg");
+	TCase *tc = tcase_create("all");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, layout_rounds_to_32_in_order);
+	tcase_add_test(tc, shape_form);
+	tcase_add_test(tc, errors_change_nothing);
+	tcase_add_test(tc, free_zeroes_and_reuses_top_only);
+	tcase_add_test(tc, board_and_names);
+	tcase_add_test(tc, attach_rejects_foreign);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
