@@ -1,5 +1,6 @@
 /* rank.c - serve the shell, run programs through the gate; see rank.h. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +267,31 @@ rank_serve(struct rank_ctx *rc)
 }
 
 int
+rank_pin(int rank, int nranks)
+{
+	cpu_set_t allowed, one;
+	int n, seen = 0;
+
+	if (getenv("COLLDB_NO_PIN") != NULL)
+		return 0;
+	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+		return 0;
+	n = CPU_COUNT(&allowed);
+	if (nranks > n)
+		return 0;	/* oversubscribed: ranks skip the spin anyway */
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed))
+			continue;
+		if (seen++ == rank) {
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			return sched_setaffinity(0, sizeof one, &one) == 0;
+		}
+	}
+	return 0;
+}
+
+int
 rank_agent_main(int argc, char **argv)
 {
 	struct rank_ctx rc;
@@ -292,6 +318,7 @@ rank_agent_main(int argc, char **argv)
 		free(cause);
 		return 1;
 	}
+	rank_pin(rc.rank, (int)rc.seg.h->nranks);
 	rc_ = rank_serve(&rc);
 	rank_detach(&rc);
 	return rc_;
