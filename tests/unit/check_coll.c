@@ -727,6 +727,99 @@ START_TEST(test_broadcast_latent_race)
 }
 END_TEST
 
+/* Signals wider or longer than needed, and the builtin's [N,stride]. */
+START_TEST(test_signal_shapes)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+
+	for (int v = 0; v < 3; v++) {
+		struct layout l = { 0 };
+		struct ccase c;
+
+		memset(&c, 0, sizeof c);
+		base_args(&c.a, COLL_ALLREDUCE);
+		c.a.impl = v == 2 ? IMPL_COMPOSITE : IMPL_BUILTIN;
+		c.a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)600);
+		/* builtin [N,2] (lane 0 of each row), builtin [N+1] and
+		 * composite [N+2,1]: the spare cells must stay untouched */
+		c.a.sig = v == 0 ? win(&l, "sig", DT_I32, 2, nn, (uint64_t)2) :
+		    v == 1 ? win(&l, "sig", DT_I32, 1, nn + 1) :
+		    win(&l, "sig", DT_I32, 2, nn + 2, (uint64_t)1);
+		c.area = l.next + 32;
+		run_all_orders(&c, n, 300 + (uint64_t)v);
+	}
+}
+END_TEST
+
+/* f16 segment boundaries are rounded up to 16 elements (32 bytes). */
+START_TEST(test_ring_f16_boundaries)
+{
+	/* SIZE 40 on 4 ranks: f16 [0,16) [16,32) [32,32) [32,40);
+	 * f32 (floor): [0,10) [10,20) [20,30) [30,40) */
+	static const uint64_t want[2][4][2] = {
+		{ { 20, 10 }, { 30, 10 }, { 0, 10 }, { 10, 10 } },
+		{ { 0, 0 }, { 32, 8 }, { 0, 16 }, { 16, 16 } },
+	};
+
+	for (int f16 = 0; f16 < 2; f16++) {
+		for (int r = 0; r < 4; r++) {
+			struct layout l = { 0 };
+			struct coll_args a;
+			struct prog *p;
+			const struct uop *load = NULL;
+			size_t esz = f16 ? 2 : 4;
+
+			ring_args(&a, &l, 4, IMPL_COMPOSITE, f16 ? DT_F16 : DT_F32,
+			    40);
+			p = coll_build(&a, 4, r);
+			/* RS row 0 of rank r reduces segment (r - 2) mod 4 */
+			for (size_t i = 0; i < p->nops && load == NULL; i++) {
+				if (strcmp(prog_str_at(p, p->ops[i].name),
+					"allreduce.rs.row0.chunk0.load") == 0)
+					load = &p->ops[i];
+			}
+			if (want[f16][r][1] == 0) {
+				ck_assert_ptr_null(load);
+			} else {
+				ck_assert_ptr_nonnull(load);
+				ck_assert_uint_eq(load->src,
+				    a.buf.off + want[f16][r][0] * esz);
+				ck_assert_uint_eq(load->count, want[f16][r][1]);
+			}
+			prog_free(p);
+		}
+	}
+}
+END_TEST
+
+/* Builtins on more than 16 ranks return at once: nothing is done. */
+START_TEST(test_builtin_over_16_ranks)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog *p;
+
+	base_args(&a, COLL_ALLREDUCE);
+	a.impl = IMPL_BUILTIN;
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)100);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)17, (uint64_t)1);
+	ck_assert_int_eq(coll_validate(&a, 17, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(coll_warning(&a, 17));
+	p = coll_build(&a, 17, 3);
+	ck_assert_uint_eq(p->nops, 0);
+	prog_free(p);
+	a.kind = COLL_BARRIER;
+	p = coll_build(&a, 17, 16);
+	ck_assert_uint_eq(p->nops, 0);
+	prog_free(p);
+	a.impl = IMPL_COMPOSITE;
+	p = coll_build(&a, 17, 16);
+	ck_assert_uint_eq(p->nops, 2 * 16 + 16);
+	prog_free(p);
+}
+END_TEST
+
 /* ---- negative controls: the harness itself catches broken protocols --- */
 
 START_TEST(test_sim_detects_deadlock)
@@ -1097,7 +1190,10 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_allgather, 0, nw);
 	tcase_add_loop_test(tc, test_all_to_all, 0, nw);
 	tcase_add_loop_test(tc, test_reduce_scatter, 0, nw);
+	tcase_add_loop_test(tc, test_signal_shapes, 0, nw);
 	tcase_add_test(tc, test_ring_uniform_barriers);
+	tcase_add_test(tc, test_ring_f16_boundaries);
+	tcase_add_test(tc, test_builtin_over_16_ranks);
 	tcase_add_test(tc, test_ring_names);
 	tcase_add_test(tc, test_mesh_names);
 	tcase_add_test(tc, test_broadcast_latent_race);
