@@ -37,6 +37,19 @@
  *   rejected even with strict off.
  * - The i32 generations must not overflow: a call needing more than
  *   INT32_MAX barriers on one cell is rejected.
+ *
+ * Reference §8's other open points, as colldb settles them:
+ * - "HOST allreduce is not yet self-clearing" (tensor_ops.py docstring)
+ *   versus the builtin kernel's epilogue: code wins, every call (composite
+ *   or builtin, explicit signal) is self-clearing and reusable.
+ * - Synthesized signals inside loops: colldb has no loops; the shell gives
+ *   each signal-less mesh allreduce a fresh [N,1] window, for either impl
+ *   (PyPTO synthesizes only on the HOST rail; the shape is the same).
+ * - all_to_all_v is not a colldb collective (not in SPEC §3).
+ * - The composite broadcast's missing read-complete barrier is emulated
+ *   as written (broadcast.c).
+ * - Composite allgather/broadcast/all_to_all dtypes are unrestricted;
+ *   only the builtins are f32-only (strict).
  */
 #include <stdarg.h>
 #include <stdio.h>
