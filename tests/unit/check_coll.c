@@ -506,6 +506,43 @@ START_TEST(test_reduce_scatter)
 }
 END_TEST
 
+/* Many seeded random interleavings of a few representative calls. */
+START_TEST(test_many_interleavings)
+{
+	struct layout l = { 0 };
+	struct ccase c[4];
+
+	memset(c, 0, sizeof c);
+	/* ring on 5 ranks, SIZE not divisible, 2 sub-chunks per segment */
+	base_args(&c[0].a, COLL_ALLREDUCE);
+	c[0].a.mode = MODE_RING;
+	c[0].a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)(5 * 4096 + 1234));
+	c[0].a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)8, (uint64_t)5);
+	/* mesh f16 on 5 ranks, 3 chunks */
+	base_args(&c[1].a, COLL_ALLREDUCE);
+	c[1].a.buf = win(&l, "m", DT_F16, 1, (uint64_t)(2 * 8192 + 5));
+	c[1].a.sig = win(&l, "msig", DT_I32, 2, (uint64_t)5, (uint64_t)1);
+	/* builtin ring, builtin reduce_scatter */
+	c[2].a = c[0].a;
+	c[2].a.impl = IMPL_BUILTIN;
+	c[2].a.buf = win(&l, "b", DT_F32, 1, (uint64_t)(5 * 300));
+	c[2].a.sig = win(&l, "bsig", DT_I32, 2, (uint64_t)9, (uint64_t)5);
+	base_args(&c[3].a, COLL_REDUCE_SCATTER);
+	c[3].a.impl = IMPL_BUILTIN;
+	c[3].a.buf = win(&l, "rs", DT_F32, 2, (uint64_t)5, (uint64_t)700);
+	c[3].a.sig = c[1].a.sig;
+	for (int k = 0; k < 4; k++) {
+		c[k].area = l.next;
+		for (uint64_t seed = 1; seed <= 12; seed++) {
+			c[k].mode = FILL_FRACTION;
+			run_case(&c[k], 5, 1, SIM_RANDOM, seed * 31);
+			c[k].mode = FILL_SMALL_INT;
+			run_case(&c[k], 5, 3, SIM_RANDOM, seed * 37);
+		}
+	}
+}
+END_TEST
+
 /* ---- protocol structure ------------------------------------------------ */
 
 static size_t
@@ -1191,6 +1228,7 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_all_to_all, 0, nw);
 	tcase_add_loop_test(tc, test_reduce_scatter, 0, nw);
 	tcase_add_loop_test(tc, test_signal_shapes, 0, nw);
+	tcase_add_test(tc, test_many_interleavings);
 	tcase_add_test(tc, test_ring_uniform_barriers);
 	tcase_add_test(tc, test_ring_f16_boundaries);
 	tcase_add_test(tc, test_builtin_over_16_ranks);
