@@ -8,7 +8,22 @@
  *
  * Windows are described by struct win_ref (offset in the symmetric window
  * area, dtype, shape).  Ownership: coll_build() returns a program the
- * caller frees with prog_free(); cause strings are the caller's to free().
+ * caller frees with prog_free(); cause strings are the caller's to free();
+ * const char * results are static.
+ *
+ * What a built program looks like (docs/protocols.md has the details):
+ * - span names are dotted, "<collective>.<part>...<role>", e.g.
+ *   "allreduce.ready.notify", "allreduce.chunk3.reduce",
+ *   "allreduce.rs.row0.chunk0.ready.wait", "barrier.epilogue"; phases are
+ *   "ready", "chunk 3", "tile 3", "rs row 0", "ag row 2", "final",
+ *   "push", "barrier", "get", "reduce", "read done", "store", "epilogue";
+ * - the first micro-op of each credit barrier has UOP_F_BARRIER, the
+ *   epilogue's notifies UOP_F_EPILOGUE;
+ * - a WAIT's peer field names the rank whose notifies the cell counts, so
+ *   "who still owes this cell" is a scan for NOTIFYs to that cell;
+ * - data ops use SP_ACC for the accumulator (prog->acc_bytes is set);
+ * - one rank (N == 1) gives barriers without any op, and builtins on more
+ *   than 16 ranks give an empty program (see coll_warning()).
  */
 #ifndef COLLDB_COLL_H
 #define COLLDB_COLL_H
@@ -69,15 +84,22 @@ int coll_kind_from_name(const char *s, enum coll_kind *out);
 int coll_validate(const struct coll_args *a, int nranks, char **cause,
     enum coll_arg *bad);
 
-/* The signal shape a synthesized mesh signal gets: [nranks, 1]. */
+/* The signal shape a synthesized mesh signal gets: [nranks, 1] i32 (sets
+ * dtype, ndim, shape and count; the caller places it and sets off). */
 void coll_synth_sig_shape(int nranks, struct win_ref *sig);
 
-/* The program rank `rank` of `nranks` runs.  a must have validated. */
+/* The program rank `rank` of `nranks` runs.  a must have validated and,
+ * when has_sig is false, a->sig must describe the synthesized window. */
 struct prog *coll_build(const struct coll_args *a, int nranks, int rank);
 
 /* Whether a strict-mode restriction was lifted for a (for the one-time
  * "strict off" note); NULL if not, else a short description. */
 const char *coll_strict_lifted(const struct coll_args *a);
+
+/* A warning about a valid call that will not do what it says (builtin
+ * kernels return at once on more than 16 ranks, as PyPTO's do); NULL if
+ * none. */
+const char *coll_warning(const struct coll_args *a, int nranks);
 
 /*
  * Reference results for `check`.  in[r] points at rank r's whole window

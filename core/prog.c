@@ -31,24 +31,63 @@ prog_free(struct prog *p)
 	for (size_t i = 0; i < p->nstrs; i++)
 		free(p->strs[i]);
 	free(p->strs);
+	free(p->shash);
 	free(p->ops);
 	free(p->title);
 	free(p);
 }
 
+static uint32_t
+str_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static void
+shash_insert(struct prog *p, uint32_t idx)
+{
+	size_t mask = p->shcap - 1, i = str_hash(p->strs[idx]) & mask;
+
+	while (p->shash[i] != 0)
+		i = (i + 1) & mask;
+	p->shash[i] = idx + 1;
+}
+
+/*
+ * Collectives on large buffers intern tens of thousands of distinct span
+ * names (one per chunk), so lookup must not scan the table.
+ */
 uint32_t
 prog_str(struct prog *p, const char *s)
 {
-	/* Programs have few distinct strings; scan from the newest. */
-	for (size_t i = p->nstrs; i-- > 0;) {
-		if (strcmp(p->strs[i], s) == 0)
-			return (uint32_t)i;
+	size_t mask, i;
+
+	if (p->shcap < 2 * (p->nstrs + 1)) {
+		size_t cap = p->shcap ? p->shcap : 64;
+
+		while (cap < 4 * (p->nstrs + 1))
+			cap *= 2;
+		free(p->shash);
+		p->shash = xcalloc(cap, sizeof *p->shash);
+		p->shcap = cap;
+		for (size_t k = 0; k < p->nstrs; k++)
+			shash_insert(p, (uint32_t)k);
+	}
+	mask = p->shcap - 1;
+	for (i = str_hash(s) & mask; p->shash[i] != 0; i = (i + 1) & mask) {
+		if (strcmp(p->strs[p->shash[i] - 1], s) == 0)
+			return p->shash[i] - 1;
 	}
 	if (p->nstrs == p->astrs) {
 		p->astrs = p->astrs ? p->astrs * 2 : 16;
 		p->strs = xreallocarray(p->strs, p->astrs, sizeof *p->strs);
 	}
 	p->strs[p->nstrs] = xstrdup(s);
+	p->shash[i] = (uint32_t)p->nstrs + 1;
 	return (uint32_t)p->nstrs++;
 }
 

@@ -82,6 +82,10 @@ struct prog {
 	char **strs;		/* interned strings; index 0 is "" */
 	size_t nstrs, astrs;
 	size_t acc_bytes;	/* accumulator the program needs */
+	/* Private to prog.c: open-addressing index over strs (slot = string
+	 * index + 1, 0 = empty), built lazily; NULL after prog_decode(). */
+	uint32_t *shash;
+	size_t shcap;
 };
 
 struct prog *prog_new(const char *title);

@@ -1,0 +1,1259 @@
+/*
+ * check_coll.c - collectives as programs (core/coll), run on the in-process
+ * simulator (tests/helper/sim.c) in several interleavings.
+ *
+ * For every world size in {1,2,3,4,5,8}, collective, mode and impl, dtype
+ * and op, and sizes that do and do not divide by N (SIZE < N included):
+ * the result equals coll_expect() (coll_wrong() == 0), nothing outside the
+ * output region changed, every signal cell is zero afterwards, and a
+ * second call on the same signal, queued behind the first so that fast
+ * ranks start it while slow ones finish the first, is also correct.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coll.h"
+#include "prog.h"
+#include "xmalloc.h"
+
+#include "../helper/sim.h"
+
+/* common.h's `unused` macro breaks check.h's __attribute__((unused)) */
+#undef unused
+
+static const int world_sizes[] = { 1, 2, 3, 4, 5, 8 };
+
+/* ---- windows -------------------------------------------------------- */
+
+struct layout {
+	uint64_t next;
+};
+
+static struct win_ref
+win(struct layout *l, const char *name, enum dtype dt, int ndim, ...)
+{
+	struct win_ref w;
+	va_list ap;
+
+	memset(&w, 0, sizeof w);
+	w.name = name;
+	w.dtype = dt;
+	w.ndim = ndim;
+	w.count = 1;
+	va_start(ap, ndim);
+	for (int i = 0; i < ndim; i++) {
+		w.shape[i] = va_arg(ap, uint64_t);
+		w.count *= w.shape[i];
+	}
+	va_end(ap);
+	w.off = l->next;
+	l->next += (w.count * dtype_size(dt) + 31) / 32 * 32;
+	return w;
+}
+
+static uint64_t
+rng(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+enum fillmode { FILL_FRACTION, FILL_SMALL_INT };
+
+/*
+ * FILL_FRACTION: values in [0.5, 1.5) with a random mantissa (float
+ * reductions round); FILL_SMALL_INT: small integers, exact in every dtype
+ * even after two reductions, so two calls compose exactly.
+ */
+static void
+fill(uint8_t *area, const struct win_ref *w, int rank, uint64_t seed,
+    enum fillmode mode, enum reduce_op op)
+{
+	uint64_t x = seed * 7919 + (uint64_t)rank * 104729 + w->off;
+
+	for (uint64_t i = 0; i < w->count; i++) {
+		uint64_t r = rng(&x);
+		int64_t v;
+
+		if (!dtype_is_float(w->dtype)) {
+			if (op == RED_PROD)
+				v = 1 + (int64_t)(r % 2);
+			else if (mode == FILL_SMALL_INT)
+				v = (int64_t)(r % 7) - 3;
+			else
+				v = (int64_t)(r % 201) - 100;
+			dtype_put_int(w->dtype, area + w->off, i, v);
+		} else if (mode == FILL_SMALL_INT) {
+			v = op == RED_PROD ? 1 + (int64_t)(r % 2) :
+			    (int64_t)(r % 7) - 3;
+			dtype_put(w->dtype, area + w->off, i, (double)v);
+		} else {
+			dtype_put(w->dtype, area + w->off, i,
+			    0.5 + (double)(r >> 11) * 0x1p-53);
+		}
+	}
+}
+
+/* ---- one simulated case ---------------------------------------------- */
+
+struct ccase {
+	struct coll_args a;
+	uint64_t area;
+	enum fillmode mode;
+};
+
+static const char *
+case_str(const struct ccase *c, int n, char *buf, size_t len)
+{
+	const struct coll_args *a = &c->a;
+
+	snprintf(buf, len, "%s mode=%s impl=%s op=%s dtype=%s count=%llu n=%d",
+	    coll_kind_name(a->kind), a->mode == MODE_RING ? "ring" : "mesh",
+	    a->impl == IMPL_BUILTIN ? "builtin" : "composite",
+	    reduce_op_name(a->op), dtype_name(a->buf.dtype),
+	    (unsigned long long)a->buf.count, n);
+	return buf;
+}
+
+/* After `calls` calls: the expected area of every rank. */
+static uint8_t **
+expected_areas(const struct ccase *c, int n, uint8_t **in, int calls)
+{
+	uint8_t **cur = xcalloc((size_t)n, sizeof *cur);
+
+	for (int r = 0; r < n; r++) {
+		cur[r] = xmalloc(c->area);
+		memcpy(cur[r], in[r], c->area);
+	}
+	for (int k = 0; k < calls; k++) {
+		uint8_t **next = xcalloc((size_t)n, sizeof *next);
+
+		for (int r = 0; r < n; r++) {
+			struct coll_output o;
+
+			next[r] = xmalloc(c->area);
+			memcpy(next[r], cur[r], c->area);
+			coll_output(&c->a, n, r, &o);
+			coll_expect(&c->a, n, r, (const void *const *)cur,
+			    next[r] + o.off);
+		}
+		for (int r = 0; r < n; r++)
+			free(cur[r]);
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+static void
+free_areas(uint8_t **a, int n)
+{
+	for (int r = 0; r < n; r++)
+		free(a[r]);
+	free(a);
+}
+
+/*
+ * Run c on n ranks, `calls` times back to back, in the given order.
+ * Checks results, untouched bytes and the all-zero signal.
+ */
+static void
+run_case(const struct ccase *c, int n, int calls, enum sim_order order,
+    uint64_t seed)
+{
+	struct sim *s = sim_new(n, c->area);
+	uint8_t **in = xcalloc((size_t)n, sizeof *in), **want;
+	char *cause = NULL, desc[160];
+
+	case_str(c, n, desc, sizeof desc);
+	for (int r = 0; r < n; r++) {
+		uint8_t *area = sim_area(s, r);
+
+		if (c->a.kind != COLL_BARRIER)
+			fill(area, &c->a.buf, r, seed, c->mode, c->a.op);
+		if (c->a.kind == COLL_ALLGATHER || c->a.kind == COLL_ALL_TO_ALL)
+			fill(area, &c->a.src, r, seed + 1, c->mode, c->a.op);
+		in[r] = xmalloc(c->area);
+		memcpy(in[r], area, c->area);
+	}
+	want = expected_areas(c, n, in, calls);
+	for (int k = 0; k < calls; k++) {
+		for (int r = 0; r < n; r++)
+			sim_push(s, r, coll_build(&c->a, n, r));
+	}
+	ck_assert_msg(sim_run(s, order, seed, &cause) == 0, "%s order %d: %s",
+	    desc, order, cause);
+	for (int r = 0; r < n; r++) {
+		uint8_t *got = sim_area(s, r);
+		struct coll_output o;
+		uint64_t esz, wrong;
+		const struct win_ref *sig = &c->a.sig;
+
+		coll_output(&c->a, n, r, &o);
+		esz = dtype_size(o.dtype);
+		wrong = coll_wrong(&c->a, n, want[r] + o.off, got + o.off,
+		    o.count);
+		ck_assert_msg(wrong == 0, "%s order %d calls %d: rank %d has "
+		    "%llu wrong", desc, order, calls, r,
+		    (unsigned long long)wrong);
+		/* (plain ifs: every ck_assert writes to check's pipe) */
+		for (uint64_t i = 0; i < sig->count; i++) {
+			if (((int32_t *)(got + sig->off))[i] != 0)
+				ck_abort_msg("%s order %d: rank %d signal cell "
+				    "%llu = %d", desc, order, r,
+				    (unsigned long long)i,
+				    ((int32_t *)(got + sig->off))[i]);
+		}
+		/* everything else is byte-identical to the input */
+		for (uint64_t b = 0; b < c->area; b++) {
+			if (b >= o.off && b < o.off + o.count * esz)
+				continue;
+			if (got[b] != in[r][b])
+				ck_abort_msg("%s: rank %d byte %llu changed "
+				    "outside the output", desc, r,
+				    (unsigned long long)b);
+		}
+	}
+	free_areas(want, n);
+	free_areas(in, n);
+	sim_free(s);
+}
+
+/* Validate, then run single and double calls in four orders. */
+static void
+run_all_orders(struct ccase *c, int n, uint64_t seed)
+{
+	char *cause = NULL, desc[160];
+
+	ck_assert_msg(coll_validate(&c->a, n, &cause, NULL) == 0, "%s: %s",
+	    case_str(c, n, desc, sizeof desc), cause);
+	c->mode = FILL_FRACTION;
+	run_case(c, n, 1, SIM_ROUND_ROBIN, seed);
+	run_case(c, n, 1, SIM_GREEDY, seed + 1);
+	c->mode = FILL_SMALL_INT;
+	run_case(c, n, 2, SIM_REVERSE, seed + 2);
+	run_case(c, n, 2, SIM_RANDOM, seed + 3);
+}
+
+static void
+base_args(struct coll_args *a, enum coll_kind k)
+{
+	memset(a, 0, sizeof *a);
+	a->kind = k;
+	a->strict = true;
+	a->has_sig = true;
+	a->op = RED_SUM;
+}
+
+static int
+strict_ok(enum coll_kind k, enum coll_impl impl, enum coll_mode mode,
+    enum dtype dt, enum reduce_op op)
+{
+	if (k == COLL_ALLREDUCE && impl == IMPL_BUILTIN && mode == MODE_RING)
+		return dt == DT_F32 && op == RED_SUM;
+	if (k == COLL_ALLREDUCE)
+		return dt == DT_F32 || dt == DT_F16;
+	if (k == COLL_REDUCE_SCATTER && op != RED_SUM)
+		return 0;
+	return impl == IMPL_COMPOSITE || dt == DT_F32;
+}
+
+/* ---- allreduce --------------------------------------------------------- */
+
+static const enum dtype reduce_dtypes[] = { DT_F32, DT_F16, DT_BF16, DT_I32 };
+
+static void
+allreduce_case(int n, enum coll_mode mode, enum coll_impl impl, enum dtype dt,
+    enum reduce_op op, uint64_t count, uint64_t seed)
+{
+	struct layout l = { 0 };
+	struct ccase c;
+	uint64_t nn = (uint64_t)n;
+
+	memset(&c, 0, sizeof c);
+	base_args(&c.a, COLL_ALLREDUCE);
+	c.a.mode = mode;
+	c.a.impl = impl;
+	c.a.op = op;
+	c.a.strict = strict_ok(COLL_ALLREDUCE, impl, mode, dt, op);
+	c.a.buf = win(&l, "buf", dt, 1, count);
+	if (mode == MODE_RING)
+		c.a.sig = win(&l, "sig", DT_I32, 2,
+		    impl == IMPL_BUILTIN ? 2 * nn - 1 : 2 * nn - 2, nn);
+	else
+		c.a.sig = win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
+	c.area = l.next + 64;
+	run_all_orders(&c, n, seed);
+}
+
+START_TEST(test_allreduce)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+	uint64_t sizes[] = { 1, nn > 1 ? nn - 1 : 2, nn, 3 * nn + 1, 7 * nn,
+		1001 };
+
+	for (int m = 0; m < 2; m++)
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
+	for (int op = 0; op < RED__COUNT; op++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+		if (m == MODE_RING && impl == IMPL_COMPOSITE && n < 2)
+			continue;
+		if (m == MODE_RING && impl == IMPL_BUILTIN &&
+		    sizes[z] % nn != 0)
+			continue;
+		allreduce_case(n, (enum coll_mode)m, (enum coll_impl)impl,
+		    reduce_dtypes[d], (enum reduce_op)op, sizes[z],
+		    1000 * z + 10 * d + (uint64_t)op);
+	}
+}
+END_TEST
+
+/* Several 16 KiB chunks per segment or buffer, and the f16 boundaries. */
+START_TEST(test_allreduce_chunks)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+	/* f32 chunk = 4096 elements, f16 = 8192: > 2 chunks per segment */
+	uint64_t sizes[] = { 2 * 8192 * nn + 17, 8192 * nn };
+
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+		for (int m = 0; m < 2; m++) {
+			if (m == MODE_RING && n < 2)
+				continue;
+			allreduce_case(n, (enum coll_mode)m, IMPL_COMPOSITE,
+			    DT_F32, RED_SUM, sizes[z], 77 + z);
+			allreduce_case(n, (enum coll_mode)m, IMPL_COMPOSITE,
+			    DT_F16, RED_MAX, sizes[z], 78 + z);
+		}
+		if (sizes[z] % nn == 0)
+			allreduce_case(n, MODE_RING, IMPL_BUILTIN, DT_F32,
+			    RED_SUM, sizes[z], 79);
+		allreduce_case(n, MODE_MESH, IMPL_BUILTIN, DT_F32, RED_SUM,
+		    sizes[z] / 8 + 3, 80);
+	}
+}
+END_TEST
+
+/* The dtypes PyPTO does not take, reachable with strict off. */
+START_TEST(test_allreduce_more_dtypes)
+{
+	static const enum dtype more[] = { DT_I8, DT_I16, DT_I64, DT_F64 };
+	int n = world_sizes[_i];
+
+	for (size_t d = 0; d < ARRAY_SIZE(more); d++) {
+		for (int op = 0; op < RED__COUNT; op++) {
+			allreduce_case(n, MODE_MESH, IMPL_COMPOSITE, more[d],
+			    (enum reduce_op)op, 3 * (uint64_t)n + 2, 5 + d);
+			if (n > 1)
+				allreduce_case(n, MODE_RING, IMPL_COMPOSITE,
+				    more[d], (enum reduce_op)op,
+				    3 * (uint64_t)n + 2, 6 + d);
+		}
+	}
+}
+END_TEST
+
+/* The mesh allreduce without a signal gets a synthesized [N,1] one. */
+START_TEST(test_allreduce_synth_sig)
+{
+	int n = world_sizes[_i];
+	struct layout l = { 0 };
+	struct ccase c;
+	char *cause = NULL;
+
+	for (int impl = 0; impl < 2; impl++) {
+		memset(&c, 0, sizeof c);
+		l.next = 0;
+		base_args(&c.a, COLL_ALLREDUCE);
+		c.a.impl = (enum coll_impl)impl;
+		c.a.has_sig = false;
+		c.a.buf = win(&l, "buf", DT_F32, 2, (uint64_t)3, (uint64_t)5);
+		ck_assert_int_eq(coll_validate(&c.a, n, &cause, NULL), 0);
+		coll_synth_sig_shape(n, &c.a.sig);
+		ck_assert_int_eq(c.a.sig.dtype, DT_I32);
+		ck_assert_int_eq(c.a.sig.ndim, 2);
+		ck_assert_uint_eq(c.a.sig.shape[0], (uint64_t)n);
+		ck_assert_uint_eq(c.a.sig.shape[1], 1);
+		ck_assert_uint_eq(c.a.sig.count, (uint64_t)n);
+		c.a.sig.off = l.next;
+		c.area = l.next + 4 * (uint64_t)n + 32;
+		c.mode = FILL_FRACTION;
+		run_case(&c, n, 1, SIM_RANDOM, 11);
+		c.mode = FILL_SMALL_INT;
+		run_case(&c, n, 2, SIM_RANDOM, 12);
+	}
+}
+END_TEST
+
+/* ---- the other collectives -------------------------------------------- */
+
+static void
+simple_case(int n, enum coll_kind k, enum coll_impl impl, enum dtype dt,
+    enum reduce_op op, uint64_t size, int root, int sig_rank1, uint64_t seed)
+{
+	struct layout l = { 0 };
+	struct ccase c;
+	uint64_t nn = (uint64_t)n;
+
+	memset(&c, 0, sizeof c);
+	base_args(&c.a, k);
+	c.a.impl = impl;
+	c.a.op = op;
+	c.a.root = root;
+	c.a.strict = strict_ok(k, impl, MODE_MESH, dt, op);
+	switch (k) {
+	case COLL_BROADCAST:
+		c.a.buf = win(&l, "buf", dt, 1, size);
+		break;
+	case COLL_ALLGATHER:
+		c.a.src = size % 2 ? win(&l, "src", dt, 1, size) :
+		    win(&l, "src", dt, 2, (uint64_t)1, size);
+		c.a.buf = win(&l, "dst", dt, 2, nn, size);
+		break;
+	case COLL_ALL_TO_ALL:
+		c.a.src = win(&l, "src", dt, 2, nn, size);
+		c.a.buf = win(&l, "dst", dt, 2, nn, size);
+		break;
+	case COLL_REDUCE_SCATTER:
+		c.a.buf = win(&l, "buf", dt, 2, nn, size);
+		break;
+	default:
+		break;
+	}
+	c.a.sig = sig_rank1 ? win(&l, "sig", DT_I32, 1, nn) :
+	    win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
+	c.area = l.next + 64;
+	run_all_orders(&c, n, seed);
+}
+
+START_TEST(test_barrier)
+{
+	int n = world_sizes[_i];
+
+	simple_case(n, COLL_BARRIER, IMPL_COMPOSITE, DT_F32, RED_SUM, 0, 0, 0,
+	    1);
+	simple_case(n, COLL_BARRIER, IMPL_BUILTIN, DT_F32, RED_SUM, 0, 0, 0, 2);
+	simple_case(n, COLL_BARRIER, IMPL_BUILTIN, DT_F32, RED_SUM, 0, 0, 1, 3);
+}
+END_TEST
+
+static const enum dtype move_dtypes[] = { DT_F32, DT_F16, DT_I8, DT_U8 };
+
+START_TEST(test_broadcast)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, (uint64_t)n + 1, 300, 777 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+		simple_case(n, COLL_BROADCAST, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 20 + z);
+		simple_case(n, COLL_BROADCAST, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], n - 1, 0, 30 + z);
+	}
+}
+END_TEST
+
+START_TEST(test_allgather)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+		simple_case(n, COLL_ALLGATHER, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 40 + z);
+}
+END_TEST
+
+START_TEST(test_all_to_all)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+		simple_case(n, COLL_ALL_TO_ALL, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 50 + z);
+}
+END_TEST
+
+START_TEST(test_reduce_scatter)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
+	for (int op = 0; op < RED__COUNT; op++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+		simple_case(n, COLL_REDUCE_SCATTER, (enum coll_impl)impl,
+		    reduce_dtypes[d], (enum reduce_op)op, sizes[z], 0, impl,
+		    60 + z);
+}
+END_TEST
+
+/* Many seeded random interleavings of a few representative calls. */
+START_TEST(test_many_interleavings)
+{
+	struct layout l = { 0 };
+	struct ccase c[4];
+
+	memset(c, 0, sizeof c);
+	/* ring on 5 ranks, SIZE not divisible, 2 sub-chunks per segment */
+	base_args(&c[0].a, COLL_ALLREDUCE);
+	c[0].a.mode = MODE_RING;
+	c[0].a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)(5 * 4096 + 1234));
+	c[0].a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)8, (uint64_t)5);
+	/* mesh f16 on 5 ranks, 3 chunks */
+	base_args(&c[1].a, COLL_ALLREDUCE);
+	c[1].a.buf = win(&l, "m", DT_F16, 1, (uint64_t)(2 * 8192 + 5));
+	c[1].a.sig = win(&l, "msig", DT_I32, 2, (uint64_t)5, (uint64_t)1);
+	/* builtin ring, builtin reduce_scatter */
+	c[2].a = c[0].a;
+	c[2].a.impl = IMPL_BUILTIN;
+	c[2].a.buf = win(&l, "b", DT_F32, 1, (uint64_t)(5 * 300));
+	c[2].a.sig = win(&l, "bsig", DT_I32, 2, (uint64_t)9, (uint64_t)5);
+	base_args(&c[3].a, COLL_REDUCE_SCATTER);
+	c[3].a.impl = IMPL_BUILTIN;
+	c[3].a.buf = win(&l, "rs", DT_F32, 2, (uint64_t)5, (uint64_t)700);
+	c[3].a.sig = c[1].a.sig;
+	for (int k = 0; k < 4; k++) {
+		c[k].area = l.next;
+		for (uint64_t seed = 1; seed <= 12; seed++) {
+			c[k].mode = FILL_FRACTION;
+			run_case(&c[k], 5, 1, SIM_RANDOM, seed * 31);
+			c[k].mode = FILL_SMALL_INT;
+			run_case(&c[k], 5, 3, SIM_RANDOM, seed * 37);
+		}
+	}
+}
+END_TEST
+
+/* ---- protocol structure ------------------------------------------------ */
+
+static size_t
+count_flag(const struct prog *p, int flag)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->nops; i++)
+		k += (p->ops[i].flags & flag) != 0;
+	return k;
+}
+
+static int
+has_name(const struct prog *p, const char *name)
+{
+	for (size_t i = 0; i < p->nops; i++) {
+		if (strcmp(prog_str_at(p, p->ops[i].name), name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+ring_args(struct coll_args *a, struct layout *l, int n, enum coll_impl impl,
+    enum dtype dt, uint64_t count)
+{
+	uint64_t nn = (uint64_t)n;
+
+	base_args(a, COLL_ALLREDUCE);
+	a->mode = MODE_RING;
+	a->impl = impl;
+	a->buf = win(l, "buf", dt, 1, count);
+	a->sig = win(l, "sig", DT_I32, 2,
+	    impl == IMPL_BUILTIN ? 2 * nn - 1 : 2 * nn - 2, nn);
+}
+
+/*
+ * SIZE < N: some segments are empty, yet every rank runs the same number
+ * of barriers on every row (2 per sub-chunk) and owes -2C per row.
+ */
+START_TEST(test_ring_uniform_barriers)
+{
+	static const uint64_t counts[] = { 1, 2, 5, 9, 8195 * 5 + 1 };
+	int n = 5;
+
+	for (size_t z = 0; z < ARRAY_SIZE(counts); z++) {
+		for (int f16 = 0; f16 < 2; f16++) {
+			struct layout l = { 0 };
+			struct coll_args a;
+			long per_row[8][8];
+			int32_t epi = 0;
+
+			ring_args(&a, &l, n, IMPL_COMPOSITE, f16 ? DT_F16 : DT_F32,
+			    counts[z]);
+			memset(per_row, 0, sizeof per_row);
+			for (int r = 0; r < n; r++) {
+				struct prog *p = coll_build(&a, n, r);
+
+				for (size_t i = 0; i < p->nops; i++) {
+					const struct uop *u = &p->ops[i];
+					uint64_t cell = (u->dst - a.sig.off) / 4;
+
+					if (u->kind == UOP_NOTIFY &&
+					    (u->flags & UOP_F_EPILOGUE)) {
+						ck_assert_int_eq(u->peer, r);
+						ck_assert(epi == 0 || epi == u->value);
+						epi = u->value;
+					} else if (u->kind == UOP_NOTIFY) {
+						ck_assert_uint_eq(cell % 5,
+						    (uint64_t)r);
+						per_row[r][cell / 5]++;
+					}
+				}
+				prog_free(p);
+			}
+			for (int row = 0; row < 8; row++) {
+				for (int r = 1; r < n; r++)
+					ck_assert_int_eq(per_row[r][row],
+					    per_row[0][row]);
+				/* 2C barriers of N-1 notifies, C = -epi/2 */
+				ck_assert_int_eq(per_row[0][row],
+				    (long)(-epi / 2) * 2 * (n - 1));
+			}
+			ck_assert_int_eq(epi, counts[z] > 8195 ? (f16 ? -4 : -6) : -2);
+		}
+	}
+}
+END_TEST
+
+/* Names, phases and flags of a ring on 4 ranks (docs/protocols.md). */
+START_TEST(test_ring_names)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog *p;
+
+	ring_args(&a, &l, 4, IMPL_COMPOSITE, DT_F32, 1024);
+	p = coll_build(&a, 4, 0);
+	ck_assert_str_eq(p->title, "allreduce(ring)");
+	ck_assert(has_name(p, "allreduce.rs.row0.chunk0.ready.notify"));
+	ck_assert(has_name(p, "allreduce.rs.row0.chunk0.ready.wait"));
+	ck_assert(has_name(p, "allreduce.rs.row2.chunk0.reduce"));
+	ck_assert(has_name(p, "allreduce.ag.row5.chunk0.store"));
+	ck_assert(has_name(p, "allreduce.epilogue"));
+	/* 12 barriers (6 rows x 2), each starting with one flagged op */
+	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 12);
+	/* 6 rows x 3 peers */
+	ck_assert_uint_eq(count_flag(p, UOP_F_EPILOGUE), 18);
+	ck_assert_str_eq(prog_str_at(p, p->ops[0].phase), "rs row 0");
+	ck_assert_str_eq(prog_str_at(p, p->ops[p->nops - 1].phase), "epilogue");
+	ck_assert_uint_eq(p->acc_bytes, 256 * 4);
+	/* the first op is rank 0's +1 into rank 1's cell [0,0] */
+	ck_assert_int_eq(p->ops[0].kind, UOP_NOTIFY);
+	ck_assert_int_eq(p->ops[0].peer, 1);
+	ck_assert_uint_eq(p->ops[0].dst, a.sig.off);
+	/* then it waits for [0,1] >= 1, owed by rank 1 */
+	ck_assert_int_eq(p->ops[3].kind, UOP_WAIT);
+	ck_assert_int_eq(p->ops[3].peer, 1);
+	ck_assert_int_eq(p->ops[3].value, 1);
+	ck_assert_uint_eq(p->ops[3].dst, a.sig.off + 4);
+	prog_free(p);
+
+	l.next = 0;
+	ring_args(&a, &l, 4, IMPL_BUILTIN, DT_F32, 1024);
+	p = coll_build(&a, 4, 1);
+	ck_assert_str_eq(p->title, "allreduce(ring, builtin)");
+	ck_assert(has_name(p, "allreduce.final.row6.wait"));
+	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 7);
+	ck_assert_uint_eq(count_flag(p, UOP_F_EPILOGUE), 21);
+	ck_assert_uint_eq(p->acc_bytes, 0);
+	prog_free(p);
+}
+END_TEST
+
+START_TEST(test_mesh_names)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog *p;
+
+	base_args(&a, COLL_ALLREDUCE);
+	a.buf = win(&l, "buf", DT_F16, 1, (uint64_t)20000);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)2, (uint64_t)1);
+	p = coll_build(&a, 2, 1);
+	ck_assert_str_eq(p->title, "allreduce(mesh)");
+	ck_assert(has_name(p, "allreduce.ready.notify"));
+	ck_assert(has_name(p, "allreduce.chunk2.wait"));
+	ck_assert(!has_name(p, "allreduce.chunk3.wait"));
+	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 4);
+	/* f16 accumulates in f32: 8192-element chunks, 4 bytes each */
+	ck_assert_uint_eq(p->acc_bytes, 8192 * 4);
+	/* epilogue: -(1 + 3 chunks) on cell [0,0] of rank 1 itself */
+	ck_assert_int_eq(p->ops[p->nops - 1].value, -4);
+	ck_assert_int_eq(p->ops[p->nops - 1].peer, 1);
+	ck_assert_uint_eq(p->ops[p->nops - 1].dst, a.sig.off);
+	ck_assert_str_eq(prog_str_at(p, p->ops[2].phase), "chunk 0");
+	prog_free(p);
+
+	a.impl = IMPL_BUILTIN;
+	p = coll_build(&a, 2, 0);
+	ck_assert_str_eq(p->title, "allreduce(mesh, builtin)");
+	ck_assert(has_name(p, "allreduce.tile78.store"));
+	ck_assert_int_eq(p->ops[p->nops - 1].value, -(1 + 79));
+	prog_free(p);
+
+	/* one rank: no barrier ops at all, just the chunk's load and store */
+	a.impl = IMPL_COMPOSITE;
+	a.sig.shape[0] = 1;
+	p = coll_build(&a, 1, 0);
+	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 0);
+	ck_assert_uint_eq(p->nops, 6);
+	prog_free(p);
+}
+END_TEST
+
+/*
+ * The broadcast composite has only a ready barrier: root is done as soon
+ * as everyone arrived, and may overwrite its data while a slow rank has
+ * not read it yet.  We emulate that as written (reference §8).
+ */
+START_TEST(test_broadcast_latent_race)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct sim *s;
+	char *cause = NULL;
+	float *rootbuf;
+	int n = 3;
+
+	base_args(&a, COLL_BROADCAST);
+	a.root = 0;
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)64);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)3, (uint64_t)1);
+	ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
+	s = sim_new(n, l.next);
+	rootbuf = (float *)(sim_area(s, 0) + a.buf.off);
+	for (int i = 0; i < 64; i++)
+		rootbuf[i] = 1.0f;
+	for (int r = 0; r < n; r++) {
+		struct prog *p = coll_build(&a, n, r);
+
+		ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 1);
+		sim_push(s, r, p);
+	}
+	/* ranks 1 and 2 arrive and block in the ready barrier */
+	ck_assert_int_eq(sim_run_rank(s, 1, &cause), 2);
+	ck_assert_int_eq(sim_run_rank(s, 2, &cause), 2);
+	/* root passes it, has nothing to read, and leaves */
+	ck_assert_int_gt(sim_run_rank(s, 0, &cause), 0);
+	ck_assert(sim_done(s, 0));
+	/* root's next statement overwrites its buffer ... */
+	for (int i = 0; i < 64; i++)
+		rootbuf[i] = 2.0f;
+	/* ... and the slow ranks read the new data, not what was broadcast */
+	ck_assert_int_eq(sim_run(s, SIM_ROUND_ROBIN, 0, &cause), 0);
+	for (int r = 1; r < n; r++)
+		ck_assert(((float *)(sim_area(s, r) + a.buf.off))[5] == 2.0f);
+	sim_free(s);
+}
+END_TEST
+
+/* Signals wider or longer than needed, and the builtin's [N,stride]. */
+START_TEST(test_signal_shapes)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+
+	for (int v = 0; v < 3; v++) {
+		struct layout l = { 0 };
+		struct ccase c;
+
+		memset(&c, 0, sizeof c);
+		base_args(&c.a, COLL_ALLREDUCE);
+		c.a.impl = v == 2 ? IMPL_COMPOSITE : IMPL_BUILTIN;
+		c.a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)600);
+		/* builtin [N,2] (lane 0 of each row), builtin [N+1] and
+		 * composite [N+2,1]: the spare cells must stay untouched */
+		c.a.sig = v == 0 ? win(&l, "sig", DT_I32, 2, nn, (uint64_t)2) :
+		    v == 1 ? win(&l, "sig", DT_I32, 1, nn + 1) :
+		    win(&l, "sig", DT_I32, 2, nn + 2, (uint64_t)1);
+		c.area = l.next + 32;
+		run_all_orders(&c, n, 300 + (uint64_t)v);
+	}
+}
+END_TEST
+
+/* f16 segment boundaries are rounded up to 16 elements (32 bytes). */
+START_TEST(test_ring_f16_boundaries)
+{
+	/* SIZE 40 on 4 ranks: f16 [0,16) [16,32) [32,32) [32,40);
+	 * f32 (floor): [0,10) [10,20) [20,30) [30,40) */
+	static const uint64_t want[2][4][2] = {
+		{ { 20, 10 }, { 30, 10 }, { 0, 10 }, { 10, 10 } },
+		{ { 0, 0 }, { 32, 8 }, { 0, 16 }, { 16, 16 } },
+	};
+
+	for (int f16 = 0; f16 < 2; f16++) {
+		for (int r = 0; r < 4; r++) {
+			struct layout l = { 0 };
+			struct coll_args a;
+			struct prog *p;
+			const struct uop *load = NULL;
+			size_t esz = f16 ? 2 : 4;
+
+			ring_args(&a, &l, 4, IMPL_COMPOSITE, f16 ? DT_F16 : DT_F32,
+			    40);
+			p = coll_build(&a, 4, r);
+			/* RS row 0 of rank r reduces segment (r - 2) mod 4 */
+			for (size_t i = 0; i < p->nops && load == NULL; i++) {
+				if (strcmp(prog_str_at(p, p->ops[i].name),
+					"allreduce.rs.row0.chunk0.load") == 0)
+					load = &p->ops[i];
+			}
+			if (want[f16][r][1] == 0) {
+				ck_assert_ptr_null(load);
+			} else {
+				ck_assert_ptr_nonnull(load);
+				ck_assert_uint_eq(load->src,
+				    a.buf.off + want[f16][r][0] * esz);
+				ck_assert_uint_eq(load->count, want[f16][r][1]);
+			}
+			prog_free(p);
+		}
+	}
+}
+END_TEST
+
+/* Builtins on more than 16 ranks return at once: nothing is done. */
+START_TEST(test_builtin_over_16_ranks)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog *p;
+
+	base_args(&a, COLL_ALLREDUCE);
+	a.impl = IMPL_BUILTIN;
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)100);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)17, (uint64_t)1);
+	ck_assert_int_eq(coll_validate(&a, 17, NULL, NULL), 0);
+	ck_assert_ptr_nonnull(coll_warning(&a, 17));
+	p = coll_build(&a, 17, 3);
+	ck_assert_uint_eq(p->nops, 0);
+	prog_free(p);
+	a.kind = COLL_BARRIER;
+	p = coll_build(&a, 17, 16);
+	ck_assert_uint_eq(p->nops, 0);
+	prog_free(p);
+	a.impl = IMPL_COMPOSITE;
+	p = coll_build(&a, 17, 16);
+	ck_assert_uint_eq(p->nops, 2 * 16 + 16);
+	prog_free(p);
+}
+END_TEST
+
+/* ---- negative controls: the harness itself catches broken protocols --- */
+
+START_TEST(test_sim_detects_deadlock)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct sim *s;
+	char *cause = NULL;
+	struct prog *p;
+
+	ring_args(&a, &l, 3, IMPL_COMPOSITE, DT_F32, 10);
+	s = sim_new(3, l.next);
+	for (int r = 0; r < 3; r++) {
+		p = coll_build(&a, 3, r);
+		if (r == 2) {
+			/* drop rank 2's first notify: rank 0 never gets it */
+			ck_assert_int_eq(p->ops[0].kind, UOP_NOTIFY);
+			memmove(p->ops, p->ops + 1, (p->nops - 1) * sizeof *p->ops);
+			p->nops--;
+		}
+		sim_push(s, r, p);
+	}
+	ck_assert_int_eq(sim_run(s, SIM_RANDOM, 3, &cause), -1);
+	ck_assert_ptr_nonnull(strstr(cause, "deadlock"));
+	ck_assert_ptr_nonnull(strstr(cause, "rank 0"));
+	free(cause);
+	sim_free(s);
+}
+END_TEST
+
+START_TEST(test_wrong_counts_mismatches)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	float e[4] = { 1, 2, 3, 4 }, g[4] = { 1, 2.0000002f, 3.5f, NAN };
+	uint16_t he[2] = { f16_from_f32(1.0f), f16_from_f32(8.0f) };
+	uint16_t hg[2] = { f16_from_f32(1.0f), f16_from_f32(8.0f + 1.0f) };
+	float c[2] = { 0.0f, 1.0f }, d[2] = { -0.0f, 1.0f };
+
+	base_args(&a, COLL_ALLREDUCE);
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)4);
+	/* a rounding-sized difference passes, a whole operand does not */
+	ck_assert_uint_eq(coll_wrong(&a, 4, e, g, 4), 2);
+	a.buf.dtype = DT_F16;
+	ck_assert_uint_eq(coll_wrong(&a, 4, he, hg, 2), 1);
+	/* copies are bit-exact */
+	a.kind = COLL_BROADCAST;
+	a.buf.dtype = DT_F32;
+	ck_assert_uint_eq(coll_wrong(&a, 4, c, d, 2), 1);
+}
+END_TEST
+
+/* ---- validation messages ----------------------------------------------- */
+
+struct vcase {
+	const char *msg;	/* NULL: must pass */
+	enum coll_arg bad;
+};
+
+static void
+expect_msg(const struct coll_args *a, int n, const char *msg,
+    enum coll_arg bad)
+{
+	char *cause = NULL;
+	enum coll_arg which = CARG_NONE;
+	int rc = coll_validate(a, n, &cause, &which);
+
+	if (msg == NULL) {
+		ck_assert_msg(rc == 0, "unexpected error: %s", cause);
+		ck_assert_ptr_null(cause);
+		return;
+	}
+	ck_assert_msg(rc == -1, "accepted, expected '%s'", msg);
+	ck_assert_str_eq(cause, msg);
+	ck_assert_int_eq(which, bad);
+	free(cause);
+}
+
+START_TEST(test_validate_allreduce)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+
+	base_args(&a, COLL_ALLREDUCE);
+	a.mode = MODE_RING;
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1022);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)1);
+	expect_msg(&a, 4, "ring allreduce needs a signal of shape [6,4], got "
+	    "[4,1]", CARG_SIG);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)7, (uint64_t)4);
+	expect_msg(&a, 4, "ring allreduce needs a signal of shape [6,4], got "
+	    "[7,4] (the impl=builtin shape, with its final barrier row)",
+	    CARG_SIG);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 4, "builtin ring allreduce needs numel divisible by 4, "
+	    "got 1022", CARG_BUF);
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1024);
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)6, (uint64_t)4);
+	expect_msg(&a, 4, "builtin ring allreduce needs a signal of shape "
+	    "[7,4], got [6,4] (the composite ring shape; the builtin has a "
+	    "final barrier row)", CARG_SIG);
+	a.impl = IMPL_COMPOSITE;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.sig.name = "flag";
+	a.sig.dtype = DT_F32;
+	expect_msg(&a, 4, "signal 'flag' must be i32, got f32", CARG_SIG);
+	a.sig.dtype = DT_I32;
+	a.has_sig = false;
+	expect_msg(&a, 4, "ring allreduce needs an explicit signal of shape "
+	    "[6,4] (only mesh synthesizes one)", CARG_SIG);
+	a.has_sig = true;
+	expect_msg(&a, 1, "ring allreduce needs at least 2 ranks (its signal "
+	    "would be [0,1])", CARG_OPTION);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 17, "builtin ring allreduce supports at most 16 ranks "
+	    "(world has 17)", CARG_OPTION);
+	a.op = RED_MAX;
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)7, (uint64_t)4);
+	expect_msg(&a, 4, "builtin ring allreduce supports only op=sum on f32, "
+	    "got op=max on f32 (set strict off to allow it)", CARG_OPTION);
+	ck_assert_ptr_null(coll_strict_lifted(&a));
+	a.strict = false;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	ck_assert_ptr_nonnull(coll_strict_lifted(&a));
+
+	/* mesh */
+	base_args(&a, COLL_ALLREDUCE);
+	a.buf = win(&l, "buf", DT_BF16, 2, (uint64_t)4, (uint64_t)8);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)1);
+	expect_msg(&a, 4, "mesh allreduce supports f16 and f32, got bf16 (set "
+	    "strict off to allow it)", CARG_BUF);
+	a.strict = false;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	ck_assert_ptr_nonnull(coll_strict_lifted(&a));
+	a.buf.dtype = DT_U8;
+	expect_msg(&a, 4, "mesh allreduce cannot reduce the untyped window "
+	    "'buf' (allocate it with a dtype)", CARG_BUF);
+	a.buf.dtype = DT_F16;
+	a.strict = true;
+	ck_assert_ptr_null(coll_strict_lifted(&a));
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)6, (uint64_t)4);
+	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
+	    "[6,4] (shaped for a ring allreduce)", CARG_SIG);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)3, (uint64_t)1);
+	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
+	    "[3,1]", CARG_SIG);
+	a.sig = win(&l, "sig", DT_I32, 1, (uint64_t)4);
+	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
+	    "[4] (a rank-1 signal is for impl=builtin)", CARG_SIG);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)8, (uint64_t)2);
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.sig = win(&l, "sig", DT_I32, 3, (uint64_t)4, (uint64_t)1,
+	    (uint64_t)1);
+	expect_msg(&a, 4, "builtin mesh allreduce needs a signal of shape [4] "
+	    "or [4,1], got [4,1,1]", CARG_SIG);
+	a.sig = a.buf;
+	a.sig.dtype = DT_I32;
+	a.sig.ndim = 1;
+	a.sig.shape[0] = a.sig.count = 4;
+	expect_msg(&a, 4, "builtin mesh allreduce needs BUF and SIG to be "
+	    "different windows", CARG_SIG);
+	/* a larger signal is fine; more than 16 ranks is a silent no-op */
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)20, (uint64_t)1);
+	expect_msg(&a, 17, NULL, CARG_NONE);
+	ck_assert_ptr_nonnull(coll_warning(&a, 17));
+	ck_assert_ptr_null(coll_warning(&a, 16));
+	a.impl = IMPL_COMPOSITE;
+	ck_assert_ptr_null(coll_warning(&a, 17));
+}
+END_TEST
+
+START_TEST(test_validate_others)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct win_ref sig4 = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)1);
+
+	base_args(&a, COLL_BROADCAST);
+	a.buf = win(&l, "buf", DT_F16, 1, (uint64_t)256);
+	a.sig = sig4;
+	a.root = 5;
+	expect_msg(&a, 4, "root 5 out of range (world has 4 ranks)",
+	    CARG_OPTION);
+	a.root = -1;
+	expect_msg(&a, 4, "root -1 out of range (world has 4 ranks)",
+	    CARG_OPTION);
+	a.root = 3;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 4, "builtin broadcast supports only f32, got f16 (set "
+	    "strict off to allow it)", CARG_BUF);
+	a.has_sig = false;
+	a.strict = false;
+	expect_msg(&a, 4, "builtin broadcast needs a signal window", CARG_SIG);
+
+	base_args(&a, COLL_ALLGATHER);
+	a.src = win(&l, "src", DT_F32, 1, (uint64_t)256);
+	a.buf = win(&l, "dst", DT_F32, 1, (uint64_t)256);
+	a.sig = sig4;
+	expect_msg(&a, 4, "allgather needs DST of shape [4,256], got [256]",
+	    CARG_BUF);
+	a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)4, (uint64_t)256);
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.src = a.buf;
+	expect_msg(&a, 4, "allgather needs SRC of shape [1,SIZE] or [SIZE], got "
+	    "[4,256]", CARG_SRC);
+	a.src.ndim = 1;
+	a.src.shape[0] = a.src.count = 256;
+	expect_msg(&a, 4, "allgather needs SRC and DST to be different windows",
+	    CARG_SRC);
+	a.src = win(&l, "src", DT_F16, 2, (uint64_t)1, (uint64_t)256);
+	expect_msg(&a, 4, "allgather needs SRC and DST of one dtype, got f16 "
+	    "and f32", CARG_SRC);
+
+	base_args(&a, COLL_ALL_TO_ALL);
+	a.src = win(&l, "src", DT_F32, 2, (uint64_t)4, (uint64_t)16);
+	a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)4, (uint64_t)17);
+	a.sig = sig4;
+	expect_msg(&a, 4, "all_to_all needs DST of shape [4,16], got [4,17]",
+	    CARG_BUF);
+	a.src = win(&l, "src", DT_F32, 1, (uint64_t)64);
+	expect_msg(&a, 4, "all_to_all needs SRC of shape [4,SIZE], got [64]",
+	    CARG_SRC);
+
+	base_args(&a, COLL_REDUCE_SCATTER);
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1024);
+	a.sig = sig4;
+	expect_msg(&a, 4, "reduce_scatter needs BUF of shape [4,SIZE], got "
+	    "[1024]", CARG_BUF);
+	a.buf = win(&l, "buf", DT_F32, 2, (uint64_t)2, (uint64_t)512);
+	expect_msg(&a, 4, "reduce_scatter needs BUF of shape [4,512], got "
+	    "[2,512]", CARG_BUF);
+	a.buf = win(&l, "buf", DT_BF16, 2, (uint64_t)4, (uint64_t)256);
+	a.op = RED_PROD;
+	expect_msg(&a, 4, "reduce_scatter supports only op=sum, got op=prod "
+	    "(set strict off to allow it)", CARG_OPTION);
+	a.op = RED_SUM;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 4, "builtin reduce_scatter supports only f32, got bf16 "
+	    "(set strict off to allow it)", CARG_BUF);
+
+	base_args(&a, COLL_BARRIER);
+	a.sig = win(&l, "sig", DT_I32, 1, (uint64_t)4);
+	expect_msg(&a, 4, "barrier needs a signal of shape [4,1], got [4] (a "
+	    "rank-1 signal is for impl=builtin)", CARG_SIG);
+	a.impl = IMPL_BUILTIN;
+	expect_msg(&a, 4, NULL, CARG_NONE);
+	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)2);
+	expect_msg(&a, 4, "builtin barrier needs a signal of shape [4] or "
+	    "[4,1], got [4,2]", CARG_SIG);
+	a.sig = win(&l, "sig", DT_I16, 2, (uint64_t)4, (uint64_t)1);
+	a.sig.name = NULL;
+	expect_msg(&a, 4, "signal must be i32, got i16", CARG_SIG);
+}
+END_TEST
+
+/* ---- size and speed of large programs ---------------------------------- */
+
+static size_t
+prog_bytes(const struct prog *p)
+{
+	size_t b = sizeof *p + p->aops * sizeof *p->ops +
+	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
+
+	for (size_t i = 0; i < p->nstrs; i++)
+		b += strlen(p->strs[i]) + 1 + 16; /* + malloc overhead */
+	return b;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+START_TEST(test_large_ring_build)
+{
+	struct layout l = { 0 };
+	struct coll_args a;
+	double t0, dt, worst = 0;
+	size_t bytes = 0;
+
+	ring_args(&a, &l, 4, IMPL_COMPOSITE, DT_F32, (uint64_t)16 << 20);
+	ck_assert_int_eq(coll_validate(&a, 4, NULL, NULL), 0);
+	for (int r = 0; r < 4; r++) {
+		struct prog *p;
+
+		t0 = now();
+		p = coll_build(&a, 4, r);
+		dt = now() - t0;
+		worst = dt > worst ? dt : worst;
+		bytes = prog_bytes(p);
+		/* 6 rows x 1024 sub-chunks x (12 barrier ops + 3 or 2) + 18 */
+		ck_assert_uint_eq(p->nops, 3 * 1024 * 15 + 3 * 1024 * 14 + 18);
+		prog_free(p);
+	}
+	printf("64 MiB f32 ring allreduce on 4 ranks: %.1f ms per rank, "
+	    "%.1f MB\n", worst * 1e3, (double)bytes / 1e6);
+	ck_assert_msg(bytes < 10u << 20, "program takes %zu bytes", bytes);
+	/* generous: timing is asserted only outside valgrind */
+	if (getenv("VALGRIND") == NULL)
+		ck_assert_msg(worst < 0.5, "build took %.3f s", worst);
+}
+END_TEST
+
+/* A few MB of f32 through the mesh on 2 ranks (16 KiB chunks). */
+START_TEST(test_mesh_few_mb)
+{
+	struct layout l = { 0 };
+	struct ccase c;
+
+	memset(&c, 0, sizeof c);
+	base_args(&c.a, COLL_ALLREDUCE);
+	c.a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1 << 20);
+	c.a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)2, (uint64_t)1);
+	c.area = l.next;
+	c.mode = FILL_FRACTION;
+	run_case(&c, 2, 1, SIM_RANDOM, 99);
+	run_case(&c, 2, 1, SIM_ROUND_ROBIN, 98);
+	c.a.mode = MODE_RING;
+	c.a.sig = win(&l, "ring", DT_I32, 2, (uint64_t)2, (uint64_t)2);
+	c.area = l.next;
+	run_case(&c, 2, 1, SIM_RANDOM, 97);
+}
+END_TEST
+
+START_TEST(test_names_and_busbw)
+{
+	enum coll_kind k;
+
+	for (int i = 0; i < COLL__COUNT; i++) {
+		ck_assert_int_eq(coll_kind_from_name(coll_kind_name(i), &k), 0);
+		ck_assert_int_eq(k, i);
+	}
+	ck_assert_int_eq(coll_kind_from_name("allreduc", &k), -1);
+	ck_assert_str_eq(coll_kind_name(COLL_ALL_TO_ALL), "all_to_all");
+	ck_assert(fabs(coll_busbw_factor(COLL_ALLREDUCE, 8) - 1.75) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_ALLREDUCE, 1)) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_ALLGATHER, 4) - 0.75) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_REDUCE_SCATTER, 2) - 0.5) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_ALL_TO_ALL, 4) - 0.75) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_BROADCAST, 4) - 1) < 1e-12);
+	ck_assert(fabs(coll_busbw_factor(COLL_BARRIER, 4) - 1) < 1e-12);
+}
+END_TEST
+
+static Suite *
+coll_suite(void)
+{
+	Suite *s = suite_create("coll");
+	TCase *tc = tcase_create("protocols");
+	int nw = (int)ARRAY_SIZE(world_sizes);
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_allreduce, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
+	tcase_add_loop_test(tc, test_barrier, 0, nw);
+	tcase_add_loop_test(tc, test_broadcast, 0, nw);
+	tcase_add_loop_test(tc, test_allgather, 0, nw);
+	tcase_add_loop_test(tc, test_all_to_all, 0, nw);
+	tcase_add_loop_test(tc, test_reduce_scatter, 0, nw);
+	tcase_add_loop_test(tc, test_signal_shapes, 0, nw);
+	tcase_add_test(tc, test_many_interleavings);
+	tcase_add_test(tc, test_ring_uniform_barriers);
+	tcase_add_test(tc, test_ring_f16_boundaries);
+	tcase_add_test(tc, test_builtin_over_16_ranks);
+	tcase_add_test(tc, test_ring_names);
+	tcase_add_test(tc, test_mesh_names);
+	tcase_add_test(tc, test_broadcast_latent_race);
+	tcase_add_test(tc, test_sim_detects_deadlock);
+	tcase_add_test(tc, test_wrong_counts_mismatches);
+	tcase_add_test(tc, test_validate_allreduce);
+	tcase_add_test(tc, test_validate_others);
+	tcase_add_test(tc, test_large_ring_build);
+	tcase_add_test(tc, test_mesh_few_mb);
+	tcase_add_test(tc, test_names_and_busbw);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(coll_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
