@@ -78,6 +78,8 @@ struct coll_args {
 };
 
 const char *coll_kind_name(enum coll_kind k);
+/* The program title: "allreduce(ring)", "broadcast(root=1)", "barrier". */
+void coll_title(const struct coll_args *a, char *buf, size_t len);
 int coll_kind_from_name(const char *s, enum coll_kind *out);
 
 /* 0, or -1 with *cause (and *bad, if not NULL) set. */

@@ -103,6 +103,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		enum stop_reason why = STOP_NONE;
 		uint32_t bp = 0;
 
+		atomic_store(&b->ctl_seen, ctl);
 		if (atomic_exchange(&b->abort, 0))
 			return GATE_ABORT;
 		if (forced != STOP_NONE) {
@@ -139,6 +140,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
 	int status = DONE_OK;
+	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
+							 * if gate_active lags */
 	uint32_t pc = 0;
 
 	memset(di, 0, sizeof *di);
@@ -169,12 +172,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
 		seg_write_cur(b, u, NULL);
 		if (atomic_load_explicit(active, memory_order_relaxed) ||
-		    forced != STOP_NONE) {
+		    forced != STOP_NONE || first) {
 			if (gate(rc, pc, u, forced) == GATE_ABORT) {
 				status = DONE_ABORTED;
 				break;
 			}
 			forced = STOP_NONE;
+			first = 0;
 		}
 		rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
 		if (rc_ == EXEC_INTERRUPTED) {

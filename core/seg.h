@@ -105,6 +105,9 @@ struct seg_rank {
 	_Atomic uint32_t stop_reason;	/* enum stop_reason, when stopped */
 	_Atomic uint32_t stop_break;	/* breakpoint id, when STOP_BREAK */
 	_Atomic uint32_t cur_seq;	/* seqlock over cur and title */
+	_Atomic uint32_t ctl_seen;	/* the ctl value the gate last acted on:
+					 * stopped with ctl_seen != ctl means a
+					 * reaction to the shell is pending */
 	int32_t pid;
 	uint32_t reserved0;
 	struct uop cur;			/* the current micro-op */

@@ -123,7 +123,9 @@ cmd_ranks_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-static const char *const info_keywords[] = { "ranks", "windows", NULL };
+static const char *const info_keywords[] = { "ranks", "windows", "breaks",
+	NULL };
+
 
 static enum cmd_retval
 cmd_info_exec(struct cmdctx *ctx)
@@ -138,7 +140,11 @@ cmd_info_exec(struct cmdctx *ctx)
 		print_windows(ctx->s);
 		return CMD_OK;
 	}
-	arg_error(ctx, 0, "unknown info topic '%s' (expected ranks or windows)", what);
+	if (strcmp(what, "breaks") == 0 || strcmp(what, "break") == 0) {
+		breaks_list(ctx->s);
+		return CMD_OK;
+	}
+	arg_error(ctx, 0, "unknown info topic '%s' (expected ranks, windows or breaks)", what);
 	return CMD_ERROR;
 }
 
@@ -184,8 +190,8 @@ const struct cmd_entry cmd_ranks_entry = {
 };
 
 const struct cmd_entry cmd_info_entry = {
-	.name = "info", .usage = "ranks|windows",
-	.summary = "information about ranks or windows",
+	.name = "info", .usage = "ranks|windows|breaks",
+	.summary = "information about ranks, windows or breakpoints",
 	.example = "info ranks", .group = GRP_WORLD, .min_args = 1,
 	.max_args = 1, .flags = CMD_TARGETS, .keywords = info_keywords,
 	.exec = cmd_info_exec,

@@ -133,15 +133,27 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 	seg_read_cur(b, &cur, title, sizeof title);
 	pc = atomic_load(&b->pc);
 	nops = atomic_load(&b->nops);
-	if (nops > 1 || (j->flags & JOB_COLL))
-		strbuf_addf(sb, "%s %u/%u: ", title, pc + 1, nops);
 	if (j->prog != NULL && pc < j->prog->nops)
 		cur = j->prog->ops[pc];
+	if (nops > 1 || (j->flags & JOB_COLL)) {
+		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
+		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, pc + 1, nops,
+		    phase[0] ? " " : "", phase);
+	}
+	if (nops == 0) {
+		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
+		return;
+	}
 	describe_uop(s, &cur, r, sb);
-	if (st == RS_BLOCKED) {
-		uint64_t off = atomic_load(&b->wait_off);
-		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));
+	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
+		/* the cell now: why it blocks, or whether it will */
+		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));
 		strbuf_addf(sb, " (now %d)", v);
 	}
-	(void)verbose;
+	if (verbose && st == RS_STOPPED &&
+	    atomic_load(&b->stop_reason) == STOP_BREAK)
+		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
+	else if (verbose && st == RS_STOPPED &&
+	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+		strbuf_addstr(sb, "  [interrupted]");
 }

@@ -343,7 +343,7 @@ session_submit_coll(struct session *s, const struct coll_args *a,
 
 /* Collective bookkeeping lives with the collective commands. */
 void coll_job_done(struct session *s, struct job *j, int status,
-    const struct done_info *di, const char *text) __attribute__((weak));
+    const struct done_info *di, const char *text);
 
 static void
 job_done(struct session *s, int r, const struct msg_hdr *h,
@@ -363,8 +363,7 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 		out_event(r, "[rank %d] %s failed: %s", r, j->desc,
 		    text[0] ? text : "unknown error");
 	} else if (j->flags & JOB_COLL) {
-		if (coll_job_done != NULL)
-			coll_job_done(s, j, h->status, di, text);
+		coll_job_done(s, j, h->status, di, text);
 	} else if (j->flags & JOB_WAIT) {
 		out_event(r, "[rank %d] %s %s (value %d)", r, j->desc,
 		    h->status == DONE_ABORTED ? "interrupted" :
@@ -428,7 +427,7 @@ rank_gone(struct session *s, int r)
 	while (rp->jobs != NULL) {
 		struct job *j = rp->jobs;
 		rp->jobs = j->next;
-		if ((j->flags & JOB_COLL) && coll_job_done != NULL)
+		if (j->flags & JOB_COLL)
 			coll_job_done(s, j, -1, NULL, "rank died");
 		job_free(j);
 	}
@@ -546,7 +545,7 @@ rank_settled(struct session *s, int r)
 		return 0;	/* about to react to the shell */
 	st = (enum rank_state)atomic_load(&b->state);
 	if (st == RS_STOPPED)
-		return 1;
+		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
 	if (st == RS_BLOCKED) {
 		uint64_t off = atomic_load(&b->wait_off);
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));

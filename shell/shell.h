@@ -83,6 +83,8 @@ struct session {
 	uint64_t last_progress;	/* sum of board progress (watchdog) */
 	uint64_t idle_since;
 	int watchdog_fired;
+	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
+	uint32_t next_break;	/* breakpoint ids */
 };
 
 extern struct session *sess;
@@ -272,6 +274,17 @@ int repl_run(struct session *s);
 extern const char *colldb_argv0;
 
 
+/* ---- cmd-step.c --------------------------------------------------------------- */
+
+/* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
+ * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
+void where_line(struct session *s, int r, struct strbuf *sb);
+/* cmd-break.c: the `info breaks` list. */
+void breaks_list(struct session *s);
+/* cmd-plan.c: print a program as `plan` does. */
+void plan_print(struct session *s, const struct prog *p, int rank,
+    const char *indent);
+
 /* ---- submit.c: send a command's programs and report on them -------------- */
 
 /* Send p (owned) to rank r on behalf of the running command; says so if
@@ -288,5 +301,33 @@ struct prog *prog_one(const char *title, const struct uop *u);
 /* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
 int settings_try(struct cmdctx *ctx, enum cmd_retval *rv);
 void settings_init(struct settings *set);
+
+
+/* ---- coll-args.c / cmd-coll.c: collectives -------------------------------- */
+
+/* A parsed collective call. */
+struct coll_call {
+	struct coll_args a;
+	int check;		/* `check` given */
+	int json;		/* `json` given (bench) */
+	size_t argpos[5];	/* argument index per enum coll_arg */
+	int synth;		/* mesh allreduce without a signal */
+	char synth_name[SEG_NAME_MAX];
+	char names[3][SEG_NAME_MAX];	/* copies of buf/src/sig names */
+};
+
+/* Parse `COLL ARGS...` starting at argument `first` (the collective's name
+ * is argument first-1 or given by kind); validates with PyPTO's rules.
+ * extra_ok lets a caller (bench) accept more key=value options, which are
+ * left for it: *extra receives a bitmask of argument indexes skipped. */
+int coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
+    struct coll_call *cc, const char *const *extra_keys, uint64_t *extra);
+/* Place the synthesized signal of a mesh allreduce (allocating it unless
+ * dry), so cc->a.sig describes it.  0 or -1 (reported). */
+int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
+/* A collective is queued or running on some rank (its title in *what). */
+int coll_in_progress(struct session *s, const char **what);
+/* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
+int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 
 #endif

@@ -32,6 +32,9 @@ cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 		strbuf_release(&sb);
 		flags |= JOB_ANNOUNCE;
 	}
+	pflags |= s->start_pflags;
+	if (pflags & PROG_F_START)
+		atomic_store(&s->seg.h->gate_active, 1);
 	j = session_submit(s, r, p, desc, flags, pflags, &cause);
 	if (j == NULL) {
 		out_error("%s", cause);

@@ -20,8 +20,8 @@ coll_synth_sig_shape(int nranks, struct win_ref *sig)
 	sig->count = (uint64_t)nranks;
 }
 
-static void
-title(const struct coll_args *a, char *buf, size_t len)
+void
+coll_title(const struct coll_args *a, char *buf, size_t len)
 {
 	const char *impl = a->impl == IMPL_BUILTIN ? "builtin" : NULL;
 
@@ -49,7 +49,7 @@ coll_build(const struct coll_args *a, int nranks, int rank)
 	/* a synthesized signal must have been placed (has_sig false) */
 	if (a->sig.ndim == 0 || a->sig.dtype != DT_I32)
 		BUG("%s built without a signal", coll_kind_name(a->kind));
-	title(a, t, sizeof t);
+	coll_title(a, t, sizeof t);
 	p = prog_new(t);
 	emit_init(&e, p, a, nranks, rank);
 	switch (a->kind) {

@@ -345,6 +345,8 @@ check_data(struct vctx *v)
 	case COLL_ALLGATHER:
 		if (s->count == 0 || s->ndim < 1)
 			return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
+		if (s->off == b->off)	/* the same window twice: say that first */
+			return check_distinct(v, s, "SRC", b, "DST", CARG_SRC);
 		if (s->ndim == 1 || (s->ndim == 2 && s->shape[0] == 1))
 			size = s->count;
 		else
@@ -360,6 +362,8 @@ check_data(struct vctx *v)
 	case COLL_ALL_TO_ALL:
 		if (s->count == 0 || s->ndim < 1)
 			return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
+		if (s->off == b->off)
+			return check_distinct(v, s, "SRC", b, "DST", CARG_SRC);
 		if (s->ndim != 2 || s->shape[0] != n)
 			return fail(v, CARG_SRC, "%s needs SRC of shape [%d,SIZE], "
 			    "got %s", v->what, v->n,

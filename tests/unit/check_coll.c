@@ -23,8 +23,6 @@
 
 #include "../helper/sim.h"
 
-/* common.h's `unused` macro breaks check.h's __attribute__((unused)) */
-#undef unused
 
 static const int world_sizes[] = { 1, 2, 3, 4, 5, 8 };
 

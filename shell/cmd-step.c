@@ -1,0 +1,200 @@
+/*
+ * cmd-step.c - start, step, continue and where: run rank programs one
+ * micro-op at a time.  Control goes through each rank's board slot (mode,
+ * credits, skip_pc) and a kick of its ctl futex; see core/rank.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+void
+where_line(struct session *s, int r, struct strbuf *sb)
+{
+	enum rank_state st = rank_state_of(s, r);
+	size_t mark;
+
+	strbuf_addf(sb, "rank %d: %s", r, rank_state_name(st));
+	if (s->rp[r].death != NULL) {
+		strbuf_addf(sb, "  %s", s->rp[r].death);
+		return;
+	}
+	strbuf_addstr(sb, "  ");
+	mark = sb->len;
+	describe_rank(s, r, sb, 1);
+	if (sb->len == mark)
+		strbuf_setlen(sb, mark - 2);
+}
+
+static const char *const startable[] = { "notify", "wait", "put", "get",
+	"fill", "set", "allreduce", "barrier", "broadcast", "allgather",
+	"reduce_scatter", "all_to_all", NULL };
+
+static enum cmd_retval
+cmd_start_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	const struct cmd_entry *e;
+	char *cause = NULL, *rest, *line;
+	enum cmd_retval rv;
+	int ok = 0, incomplete;
+
+	e = cmd_find(arg(ctx, 0), &cause);
+	if (e == NULL) {
+		arg_error(ctx, 0, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
+	}
+	for (int i = 0; startable[i] != NULL; i++)
+		ok |= strcmp(startable[i], e->name) == 0;
+	if (!ok) {
+		arg_error(ctx, 0, "start needs a rank operation or a collective (notify, wait, put, get, fill, set, allreduce, ...), not '%s'",
+		    e->name);
+		return CMD_ERROR;
+	}
+	rest = words_rest(&ctx->w, ctx->line, 0);
+	line = ctx->explicit_targets && !(e->flags & CMD_ALL_RANKS_ONLY) ?
+	    xasprintf("%s %s", ctx->target_text, rest) : xstrdup(rest);
+	s->start_pflags = PROG_F_START;
+	rv = cmd_run_line(s, line, &incomplete);
+	s->start_pflags = 0;
+	out_set_line(ctx->line);
+	free(line);
+	free(rest);
+	return rv;
+}
+
+/* Let stopped targets go: n credits in step mode, or free running. */
+static int
+release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
+{
+	struct session *s = ctx->s;
+	int any = 0;
+
+	rankset_clear(moved);
+	for (int r = 0; r < s->nranks; r++) {
+		struct seg_rank *b = seg_board(&s->seg, r);
+
+		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
+		    rank_state_of(s, r) != RS_STOPPED)
+			continue;
+		atomic_store(&b->credits, stepping ? n : 0);
+		atomic_store(&b->mode, stepping ? RUN_STEP : RUN_FREE);
+		atomic_store(&b->skip_pc, atomic_load(&b->pc) + 1);
+		rankset_add(moved, r);
+		any = 1;
+	}
+	if (!any) {
+		int busy = 0;
+		for (int r = 0; r < s->nranks; r++)
+			busy |= rankset_has(&ctx->targets, r) && rank_job(s, r) != NULL;
+		out_error("no target rank is stopped%s", busy ?
+		    " (blocked ranks move when their cell changes; see 'where')" :
+		    " (use 'start COMMAND' to run one stopped)");
+		return -1;
+	}
+	session_update_gate(s);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rankset_has(moved, r))
+			seg_ctl_kick(seg_board(&s->seg, r));
+	}
+	return 0;
+}
+
+static void
+report_moved(struct session *s, const struct rankset *moved)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	session_settle(s);
+	out_flush_events();
+	session_update_gate(s);
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(moved, r))
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		out_printf("%s\n", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
+static enum cmd_retval
+cmd_step_exec(struct cmdctx *ctx)
+{
+	struct rankset moved;
+	uint64_t n = 1;
+	char *cause = NULL;
+
+	if (nargs(ctx) == 1 && (parse_uint(arg(ctx, 0), &n, 0, &cause) != 0 ||
+	    n == 0 || n > UINT32_MAX)) {
+		free(cause);
+		arg_error(ctx, 0, "bad step count '%s' (expected a positive number)", arg(ctx, 0));
+		return CMD_ERROR;
+	}
+	if (release(ctx, 1, (uint32_t)n, &moved) != 0)
+		return CMD_ERROR;
+	report_moved(ctx->s, &moved);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_continue_exec(struct cmdctx *ctx)
+{
+	struct rankset moved;
+
+	if (release(ctx, 0, 0, &moved) != 0)
+		return CMD_ERROR;
+	report_moved(ctx->s, &moved);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_where_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		out_printf("%s\n", sb.buf);
+	}
+	strbuf_release(&sb);
+	return CMD_OK;
+}
+
+const struct cmd_entry cmd_start_entry = {
+	.name = "start", .usage = "COMMAND...",
+	.summary = "issue a rank operation or collective with every target stopped before its first micro-op",
+	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
+	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.keywords = startable, .exec = cmd_start_exec,
+};
+
+const struct cmd_entry cmd_step_entry = {
+	.name = "step", .alias = "s", .usage = "[N]",
+	.summary = "each stopped target executes N micro-ops (default 1)",
+	.example = "step 3", .group = GRP_CONTROL, .min_args = 0,
+	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_step_exec,
+};
+
+const struct cmd_entry cmd_continue_entry = {
+	.name = "continue", .alias = "c", .usage = "",
+	.summary = "stopped targets run until done, a breakpoint, or blocked",
+	.example = "continue", .group = GRP_CONTROL, .min_args = 0,
+	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_continue_exec,
+};
+
+const struct cmd_entry cmd_where_entry = {
+	.name = "where", .alias = "bt", .usage = "",
+	.summary = "each rank's position: program, step k/K, phase, micro-op, blocked cell",
+	.example = "where", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_where_exec,
+};
