@@ -1061,9 +1061,13 @@ START_TEST(test_validate_others)
 	    CARG_BUF);
 	a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)4, (uint64_t)256);
 	expect_msg(&a, 4, NULL, CARG_NONE);
-	a.src = a.buf;
+	a.src = a.buf;	/* the same window twice is said first */
+	expect_msg(&a, 4, "allgather needs SRC and DST to be different windows",
+	    CARG_SRC);
+	a.src = win(&l, "src", DT_F32, 2, (uint64_t)4, (uint64_t)256);
 	expect_msg(&a, 4, "allgather needs SRC of shape [1,SIZE] or [SIZE], got "
 	    "[4,256]", CARG_SRC);
+	a.src = a.buf;
 	a.src.ndim = 1;
 	a.src.shape[0] = a.src.count = 256;
 	expect_msg(&a, 4, "allgather needs SRC and DST to be different windows",
