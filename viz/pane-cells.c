@@ -3,10 +3,15 @@
  *
  * A cell is drawn as " VALUE*<R": the value right-aligned, then the
  * awaited slot ('*') and the owed slot ('<' and the owing rank, '+' when
- * several owe) when any cell of the window needs them.  The widths come
- * from the whole window, not the visible part, so columns do not move
- * while scrolling.  2-D shapes [.., C] are cut into groups of C cells with
- * a '|' between groups and a header line naming each group's index.
+ * several owe) once any cell of the window needed them.  The widths come
+ * from the whole window, not the visible part, and never shrink while the
+ * window exists, so columns do not move while scrolling or stepping.
+ *
+ * 2-D shapes [.., C] are cut into groups of C cells with a '|' between
+ * groups and a header line naming each group's index.  When every rank and
+ * cell fit on screen as bands (successive cell ranges stacked, each with
+ * its header and every rank), they are drawn that way; otherwise one band
+ * scrolls (arrows, PgUp/PgDn, '<' '>').
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +56,11 @@ static int	cells_hist_update(struct cells_hist *, const struct snap_win *,
 static void	cells_widths(struct cells_hist *, const struct snap_win *);
 static void	cells_draw(struct pane *, struct screen *,
 		    const struct screen_rect *);
+static int	cells_band(struct screen *, const struct snap *,
+		    const struct snap_win *, const struct cells_hist *,
+		    const struct cells_geom *, int, int, int, int, int, int);
+static int	cells_banded(const struct cells_geom *, const struct snap_win *,
+		    int, int);
 static int	cells_fit(const struct cells_geom *, int, int);
 static int	cells_max_left(const struct cells_geom *, int);
 static void	cells_group_label(const struct snap_win *, int, char *,
@@ -107,29 +117,27 @@ cells_free(struct pane *p)
 	free(d);
 }
 
+/* Widths only grow while a window lives, so columns do not jump. */
 static void
 cells_widths(struct cells_hist *h, const struct snap_win *w)
 {
 	size_t k, n = (size_t)w->nrows * w->ncells;
 	int32_t lo = 0, hi = 0;
-	int by = 0, many = 0;
+	int by = -1, aw = 0;
 
-	h->aw = 0;
-	h->ow = 0;
 	for (k = 0; k < n; k++) {
 		lo = MIN(lo, w->cells[k]);
 		hi = MAX(hi, w->cells[k]);
 		if (w->marks[k] & SNAP_AWAITED)
-			h->aw = 1;
-		if (w->marks[k] & SNAP_OWED) {
-			h->ow = 1;
-			by = MAX(by, w->owed_by[k]);
-			many |= w->marks[k] & SNAP_OWED_MANY;
-		}
+			aw = 1;
+		if (w->marks[k] & SNAP_OWED)
+			by = MAX(by, w->marks[k] & SNAP_OWED_MANY ? 0 :
+			    w->owed_by[k]);
 	}
-	h->vw = MAX(pane_digits(lo), pane_digits(hi));
-	if (h->ow)
-		h->ow = 1 + MAX(pane_digits(by), many ? 1 : 0);
+	h->vw = MAX(h->vw, MAX(pane_digits(lo), pane_digits(hi)));
+	h->aw = MAX(h->aw, aw);
+	if (by >= 0)
+		h->ow = MAX(h->ow, 1 + pane_digits(by));
 }
 
 /* Returns 1 when anything shown for this window changed. */
@@ -148,6 +156,7 @@ cells_hist_update(struct cells_hist *h, const struct snap_win *w,
 		free(h->age);
 		h->age = xcalloc(n + 1, 1);
 		h->live = 0;
+		h->vw = h->aw = h->ow = 0;
 		cells_widths(h, w);
 		return 1;
 	}
@@ -333,6 +342,59 @@ cells_row(struct screen *scr, const struct snap_win *w,
 	}
 }
 
+/*
+ * Draw cells [left, left + vis) of rank rows top .. top + nrows - 1 with
+ * their header at y; returns the row after the last.
+ */
+static int
+cells_band(struct screen *scr, const struct snap *s, const struct snap_win *w,
+    const struct cells_hist *h, const struct cells_geom *g, int lw, int y,
+    int left, int vis, int top, int nrows)
+{
+	char buf[16];
+	int hdr = g->group < w->ncells ? 2 : 1, i, r;
+
+	screen_field(scr, g->x0 - lw - 3, y + hdr - 1, lw + 2, "rank", 1,
+	    SCREEN_DIM);
+	cells_header(scr, w, h, g, y, left, vis);
+	y += hdr;
+	for (i = 0; i < nrows; i++, y++) {
+		r = top + i;
+		if (r >= s->nranks || r >= w->nrows)
+			break;
+		snprintf(buf, sizeof buf, "%d", s->ranks[r].rank);
+		screen_field(scr, g->x0 - lw - 3, y, lw, buf, 1,
+		    s->ranks[r].state == SNAP_BLOCKED ?
+		    SCREEN_BOLD | SCREEN_FG(SCREEN_RED) : SCREEN_BOLD);
+		screen_putc(scr, g->x0 - 2, y,
+		    "IRSBXD"[s->ranks[r].state % SNAP_NSTATES], SCREEN_DIM);
+		cells_row(scr, w, h, g, y, r, left, vis);
+	}
+	return y;
+}
+
+/*
+ * Cells per band when every rank and every cell fit on screen as bands
+ * (successive cell ranges, each with its header and all ranks), or 0.
+ * A 2-D band holds whole groups.
+ */
+static int
+cells_banded(const struct cells_geom *g, const struct snap_win *w,
+    int nranks, int rows)
+{
+	int hdr = g->group < w->ncells ? 2 : 1, per, bands;
+
+	per = cells_fit(g, 0, w->ncells);
+	if (per >= w->ncells)
+		return 0;
+	if (g->group < w->ncells)
+		per -= per % g->group;
+	if (per == 0)
+		return 0;
+	bands = (w->ncells + per - 1) / per;
+	return bands * (hdr + nranks) <= rows ? per : 0;
+}
+
 static void
 cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 {
@@ -344,7 +406,7 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	struct cells_geom g;
 	char shape[64], buf[320];
 	size_t len;
-	int lw, hdr, rows, vis, i, r, y, dd;
+	int lw, hdr, rows, vis, per, i, y, dd;
 
 	screen_fill(scr, &(struct screen_rect){ rc->x, rc->y, rc->w, 1 }, ' ',
 	    SCREEN_REVERSE);
@@ -365,11 +427,13 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	g.stride = 1 + h->vw + h->aw + h->ow;
 	g.group = cells_group(w);
 	hdr = g.group < w->ncells ? 2 : 1;
-	rows = MAX(rc->h - 1 - hdr, 0);
+	per = cells_banded(&g, w, s->nranks, rc->h - 1);
+	rows = per > 0 ? s->nranks : MAX(rc->h - 1 - hdr, 0);
 	v->page = MAX(rows, 1);
 	v->top = MAX(MIN(v->top, s->nranks - rows), 0);
-	v->left = MAX(MIN(v->left, cells_max_left(&g, w->ncells)), 0);
-	vis = cells_fit(&g, v->left, w->ncells);
+	v->left = per > 0 ? 0 :
+	    MAX(MIN(v->left, cells_max_left(&g, w->ncells)), 0);
+	vis = per > 0 ? w->ncells : cells_fit(&g, v->left, w->ncells);
 	d->vis = MAX(vis, 1);
 
 	len = 0;
@@ -389,22 +453,13 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 		    SCREEN_REVERSE);
 
 	y = rc->y + 1;
-	screen_field(scr, rc->x, y + hdr - 1, lw + 2, "rank", 1, SCREEN_DIM);
-	cells_header(scr, w, h, &g, y, v->left, vis);
-
-	for (i = 0; i < rows; i++) {
-		r = v->top + i;
-		if (r >= s->nranks || r >= w->nrows)
-			break;
-		y = rc->y + 1 + hdr + i;
-		snprintf(buf, sizeof buf, "%d", s->ranks[r].rank);
-		screen_field(scr, rc->x, y, lw, buf, 1,
-		    s->ranks[r].state == SNAP_BLOCKED ?
-		    SCREEN_BOLD | SCREEN_FG(SCREEN_RED) : SCREEN_BOLD);
-		screen_putc(scr, rc->x + lw + 1, y,
-		    "IRSBXD"[s->ranks[r].state % SNAP_NSTATES], SCREEN_DIM);
-		cells_row(scr, w, h, &g, y, r, v->left, vis);
+	if (per == 0) {
+		cells_band(scr, s, w, h, &g, lw, y, v->left, vis, v->top, rows);
+		return;
 	}
+	for (i = 0; i < w->ncells; i += per)
+		y = cells_band(scr, s, w, h, &g, lw, y, i,
+		    MIN(per, w->ncells - i), 0, s->nranks);
 }
 
 /*

@@ -23,7 +23,9 @@ struct text_data {
 static void	text_init(struct pane *);
 static void	text_free(struct pane *);
 static void	text_clear(struct text_data *);
-static int	text_rows(const struct text_data *, int, int);
+static int	text_break(const char *, int, int, int, int *);
+static int	text_wrap(const struct text_data *, int, int, struct screen *,
+		    const struct screen_rect *, int);
 static void	text_draw(struct pane *, struct screen *,
 		    const struct screen_rect *);
 static int	text_key(struct pane *, int);
@@ -111,16 +113,54 @@ pane_text_set(struct pane *p, const char *title, const char *text)
 	strbuf_release(&sb);
 }
 
-/* Display lines of line i at width iw (>= 1): long lines wrap. */
+/*
+ * Where the display line starting at l[from] ends when w columns are
+ * free: at the end, or after the last space that fits, or (one long word)
+ * at w.  *next is where the following display line starts.
+ */
 static int
-text_rows(const struct text_data *d, int i, int iw)
+text_break(const char *l, int len, int from, int w, int *next)
 {
-	int len = (int)strlen(d->lines[i]);
+	int k;
 
-	if (len <= iw)
-		return 1;
-	/* Continuations are indented by TEXT_INDENT. */
-	return 1 + (len - iw + (iw - TEXT_INDENT) - 1) / (iw - TEXT_INDENT);
+	if (len - from <= w) {
+		*next = len;
+		return len;
+	}
+	for (k = from + w; k > from; k--)
+		if (l[k] == ' ') {
+			*next = k + 1;
+			while (*next < len && l[*next] == ' ')
+				(*next)++;
+			return k;
+		}
+	*next = from + w;
+	return from + w;
+}
+
+/*
+ * Count the display lines of line i at width iw (continuations indented
+ * by TEXT_INDENT); when s is not NULL also draw those inside the scrolled
+ * view, the first being display line y.
+ */
+static int
+text_wrap(const struct text_data *d, int i, int iw, struct screen *s,
+    const struct screen_rect *in, int y)
+{
+	const char *l = d->lines[i];
+	int len = (int)strlen(l), from = 0, end, next, n = 0, w, x;
+
+	do {
+		w = n == 0 ? iw : iw - TEXT_INDENT;
+		x = n == 0 ? 1 : 1 + TEXT_INDENT;
+		end = text_break(l, len, from, w, &next);
+		if (s != NULL && y + n >= d->off && y + n < d->off + in->h)
+			screen_putn(s, in->x + x, in->y + y + n - d->off,
+			    l + from, end - from, 0);
+		n++;
+		from = next;
+	} while (from < len);
+	return n;
 }
 
 static void
@@ -128,14 +168,13 @@ text_draw(struct pane *p, struct screen *s, const struct screen_rect *rc)
 {
 	struct text_data *d = p->data;
 	struct screen_rect box, in;
-	const char *l;
 	char foot[64];
-	int i, k, n, y, bw, bh, iw, total, len, off;
+	int i, y, bw, bh, iw, total;
 
 	bw = MIN(MAX(d->width, (int)strlen(d->title) + 4) + 4, rc->w);
 	iw = MAX(bw - 4, TEXT_INDENT + 1);
 	for (i = total = 0; i < d->nlines; i++)
-		total += text_rows(d, i, iw);
+		total += text_wrap(d, i, iw, NULL, NULL, 0);
 	bh = MIN(total + 2, rc->h);
 	box = (struct screen_rect){ rc->x + (rc->w - bw) / 2,
 		rc->y + (rc->h - bh) / 2, bw, bh };
@@ -157,19 +196,8 @@ text_draw(struct pane *p, struct screen *s, const struct screen_rect *rc)
 		    box.y + box.h - 1, foot, SCREEN_BOLD);
 	}
 	screen_clip(s, &in);
-	for (i = y = 0; i < d->nlines && y < d->off + in.h; i++) {
-		l = d->lines[i];
-		len = (int)strlen(l);
-		n = text_rows(d, i, iw);
-		for (k = 0; k < n; k++, y++) {
-			if (y < d->off || y >= d->off + in.h)
-				continue;
-			off = k == 0 ? 0 : iw + (k - 1) * (iw - TEXT_INDENT);
-			screen_putn(s, in.x + 1 + (k > 0 ? TEXT_INDENT : 0),
-			    in.y + y - d->off, l + MIN(off, len),
-			    k == 0 ? iw : iw - TEXT_INDENT, 0);
-		}
-	}
+	for (i = y = 0; i < d->nlines && y < d->off + in.h; i++)
+		y += text_wrap(d, i, iw, s, &in, y);
 	screen_clip(s, rc);
 }
 

@@ -204,7 +204,8 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 				return cause_set(ps->cause,
 				    "line %d: too many cells", ps->line);
 		ps->w = snap_add_win(s, w, nd, shape);
-	} else if (ps->w == NULL) {
+	} else if (ps->w == NULL && (strcmp(kw, "row") == 0 ||
+	    strcmp(kw, "await") == 0 || strcmp(kw, "owe") == 0)) {
 		return cause_set(ps->cause, "line %d: %s before any 'win'",
 		    ps->line, kw);
 	} else if (strcmp(kw, "row") == 0) {
