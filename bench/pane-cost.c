@@ -76,6 +76,14 @@ seg_snapshot(void *arg, struct snap *out)
 
 static const struct watch_source seg_source = { .snapshot = seg_snapshot };
 
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: pane-cost [-a] [-s SECS] [-r RANKS] "
+	    "[-c CELLS] [-g COLSxROWS]\n");
+	return 2;
+}
+
 static double
 cpu_seconds(void)
 {
@@ -182,15 +190,15 @@ main(int argc, char **argv)
 			break;
 		case 'g':
 			if (sscanf(optarg, "%dx%d", &cols, &rows) != 2)
-				goto usage;
+				return usage();
 			break;
 		default:
-			goto usage;
+			return usage();
 		}
 	}
 	if (g.nranks < 1 || g.ncells < 1 || secs <= 0 || cols < 1 ||
 	    rows < 1)
-		goto usage;
+		return usage();
 	g.cells = calloc((size_t)g.nranks * g.ncells, sizeof *g.cells);
 	if (g.cells == NULL)
 		return 1;
@@ -201,8 +209,4 @@ main(int argc, char **argv)
 	run(&g, cols, rows, 1, secs);
 	free(g.cells);
 	return 0;
-usage:
-	fprintf(stderr, "usage: pane-cost [-a] [-s SECS] [-r RANKS] "
-	    "[-c CELLS] [-g COLSxROWS]\n");
-	return 2;
 }

@@ -15,9 +15,11 @@
  * were there before viz_init()) and then raise the signal again, so it
  * takes its previous action: by default the process dies of that signal
  * with the terminal sane; a handler the caller had installed (say the
- * shell's SIGINT) runs instead, and viz_active() then returns 0.  Signals
- * ignored at viz_init() time stay ignored.  SIGWINCH is caught to notice
- * resizes (VIZ_KEY_RESIZE).
+ * shell's SIGINT, reached by ^C since the pane runs in cbreak mode) runs
+ * instead, and viz_active() then returns 0 (watch_run() returns
+ * WATCH_INTERRUPTED).  Signals ignored at viz_init() time stay ignored.
+ * SIGWINCH is caught to notice resizes (VIZ_KEY_RESIZE); SIGTSTP (^Z) is
+ * left to ncurses, which restores the terminal and redraws on resume.
  */
 #ifndef COLLDB_VIZ_VIZ_H
 #define COLLDB_VIZ_VIZ_H

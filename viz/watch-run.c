@@ -56,8 +56,8 @@ watch_run(const struct watch_source *src, void *arg,
 	next = watch_now_ms() + period;
 	for (;;) {
 		if (!viz_active()) {
-			snprintf(watch_errbuf, sizeof watch_errbuf,
-			    "terminal released by a signal");
+			/* A signal went on to the caller's own handler. */
+			rc = WATCH_INTERRUPTED;
 			goto out;
 		}
 		if (bits & VIZ_QUIT)

@@ -90,6 +90,10 @@ enum watch_result {
 	WATCH_ERROR = -1,	/* see watch_error() */
 	WATCH_QUIT = 0,		/* the user pressed q */
 	WATCH_ENDED = 1,	/* the snapshot callback said the session ended */
+	WATCH_INTERRUPTED = 2,	/* SIGINT/SIGTERM/SIGHUP reached a handler
+				   the caller had installed (e.g. ^C with
+				   the shell's SIGINT handler): the terminal
+				   was restored and that handler ran */
 };
 
 /*

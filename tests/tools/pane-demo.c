@@ -2,19 +2,22 @@
  * pane-demo.c - the real curses watch pane on a synthetic, changing
  * session (for tests/viz/tmux-pane.sh and for looking at the pane).
  *
- * usage: pane-demo [-rt] [-n RANKS] [-c CELLS] [-i MS] [-e SNAPS]
+ * usage: pane-demo [-Irt] [-n RANKS] [-c CELLS] [-i MS] [-e SNAPS]
  *                  [-S MS] [-p PIDFILE]
  *   -n  ranks (default 4)            -c  cells of the 1-D "flags" window
  *   -i  refresh period in ms         -r  read-only
  *   -t  show seconds in state        -e  the session ends after SNAPS
  *   -S  dereference NULL after MS ms (tests the SIGSEGV path)
  *   -p  write our pid to PIDFILE
+ *   -I  install a SIGINT handler first, as the shell does
  *
  * A fake ring runs: every snapshot advances a tick while running; 's'
  * pauses and advances one tick, 'c' runs again.  The status line shows the
- * tick.  Exit: 0 after q, 3 when the session ended, 2 on error; a line on
- * stdout says which (printed after the terminal is restored).
+ * tick.  Exit: 0 after q, 3 when the session ended, 4 when interrupted
+ * (-I and ^C), 2 on error; a line on stdout says which (printed after the
+ * terminal is restored).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,14 @@ struct demo {
 	struct timespec t0;
 	int show_times;
 };
+
+static volatile sig_atomic_t demo_sigint;
+
+static void
+demo_on_sigint(int sig)
+{
+	demo_sigint = 1;
+}
 
 static long
 demo_ms(const struct demo *d)
@@ -156,7 +167,7 @@ main(int argc, char **argv)
 	FILE *f;
 	int c, rc;
 
-	while ((c = getopt(argc, argv, "n:c:i:e:S:p:rt")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:i:e:S:p:Irt")) != -1) {
 		switch (c) {
 		case 'n':
 			d.nranks = atoi(optarg);
@@ -182,8 +193,11 @@ main(int argc, char **argv)
 		case 't':
 			d.show_times = 1;
 			break;
+		case 'I':
+			signal(SIGINT, demo_on_sigint);
+			break;
 		default:
-			fprintf(stderr, "usage: pane-demo [-rt] [-n RANKS] "
+			fprintf(stderr, "usage: pane-demo [-Irt] [-n RANKS] "
 			    "[-c CELLS] [-i MS] [-e SNAPS] [-S MS] "
 			    "[-p PIDFILE]\n");
 			return 2;
@@ -211,6 +225,10 @@ main(int argc, char **argv)
 	case WATCH_ENDED:
 		printf("pane-demo: session ended\n");
 		return 3;
+	case WATCH_INTERRUPTED:
+		printf("pane-demo: interrupted (our SIGINT handler %s)\n",
+		    demo_sigint ? "ran" : "did not run");
+		return 4;
 	default:
 		fprintf(stderr, "pane-demo: %s\n", watch_error());
 		return 2;

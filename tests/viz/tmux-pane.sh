@@ -3,7 +3,8 @@
 # tmux session: it appears, refreshes, Tab switches the window, ? shows the
 # help, a resize redraws at the new size, q exits; after q, SIGTERM and
 # SIGSEGV the terminal is restored (stty -g unchanged, icanon and echo on,
-# a typed command echoes); a session that ends says so and exits.
+# a typed command echoes), and so after ^C, with and without a SIGINT handler
+# of the caller's; a session that ends says so and exits.
 # usage: tests/viz/tmux-pane.sh [objdir]      skips (exit 0) without tmux
 set -u
 O=${1:-build}
@@ -169,6 +170,31 @@ else
 	bad "SIGSEGV run did not end with status 139"
 fi
 check_restored "after SIGSEGV"
+
+# ---- ^C: without a handler of the caller's the pane dies of SIGINT; with
+# one (as the shell has), that handler runs and watch_run() returns.
+# An interactive sh drops the rest of a list whose job died of SIGINT, so
+# a child sh reports the status; its trap is a command, not "" (ignored
+# signals stay ignored across exec; caught ones are reset to default).
+run "clear; sh -c 'trap : INT; $demo; echo rc=\$?'"
+wait_for '^ colldb watch' || bad "pane did not appear (^C run)"
+T send-keys -t t C-c
+if wait_for '^rc=130$'; then
+	ok "^C kills the pane with SIGINT's status (130)"
+else
+	bad "^C run did not end with status 130"
+fi
+check_restored "after ^C"
+run "clear; $demo -I; echo rc=\$?"
+wait_for '^ colldb watch' || bad "pane did not appear (^C -I run)"
+T send-keys -t t C-c
+if wait_for '^rc=4$' &&
+    cap | grep -q '^pane-demo: interrupted (our SIGINT handler ran)$'; then
+	ok "^C reaches the caller's SIGINT handler; watch_run returns"
+else
+	bad "^C with a caller's handler did not return WATCH_INTERRUPTED"
+fi
+check_restored "after ^C with a handler"
 
 # ---- the session ends under the pane (the demo ends after 5 snapshots)
 run "clear; $demo -e 5; echo rc=\$?"
