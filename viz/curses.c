@@ -24,27 +24,27 @@
 #include "viz.h"
 
 static const int viz_signals[] = {
-	SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT, SIGHUP,
-	SIGWINCH, SIGTSTP,
+    SIGSEGV, SIGBUS, SIGFPE, SIGILL,   SIGABRT,
+    SIGTERM, SIGINT, SIGHUP, SIGWINCH, SIGTSTP,
 };
-#define VIZ_NCATCH 8	/* the first 8 get viz_fatal(); then WINCH, TSTP */
+#define VIZ_NCATCH 8 /* the first 8 get viz_fatal(); then WINCH, TSTP */
 
 static volatile sig_atomic_t viz_on;	 /* curses is up */
 static volatile sig_atomic_t viz_hooked; /* our handlers are installed */
 static volatile sig_atomic_t viz_insig;	 /* viz_done() from a handler */
 static volatile sig_atomic_t viz_winch;	 /* a SIGWINCH is pending */
 static struct sigaction viz_old[ARRAY_SIZE(viz_signals)];
-static struct termios viz_tio;		/* the terminal as we found it */
+static struct termios viz_tio; /* the terminal as we found it */
 static SCREEN *viz_term;
 static int viz_atexit_set;
 static int viz_color;
 
-static void	viz_fatal(int);
-static void	viz_on_winch(int);
-static void	viz_hook(void);
-static void	viz_unhook(void);
-static void	viz_atexit(void);
-static int	viz_map_key(int);
+static void viz_fatal(int);
+static void viz_on_winch(int);
+static void viz_hook(void);
+static void viz_unhook(void);
+static void viz_atexit(void);
+static int viz_map_key(int);
 
 static void
 viz_fatal(int sig)
@@ -74,9 +74,9 @@ viz_hook(void)
 	for (i = 0; i < ARRAY_SIZE(viz_signals); i++) {
 		sigaction(viz_signals[i], NULL, &viz_old[i]);
 		if (viz_signals[i] == SIGTSTP)
-			continue;	/* saved only: ncurses handles it */
+			continue; /* saved only: ncurses handles it */
 		if (i < VIZ_NCATCH && viz_old[i].sa_handler == SIG_IGN)
-			continue;	/* ignored at startup (nohup): keep */
+			continue; /* ignored at startup (nohup): keep */
 		memset(&sa, 0, sizeof sa);
 		sigemptyset(&sa.sa_mask);
 		sa.sa_handler = i < VIZ_NCATCH ? viz_fatal : viz_on_winch;
@@ -106,9 +106,9 @@ viz_atexit(void)
 int
 viz_init(char **cause)
 {
-	static const short colors[SCREEN_NCOLORS] = { -1, COLOR_RED,
-		COLOR_GREEN, COLOR_YELLOW, COLOR_BLUE, COLOR_MAGENTA,
-		COLOR_CYAN };
+	static const short colors[SCREEN_NCOLORS] = {
+	    -1,		COLOR_RED,     COLOR_GREEN, COLOR_YELLOW,
+	    COLOR_BLUE, COLOR_MAGENTA, COLOR_CYAN};
 	const char *term = getenv("TERM");
 	short i, bg = -1;
 
@@ -129,7 +129,7 @@ viz_init(char **cause)
 		viz_unhook();
 		tcsetattr(STDIN_FILENO, TCSADRAIN, &viz_tio);
 		return cause_set(cause, "cannot use terminal type '%s'",
-		    term != NULL ? term : "");
+				 term != NULL ? term : "");
 	}
 	set_term(viz_term);
 	viz_on = 1;
@@ -212,8 +212,8 @@ viz_paint(const struct screen *s, int full)
 				attr |= A_UNDERLINE;
 			if (viz_color && SCREEN_COLOR_OF(c->style) != 0)
 				attr |= COLOR_PAIR(SCREEN_COLOR_OF(c->style));
-			mvwaddch(stdscr, y, x, (chtype)(unsigned char)c->ch |
-			    attr);
+			mvwaddch(stdscr, y, x,
+				 (chtype)(unsigned char)c->ch | attr);
 		}
 	}
 	wnoutrefresh(stdscr);

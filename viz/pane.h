@@ -31,13 +31,13 @@
 
 /* What the panes of one watch share; owned by the watch. */
 struct pane_view {
-	const struct snap *snap;	/* current snapshot, never NULL */
-	const struct snap *prev;	/* the one before, NULL at first */
-	int top;	/* first rank row shown (ranks and cells panes) */
-	int win;	/* window shown by the cells pane (index in wins[]) */
-	int left;	/* first cell column shown by the cells pane */
-	int page;	/* rank rows the cells pane showed at its last draw */
-	int hold;	/* refreshes a change stays highlighted (>= 1) */
+	const struct snap *snap; /* current snapshot, never NULL */
+	const struct snap *prev; /* the one before, NULL at first */
+	int top;  /* first rank row shown (ranks and cells panes) */
+	int win;  /* window shown by the cells pane (index in wins[]) */
+	int left; /* first cell column shown by the cells pane */
+	int page; /* rank rows the cells pane showed at its last draw */
+	int hold; /* refreshes a change stays highlighted (>= 1) */
 };
 
 /* One line of the help overlay: keys and what they do. */
@@ -67,7 +67,7 @@ struct pane_class {
 	 * page).
 	 */
 	void (*draw)(struct pane *p, struct screen *s,
-	    const struct screen_rect *r);
+		     const struct screen_rect *r);
 	/* A key: returns viz_flags bits, 0 when not handled.  May be NULL. */
 	int (*key)(struct pane *p, int key);
 };
@@ -75,7 +75,7 @@ struct pane_class {
 struct pane {
 	const struct pane_class *cls;
 	struct pane_view *view;
-	void *data;	/* class-private, owned by the class */
+	void *data; /* class-private, owned by the class */
 };
 
 extern const struct pane_class pane_ranks_class;
@@ -105,6 +105,6 @@ int pane_ranks_height(int nranks, int h);
 void pane_text_set(struct pane *p, const char *title, const char *text);
 
 /* Helpers shared by the pane files. */
-int pane_digits(long v);	/* characters of "%ld" */
+int pane_digits(long v); /* characters of "%ld" */
 
 #endif

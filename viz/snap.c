@@ -8,14 +8,14 @@
 #include "snap.h"
 
 static const char *const snap_state_names[SNAP_NSTATES] = {
-	"idle", "running", "stopped", "blocked", "exited", "dead",
+    "idle", "running", "stopped", "blocked", "exited", "dead",
 };
 
-static void	snap_win_reserve(struct snap_win *, size_t);
-static int	snap_rank_equal(const struct snap_rank *,
-		    const struct snap_rank *, int);
-static int	snap_win_equal(const struct snap_win *,
-		    const struct snap_win *, int);
+static void snap_win_reserve(struct snap_win *, size_t);
+static int snap_rank_equal(const struct snap_rank *, const struct snap_rank *,
+			   int);
+static int snap_win_equal(const struct snap_win *, const struct snap_win *,
+			  int);
 
 void
 snap_init(struct snap *s)
@@ -107,8 +107,8 @@ snap_add_win(struct snap *s, const char *name, int ndim, const int *shape)
 			BUG("snap_add_win: window too large");
 	}
 	if (s->nwins == s->wins_alloc) {
-		s->wins = xreallocarray(s->wins, s->wins_alloc + 4,
-		    sizeof *s->wins);
+		s->wins =
+		    xreallocarray(s->wins, s->wins_alloc + 4, sizeof *s->wins);
 		memset(s->wins + s->wins_alloc, 0, 4 * sizeof *s->wins);
 		s->wins_alloc += 4;
 	}
@@ -157,28 +157,26 @@ snap_copy(struct snap *dst, const struct snap *src)
 }
 
 static int
-snap_rank_equal(const struct snap_rank *a, const struct snap_rank *b,
-    int times)
+snap_rank_equal(const struct snap_rank *a, const struct snap_rank *b, int times)
 {
 	return a->rank == b->rank && a->state == b->state &&
-	    strcmp(a->op, b->op) == 0 && strcmp(a->on, b->on) == 0 &&
-	    a->now == b->now && a->expected == b->expected &&
-	    a->win == b->win && a->cell == b->cell &&
-	    (!times || a->secs == b->secs);
+	       strcmp(a->op, b->op) == 0 && strcmp(a->on, b->on) == 0 &&
+	       a->now == b->now && a->expected == b->expected &&
+	       a->win == b->win && a->cell == b->cell &&
+	       (!times || a->secs == b->secs);
 }
 
 static int
-snap_win_equal(const struct snap_win *a, const struct snap_win *b,
-    int nranks)
+snap_win_equal(const struct snap_win *a, const struct snap_win *b, int nranks)
 {
 	size_t n = (size_t)nranks * a->ncells;
 
 	return strcmp(a->name, b->name) == 0 && a->ndim == b->ndim &&
-	    a->nrows == b->nrows &&
-	    memcmp(a->shape, b->shape, sizeof a->shape) == 0 &&
-	    memcmp(a->cells, b->cells, n * sizeof *a->cells) == 0 &&
-	    memcmp(a->marks, b->marks, n * sizeof *a->marks) == 0 &&
-	    memcmp(a->owed_by, b->owed_by, n * sizeof *a->owed_by) == 0;
+	       a->nrows == b->nrows &&
+	       memcmp(a->shape, b->shape, sizeof a->shape) == 0 &&
+	       memcmp(a->cells, b->cells, n * sizeof *a->cells) == 0 &&
+	       memcmp(a->marks, b->marks, n * sizeof *a->marks) == 0 &&
+	       memcmp(a->owed_by, b->owed_by, n * sizeof *a->owed_by) == 0;
 }
 
 int

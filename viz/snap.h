@@ -9,22 +9,21 @@
  * Filling a snapshot (what a watch_source's snapshot callback does; the
  * snapshot it gets is already empty, see snap_clear()):
  *
- *	snap_set_ranks(out, n);			(rows: every rank, in order)
+ *	snap_set_ranks(out, n);		(rows: every rank, in order)
  *	out->world = n;
  *	snprintf(out->session, sizeof out->session, "%s", name);
- *	for (r = 0; r < n; r++) {
- *		struct snap_rank *rk = &out->ranks[r];	(rank = r, idle, ...)
- *		rk->state = SNAP_BLOCKED;
- *		snprintf(rk->op, sizeof rk->op, "step 3/22 wait sig[1,0] >= 1");
- *		snprintf(rk->on, sizeof rk->on, "sig[1,0] >= 1");
- *		rk->now = 0, rk->expected = 1;
- *		rk->win = 0, rk->cell = 4;		(index in out->wins[])
- *	}
- *	w = snap_add_win(out, "sig", 2, (int[]){ 6, 4 });	(every i32 window)
+ *	rk = &out->ranks[1];		(rank = 1, idle, win = cell = -1)
+ *	rk->state = SNAP_BLOCKED;
+ *	snprintf(rk->op, sizeof rk->op, "step 3/22 wait sig[1,0] >= 1");
+ *	snprintf(rk->on, sizeof rk->on, "sig[1,0] >= 1");
+ *	rk->now = 0, rk->expected = 1;
+ *	rk->win = 0, rk->cell = 4;	(index in out->wins[], flat cell)
+ *	w = snap_add_win(out, "sig", 2, (int[]){ 6, 4 });
+ *					(every i32 window, in order)
  *	for (r = 0; r < n; r++)
- *		memcpy(snap_row(w, r), cells_of_rank_r, w->ncells * 4);
- *	snap_mark_awaited(out);			(from ranks[].win/cell)
- *	snap_mark_owed(w, 1, 4, 0);		(rank 0 will notify rank 1's cell 4)
+ *		memcpy(snap_row(w, r), cells_of(r), w->ncells * 4);
+ *	snap_mark_awaited(out);		(from ranks[].win and .cell)
+ *	snap_mark_owed(w, 1, 4, 0);	(rank 0 will notify 1's cell 4)
  *
  * Invariants: ranks has nranks entries; every window's cells, marks and
  * owed_by have nranks * ncells entries (row r belongs to ranks[r]);
@@ -45,31 +44,31 @@
 
 #include "../core/common.h"
 
-#define SNAP_NAME_MAX 64	/* session and window names, NUL included */
-#define SNAP_TEXT_MAX 96	/* op and blocked-on texts, NUL included */
-#define SNAP_STATUS_MAX 160	/* status line, NUL included */
-#define SNAP_DIMS_MAX 4		/* flatten leading dims of deeper shapes */
+#define SNAP_NAME_MAX 64    /* session and window names, NUL included */
+#define SNAP_TEXT_MAX 96    /* op and blocked-on texts, NUL included */
+#define SNAP_STATUS_MAX 160 /* status line, NUL included */
+#define SNAP_DIMS_MAX 4	    /* flatten leading dims of deeper shapes */
 
 enum snap_state {
-	SNAP_IDLE,	/* waiting for the user: nothing to run */
-	SNAP_RUNNING,	/* executing micro-ops */
-	SNAP_STOPPED,	/* at the step gate (step mode or a breakpoint) */
-	SNAP_BLOCKED,	/* inside a wait that is not satisfied */
-	SNAP_EXITED,	/* the rank process ended normally */
-	SNAP_DEAD,	/* killed or crashed; op says what it was doing */
+	SNAP_IDLE,    /* waiting for the user: nothing to run */
+	SNAP_RUNNING, /* executing micro-ops */
+	SNAP_STOPPED, /* at the step gate (step mode or a breakpoint) */
+	SNAP_BLOCKED, /* inside a wait that is not satisfied */
+	SNAP_EXITED,  /* the rank process ended normally */
+	SNAP_DEAD,    /* killed or crashed; op says what it was doing */
 	SNAP_NSTATES
 };
 
 struct snap_rank {
-	int rank;		/* rank number (snap_set_ranks sets row index) */
+	int rank; /* rank number (snap_set_ranks sets row index) */
 	enum snap_state state;
-	char op[SNAP_TEXT_MAX];	/* current op, "" when none */
-	char on[SNAP_TEXT_MAX];	/* blocked-on text, e.g. "sig[1,0] >= 1" */
+	char op[SNAP_TEXT_MAX]; /* current op, "" when none */
+	char on[SNAP_TEXT_MAX]; /* blocked-on text, e.g. "sig[1,0] >= 1" */
 	int32_t now;		/* blocked: the cell's current value */
 	int32_t expected;	/* blocked: the value waited for */
 	int win;		/* blocked: index in wins[] of the awaited */
 	int cell;		/*   window and flat cell index, or -1 / -1 */
-	double secs;		/* seconds in this state (shown if show_times) */
+	double secs; /* seconds in this state (shown if show_times) */
 };
 
 /* Per-cell marks (struct snap_win.marks). */
@@ -81,27 +80,27 @@ enum snap_mark {
 
 struct snap_win {
 	char name[SNAP_NAME_MAX];
-	int ndim;			/* 1 .. SNAP_DIMS_MAX */
-	int shape[SNAP_DIMS_MAX];	/* row-major; shape[ndim-1] varies fastest */
-	int ncells;			/* product of the shape */
-	int nrows;			/* == the snapshot's nranks */
-	int32_t *cells;			/* [nranks][ncells]: values */
-	uint8_t *marks;			/* [nranks][ncells]: enum snap_mark bits */
-	int16_t *owed_by;		/* [nranks][ncells]: first owing rank, -1 */
-	size_t alloc;			/* private: capacity, in cells */
+	int ndim;		  /* 1 .. SNAP_DIMS_MAX */
+	int shape[SNAP_DIMS_MAX]; /* row-major; shape[ndim-1] varies fastest */
+	int ncells;		  /* product of the shape */
+	int nrows;		  /* == the snapshot's nranks */
+	int32_t *cells;		  /* [nranks][ncells]: values */
+	uint8_t *marks;		  /* [nranks][ncells]: enum snap_mark bits */
+	int16_t *owed_by;	  /* [nranks][ncells]: first owing rank, -1 */
+	size_t alloc;		  /* private: capacity, in cells */
 };
 
 struct snap {
-	char session[SNAP_NAME_MAX];	/* session name, "" if unknown */
-	int world;			/* world size shown in the title */
-	int nranks;			/* rows in ranks[] and in each window */
+	char session[SNAP_NAME_MAX]; /* session name, "" if unknown */
+	int world;		     /* world size shown in the title */
+	int nranks;		     /* rows in ranks[] and in each window */
 	struct snap_rank *ranks;
 	int nwins;
 	struct snap_win *wins;
-	char status[SNAP_STATUS_MAX];	/* one-line status/message, or "" */
-	int readonly;			/* 1: the pane must not offer s / c */
-	int show_times;			/* 1: show ranks[].secs */
-	int ranks_alloc, wins_alloc;	/* private: capacities */
+	char status[SNAP_STATUS_MAX]; /* one-line status/message, or "" */
+	int readonly;		      /* 1: the pane must not offer s / c */
+	int show_times;		      /* 1: show ranks[].secs */
+	int ranks_alloc, wins_alloc;  /* private: capacities */
 };
 
 /* An empty snapshot (no ranks, no windows); no allocation. */
@@ -127,7 +126,7 @@ void snap_set_ranks(struct snap *s, int n);
  * window, borrowed (see the header comment).  Invalid shapes are a BUG().
  */
 struct snap_win *snap_add_win(struct snap *s, const char *name, int ndim,
-    const int *shape);
+			      const int *shape);
 
 /* Make dst a deep copy of src (dst must be initialised; storage reused). */
 void snap_copy(struct snap *dst, const struct snap *src);

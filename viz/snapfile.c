@@ -11,23 +11,21 @@
 
 struct snap_parser {
 	struct snap *s;
-	char *p;		/* rest of the current line */
+	char *p; /* rest of the current line */
 	int line;
-	struct snap_win *w;	/* window of row/await/owe lines */
+	struct snap_win *w;	      /* window of row/await/owe lines */
 	char (*onwin)[SNAP_NAME_MAX]; /* per row: window name of `on` */
 	char **cause;
 };
 
-static char	*snapfile_word(struct snap_parser *);
-static int	 snapfile_int(struct snap_parser *, const char *, long, long,
-		     long *);
-static int	 snapfile_row(struct snap_parser *, long *);
-static int	 snapfile_rows(struct snap_parser *, long *, long *);
-static int	 snapfile_value(struct snap_parser *, const char *, long *,
-		     long *);
-static int	 snapfile_line(struct snap_parser *, const char *);
-static int	 snapfile_resolve(struct snap_parser *);
-static void	 snapfile_text(char *, size_t, const char *);
+static char *snapfile_word(struct snap_parser *);
+static int snapfile_int(struct snap_parser *, const char *, long, long, long *);
+static int snapfile_row(struct snap_parser *, long *);
+static int snapfile_rows(struct snap_parser *, long *, long *);
+static int snapfile_value(struct snap_parser *, const char *, long *, long *);
+static int snapfile_line(struct snap_parser *, const char *);
+static int snapfile_resolve(struct snap_parser *);
+static void snapfile_text(char *, size_t, const char *);
 
 static char *
 snapfile_word(struct snap_parser *ps)
@@ -46,19 +44,19 @@ snapfile_word(struct snap_parser *ps)
 
 static int
 snapfile_int(struct snap_parser *ps, const char *what, long lo, long hi,
-    long *out)
+	     long *out)
 {
 	char *w = snapfile_word(ps), *end;
 	long v;
 
 	if (w == NULL)
 		return cause_set(ps->cause, "line %d: missing %s", ps->line,
-		    what);
+				 what);
 	errno = 0;
 	v = strtol(w, &end, 10);
 	if (errno != 0 || *end != '\0' || v < lo || v > hi)
 		return cause_set(ps->cause, "line %d: bad %s '%s'", ps->line,
-		    what, w);
+				 what, w);
 	*out = v;
 	return 0;
 }
@@ -68,7 +66,7 @@ snapfile_row(struct snap_parser *ps, long *r)
 {
 	if (ps->s->nranks == 0)
 		return cause_set(ps->cause, "line %d: no 'ranks' line yet",
-		    ps->line);
+				 ps->line);
 	return snapfile_int(ps, "row", 0, ps->s->nranks - 1, r);
 }
 
@@ -80,7 +78,7 @@ snapfile_rows(struct snap_parser *ps, long *r0, long *r1)
 
 	if (ps->s->nranks == 0)
 		return cause_set(ps->cause, "line %d: no 'ranks' line yet",
-		    ps->line);
+				 ps->line);
 	if ((w = snapfile_word(ps)) == NULL)
 		return cause_set(ps->cause, "line %d: missing row", ps->line);
 	*r0 = strtol(w, &end, 10);
@@ -91,7 +89,7 @@ snapfile_rows(struct snap_parser *ps, long *r0, long *r1)
 	if (end == w || *end != '\0' || *r0 < 0 || *r1 < *r0 ||
 	    *r1 >= ps->s->nranks)
 		return cause_set(ps->cause, "line %d: bad row '%s'", ps->line,
-		    w);
+				 w);
 	return 0;
 }
 
@@ -108,8 +106,8 @@ snapfile_value(struct snap_parser *ps, const char *w, long *v, long *rep)
 		*rep = strtol(end + 1, &end, 10);
 	if (errno != 0 || end == w || *end != '\0' || *v < INT32_MIN ||
 	    *v > INT32_MAX || *rep < 1 || *rep > 1 << 24)
-		return cause_set(ps->cause, "line %d: bad value '%s'",
-		    ps->line, w);
+		return cause_set(ps->cause, "line %d: bad value '%s'", ps->line,
+				 w);
 	return 0;
 }
 
@@ -153,14 +151,15 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 		w = snapfile_word(ps);
 		if (w == NULL || (st = snap_state_parse(w)) < 0)
 			return cause_set(ps->cause, "line %d: bad state '%s'",
-			    ps->line, w != NULL ? w : "");
+					 ps->line, w != NULL ? w : "");
 		s->ranks[r].state = st;
 		w = snapfile_word(ps);
 		if (w != NULL) {
 			s->ranks[r].secs = strtod(w, &end);
 			if (*end != '\0')
 				return cause_set(ps->cause,
-				    "line %d: bad seconds '%s'", ps->line, w);
+						 "line %d: bad seconds '%s'",
+						 ps->line, w);
 		}
 	} else if (strcmp(kw, "op") == 0) {
 		if (snapfile_row(ps, &r) != 0)
@@ -171,7 +170,7 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 			return -1;
 		if ((w = snapfile_word(ps)) == NULL)
 			return cause_set(ps->cause, "line %d: missing window",
-			    ps->line);
+					 ps->line);
 		snprintf(ps->onwin[r], sizeof ps->onwin[r], "%s", w);
 		if (snapfile_int(ps, "cell", -1, INT_MAX, &i) != 0 ||
 		    snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
@@ -185,7 +184,7 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 	} else if (strcmp(kw, "win") == 0) {
 		if ((w = snapfile_word(ps)) == NULL)
 			return cause_set(ps->cause, "line %d: missing name",
-			    ps->line);
+					 ps->line);
 		for (nd = 0; nd < SNAP_DIMS_MAX && *ps->p != '\0'; nd++) {
 			if (snapfile_int(ps, "dim", 1, 1 << 20, &dims[nd]) != 0)
 				return -1;
@@ -194,20 +193,23 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 		}
 		if (nd == 0 || *ps->p != '\0')
 			return cause_set(ps->cause,
-			    "line %d: want 1 to %d dims", ps->line,
-			    SNAP_DIMS_MAX);
+					 "line %d: want 1 to %d dims", ps->line,
+					 SNAP_DIMS_MAX);
 		if (s->nranks == 0)
 			return cause_set(ps->cause,
-			    "line %d: no 'ranks' line yet", ps->line);
+					 "line %d: no 'ranks' line yet",
+					 ps->line);
 		for (i = 0, v = s->nranks; i < nd; i++)
 			if ((v *= shape[i]) > 1 << 24)
 				return cause_set(ps->cause,
-				    "line %d: too many cells", ps->line);
+						 "line %d: too many cells",
+						 ps->line);
 		ps->w = snap_add_win(s, w, nd, shape);
-	} else if (ps->w == NULL && (strcmp(kw, "row") == 0 ||
-	    strcmp(kw, "await") == 0 || strcmp(kw, "owe") == 0)) {
+	} else if (ps->w == NULL &&
+		   (strcmp(kw, "row") == 0 || strcmp(kw, "await") == 0 ||
+		    strcmp(kw, "owe") == 0)) {
 		return cause_set(ps->cause, "line %d: %s before any 'win'",
-		    ps->line, kw);
+				 ps->line, kw);
 	} else if (strcmp(kw, "row") == 0) {
 		if (snapfile_rows(ps, &r, &r2) != 0)
 			return -1;
@@ -216,8 +218,8 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 				return -1;
 			if (i + rep > ps->w->ncells)
 				return cause_set(ps->cause,
-				    "line %d: more than %d values", ps->line,
-				    ps->w->ncells);
+						 "line %d: more than %d values",
+						 ps->line, ps->w->ncells);
 			for (; rep > 0; rep--, i++)
 				for (k = r; k <= r2; k++)
 					snap_row(ps->w, (int)k)[i] = (int32_t)v;
@@ -239,10 +241,10 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 			    SNAP_OWED_MANY;
 		else if (w != NULL)
 			return cause_set(ps->cause, "line %d: junk '%s'",
-			    ps->line, w);
+					 ps->line, w);
 	} else
 		return cause_set(ps->cause, "line %d: unknown directive '%s'",
-		    ps->line, kw);
+				 ps->line, kw);
 	return 0;
 }
 
@@ -257,7 +259,8 @@ snapfile_resolve(struct snap_parser *ps)
 			continue;
 		k = snap_find_win(s, ps->onwin[r]);
 		if (k < 0)
-			return cause_set(ps->cause,
+			return cause_set(
+			    ps->cause,
 			    "row %d is blocked on unknown window '%s'", r,
 			    ps->onwin[r]);
 		s->ranks[r].win = k;
@@ -269,7 +272,7 @@ snapfile_resolve(struct snap_parser *ps)
 int
 snap_parse(struct snap *s, const char *text, char **cause)
 {
-	struct snap_parser ps = { .s = s, .cause = cause };
+	struct snap_parser ps = {.s = s, .cause = cause};
 	char *copy = xstrdup(text), *line, *next, *kw;
 	int rc = 0;
 
@@ -302,23 +305,26 @@ snap_format(const struct snap *s, struct strbuf *out)
 	size_t k;
 	int r, i, d;
 
-	strbuf_addf(out, "session %s\nworld %d\nranks %d\nreadonly %d\n"
-	    "times %d\n", s->session, s->world, s->nranks, s->readonly,
-	    s->show_times);
+	strbuf_addf(out,
+		    "session %s\nworld %d\nranks %d\nreadonly %d\n"
+		    "times %d\n",
+		    s->session, s->world, s->nranks, s->readonly,
+		    s->show_times);
 	if (s->status[0] != '\0')
 		strbuf_addf(out, "status %s\n", s->status);
 	for (r = 0; r < s->nranks; r++) {
 		rk = &s->ranks[r];
 		strbuf_addf(out, "rank %d %s %.17g\n", r,
-		    snap_state_name(rk->state), rk->secs);
+			    snap_state_name(rk->state), rk->secs);
 		if (rk->op[0] != '\0')
 			strbuf_addf(out, "op %d %s\n", r, rk->op);
 		if (rk->win >= 0 || rk->on[0] != '\0' || rk->now != 0 ||
 		    rk->expected != 0 || rk->cell >= 0)
 			strbuf_addf(out, "on %d %s %d %d %d %s\n", r,
-			    rk->win >= 0 && rk->win < s->nwins ?
-			    s->wins[rk->win].name : "-", rk->cell, rk->now,
-			    rk->expected, rk->on);
+				    rk->win >= 0 && rk->win < s->nwins
+					? s->wins[rk->win].name
+					: "-",
+				    rk->cell, rk->now, rk->expected, rk->on);
 	}
 	for (i = 0; i < s->nwins; i++) {
 		w = &s->wins[i];
@@ -336,11 +342,12 @@ snap_format(const struct snap *s, struct strbuf *out)
 			r = (int)(k / w->ncells);
 			if (w->marks[k] & SNAP_AWAITED)
 				strbuf_addf(out, "await %d %zu\n", r,
-				    k % w->ncells);
+					    k % w->ncells);
 			if (w->marks[k] & SNAP_OWED)
 				strbuf_addf(out, "owe %d %zu %d%s\n", r,
-				    k % w->ncells, w->owed_by[k],
-				    w->marks[k] & SNAP_OWED_MANY ? " +" : "");
+					    k % w->ncells, w->owed_by[k],
+					    w->marks[k] & SNAP_OWED_MANY ? " +"
+									 : "");
 		}
 	}
 }

@@ -30,11 +30,11 @@ struct strbuf;
 
 /* Bits returned by key and update handlers and by the event loop steps. */
 enum viz_flags {
-	VIZ_REDRAW = 1 << 0,	/* the screen model must be drawn again */
-	VIZ_RESIZE = 1 << 1,	/* the terminal size changed: full repaint */
-	VIZ_QUIT = 1 << 2,	/* leave the pane */
-	VIZ_REFRESH = 1 << 3,	/* take a new snapshot now */
-	VIZ_CLOSE = 1 << 4,	/* close the overlay that returned it */
+	VIZ_REDRAW = 1 << 0,  /* the screen model must be drawn again */
+	VIZ_RESIZE = 1 << 1,  /* the terminal size changed: full repaint */
+	VIZ_QUIT = 1 << 2,    /* leave the pane */
+	VIZ_REFRESH = 1 << 3, /* take a new snapshot now */
+	VIZ_CLOSE = 1 << 4,   /* close the overlay that returned it */
 };
 
 /*
@@ -42,7 +42,7 @@ enum viz_flags {
  * Tab, 27 is Esc, 12 is Ctrl-L); special keys are above 0xff.
  */
 enum viz_key {
-	VIZ_KEY_NONE = -1,	/* no key within the timeout */
+	VIZ_KEY_NONE = -1, /* no key within the timeout */
 	VIZ_KEY_ESC = 27,
 	VIZ_KEY_UP = 0x100,
 	VIZ_KEY_DOWN,
@@ -52,12 +52,12 @@ enum viz_key {
 	VIZ_KEY_PGDN,
 	VIZ_KEY_HOME,
 	VIZ_KEY_END,
-	VIZ_KEY_BTAB,		/* Shift-Tab */
+	VIZ_KEY_BTAB, /* Shift-Tab */
 	VIZ_KEY_ENTER,
-	VIZ_KEY_RESIZE,		/* the terminal was resized */
+	VIZ_KEY_RESIZE, /* the terminal was resized */
 };
 
-#define VIZ_CTRL(c) ((c) & 0x1f)
+#define VIZ_CTRL(c) ((c)&0x1f)
 
 /*
  * Parse a key name as the tests write it ("tab", "btab", "up", "down",
@@ -110,7 +110,7 @@ int viz_key_fd(void);
 /* ---- text backend (viz/dump.c) ---- */
 
 enum dump_flags {
-	DUMP_STYLES = 1 << 0,	/* add the style overlay and legend */
+	DUMP_STYLES = 1 << 0, /* add the style overlay and legend */
 };
 
 /*

@@ -12,7 +12,7 @@
 
 static char watch_errbuf[256];
 
-static int64_t	watch_now_ms(void);
+static int64_t watch_now_ms(void);
 
 const char *
 watch_error(void)
@@ -31,7 +31,7 @@ watch_now_ms(void)
 
 int
 watch_run(const struct watch_source *src, void *arg,
-    const struct watch_opts *opts)
+	  const struct watch_opts *opts)
 {
 	struct watch_opts o = WATCH_OPTS_INIT;
 	struct watch *w;
@@ -76,24 +76,25 @@ watch_run(const struct watch_source *src, void *arg,
 		if (watch_ended(w)) {
 			if (ended_at < 0)
 				ended_at = now;
-			if (o.linger_ms >= 0 && now - ended_at >=
-			    (o.linger_ms > 0 ? o.linger_ms : 3000))
+			if (o.linger_ms >= 0 &&
+			    now - ended_at >=
+				(o.linger_ms > 0 ? o.linger_ms : 3000))
 				break;
 		}
-		pfd[0] = (struct pollfd){ .fd = viz_key_fd(), .events = POLLIN };
+		pfd[0] = (struct pollfd){.fd = viz_key_fd(), .events = POLLIN};
 		nfd = 1;
 		if (fd > 0)
-			pfd[nfd++] = (struct pollfd){ .fd = fd,
-				.events = POLLIN };
+			pfd[nfd++] =
+			    (struct pollfd){.fd = fd, .events = POLLIN};
 		if (poll(pfd, nfd, (int)MAX(next - now, 0)) < 0 &&
 		    errno != EINTR) {
 			snprintf(watch_errbuf, sizeof watch_errbuf, "poll: %s",
-			    strerror(errno));
+				 strerror(errno));
 			goto out;
 		}
 		if (nfd > 1 && pfd[1].revents != 0) {
-			bits |= src->fd_ready != NULL ? src->fd_ready(arg) :
-			    VIZ_REFRESH;
+			bits |= src->fd_ready != NULL ? src->fd_ready(arg)
+						      : VIZ_REFRESH;
 			if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
 				fd = -1;
 		}

@@ -13,20 +13,20 @@
 #include "viz.h"
 #include "watch.h"
 
-#define WATCH_MSG_TTL 30	/* snapshots a transient message stays */
+#define WATCH_MSG_TTL 30 /* snapshots a transient message stays */
 
 struct watch {
 	const struct watch_source *src;
 	void *arg;
 	struct watch_opts opts;
 	struct snap snaps[2];
-	int cur;		/* index of the snapshot on screen */
-	int nsnaps;		/* snapshots taken (0: none yet) */
+	int cur;    /* index of the snapshot on screen */
+	int nsnaps; /* snapshots taken (0: none yet) */
 	int ended;
 	struct pane_view view;
 	struct pane *ranks, *cells, *help, *diag;
-	struct pane *overlay;	/* help, diag or NULL */
-	char *msg;		/* transient message, or NULL */
+	struct pane *overlay; /* help, diag or NULL */
+	char *msg;	      /* transient message, or NULL */
 	int msg_ttl;
 };
 
@@ -35,36 +35,34 @@ struct watch_cmd {
 	int key;
 	const char *keys;
 	const char *help;
-	int writes;	/* refused when read-only */
+	int writes; /* refused when read-only */
 	int (*fn)(struct watch *, int);
 };
 
-static int	watch_readonly(const struct watch *);
+static int watch_readonly(const struct watch *);
 static printflike(2, 3) void watch_msg(struct watch *, const char *, ...);
-static int	watch_cmd_action(struct watch *, int);
-static int	watch_cmd_diagnose(struct watch *, int);
-static int	watch_cmd_help(struct watch *, int);
-static int	watch_cmd_redraw(struct watch *, int);
-static int	watch_cmd_quit(struct watch *, int);
-static void	watch_help_text(struct watch *, struct strbuf *);
-static void	watch_title(struct watch *, struct screen *);
-static void	watch_status(struct watch *, struct screen *, int);
+static int watch_cmd_action(struct watch *, int);
+static int watch_cmd_diagnose(struct watch *, int);
+static int watch_cmd_help(struct watch *, int);
+static int watch_cmd_redraw(struct watch *, int);
+static int watch_cmd_quit(struct watch *, int);
+static void watch_help_text(struct watch *, struct strbuf *);
+static void watch_title(struct watch *, struct screen *);
+static void watch_status(struct watch *, struct screen *, int);
 
 static const struct watch_cmd watch_cmds[] = {
-	{ 's', "s", "step: every stopped rank runs one micro-op", 1,
-	  watch_cmd_action },
-	{ 'c', "c", "continue: every rank runs freely", 1, watch_cmd_action },
-	{ 'd', "d", "diagnose: why nothing moves (overlay)", 0,
-	  watch_cmd_diagnose },
-	{ '?', "?", "show / hide this help", 0, watch_cmd_help },
-	{ VIZ_CTRL('l'), "C-l", "repaint the terminal", 0, watch_cmd_redraw },
-	{ 'q', "q", "quit the pane (closes an overlay first)", 0,
-	  watch_cmd_quit },
+    {'s', "s", "step: every stopped rank runs one micro-op", 1,
+     watch_cmd_action},
+    {'c', "c", "continue: every rank runs freely", 1, watch_cmd_action},
+    {'d', "d", "diagnose: why nothing moves (overlay)", 0, watch_cmd_diagnose},
+    {'?', "?", "show / hide this help", 0, watch_cmd_help},
+    {VIZ_CTRL('l'), "C-l", "repaint the terminal", 0, watch_cmd_redraw},
+    {'q', "q", "quit the pane (closes an overlay first)", 0, watch_cmd_quit},
 };
 
 struct watch *
 watch_new(const struct watch_source *src, void *arg,
-    const struct watch_opts *opts)
+	  const struct watch_opts *opts)
 {
 	struct watch *w = xcalloc(1, sizeof *w);
 	struct watch_opts def = WATCH_OPTS_INIT;
@@ -147,7 +145,7 @@ watch_refresh(struct watch *w)
 	if (w->src->snapshot(w->arg, next) != 0) {
 		w->ended = 1;
 		watch_msg(w, "session%s%s ended; press any key",
-		    old->session[0] != '\0' ? " " : "", old->session);
+			  old->session[0] != '\0' ? " " : "", old->session);
 		return VIZ_REDRAW;
 	}
 	w->view.snap = next;
@@ -156,8 +154,7 @@ watch_refresh(struct watch *w)
 	w->cur = !w->cur;
 	bits |= pane_update(w->ranks);
 	bits |= pane_update(w->cells);
-	if (w->view.prev == NULL ||
-	    strcmp(next->session, old->session) != 0 ||
+	if (w->view.prev == NULL || strcmp(next->session, old->session) != 0 ||
 	    strcmp(next->status, old->status) != 0 ||
 	    next->world != old->world || next->readonly != old->readonly)
 		bits |= VIZ_REDRAW;
@@ -213,8 +210,8 @@ watch_cmd_diagnose(struct watch *w, int key)
 static void
 watch_help_text(struct watch *w, struct strbuf *sb)
 {
-	const struct pane_class *classes[] = { &pane_cells_class,
-		&pane_ranks_class, &pane_text_class };
+	const struct pane_class *classes[] = {
+	    &pane_cells_class, &pane_ranks_class, &pane_text_class};
 	const struct pane_help *h;
 	size_t i;
 	int kw = 0;
@@ -227,12 +224,16 @@ watch_help_text(struct watch *w, struct strbuf *sb)
 	strbuf_addstr(sb, "Keys\n");
 	for (i = 0; i < ARRAY_SIZE(watch_cmds); i++)
 		strbuf_addf(sb, "  %-*s  %s%s\n", kw, watch_cmds[i].keys,
-		    watch_cmds[i].help, watch_cmds[i].writes &&
-		    watch_readonly(w) ? " (off: read-only)" : "");
+			    watch_cmds[i].help,
+			    watch_cmds[i].writes && watch_readonly(w)
+				? " (off: read-only)"
+				: "");
 	for (i = 0; i < ARRAY_SIZE(classes); i++)
 		for (h = classes[i]->help; h != NULL && h->keys != NULL; h++)
 			strbuf_addf(sb, "  %-*s  %s\n", kw, h->keys, h->text);
-	strbuf_addstr(sb, "\nCells\n"
+	strbuf_addstr(
+	    sb,
+	    "\nCells\n"
 	    "  bold yellow    changed in the last second\n"
 	    "  5*   reverse   awaited: this rank waits on the cell\n"
 	    "  0<2            owed: rank 2 will still notify it (<+: several)\n"
@@ -292,7 +293,7 @@ watch_key(struct watch *w, int key)
 			continue;
 		if (c->writes && watch_readonly(w)) {
 			watch_msg(w, "read-only: '%s' is not available",
-			    c->keys);
+				  c->keys);
 			return VIZ_REDRAW;
 		}
 		return c->fn(w, key);
@@ -315,8 +316,8 @@ watch_title(struct watch *w, struct screen *s)
 	const char *right = " ? help  q quit ";
 	int rl = (int)strlen(right);
 
-	screen_fill(s, &(struct screen_rect){ 0, 0, s->cols, 1 }, ' ',
-	    SCREEN_REVERSE);
+	screen_fill(s, &(struct screen_rect){0, 0, s->cols, 1}, ' ',
+		    SCREEN_REVERSE);
 	strbuf_addstr(&sb, " colldb watch");
 	if (sn->session[0] != '\0')
 		strbuf_addf(&sb, "  %s", sn->session);
@@ -358,14 +359,14 @@ watch_draw(struct watch *w, struct screen *s)
 	watch_title(w, s);
 	avail = s->rows - 2;
 	rh = pane_ranks_height(w->view.snap->nranks, avail);
-	ranks = (struct screen_rect){ 0, 1, s->cols, rh };
-	cells = (struct screen_rect){ 0, 1 + rh, s->cols, avail - rh };
+	ranks = (struct screen_rect){0, 1, s->cols, rh};
+	cells = (struct screen_rect){0, 1 + rh, s->cols, avail - rh};
 	/* Cells first: it clamps the scroll position both panes share. */
 	pane_draw(w->cells, s, &cells);
 	pane_draw(w->ranks, s, &ranks);
 	watch_status(w, s, s->rows - 1);
 	if (w->overlay != NULL) {
-		over = (struct screen_rect){ 0, 1, s->cols, s->rows - 2 };
+		over = (struct screen_rect){0, 1, s->cols, s->rows - 2};
 		pane_draw(w->overlay, s, &over);
 	}
 }

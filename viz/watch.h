@@ -71,29 +71,32 @@ struct watch_source {
 };
 
 struct watch_opts {
-	int interval_ms;	/* snapshot period; <= 0: 100 (10 Hz) */
-	int readonly;		/* 1: never offer s / c */
-	int fd;			/* extra fd to poll; <= 0: none (0 is the
-				   keyboard, so a zeroed struct means none) */
-	int hold;		/* snapshots a change stays highlighted;
-				   <= 0: 10 (one second at 10 Hz) */
-	int linger_ms;		/* after the session ended, return after
-				   this long or at a key; 0: 3000, < 0: wait
-				   for a key */
+	int interval_ms; /* snapshot period; <= 0: 100 (10 Hz) */
+	int readonly;	 /* 1: never offer s / c */
+	int fd;		 /* extra fd to poll; <= 0: none (0 is the
+			    keyboard, so a zeroed struct means none) */
+	int hold;	 /* snapshots a change stays highlighted;
+			    <= 0: 10 (one second at 10 Hz) */
+	int linger_ms;	 /* after the session ended, return after
+			    this long or at a key; 0: 3000, < 0: wait
+			    for a key */
 };
 
-#define WATCH_OPTS_INIT { .interval_ms = 100, .readonly = 0, .fd = -1, \
-	.hold = 10, .linger_ms = 3000 }
+#define WATCH_OPTS_INIT                                                        \
+	{                                                                      \
+		.interval_ms = 100, .readonly = 0, .fd = -1, .hold = 10,       \
+		.linger_ms = 3000                                              \
+	}
 
 /* watch_run() results. */
 enum watch_result {
-	WATCH_ERROR = -1,	/* see watch_error() */
-	WATCH_QUIT = 0,		/* the user pressed q */
-	WATCH_ENDED = 1,	/* the snapshot callback said the session ended */
-	WATCH_INTERRUPTED = 2,	/* SIGINT/SIGTERM/SIGHUP reached a handler
-				   the caller had installed (e.g. ^C with
-				   the shell's SIGINT handler): the terminal
-				   was restored and that handler ran */
+	WATCH_ERROR = -1, /* see watch_error() */
+	WATCH_QUIT = 0,	  /* the user pressed q */
+	WATCH_ENDED = 1,  /* the snapshot callback said the session ended */
+	WATCH_INTERRUPTED = 2, /* SIGINT/SIGTERM/SIGHUP reached a handler
+				  the caller had installed (e.g. ^C with
+				  the shell's SIGINT handler): the terminal
+				  was restored and that handler ran */
 };
 
 /*
@@ -101,7 +104,7 @@ enum watch_result {
  * NULL (defaults).  Returns an enum watch_result.
  */
 int watch_run(const struct watch_source *src, void *arg,
-    const struct watch_opts *opts);
+	      const struct watch_opts *opts);
 
 /* Why the last watch_run() returned WATCH_ERROR; borrowed, static. */
 const char *watch_error(void);
@@ -112,7 +115,7 @@ struct watch;
 
 /* src and arg are borrowed for the watch's life; opts is copied. */
 struct watch *watch_new(const struct watch_source *src, void *arg,
-    const struct watch_opts *opts);
+			const struct watch_opts *opts);
 void watch_free(struct watch *w);
 
 /* Take a snapshot and update the panes; returns viz_flags (VIZ_REDRAW). */

@@ -30,8 +30,8 @@
 #include "xmalloc.h"
 
 struct driver {
-	struct snap snap;	/* what the next refresh returns */
-	int end;		/* the next refresh reports the end */
+	struct snap snap; /* what the next refresh returns */
+	int end;	  /* the next refresh reports the end */
 	struct strbuf diag;
 	int steps, conts;
 };
@@ -80,10 +80,10 @@ drv_diagnose(void *arg)
 }
 
 static const struct watch_source drv_source = {
-	.snapshot = drv_snapshot,
-	.step = drv_step,
-	.cont = drv_cont,
-	.diagnose = drv_diagnose,
+    .snapshot = drv_snapshot,
+    .step = drv_step,
+    .cont = drv_cont,
+    .diagnose = drv_diagnose,
 };
 
 static int
@@ -104,7 +104,7 @@ int
 main(int argc, char **argv)
 {
 	struct watch_opts opts = WATCH_OPTS_INIT;
-	struct driver d = { .diag = STRBUF_INIT };
+	struct driver d = {.diag = STRBUF_INIT};
 	struct strbuf in = STRBUF_INIT, block = STRBUF_INIT, out = STRBUF_INIT;
 	struct screen scr;
 	struct watch *w = NULL;
@@ -148,8 +148,10 @@ main(int argc, char **argv)
 				continue;
 			}
 			if (snap_parse(&d.snap, block.buf, &cause) != 0) {
-				fprintf(stderr, "viz-dump: %s: snapshot at line "
-				    "%d: %s\n", argv[optind], start, cause);
+				fprintf(stderr,
+					"viz-dump: %s: snapshot at line "
+					"%d: %s\n",
+					argv[optind], start, cause);
 				goto out;
 			}
 			strbuf_reset(&block);
@@ -169,8 +171,7 @@ main(int argc, char **argv)
 		if (sscanf(cmd, "hold %d", &opts.hold) == 1)
 			continue;
 		if (strncmp(cmd, "diagnosis", 9) == 0) {
-			strbuf_addf(&d.diag, "%s\n", cmd + 9 +
-			    (cmd[9] == ' '));
+			strbuf_addf(&d.diag, "%s\n", cmd + 9 + (cmd[9] == ' '));
 			continue;
 		}
 		if (w == NULL)
@@ -188,8 +189,8 @@ main(int argc, char **argv)
 			watch_key(w, key);
 			watch_draw(w, &scr);
 		} else if (strcmp(cmd, "dump") == 0) {
-			strbuf_addf(&out, "-- dump %d (%dx%d)\n", ++dumps,
-			    cols, rows);
+			strbuf_addf(&out, "-- dump %d (%dx%d)\n", ++dumps, cols,
+				    rows);
 			dump_screen(&scr, &out, flags);
 		} else {
 			rc = drv_fail(argv[optind], lineno, "bad directive");
