@@ -14,10 +14,11 @@
  *	struct watch_opts opts = WATCH_OPTS_INIT;
  *	opts.readonly = attached_from_outside;
  *	rc = watch_run(&src, sess, &opts);
- *	if (rc < 0)
+ *	if (rc == WATCH_ERROR)
  *		error("watch: %s", watch_error());
  *	else if (rc == WATCH_ENDED)
  *		printf("session %s ended\n", name);
+ *	(WATCH_QUIT: q; WATCH_INTERRUPTED: ^C went to the caller's handler)
  *
  * watch_run() owns the terminal until it returns (see viz.h for how it is
  * restored on every path).  Callbacks run on the caller's thread, inside
@@ -62,7 +63,7 @@ struct watch_source {
 	 */
 	char *(*diagnose)(void *arg);
 	/*
-	 * opts->fd is readable (or hung up).  Return viz_flags bits:
+	 * opts->fd is readable (or hung up).  Return viz_flags bits (viz.h):
 	 * VIZ_REFRESH to take a snapshot now, VIZ_QUIT to leave.  When NULL,
 	 * a readable fd just triggers a snapshot.  An fd reporting POLLHUP or
 	 * POLLERR is not polled again.
