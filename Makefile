@@ -50,12 +50,14 @@ SHELL_SRC = $(filter-out shell/main.c,$(wildcard shell/*.c))
 VIZ_SRC = $(wildcard viz/*.c)
 HELPER_SRC = $(wildcard tests/helper/*.c)
 UNIT_SRC = $(wildcard tests/unit/check_*.c)
+TOOL_SRC = $(wildcard tests/tools/*.c)
 
 CORE_OBJ = $(CORE_SRC:%.c=$(O)/%.o)
 SHELL_OBJ = $(SHELL_SRC:%.c=$(O)/%.o)
 VIZ_OBJ = $(VIZ_SRC:%.c=$(O)/%.o)
 HELPER_OBJ = $(HELPER_SRC:%.c=$(O)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
 all: colldb libcolldb.a libcolldb.so colldb.pc
@@ -103,6 +105,12 @@ $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/l
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) $(LIBS)
 
+# Test-only programs (tests/tools/*.c, each with its own main): the pane
+# dump driver and the curses pane demo the viz tier runs.
+$(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) $(LIBS)
+
 # ---- dependencies ---------------------------------------------------------
 
 deps:
@@ -121,7 +129,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-layering
 	@sh tests/run.sh $(O)
 
-tests: $(UNIT_BIN)
+tests: $(UNIT_BIN) $(TOOL_BIN)
 
 check-layering:
 	@if grep -nE '#include "\.\./(shell|viz)/|#include "(shell|viz)/' core/*.c core/*.h core/coll/*.c 2>/dev/null; then \
@@ -145,6 +153,12 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(O)/bench/bench-wake
 	@sh bench/run.sh $(O)
+
+# The pane's CPU cost (not part of make check): see bench/pane-cost.c.
+$(O)/bench/pane-cost: bench/pane-cost.c $(O)/libapp.a $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CFLAGS_ALL) $(PKG_CFLAGS) -Icore -Iviz -o $@ $^ $(PKG_LIBS) $(LIBS)
 
 $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	@mkdir -p $(@D)
