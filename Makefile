@@ -151,7 +151,7 @@ valgrind: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(O)/bench/bench-wake
+	@$(MAKE) --no-print-directory $(O)/bench/bench-wake $(O)/bench/pane-cost
 	@sh bench/run.sh $(O)
 
 # The pane's CPU cost (not part of make check): see bench/pane-cost.c.

@@ -16,8 +16,6 @@
 #include "watch.h"
 #include "xmalloc.h"
 
-/* The skeleton's common.h defines `unused`, which breaks check.h's macros. */
-#undef unused
 
 /* ---- a fake session ---- */
 

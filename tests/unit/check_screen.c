@@ -6,8 +6,6 @@
 #include "strbuf.h"
 #include "viz.h"
 
-/* The skeleton's common.h defines `unused`, which breaks check.h's macros. */
-#undef unused
 
 /* Row y of s as a string (static buffer; trailing blanks kept). */
 static const char *
