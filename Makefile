@@ -31,6 +31,7 @@ endif
 # pkg-config is asked lazily (recursive =), after the deps step ran.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libedit ncursesw libffi jansson)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs libedit ncursesw libffi jansson)
+FFI_LIBS = $(shell $(PKG_CONFIG) --libs libffi)
 CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
@@ -92,11 +93,15 @@ libcolldb.a: $(O)/libcolldb.a
 
 libcolldb.so: $(CORE_OBJ)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $^ $(FFI_LIBS) $(LIBS)
 
+# The whole runtime goes in and is exported (-rdynamic), so a library that
+# `load` puts into an agent rank finds every cdb_* function (core/call.h).
 colldb: $(O)/shell/main.o $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $^ $(PKG_LIBS) $(LIBS)
+	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/main.o $(O)/libapp.a \
+		-Wl,--whole-archive $(O)/libcolldb.a -Wl,--no-whole-archive \
+		$(PKG_LIBS) $(LIBS)
 
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -110,6 +115,26 @@ $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/l
 $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) $(LIBS)
+
+# ---- examples (docs/examples/) ----------------------------------------------
+# User programs built as a user would, against the public header and the
+# static library; libkern.so is the library the load/call tests use.
+
+EXAMPLES = ring ring-broken handshake handshake-broken
+EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so
+EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
+
+examples: $(EXAMPLE_BIN)
+
+$(O)/examples/%: docs/examples/%.c core/colldb.h $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+
+$(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(EX_CFLAGS) -fPIC -shared $(LDFLAGS_ALL) -o $@ $<
 
 # ---- dependencies ---------------------------------------------------------
 
@@ -182,7 +207,7 @@ install: all
 clean:
 	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc tests/golden/*.got
 
-.PHONY: all deps run check tests check-layering asan ubsan valgrind bench fmt install clean
+.PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

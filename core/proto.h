@@ -7,6 +7,12 @@
  * 64 MiB ring allreduce is not shipped as 100k micro-ops), MSG_QUIT.
  * rank -> shell: MSG_HELLO once attached, MSG_DONE when a program ends.
  *
+ * A user program under `colldb run` (core/api.c) runs its own programs and
+ * announces each to the shell before running it, with the rank's own tag:
+ * MSG_PROG (an encoded program, its title the source location) or
+ * MSG_COLL (a struct coll_msg followed by the NUL-terminated title); then
+ * MSG_DONE with that tag, as an agent would.  The shell sends it nothing.
+ *
  * Both ends are the same binary (or the same libcolldb) on one machine, so
  * structs travel raw.  Ownership: proto_recv() returns a payload the caller
  * frees.
@@ -32,6 +38,10 @@ enum prog_flags {
 	PROG_F_START = 1 << 0,	/* stop before the first micro-op */
 	PROG_F_RESUMABLE = 1 << 1, /* interrupt stops at the gate instead of
 				    * abandoning the program (collectives) */
+	PROG_F_USER = 1 << 2,	/* user code (libcolldb, core/api.c): the
+				 * shell's step mode, credits and interrupt
+				 * carry over from one program to the next,
+				 * and the rank stays `running` between them */
 };
 
 /* hdr.status of MSG_DONE */
@@ -46,7 +56,8 @@ struct msg_hdr {
 	uint32_t reserved;
 };
 
-/* MSG_DONE payload, followed by an error text (NUL-terminated) if any. */
+/* MSG_DONE payload, followed by a NUL-terminated text if any: the error
+ * (DONE_ERROR), or a call's return value (DONE_OK; see core/call.h). */
 struct done_info {
 	int32_t seen;		/* value the last wait observed */
 	uint32_t pc;		/* micro-ops executed */

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "coll.h"
 #include "futex.h"
 #include "rank.h"
@@ -40,6 +41,8 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 void
 rank_detach(struct rank_ctx *rc)
 {
+	free(rc->result);
+	rc->result = NULL;
 	exec_release(&rc->ex);
 	if (rc->t.ops != NULL)
 		rc->t.ops->close(&rc->t);
@@ -91,7 +94,8 @@ take_credit(struct seg_rank *b)
 	return 0;
 }
 
-/* Decide whether to run micro-op pc; may sleep while stopped. */
+/* Decide whether to run micro-op pc; may sleep while stopped.  u is NULL
+ * for a hold (no micro-op: no breakpoint can match). */
 static int
 gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
     enum stop_reason forced)
@@ -111,7 +115,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 			forced = STOP_NONE;
 		} else if (atomic_exchange(&b->interrupt, 0)) {
 			why = STOP_INTERRUPT;
-		} else if (atomic_load(&b->skip_pc) != pc + 1 &&
+		} else if (u != NULL && atomic_load(&b->skip_pc) != pc + 1 &&
 		    (bp = break_match(rc, u)) != 0) {
 			why = STOP_BREAK;
 			atomic_store(&b->credits, 0);
@@ -153,10 +157,12 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			rc->seg.h->area_size, p->acc_bytes, cause) != 0)
 			return DONE_ERROR;
 	}
-	atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
-	atomic_store(&b->credits, 0);
+	if (!(flags & PROG_F_USER)) {
+		atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
+		atomic_store(&b->credits, 0);
+		atomic_store(&b->interrupt, 0);	/* meant for a program that ended */
+	}
 	atomic_store(&b->skip_pc, 0);
-	atomic_store(&b->interrupt, 0);	/* meant for a program that ended */
 	atomic_store(&b->abort, 0);
 	atomic_store(&b->prog_tag, tag);
 	atomic_store(&b->nops, (uint32_t)p->nops);
@@ -180,7 +186,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			forced = STOP_NONE;
 			first = 0;
 		}
-		rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
+		if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
+			free(rc->result);
+			rc->result = NULL;
+			rc_ = call_exec(rc, p, u, &rc->result, cause);
+		} else {
+			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
+		}
 		if (rc_ == EXEC_INTERRUPTED) {
 			atomic_store(&b->interrupt, 0);
 			if (!(flags & PROG_F_RESUMABLE)) {
@@ -201,10 +213,29 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	}
 	di->pc = pc;
 	atomic_store(&b->pc, pc);
+	if (flags & PROG_F_USER) {
+		seg_set_state(b, RS_RUNNING);	/* back in the user's code */
+		return status;
+	}
 	atomic_store(&b->mode, RUN_FREE);
 	atomic_store(&b->interrupt, 0);
 	seg_set_state(b, RS_IDLE);
 	return status;
+}
+
+void
+rank_hold(struct rank_ctx *rc, const char *title)
+{
+	struct seg_rank *b = rc->board;
+
+	atomic_store(&b->nops, 0);
+	atomic_store(&b->pc, 0);
+	atomic_store(&b->prog_tag, 0);
+	seg_write_cur(b, &(struct uop){ 0 }, title);
+	seg_set_state(b, RS_RUNNING);
+	while (gate(rc, 0, NULL, STOP_NONE) == GATE_ABORT)
+		;	/* nothing to abandon: stay */
+	atomic_store(&b->skip_pc, 0);
 }
 
 static void
@@ -262,9 +293,12 @@ rank_serve(struct rank_ctx *rc)
 		if (p == NULL) {
 			reply(rc, h.tag, DONE_ERROR, &di, cause);
 		} else {
-			st = rank_run(rc, p, h.tag, h.flags, &di, &cause);
-			reply(rc, h.tag, st, &di, cause);
+			st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
+			    &cause);
+			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
 		}
+		free(rc->result);
+		rc->result = NULL;
 		free(cause);
 		prog_free(p);
 	}

@@ -33,6 +33,8 @@ struct rank_ctx {
 	struct seg_rank *board;
 	int rank;
 	int sock;		/* to the shell, -1 when standalone */
+	char *result;		/* text the last CALL left for the DONE
+				 * reply (its return value; owned) */
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */
@@ -40,9 +42,20 @@ int rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank,
     char **cause);
 void rank_detach(struct rank_ctx *rc);
 
-/* Run p to its end (or abort); fills *di.  Returns enum done_status. */
+/* Run p to its end (or abort); fills *di.  Returns enum done_status.
+ * flags are enum prog_flags; PROG_F_USER leaves the board's mode, credits
+ * and interrupt to the shell and the state `running` at the end.  LOAD
+ * and CALL micro-ops run through core/call.h. */
 int rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause);
+
+/*
+ * Stop at the gate with no micro-op ahead (a user program inside
+ * cdb_init): publishes `title` with no ops, then returns once the board
+ * lets the rank go (free running, or a step credit, which it takes).
+ * Breakpoints do not apply; an abort is ignored (nothing to abandon).
+ */
+void rank_hold(struct rank_ctx *rc, const char *title);
 
 /* Serve the shell until MSG_QUIT or the socket closes; returns an exit
  * status for the process. */

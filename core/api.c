@@ -1,0 +1,686 @@
+/*
+ * api.c - libcolldb: the world (init, finalize, standalone ranks),
+ * windows, errors, locations and spans, and the runner every operation
+ * goes through.  See colldb.h for the contract, api-int.h for the shape.
+ */
+#define CDB_NO_LOCATION
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "api-int.h"
+#include "colldb.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+_Static_assert(CDB_F64 == (int)DT_F64 && CDB_I32 == (int)DT_I32,
+    "enum cdb_dtype follows enum dtype");
+_Static_assert(CDB_PROD == (int)RED_PROD, "enum cdb_reduce follows reduce_op");
+_Static_assert(CDB_SET == (int)NOTIFY_SET && CDB_GE == (int)CMP_GE,
+    "notify ops and comparisons follow prog.h");
+_Static_assert(CDB_NAME_MAX == SEG_NAME_MAX - 1 &&
+    CDB_MAX_DIMS == COLLDB_MAX_DIMS, "limits follow seg.h");
+
+enum api_mode {
+	API_NONE,	/* cdb_init not called */
+	API_ALONE,	/* standalone world */
+	API_RUN,	/* a rank of a `colldb run` session */
+	API_DONE,	/* finalized */
+};
+
+static struct {
+	enum api_mode mode;
+	struct rank_ctx rc;
+	struct rank_ctx *nest;	/* the agent rank running a CALL */
+	uint32_t next_tag;	/* this rank's program tags (colldb run) */
+	uint64_t nops;		/* operations issued, for "prog op N" */
+	const char *at_file;	/* cdb_at(), for the next operation */
+	int at_line;
+	const char *fn;		/* the public function running */
+	char loc[48];		/* its location: "ring.c:42", "ring op 3" */
+	char spans[CDB_SPAN_DEPTH][CDB_NAME_MAX + 1];
+	int nspans;
+	char errmsg[256];
+	pid_t *children;	/* standalone rank 0: ranks 1.. */
+	int nchildren;
+} api;
+
+static const char *const errors[] = {
+	[0] = "success",
+	[1] = "not initialised",
+	[2] = "invalid argument",
+	[3] = "not a window region",
+	[4] = "shape or dtype mismatch",
+	[5] = "no space for the window",
+	[6] = "abandoned by the debugger",
+	[7] = "another rank failed",
+	[8] = "system error",
+};
+
+const char *
+cdb_strerror(int err)
+{
+	if (err > 0 || -err >= (int)ARRAY_SIZE(errors))
+		return "unknown error";
+	return errors[-err];
+}
+
+const char *
+cdb_errmsg(void)
+{
+	return api.errmsg;
+}
+
+void
+cdb_at(const char *file, int line)
+{
+	api.at_file = file;
+	api.at_line = line;
+}
+
+static struct rank_ctx *
+ctx(void)
+{
+	if (api.nest != NULL)
+		return api.nest;
+	return api.mode == API_ALONE || api.mode == API_RUN ? &api.rc : NULL;
+}
+
+/* Someone shows what this rank prints: the shell, as an event. */
+static int
+shell_listens(void)
+{
+	return api.nest != NULL || api.mode == API_RUN;
+}
+
+int
+api_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(api.errmsg, sizeof api.errmsg, fmt, ap);
+	va_end(ap);
+	if (shell_listens())
+		fprintf(stderr, "colldb: %s: %s: %s\n", api.loc, api.fn, api.errmsg);
+	return err;
+}
+
+struct rank_ctx *
+api_begin(const char *fn)
+{
+	struct rank_ctx *rc = ctx();
+
+	api.fn = fn;
+	api.errmsg[0] = '\0';
+	api.nops++;
+	if (api.at_file != NULL) {
+		const char *base = strrchr(api.at_file, '/');
+		snprintf(api.loc, sizeof api.loc, "%s:%d",
+		    base != NULL ? base + 1 : api.at_file, api.at_line);
+	} else {
+		snprintf(api.loc, sizeof api.loc, "%.24s op %llu",
+		    program_invocation_short_name, (unsigned long long)api.nops);
+	}
+	api.at_file = NULL;
+	if (rc == NULL)
+		api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
+		    "called after cdb_finalize" : "cdb_init has not been called");
+	return rc;
+}
+
+/* ---- running programs ----------------------------------------------------- */
+
+static void
+send_msg(struct rank_ctx *rc, uint32_t type, uint32_t tag, int32_t status,
+    const struct strbuf *payload)
+{
+	struct msg_hdr h = { .type = type, .tag = tag, .status = status };
+
+	h.len = payload != NULL ? (uint32_t)payload->len : 0;
+	/* A failed send means the shell is gone; the rank dies with it. */
+	(void)proto_send(rc->sock, &h, payload != NULL ? payload->buf : NULL);
+}
+
+static void
+announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
+    const struct coll_args *coll)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (coll != NULL) {
+		struct coll_msg cm;
+
+		memset(&cm, 0, sizeof cm);
+		cm.args = *coll;
+		cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+		strbuf_add(&sb, &cm, sizeof cm);
+		strbuf_addstr(&sb, p->title);
+		strbuf_addch(&sb, '\0');
+		send_msg(rc, MSG_COLL, tag, 0, &sb);
+	} else {
+		prog_encode(p, &sb);
+		send_msg(rc, MSG_PROG, tag, 0, &sb);
+	}
+	strbuf_release(&sb);
+}
+
+static void
+title(char *buf, size_t len, const struct prog *p, int coll)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < api.nspans && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s > ", api.spans[i]);
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%s", api.loc);
+	if (coll && n < len)
+		snprintf(buf + n, len - n, " %s", p->title);
+}
+
+int
+api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
+{
+	struct seg_rank *b = rc->board;
+	struct done_info di;
+	struct uop cur;
+	char t[SEG_TITLE_MAX], saved[SEG_TITLE_MAX];
+	uint32_t tag = 0, pc = 0, nops = 0, ptag = 0;
+	int nested = api.nest != NULL, st, err = CDB_OK;
+	char *cause = NULL;
+
+	title(t, sizeof t, p, coll != NULL);
+	free(p->title);
+	p->title = xstrdup(t);
+	if (nested) {
+		/* the call's own position comes back afterwards */
+		pc = atomic_load(&b->pc);
+		nops = atomic_load(&b->nops);
+		ptag = atomic_load(&b->prog_tag);
+		seg_read_cur(b, &cur, saved, sizeof saved);
+	} else {
+		tag = ++api.next_tag;
+		if (api.mode == API_RUN)
+			announce(rc, tag, p, coll);
+	}
+	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE, &di, &cause);
+	if (nested) {
+		atomic_store(&b->nops, nops);
+		atomic_store(&b->pc, pc);
+		atomic_store(&b->prog_tag, ptag);
+		seg_write_cur(b, &cur, saved);
+	} else if (api.mode == API_RUN) {
+		struct strbuf sb = STRBUF_INIT;
+
+		strbuf_add(&sb, &di, sizeof di);
+		if (cause != NULL)
+			strbuf_addstr(&sb, cause);
+		send_msg(rc, MSG_DONE, tag, st, &sb);
+		strbuf_release(&sb);
+	}
+	if (st == DONE_ABORTED) {
+		snprintf(api.errmsg, sizeof api.errmsg,
+		    "abandoned by the debugger after %u of %u micro-ops", di.pc, di.nops);
+		err = CDB_ERR_ABORTED;
+	} else if (st != DONE_OK) {
+		snprintf(api.errmsg, sizeof api.errmsg, "%s",
+		    cause != NULL ? cause : "the operation failed");
+		err = CDB_ERR_SYSTEM;
+	}
+	free(cause);
+	prog_free(p);
+	return err;
+}
+
+void
+api_nest_begin(struct rank_ctx *rc)
+{
+	api.nest = rc;
+}
+
+void
+api_nest_end(void)
+{
+	api.nest = NULL;
+}
+
+/* ---- the world -------------------------------------------------------------- */
+
+static int
+env_int(const char *name, long lo, long hi, long *out)
+{
+	const char *v = getenv(name);
+	char *end;
+
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || *out < lo || *out > hi)
+		return -1;
+	return 1;
+}
+
+static int
+init_run(void)
+{
+	long seg_fd, sock, rank;
+	char *cause = NULL;
+
+	if (env_int("COLLDB_SEG_FD", 0, 1 << 20, &seg_fd) != 1 ||
+	    env_int("COLLDB_SOCK_FD", 0, 1 << 20, &sock) != 1 ||
+	    env_int("COLLDB_RANK", 0, SEG_MAX_RANKS - 1, &rank) != 1)
+		return api_fail(CDB_ERR_INIT, "bad COLLDB_SEG_FD, COLLDB_SOCK_FD or COLLDB_RANK in the environment");
+	if (rank_attach(&api.rc, (int)seg_fd, (int)sock, (int)rank, &cause) != 0) {
+		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s", cause);
+		free(cause);
+		return CDB_ERR_INIT;
+	}
+	fcntl((int)seg_fd, F_SETFD, FD_CLOEXEC);
+	fcntl((int)sock, F_SETFD, FD_CLOEXEC);
+	unsetenv("COLLDB_SEG_FD");
+	unsetenv("COLLDB_SOCK_FD");
+	unsetenv("COLLDB_RANK");
+	unsetenv("COLLDB_NRANKS");
+	fflush(stdout);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	api.mode = API_RUN;
+	send_msg(&api.rc, MSG_HELLO, 0, (int32_t)getpid(), NULL);
+	/* The shell decides when we leave (not under --batch: at once). */
+	rank_hold(&api.rc, "cdb_init");
+	return CDB_OK;
+}
+
+static void
+reap_message(int r, int st, char *buf, size_t len)
+{
+	if (WIFSIGNALED(st))
+		snprintf(buf, len, "rank %d was killed by signal %d (%s)", r,
+		    WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "rank %d exited with status %d", r,
+		    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* Standalone rank 0: wait for ranks 1..N-1; the first failure's message
+ * goes to errmsg.  kill: end them first (rank 0 leaves without
+ * cdb_finalize). */
+static int
+reap_children(int killing)
+{
+	int err = CDB_OK;
+
+	for (int i = 0; i < api.nchildren; i++) {
+		int st = 0;
+
+		if (killing)
+			kill(api.children[i], SIGKILL);
+		while (waitpid(api.children[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!killing && (!WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
+			char msg[128];
+			reap_message(i + 1, st, msg, sizeof msg);
+			fprintf(stderr, "colldb: %s\n", msg);
+			if (err == CDB_OK)
+				snprintf(api.errmsg, sizeof api.errmsg, "%s", msg);
+			err = CDB_ERR_RANK;
+		}
+	}
+	free(api.children);
+	api.children = NULL;
+	api.nchildren = 0;
+	return err;
+}
+
+static void
+at_exit(void)
+{
+	if (api.nchildren > 0) {
+		fprintf(stderr, "colldb: rank 0 exited without cdb_finalize; ending ranks 1-%d\n",
+		    api.nchildren);
+		reap_children(1);
+	}
+}
+
+static int
+init_alone(void)
+{
+	struct seg s;
+	long n = 1;
+	int rank = 0, fd;
+	pid_t parent = getpid();
+	char *cause = NULL;
+
+	if (env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n) < 0)
+		return api_fail(CDB_ERR_ARG, "COLLDB_NRANKS='%s': expected 1..%d ranks",
+		    getenv("COLLDB_NRANKS"), SEG_MAX_RANKS);
+	if (seg_create(&s, "standalone", (int)n, seg_default_area((int)n), 4096,
+		&cause) != 0) {
+		api_fail(CDB_ERR_SYSTEM, "cannot create the shared memory: %s", cause);
+		free(cause);
+		return CDB_ERR_SYSTEM;
+	}
+	seg_unlink(&s);
+	fflush(NULL);
+	api.children = xcalloc((size_t)n, sizeof *api.children);
+	for (int r = 1; r < n; r++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			api_fail(CDB_ERR_SYSTEM, "fork: %s", strerror(errno));
+			reap_children(1);
+			seg_close(&s);
+			return CDB_ERR_SYSTEM;
+		}
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != parent)
+				_exit(1);
+			rank = r;
+			free(api.children);
+			api.children = NULL;
+			api.nchildren = 0;
+			break;
+		}
+		api.children[api.nchildren++] = pid;
+	}
+	fd = fcntl(s.fd, F_DUPFD_CLOEXEC, 0);
+	seg_close(&s);
+	if (fd < 0 || rank_attach(&api.rc, fd, -1, rank, &cause) != 0) {
+		api_fail(CDB_ERR_SYSTEM, "cannot map the shared memory: %s",
+		    cause != NULL ? cause : strerror(errno));
+		free(cause);
+		if (fd >= 0)
+			close(fd);
+		if (rank != 0)
+			_exit(1);
+		reap_children(1);
+		return CDB_ERR_SYSTEM;
+	}
+	api.mode = API_ALONE;
+	if (rank == 0 && api.nchildren > 0)
+		atexit(at_exit);
+	return CDB_OK;
+}
+
+int
+cdb_init(void)
+{
+	api.fn = "cdb_init";
+	api.errmsg[0] = '\0';
+	snprintf(api.loc, sizeof api.loc, "%.24s", program_invocation_short_name);
+	if (api.nest != NULL || api.mode == API_ALONE || api.mode == API_RUN)
+		return CDB_OK;
+	if (api.mode == API_DONE)
+		return api_fail(CDB_ERR_INIT, "cdb_init after cdb_finalize");
+	if (getenv("COLLDB_SEG_FD") != NULL)
+		return init_run();
+	return init_alone();
+}
+
+int
+cdb_finalize(void)
+{
+	int err = CDB_OK;
+
+	api.fn = "cdb_finalize";
+	api.errmsg[0] = '\0';
+	if (api.nest != NULL)
+		return CDB_OK;
+	if (api.mode != API_ALONE && api.mode != API_RUN)
+		return api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
+		    "cdb_finalize called twice" : "cdb_init has not been called");
+	/* The shell tells a finalized rank from one that exited early by
+	 * this state; the socket stays open until the process ends. */
+	seg_set_state(api.rc.board, RS_EXITED);
+	rank_detach(&api.rc);
+	if (api.mode == API_ALONE && api.nchildren > 0)
+		err = reap_children(0);
+	api.mode = API_DONE;
+	return err;
+}
+
+int
+cdb_rank(void)
+{
+	struct rank_ctx *rc = ctx();
+
+	return rc != NULL ? rc->rank : CDB_ERR_INIT;
+}
+
+int
+cdb_nranks(void)
+{
+	struct rank_ctx *rc = ctx();
+
+	return rc != NULL ? (int)rc->seg.h->nranks : CDB_ERR_INIT;
+}
+
+/* ---- windows ----------------------------------------------------------------- */
+
+static int
+name_ok(const char *name)
+{
+	if (name == NULL)
+		return api_fail(CDB_ERR_ARG, "window name is NULL");
+	if (name[0] == '\0' || strlen(name) > CDB_NAME_MAX)
+		return api_fail(CDB_ERR_ARG, "window name '%s' must be 1..%d characters",
+		    name, CDB_NAME_MAX);
+	for (const char *p = name; *p != '\0'; p++) {
+		int c = (unsigned char)*p;
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (p > name && c >= '0' && c <= '9')))
+			return api_fail(CDB_ERR_ARG, "bad window name '%s' (letters, digits and _, not a digit first)",
+			    name);
+	}
+	return CDB_OK;
+}
+
+static void
+shape_text(char *buf, size_t len, int ndim, const uint64_t *shape,
+    enum dtype dt)
+{
+	size_t n = (size_t)snprintf(buf, len, "[");
+
+	for (int d = 0; d < ndim && n < len; d++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%llu", d ? "," : "",
+		    (unsigned long long)shape[d]);
+	if (n < len)
+		snprintf(buf + n, len - n, "] %s", dtype_name(dt));
+}
+
+static int
+alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
+    unsigned flags, void **local)
+{
+	struct rank_ctx *rc = api_begin(flags & WIN_BYTES ? "cdb_alloc" : "cdb_alloc_shape");
+	struct seg_window *w;
+	char *cause = NULL;
+	int err = CDB_OK;
+
+	if (rc == NULL)
+		return CDB_ERR_INIT;
+	if (local == NULL)
+		return api_fail(CDB_ERR_ARG, "local is NULL");
+	if ((err = name_ok(name)) != CDB_OK)
+		return err;
+	seg_lock(&rc->seg);
+	w = seg_win_find(&rc->seg, name);
+	if (w != NULL) {
+		int same = w->ndim == ndim && w->dtype == dt &&
+		    (w->flags & WIN_BYTES) == (flags & WIN_BYTES) &&
+		    memcmp(w->shape, shape, (size_t)ndim * sizeof *shape) == 0;
+		if (!same) {
+			char have[96], want[96];
+			shape_text(have, sizeof have, w->ndim, w->shape, (enum dtype)w->dtype);
+			shape_text(want, sizeof want, ndim, shape, dt);
+			err = api_fail(CDB_ERR_SHAPE, "window '%s' exists as %s; this rank asked for %s",
+			    name, have, want);
+		}
+	} else if ((w = seg_win_alloc(&rc->seg, name, shape, ndim, dt, flags,
+	    &cause)) == NULL) {
+		err = api_fail(CDB_ERR_NOSPACE, "%s", cause);
+		free(cause);
+	}
+	if (err == CDB_OK)
+		*local = seg_area(&rc->seg, rc->rank) + w->off;
+	seg_unlock(&rc->seg);
+	return err;
+}
+
+int
+cdb_alloc(const char *name, size_t bytes, void **local)
+{
+	uint64_t shape = bytes;
+
+	if (bytes == 0) {
+		if (api_begin("cdb_alloc") == NULL)
+			return CDB_ERR_INIT;
+		return api_fail(CDB_ERR_ARG, "size must be at least 1 byte");
+	}
+	return alloc_common(name, 1, &shape, DT_U8, WIN_BYTES, local);
+}
+
+int
+cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
+    enum cdb_dtype dtype, void **local)
+{
+	uint64_t dims[COLLDB_MAX_DIMS], count = 1;
+
+	if (ndim < 1 || ndim > CDB_MAX_DIMS || shape == NULL ||
+	    (unsigned)dtype > CDB_F64 || dtype == CDB_U8) {
+		if (api_begin("cdb_alloc_shape") == NULL)
+			return CDB_ERR_INIT;
+		if (shape == NULL)
+			return api_fail(CDB_ERR_ARG, "shape is NULL");
+		if (ndim < 1 || ndim > CDB_MAX_DIMS)
+			return api_fail(CDB_ERR_ARG, "ndim %d out of range (1..%d)", ndim,
+			    CDB_MAX_DIMS);
+		return api_fail(CDB_ERR_ARG, "bad dtype %d (CDB_I8..CDB_F64; use cdb_alloc for bytes)",
+		    (int)dtype);
+	}
+	for (int d = 0; d < ndim; d++) {
+		dims[d] = shape[d];
+		if (shape[d] == 0 || count > UINT64_MAX / shape[d]) {
+			if (api_begin("cdb_alloc_shape") == NULL)
+				return CDB_ERR_INIT;
+			return api_fail(CDB_ERR_ARG, "bad dimension %zu (#%d)", shape[d], d);
+		}
+		count *= shape[d];
+	}
+	return alloc_common(name, ndim, dims, (enum dtype)dtype, 0, local);
+}
+
+void *
+cdb_local(const char *name)
+{
+	struct rank_ctx *rc = api_begin("cdb_local");
+	struct seg_window *w;
+	void *p = NULL;
+
+	if (rc == NULL)
+		return NULL;
+	if (name == NULL) {
+		api_fail(CDB_ERR_ARG, "window name is NULL");
+		return NULL;
+	}
+	seg_lock(&rc->seg);
+	if ((w = seg_win_find(&rc->seg, name)) != NULL)
+		p = seg_area(&rc->seg, rc->rank) + w->off;
+	seg_unlock(&rc->seg);
+	if (p == NULL)
+		api_fail(CDB_ERR_WINDOW, "no window named '%s'", name);
+	return p;
+}
+
+int
+api_region(struct rank_ctx *rc, const char *what, const void *ptr,
+    uint64_t count, struct seg_window **wp, uint64_t *offp)
+{
+	const uint8_t *area = seg_area(&rc->seg, rc->rank), *p = ptr;
+	struct seg_window *w;
+	uint64_t off, esz, first;
+
+	if (ptr == NULL)
+		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
+	if (p < area || p >= area + rc->seg.h->area_size ||
+	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
+		return api_fail(CDB_ERR_WINDOW, "%s does not point into a window of this rank",
+		    what);
+	off = (uint64_t)(p - area);
+	esz = dtype_size((enum dtype)w->dtype);
+	if ((off - w->off) % esz != 0)
+		return api_fail(CDB_ERR_WINDOW, "%s is not aligned to an element of '%s' (%s)",
+		    what, w->name, dtype_name((enum dtype)w->dtype));
+	first = (off - w->off) / esz;
+	if (count > w->count - first)
+		return api_fail(CDB_ERR_WINDOW, "count %llu runs past the end of '%s' (%llu elements from element %llu)",
+		    (unsigned long long)count, w->name,
+		    (unsigned long long)w->count, (unsigned long long)first);
+	*wp = w;
+	*offp = off;
+	return CDB_OK;
+}
+
+int
+cdb_window(const void *ptr, struct cdb_window *out)
+{
+	struct rank_ctx *rc = api_begin("cdb_window");
+	struct seg_window *w;
+	uint64_t off;
+	int err;
+
+	if (rc == NULL)
+		return CDB_ERR_INIT;
+	if (out == NULL)
+		return api_fail(CDB_ERR_ARG, "out is NULL");
+	if ((err = api_region(rc, "ptr", ptr, 1, &w, &off)) != CDB_OK)
+		return err;
+	memset(out, 0, sizeof *out);
+	out->name = w->name;
+	out->dtype = (enum cdb_dtype)w->dtype;
+	out->ndim = w->ndim;
+	for (int d = 0; d < w->ndim; d++)
+		out->shape[d] = (size_t)w->shape[d];
+	out->count = (size_t)w->count;
+	out->bytes = (size_t)w->bytes;
+	out->base = seg_area(&rc->seg, rc->rank) + w->off;
+	out->index = (size_t)((off - w->off) / dtype_size((enum dtype)w->dtype));
+	return CDB_OK;
+}
+
+/* ---- spans -------------------------------------------------------------------- */
+
+int
+cdb_span_begin(const char *name)
+{
+	if (api_begin("cdb_span_begin") == NULL)
+		return CDB_ERR_INIT;
+	if (name == NULL || name[0] == '\0' || strlen(name) > CDB_NAME_MAX)
+		return api_fail(CDB_ERR_ARG, "span name must be 1..%d characters",
+		    CDB_NAME_MAX);
+	if (api.nspans == CDB_SPAN_DEPTH)
+		return api_fail(CDB_ERR_ARG, "spans nested deeper than %d (at '%s')",
+		    CDB_SPAN_DEPTH, name);
+	snprintf(api.spans[api.nspans++], sizeof api.spans[0], "%s", name);
+	return CDB_OK;
+}
+
+int
+cdb_span_end(void)
+{
+	if (api_begin("cdb_span_end") == NULL)
+		return CDB_ERR_INIT;
+	if (api.nspans == 0)
+		return api_fail(CDB_ERR_ARG, "no span is open");
+	api.nspans--;
+	return CDB_OK;
+}
