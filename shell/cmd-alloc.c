@@ -138,6 +138,6 @@ const struct cmd_entry cmd_free_entry = {
 	.name = "free", .usage = "NAME",
 	.summary = "release a window on every rank",
 	.example = "free buf", .group = GRP_WINDOWS, .min_args = 1,
-	.max_args = 1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
+	.max_args = 1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
 	.exec = cmd_free_exec,
 };

@@ -15,6 +15,8 @@ help_one(const struct cmd_entry *e)
 		out_printf("  runs on all ranks (no @ prefix)\n");
 	else if (e->flags & CMD_TARGETS)
 		out_printf("  applies to the focus ranks, or to an @RANKS prefix\n");
+	if (e->flags & CMD_AGENTS_ONLY)
+		out_printf("  not under 'colldb run' (needs colldb's own ranks)\n");
 	if (e->example != NULL)
 		out_printf("  example: %s\n", e->example);
 }

@@ -16,11 +16,12 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 		struct seg_rank *b = seg_board(&s->seg, r);
 		enum rank_state st;
 
+		/* a user rank is always somewhere in its program */
 		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
-		    rank_job(s, r) == NULL)
+		    (rank_job(s, r) == NULL && !s->user))
 			continue;
 		st = rank_state_of(s, r);
-		if (st == RS_STOPPED)
+		if (st == RS_STOPPED && !s->user)
 			atomic_store(&b->abort, 1);
 		else
 			atomic_store(&b->interrupt, 1);

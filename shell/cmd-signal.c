@@ -131,6 +131,6 @@ const struct cmd_entry cmd_wait_entry = {
 	.name = "wait", .usage = "CELL ==|>= VALUE",
 	.summary = "block each target until its own cell compares true",
 	.example = "@1 wait sig[0] >= 1", .group = GRP_SIGNALS, .min_args = 3,
-	.max_args = 3, .flags = CMD_TARGETS, .keywords = wait_keywords,
+	.max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY, .keywords = wait_keywords,
 	.exec = cmd_wait_exec,
 };

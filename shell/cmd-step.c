@@ -172,7 +172,8 @@ const struct cmd_entry cmd_start_entry = {
 	.name = "start", .usage = "COMMAND...",
 	.summary = "issue a rank operation or collective with every target stopped before its first micro-op",
 	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
-	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.min_args = 1, .max_args = -1,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
 	.keywords = startable, .exec = cmd_start_exec,
 };
 

@@ -20,7 +20,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_kill_entry, cmd_allreduce_entry, cmd_barrier_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
-    cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry;
+    cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
+    cmd_load_entry, cmd_call_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -53,6 +54,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_break_entry,
 	&cmd_delete_entry,
 	&cmd_where_entry,
+	&cmd_load_entry,
+	&cmd_call_entry,
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
@@ -69,6 +72,7 @@ const char *const cmd_group_names[GRP__COUNT] = {
 	[GRP_COLL] = "Collectives",
 	[GRP_CONTROL] = "Running and stopping",
 	[GRP_OBSERVE] = "Observing",
+	[GRP_CODE] = "Libraries in the ranks",
 	[GRP_SCRIPT] = "Scripts",
 	[GRP_SESSION] = "Session",
 };
@@ -344,6 +348,12 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 		out_error("'%s' always runs on all ranks; drop '%s'", ctx.entry->name,
 		    all.v[0].s);
 		out_caret(all.v[0].col, all.v[0].len);
+		goto fail;
+	}
+	if (s->user && (ctx.entry->flags & CMD_AGENTS_ONLY)) {
+		out_error("'%s' is not available under 'colldb run': %s",
+		    ctx.entry->name, run_refusal(ctx.entry));
+		out_caret(all.v[first].col, all.v[first].len);
 		goto fail;
 	}
 	if (ctx.explicit_targets && !(ctx.entry->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY))) {

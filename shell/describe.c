@@ -125,6 +125,8 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 	char title[SEG_TITLE_MAX];
 	uint32_t pc, nops;
 
+	if (run_describe(s, r, sb, verbose))
+		return;
 	if (j == NULL || st == RS_IDLE || st == RS_DEAD || st == RS_EXITED) {
 		if (j != NULL && st == RS_IDLE)
 			strbuf_addf(sb, "%s (not started)", j->desc);

@@ -26,6 +26,7 @@ usage(FILE *fp)
 	fprintf(fp,
 	    "usage: colldb [-n N] [-t shm] [-x FILE]... [--batch] [--timeout SECS]\n"
 	    "              [--name NAME] [--echo] [FILE...]\n"
+	    "       colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]\n"
 	    "       colldb --help | --version\n"
 	    "\n"
 	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
@@ -76,6 +77,8 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "run") == 0)
+		return run_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {

@@ -310,6 +310,22 @@ fail:
 	return NULL;
 }
 
+struct job *
+session_track(struct session *s, int r, uint32_t tag, struct prog *p,
+    char *desc, unsigned flags)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+
+	j->tag = tag;
+	j->rank = r;
+	j->prog = p;
+	j->desc = desc;
+	j->flags = flags;
+	job_range(j);
+	enqueue(s, r, j);
+	return j;
+}
+
 int
 session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause)
@@ -359,7 +375,9 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 	*pp = j->next;
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
-	if (h->status == DONE_ERROR) {
+	if (j->flags & JOB_CALL) {
+		call_job_done(s, j, h->status, text);
+	} else if (h->status == DONE_ERROR) {
 		out_event(r, "[rank %d] %s failed: %s", r, j->desc,
 		    text[0] ? text : "unknown error");
 	} else if (j->flags & JOB_COLL) {
@@ -405,13 +423,17 @@ rank_gone(struct session *s, int r)
 		st = 0;
 	rp->alive = 0;
 	rp->wstatus = st;
-	if (rp->jobs != NULL)
+	if (s->user)
+		run_rank_gone(s, r, st);	/* its own words, see run.c */
+	else if (rp->jobs != NULL)
 		describe_rank(s, r, &sb, 0);
 	else if (rp->last_op != NULL)
 		strbuf_addf(&sb, "after %s", rp->last_op);
 	else
 		strbuf_addstr(&sb, "while idle");
-	if (WIFSIGNALED(st)) {
+	if (s->user) {
+		/* reported */
+	} else if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
 		rp->death = xasprintf("killed by %s %s%s", signame(WTERMSIG(st)),
 		    rp->jobs != NULL ? "during " : "", sb.buf);
@@ -522,6 +544,8 @@ session_pump(struct session *s, int timeout_ms)
 				struct done_info di;
 				memcpy(&di, payload, sizeof di);
 				job_done(s, r, &h, &di, (char *)payload + sizeof di);
+			} else if (s->user) {
+				run_msg(s, r, &h, payload);
 			}
 			free(payload);
 		}
@@ -539,6 +563,8 @@ rank_settled(struct session *s, int r)
 	struct seg_rank *b = seg_board(&s->seg, r);
 	enum rank_state st;
 
+	if (s->user)
+		return run_rank_settled(s, r);
 	if (!s->rp[r].alive || s->rp[r].jobs == NULL)
 		return 1;
 	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))

@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <sys/types.h>
 
+#include "call.h"
 #include "coll.h"
 #include "common.h"
 #include "parse.h"
@@ -29,6 +30,8 @@ enum job_flags {
 	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
 	JOB_COLL = 1 << 2,	/* part of a collective */
 	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
+	JOB_CALL = 1 << 4,	/* a load or call: completion goes to
+				 * call_job_done() (cmd-call.c) */
 };
 
 /* A program sent to one rank and not yet reported done. */
@@ -85,6 +88,9 @@ struct session {
 	int watchdog_fired;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
 	uint32_t next_break;	/* breakpoint ids */
+	int user;		/* the ranks are a user program's processes
+				 * (`colldb run`, run.c): they run their own
+				 * calls and announce them as jobs */
 };
 
 extern struct session *sess;
@@ -120,6 +126,10 @@ void describe_cell(struct session *s, uint64_t off, uint64_t count,
     struct strbuf *sb);
 /* Recompute the segment's gate_active word from control state. */
 void session_update_gate(struct session *s);
+/* Track a program rank r runs on its own (a user rank's call), under
+ * the rank's tag; takes p and desc. */
+struct job *session_track(struct session *s, int r, uint32_t tag,
+    struct prog *p, char *desc, unsigned flags);
 /* Any job (queued or running) touching bytes [lo, hi)? */
 int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
 
@@ -157,6 +167,7 @@ enum cmd_group {
 	GRP_COLL,
 	GRP_CONTROL,
 	GRP_OBSERVE,
+	GRP_CODE,
 	GRP_SCRIPT,
 	GRP_SESSION,
 	GRP__COUNT
@@ -167,6 +178,8 @@ enum cmd_flags {
 	CMD_ALL_RANKS_ONLY = 1 << 1,	/* always all ranks; @ is an error */
 	CMD_NO_SETTLE = 1 << 2,		/* do not wait for quiescence after */
 	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
+	CMD_AGENTS_ONLY = 1 << 4,	/* needs colldb's own agent ranks:
+					 * refused under `colldb run` */
 };
 
 struct cmdctx;
@@ -284,6 +297,100 @@ void breaks_list(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
+
+/* ---- run.c: `colldb run`, ranks that are a user program ------------------ */
+
+struct msg_hdr;
+
+/* `colldb run ...` (argv[0] is "run"); returns the exit status. */
+int run_main(int argc, char **argv);
+/* A message from user rank r other than DONE (its calls' programs). */
+void run_msg(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload);
+/* Whether user rank r waits for nothing but the shell or a peer. */
+int run_rank_settled(struct session *s, int r);
+/* Describe rank r from its board when its job does not say where it is
+ * (a user rank; an agent inside a call's nested cdb_* op); returns 0 to
+ * leave it to describe_rank(). */
+int run_describe(struct session *s, int r, struct strbuf *sb, int verbose);
+/* User rank r's process ended with wait status st: record and report. */
+void run_rank_gone(struct session *s, int r, int st);
+/* Carry out p for user rank r in the shell, one-sided on the segment
+ * (takes p and desc); 0 or -1 (reported). */
+int run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc);
+/* Why a CMD_AGENTS_ONLY command is refused under `colldb run`. */
+const char *run_refusal(const struct cmd_entry *e);
+
+/* ---- ffi.c: the syntax of `call` (pure) ------------------------------------ */
+
+enum ffi_arg_kind {
+	FA_INT,		/* i (or u when big) */
+	FA_FLOAT,	/* f */
+	FA_STR,		/* s: the text, unquoted */
+	FA_NAME,	/* s: a window name, rank or nranks */
+	FA_ADDR,	/* s: the region after '&' ("buf[4]", "sig[1,0]") */
+	FA_NULL,
+};
+
+struct ffi_arg {
+	enum ffi_arg_kind kind;
+	enum call_type cast;	/* CT__COUNT when none */
+	int64_t i;
+	uint64_t u;
+	int big;		/* an integer past INT64_MAX: in u */
+	double f;
+	char *s;		/* owned */
+	size_t col, len;	/* where it is in the text */
+};
+
+struct ffi_call {
+	char *lib;		/* NULL when no LIB: was given (owned) */
+	char *sym;		/* owned */
+	char *text;		/* "SYM(ARGS)" as typed, for messages (owned) */
+	size_t lib_col, sym_col, ret_col;
+	enum call_type ret;	/* CT_I32 unless -> TYPE */
+	int nargs;
+	struct ffi_arg args[CALL_MAX_ARGS];
+};
+
+/* Parse `[LIB:]SYM(ARGS) [-> TYPE]`; 0, or -1 with *cause and the column
+ * and length of the bad part of text.  Release with ffi_call_release(). */
+int ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
+    size_t *len);
+void ffi_call_release(struct ffi_call *c);
+/* A number argument (FA_INT / FA_FLOAT) with its cast as a typed call
+ * argument; 0 or -1 + cause (does not fit, float to an integer type). */
+int ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause);
+
+/* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
+
+/* A load or call job ended (status: enum done_status; text: its result
+ * or error).  While a load/call command collects (call_results_begin()),
+ * the result is kept for it; later it prints as an event. */
+void call_job_done(struct session *s, struct job *j, int status,
+    const char *text);
+
+/* Results of the load/call jobs the running command sent. */
+struct call_result {
+	int rank;
+	uint32_t tag;
+	int done;		/* its DONE arrived */
+	int status;		/* enum done_status */
+	char *text;		/* the return value or the error (owned) */
+};
+void call_results_begin(void);
+/* Submit p (one LOAD or CALL op, taken with desc) to rank r and collect
+ * its result; 0 or -1 (reported). */
+int call_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc);
+/* Settle, then the results in rank order. */
+struct call_result *call_results_settle(struct cmdctx *ctx, size_t *n);
+/* Print the failures (one error line when every rank failed alike, the
+ * caret at col/len of the command's first argument); returns how many
+ * ranks failed. */
+int call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len);
+void call_results_end(void);
+/* cmd-load.c: the path of library NAME if rank r loaded it, else NULL. */
+const char *shlib_path(const char *name, int r);
 
 /* ---- submit.c: send a command's programs and report on them -------------- */
 

@@ -1,0 +1,735 @@
+/*
+ * run.c - `colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]`:
+ * N copies of a program linked with libcolldb become the ranks of a
+ * session (SPEC §2, §7).
+ *
+ * The shell makes the session segment as for its own agents, then starts
+ * each rank with fork + execvp, passing COLLDB_SEG_FD, COLLDB_SOCK_FD,
+ * COLLDB_RANK and COLLDB_NRANKS in the environment (core/api.c reads
+ * them), its stdout and stderr on a pipe (printed as "[rank N] text") and
+ * stdin on /dev/null, in its own process group (the terminal's ^C is the
+ * shell's) and killed if the shell dies.  Before it starts, every board
+ * slot is put in step mode, so each rank stops inside cdb_init() until
+ * `continue` or `step`; --batch leaves them free running.
+ *
+ * A user rank announces every call as a job (MSG_PROG or MSG_COLL, then
+ * DONE: core/proto.h), so where/ranks/diagnose see its program.  Between
+ * calls it is `running` in its own code.  What the prompt aims at it
+ * (notify, put, get, fill, set) the shell carries out one-sided on the
+ * segment, at once, whatever the rank is doing; a wait, a collective,
+ * start, free, load and call are refused (run_refusal()).
+ *
+ * Exit status: --batch, the worst rank's (exit status, or 128 + signal),
+ * or 3 when every rank left was blocked with no progress for --timeout
+ * seconds (default 10, 0 = never); with a prompt or scripts, the script
+ * status as for `colldb` itself.  Ranks still alive when the session ends
+ * are killed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec.h"
+#include "futex.h"
+#include "proto.h"
+#include "shell.h"
+#include "shm.h"
+#include "xmalloc.h"
+
+#define START_WAIT_NS (10ull * 1000000000u)
+
+static struct session run_session;
+static int batch_mode;
+static volatile sig_atomic_t batch_interrupted;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: colldb run [-n N] [--batch] [-x FILE]... [--echo] [--timeout SECS]\n"
+	    "                  [--name NAME] [--] PROGRAM [ARGS...]\n"
+	    "\n"
+	    "Start N copies of PROGRAM (default 4), a program linked with libcolldb,\n"
+	    "as the ranks of a session.  Each rank stops in cdb_init(); 'continue',\n"
+	    "'step', 'break' and 'where' work on its calls.  -x FILE runs a script of\n"
+	    "commands (so does stdin when it is not a terminal).  --batch runs the\n"
+	    "ranks without a prompt, like mpirun: output lines are prefixed\n"
+	    "'[rank N]', the exit status is the worst rank's (128 + signal for a\n"
+	    "signal), 3 if every rank left hangs for --timeout seconds (default 10).\n");
+}
+
+static const char *
+signame(int sig)
+{
+	static char buf[32];
+	const char *n = sigabbrev_np(sig);
+
+	if (n == NULL)
+		snprintf(buf, sizeof buf, "signal %d", sig);
+	else
+		snprintf(buf, sizeof buf, "SIG%s", n);
+	return buf;
+}
+
+/* ---- starting the ranks ---------------------------------------------------- */
+
+/* Can PROGRAM be executed (PATH searched as execvp does)?  0 or errno. */
+static int
+find_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	int err = ENOENT;
+
+	if (strchr(prog, '/') != NULL)
+		return access(prog, X_OK) == 0 ? 0 : errno;
+	if (path == NULL)
+		path = "/usr/bin:/bin";
+	while (*path != '\0') {
+		size_t n = strcspn(path, ":");
+		char *f = xasprintf("%.*s%s%s", (int)n, path, n ? "/" : "", prog);
+		struct stat st;
+
+		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
+			err = access(f, X_OK) == 0 ? 0 : errno;
+			free(f);
+			if (err == 0)
+				return 0;
+		} else {
+			free(f);
+		}
+		path += n + (path[n] == ':');
+	}
+	return err;
+}
+
+static int
+spawn_user(struct session *s, int r, char **argv, char **cause)
+{
+	struct rankproc *rp = &s->rp[r];
+	pid_t shell = getpid(), pid;
+	int sv[2], outp[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return cause_set(cause, "socketpair: %s", strerror(errno));
+	if (pipe2(outp, O_CLOEXEC) != 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return cause_set(cause, "pipe: %s", strerror(errno));
+	}
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		close(outp[0]);
+		close(outp[1]);
+		return cause_set(cause, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char num[16];
+		sigset_t none;
+		int devnull = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != shell)
+			_exit(127);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(outp[1], 1);
+		dup2(outp[1], 2);
+		fcntl(s->seg.fd, F_SETFD, 0);
+		fcntl(sv[1], F_SETFD, 0);
+		snprintf(num, sizeof num, "%d", s->seg.fd);
+		setenv("COLLDB_SEG_FD", num, 1);
+		snprintf(num, sizeof num, "%d", sv[1]);
+		setenv("COLLDB_SOCK_FD", num, 1);
+		snprintf(num, sizeof num, "%d", r);
+		setenv("COLLDB_RANK", num, 1);
+		snprintf(num, sizeof num, "%d", s->nranks);
+		setenv("COLLDB_NRANKS", num, 1);
+		signal(SIGPIPE, SIG_DFL);	/* the shell ignores it */
+		signal(SIGINT, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "colldb run: cannot execute %s: %s\n", argv[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	close(outp[1]);
+	rp->pid = pid;
+	rp->sock = sv[0];
+	rp->out = outp[0];
+	rp->alive = 1;
+	fcntl(rp->out, F_SETFL, O_NONBLOCK);
+	return 0;
+}
+
+static int
+run_open(struct session *s, int nranks, const char *name, char **argv,
+    char **cause)
+{
+	s->nranks = nranks;
+	s->transport = "shm";
+	s->user = 1;
+	snprintf(s->name, sizeof s->name, "%s", name);
+	rankset_all(&s->focus, nranks);
+	s->next_tag = 1;
+	s->next_coll = 1;
+	if (seg_create(&s->seg, name, nranks, seg_default_area(nranks), 1 << 20,
+		cause) != 0)
+		return -1;
+	/* the ranks inherit the descriptor: no name needed */
+	seg_unlink(&s->seg);
+	for (int r = 0; r < nranks && !batch_mode; r++)
+		atomic_store(&seg_board(&s->seg, r)->mode, RUN_STEP);
+	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
+	for (int r = 0; r < nranks; r++) {
+		s->rp[r].sock = s->rp[r].out = -1;
+		strbuf_init(&s->rp[r].outbuf, 0);
+	}
+	for (int r = 0; r < nranks; r++) {
+		if (spawn_user(s, r, argv, cause) != 0) {
+			session_close(s);
+			return -1;
+		}
+	}
+	s->idle_since = mono_ns();
+	return 0;
+}
+
+static int
+in_init(struct session *s, int r)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	char title[SEG_TITLE_MAX];
+	struct uop cur;
+
+	if (rank_state_of(s, r) != RS_STOPPED || atomic_load(&b->nops) != 0)
+		return 0;
+	seg_read_cur(b, &cur, title, sizeof title);
+	return strcmp(title, "cdb_init") == 0;
+}
+
+/* Wait until every rank stopped in cdb_init (or is gone); say which did
+ * not, and what the prompt has to work with. */
+static void
+wait_started(struct session *s, const char *prog)
+{
+	uint64_t deadline = mono_ns() + START_WAIT_NS;
+	int stopped = 0;
+
+	for (;;) {
+		int left = 0;
+
+		session_pump(s, 5);
+		for (int r = 0; r < s->nranks; r++)
+			left += rank_alive(s, r) && !in_init(s, r);
+		if (left == 0 || mono_ns() > deadline)
+			break;
+	}
+	out_flush_events();
+	for (int r = 0; r < s->nranks; r++) {
+		if (in_init(s, r))
+			stopped++;
+		else if (rank_alive(s, r))
+			out_printf("rank %d has not reached cdb_init (%s)\n", r,
+			    rank_state_name(rank_state_of(s, r)));
+	}
+	if (stopped > 0)
+		out_printf("%d rank%s of %s stopped in cdb_init; 'continue' runs them\n",
+		    stopped, stopped == 1 ? "" : "s", prog);
+	session_update_gate(s);
+}
+
+/* ---- --batch ------------------------------------------------------------------ */
+
+static void
+on_batch_sigint(int sig)
+{
+	(void)sig;
+	batch_interrupted = 1;
+}
+
+static uint64_t
+progress_sum(struct session *s)
+{
+	uint64_t sum = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		sum += atomic_load(&seg_board(&s->seg, r)->progress);
+	return sum;
+}
+
+/* Every rank left is blocked on a cell that does not release it. */
+static int
+all_blocked(struct session *s)
+{
+	int any = 0;
+
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r))
+			continue;
+		if (rank_state_of(s, r) != RS_BLOCKED || !run_rank_settled(s, r))
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+static int
+worst_status(struct session *s)
+{
+	int worst = 0;
+
+	for (int r = 0; r < s->nranks; r++) {
+		int st = s->rp[r].wstatus, code;
+
+		code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
+		    WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		worst = MAX(worst, code);
+	}
+	return worst;
+}
+
+static int
+run_batch(struct session *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t last = progress_sum(s), since = mono_ns();
+	int live, rc;
+
+	signal(SIGINT, on_batch_sigint);
+	for (;;) {
+		uint64_t now, p;
+
+		session_pump(s, 100);
+		out_flush_events();
+		live = 0;
+		for (int r = 0; r < s->nranks; r++)
+			live += rank_alive(s, r);
+		if (live == 0)
+			break;
+		if (batch_interrupted) {
+			fprintf(stderr, "colldb run: interrupted; killing %d rank%s\n", live,
+			    live == 1 ? "" : "s");
+			return 130;
+		}
+		now = mono_ns();
+		p = progress_sum(s);
+		if (p != last || !all_blocked(s)) {
+			last = p;
+			since = now;
+			continue;
+		}
+		if (s->set.timeout <= 0 || (double)(now - since) < s->set.timeout * 1e9)
+			continue;
+		out_printf("colldb run: hang: %d rank%s blocked with no progress for %gs\n",
+		    live, live == 1 ? "" : "s", s->set.timeout);
+		for (int r = 0; r < s->nranks; r++) {
+			if (!rank_alive(s, r))
+				continue;
+			strbuf_reset(&sb);
+			where_line(s, r, &sb);
+			out_printf("%s\n", sb.buf);
+		}
+		strbuf_release(&sb);
+		s->watchdog_fired = 1;
+		return EXIT_HANG;
+	}
+	strbuf_release(&sb);
+	rc = worst_status(s);
+	return rc;
+}
+
+/* ---- the entry point -------------------------------------------------------- */
+
+static void
+cleanup(void)
+{
+	if (run_session.seg.h != NULL)
+		session_close(&run_session);
+	le_free();
+}
+
+int
+run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "echo", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct session *s = &run_session;
+	const char **xfiles = NULL;
+	size_t nx = 0;
+	int nranks = 4, echo = 0, have_tty, c, err, rc = EXIT_OK;
+	double timeout = -1;
+	char name[64] = "", *cause = NULL, *end;
+
+	while ((c = getopt_long(argc, argv, "+n:x:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n': {
+			int64_t v;
+			if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
+			    v > SEG_MAX_RANKS) {
+				free(cause);
+				fprintf(stderr, "colldb run: -n %s: expected 1..%d ranks\n",
+				    optarg, SEG_MAX_RANKS);
+				return EXIT_USAGE;
+			}
+			nranks = (int)v;
+			break;
+		}
+		case 'x':
+			xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
+			xfiles[nx++] = optarg;
+			break;
+		case 'b':
+			batch_mode = 1;
+			break;
+		case 'e':
+			echo = 1;
+			break;
+		case 'N':
+			if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
+			    strchr(optarg, '/') != NULL) {
+				fprintf(stderr, "colldb run: --name %s: expected 1..47 characters, no '/'\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			snprintf(name, sizeof name, "%s", optarg);
+			break;
+		case 'T':
+			timeout = strtod(optarg, &end);
+			if (*end != '\0' || end == optarg || timeout < 0) {
+				fprintf(stderr, "colldb run: --timeout %s: expected seconds\n",
+				    optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "colldb run: missing PROGRAM\n");
+		usage(stderr);
+		free(xfiles);
+		return EXIT_USAGE;
+	}
+	if (batch_mode && nx > 0) {
+		fprintf(stderr, "colldb run: --batch runs no commands; drop -x %s\n", xfiles[0]);
+		free(xfiles);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < nx; i++) {
+		if (access(xfiles[i], R_OK) != 0) {
+			fprintf(stderr, "colldb run: cannot read script '%s'\n", xfiles[i]);
+			free(xfiles);
+			return EXIT_USAGE;
+		}
+	}
+	if ((err = find_program(argv[optind])) != 0) {
+		fprintf(stderr, "colldb run: %s: %s\n", argv[optind], strerror(err));
+		free(xfiles);
+		return err == ENOENT ? 127 : 126;
+	}
+
+	have_tty = isatty(STDIN_FILENO);
+	settings_init(&s->set);
+	s->set.echo = echo;
+	if (timeout >= 0)
+		s->set.timeout = timeout;
+	s->interactive = !batch_mode && ((have_tty && nx == 0) ||
+	    getenv("COLLDB_FAKETTY") != NULL);
+	s->batch = !s->interactive;
+	if (name[0] == '\0')
+		snprintf(name, sizeof name, "colldb-%d", (int)getpid());
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sess = s;
+	if (run_open(s, nranks, name, argv + optind, &cause) != 0) {
+		fprintf(stderr, "colldb run: cannot start %d ranks: %s\n", nranks, cause);
+		free(cause);
+		free(xfiles);
+		return EXIT_FAIL;
+	}
+	atexit(cleanup);
+	if (batch_mode) {
+		rc = run_batch(s);
+		free(xfiles);
+		fflush(stdout);
+		return rc;
+	}
+	le_init("colldb", have_tty && s->interactive);
+	wait_started(s, argv[optind]);
+	for (size_t i = 0; i < nx && !script.quit; i++) {
+		if (script_run_file(s, xfiles[i]) != 0) {
+			rc = EXIT_FAIL;
+			break;
+		}
+	}
+	if (!script.quit && rc == EXIT_OK) {
+		if (s->interactive)
+			rc = repl_run(s);
+		else if (!have_tty)
+			rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
+	}
+	free(xfiles);
+	fflush(stdout);
+	return rc;
+}
+
+/* ---- user ranks inside the session -------------------------------------------- */
+
+void
+run_msg(struct session *s, int r, const struct msg_hdr *h, const void *payload)
+{
+	struct prog *p = NULL;
+	char *cause = NULL, *desc;
+	unsigned flags = 0;
+
+	if (h->type == MSG_PROG) {
+		if ((p = prog_decode(payload, h->len, &cause)) == NULL) {
+			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
+			free(cause);
+			return;
+		}
+		desc = xstrdup(p->title);
+	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
+		const struct coll_msg *cm = payload;
+		const char *title = (const char *)payload + sizeof *cm;
+
+		p = coll_build(&cm->args, s->nranks, r);
+		desc = xstrndup(title, h->len - sizeof *cm);
+		flags = JOB_COLL;
+	} else {
+		return;	/* HELLO: the board already says it attached */
+	}
+	session_track(s, r, h->tag, p, desc, flags);
+}
+
+int
+run_rank_settled(struct session *s, int r)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	uint64_t off;
+
+	if (!s->rp[r].alive)
+		return 1;
+	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))
+		return 0;
+	switch (rank_state_of(s, r)) {
+	case RS_STOPPED:
+		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	case RS_BLOCKED:
+		off = atomic_load(&b->wait_off);
+		return !wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp),
+		    atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off)),
+		    atomic_load(&b->wait_expected));
+	default:
+		return 0;	/* its own code runs, or it is leaving */
+	}
+}
+
+/* "TITLE [step k/K PHASE]: OP (now V) [breakpoint N]" from the board;
+ * prog, if it is the program the board shows, names the phase. */
+static void
+board_position(struct session *s, int r, const struct prog *prog,
+    struct strbuf *sb, int verbose)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state st = rank_state_of(s, r);
+	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
+	char title[SEG_TITLE_MAX];
+	struct uop cur;
+
+	seg_read_cur(b, &cur, title, sizeof title);
+	if (prog != NULL && pc < prog->nops)
+		cur = prog->ops[pc];
+	strbuf_addstr(sb, title);
+	if (nops > 1) {
+		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
+		strbuf_addf(sb, " step %u/%u%s%s", pc + 1, nops, phase[0] ? " " : "",
+		    phase);
+	}
+	strbuf_addstr(sb, ": ");
+	describe_uop(s, &cur, r, sb);
+	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
+		    &s->seg, r) + cur.dst)));
+	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK)
+		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
+	else if (verbose && st == RS_STOPPED &&
+	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+		strbuf_addstr(sb, "  [interrupted]");
+}
+
+int
+run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state st = rank_state_of(s, r);
+	struct job *j = rank_job(s, r);
+	uint32_t tag = atomic_load(&b->prog_tag), pc, nops;
+	char title[SEG_TITLE_MAX];
+	struct uop cur;
+
+	if (!s->user) {
+		/* an agent in a load or call: the call, or inside it the
+		 * callee's own cdb_* op */
+		if (j == NULL || !(j->flags & JOB_CALL) ||
+		    (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED))
+			return 0;
+		strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
+		    j->desc);
+		if (tag != j->tag) {
+			strbuf_addstr(sb, " > ");
+			board_position(s, r, NULL, sb, verbose);
+		}
+		return 1;
+	}
+	if (!rank_alive(s, r))
+		return 1;
+	if (st == RS_STARTING) {
+		strbuf_addstr(sb, "before cdb_init");
+		return 1;
+	}
+	if (st == RS_EXITED) {
+		strbuf_addstr(sb, "after cdb_finalize");
+		return 1;
+	}
+	pc = atomic_load(&b->pc);
+	nops = atomic_load(&b->nops);
+	seg_read_cur(b, &cur, title, sizeof title);
+	if (nops == 0 && st == RS_STOPPED) {
+		strbuf_addf(sb, "in %s", title);
+		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+			strbuf_addstr(sb, "  [interrupted]");
+		return 1;
+	}
+	if (pc >= nops && st == RS_RUNNING) {
+		strbuf_addf(sb, "in its own code after %s", title);
+		return 1;
+	}
+	board_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
+	    verbose);
+	return 1;
+}
+
+void
+run_rank_gone(struct session *s, int r, int st)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state was = rank_state_of(s, r);
+	struct strbuf ctx = STRBUF_INIT;
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+
+	if (rp->jobs != NULL) {
+		strbuf_addstr(&ctx, " during ");
+		run_describe(s, r, &ctx, 0);
+	} else if (was == RS_STARTING) {
+		strbuf_addstr(&ctx, " before cdb_init");
+	} else if (was != RS_EXITED) {
+		strbuf_addf(&ctx, "%s in its own code after %s",
+		    WIFSIGNALED(st) ? "" : " without cdb_finalize,",
+		    rp->last_op != NULL ? rp->last_op : "cdb_init");
+	}
+	if (WIFSIGNALED(st)) {
+		seg_set_state(b, RS_DEAD);
+		rp->death = xasprintf("killed by %s%s", signame(WTERMSIG(st)), ctx.buf);
+		out_event(r, "[rank %d] died: %s", r, rp->death);
+	} else {
+		seg_set_state(b, RS_EXITED);
+		rp->death = xasprintf("exited with status %d%s", code, ctx.buf);
+		/* like mpirun, --batch is quiet about ranks that ended well */
+		if (!batch_mode || code != 0 || was != RS_EXITED)
+			out_event(r, "[rank %d] %s", r, rp->death);
+	}
+	strbuf_release(&ctx);
+}
+
+int
+run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
+{
+	struct session *s = ctx->s;
+	struct transport t;
+	struct exec ex;
+	char *cause = NULL;
+	int rc = -1;
+
+	shm_transport_init(&t, &s->seg, r);
+	t.nonblock = 1;
+	exec_init(&ex, &t);
+	exec_reserve(&ex, p->acc_bytes);
+	for (size_t i = 0; i < p->nops; i++) {
+		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,
+			p->acc_bytes, &cause) != 0)
+			goto out;
+	}
+	for (size_t i = 0; i < p->nops; i++) {
+		int32_t seen;
+		int x = exec_uop(&ex, &p->ops[i], &seen, &cause);
+
+		if (x == EXEC_PENDING) {
+			cause_set(&cause, "the shell cannot wait for rank %d", r);
+			goto out;
+		}
+		if (x != EXEC_OK)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		out_error("%s for rank %d: %s", desc, r, cause);
+	free(cause);
+	exec_release(&ex);
+	t.ops->close(&t);
+	prog_free(p);
+	free(desc);
+	return rc;
+}
+
+const char *
+run_refusal(const struct cmd_entry *e)
+{
+	static const struct {
+		const char *name, *why;
+	} why[] = {
+		{ "wait", "only a rank can block, and these ranks run their program; "
+		    "'break wait' stops them at the program's own waits" },
+		{ "start", "these ranks run their program's own calls; 'step' and "
+		    "'break' stop them before those" },
+		{ "free", "the program keeps pointers into its windows; they live "
+		    "until the session ends" },
+		{ "load", "load and call run in colldb's own ranks (colldb -n N); "
+		    "these ranks are the program" },
+		{ "call", "load and call run in colldb's own ranks (colldb -n N); "
+		    "these ranks are the program" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++) {
+		if (strcmp(why[i].name, e->name) == 0)
+			return why[i].why;
+	}
+	return "these ranks run their program's own collectives; the shell "
+	    "cannot issue one for them";
+}
