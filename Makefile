@@ -61,7 +61,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb.1
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both.
@@ -106,6 +106,12 @@ colldb: $(O)/shell/main.o $(O)/libapp.a $(O)/libcolldb.a
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# The installed man page: docs/colldb.1 plus the docs/*.1.part fragments
+# not merged into it yet (mk/man.sh).
+MAN_PARTS = $(sort $(wildcard docs/*.1.part))
+colldb.1: mk/man.sh $(wildcard docs/colldb.1) $(MAN_PARTS)
+	$(Q)sh mk/man.sh $(VERSION) $(MAN_PARTS) > $@
+
 $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) $(LIBS)
@@ -121,12 +127,20 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 # static library; libkern.so is the library the load/call tests use.
 
 EXAMPLES = ring ring-broken handshake handshake-broken
-EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so
+USER_TESTS = exits
+EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
+	      $(USER_TESTS:%=$(O)/examples/%)
 EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
 
 examples: $(EXAMPLE_BIN)
 
 $(O)/examples/%: docs/examples/%.c core/colldb.h $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+
+# tests/user/*.c: user programs only the tests run.
+$(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
@@ -150,7 +164,7 @@ run: deps
 # ---- tests ----------------------------------------------------------------
 
 check: deps
-	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory all tests examples
 	@$(MAKE) --no-print-directory check-layering
 	@sh tests/run.sh $(O)
 
@@ -201,11 +215,14 @@ install: all
 	install -m 755 libcolldb.so $(DESTDIR)$(PREFIX)/lib/libcolldb.so.0
 	ln -sf libcolldb.so.0 $(DESTDIR)$(PREFIX)/lib/libcolldb.so
 	install -m 644 core/colldb.h $(DESTDIR)$(PREFIX)/include/colldb.h
-	install -m 644 colldb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
-	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mk/colldb.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
+	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
+	install -m 644 colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc tests/golden/*.got
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc \
+		colldb.1 tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean
 .SECONDARY:

@@ -169,7 +169,7 @@ static int
 parse_arg(struct lexer *lx, struct ffi_arg *a)
 {
 	const char *p;
-	size_t n;
+	size_t n, atom;
 
 	memset(a, 0, sizeof *a);
 	a->cast = CT__COUNT;
@@ -193,6 +193,7 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 		skip_space(lx);
 	}
 	p = lx->s + lx->i;
+	atom = lx->i;
 	if (*p == '"' || *p == '\'') {
 		if (parse_string(lx, a) != 0)
 			return -1;
@@ -228,7 +229,7 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 	    a->kind == FA_NULL || (a->kind == FA_NAME && strcmp(a->s, "rank") != 0 &&
 	    strcmp(a->s, "nranks") != 0)))
 		return fail(lx, a->col, a->len, "a cast applies to numbers, rank and nranks, not to '%.*s'",
-		    (int)a->len, lx->s + a->col);
+		    (int)(lx->i - atom), lx->s + atom);
 	return 0;
 }
 

@@ -582,8 +582,9 @@ board_position(struct session *s, int r, const struct prog *prog,
 		strbuf_addstr(sb, "  [interrupted]");
 }
 
-int
-run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+/* Where user rank r is, from its board and its announced call. */
+static void
+describe_user(struct session *s, int r, struct strbuf *sb, int verbose)
 {
 	struct seg_rank *b = seg_board(&s->seg, r);
 	enum rank_state st = rank_state_of(s, r);
@@ -591,6 +592,39 @@ run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 	uint32_t tag = atomic_load(&b->prog_tag), pc, nops;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
+
+	if (st == RS_STARTING) {
+		strbuf_addstr(sb, "before cdb_init");
+		return;
+	}
+	if (st == RS_EXITED) {
+		strbuf_addstr(sb, "after cdb_finalize");
+		return;
+	}
+	pc = atomic_load(&b->pc);
+	nops = atomic_load(&b->nops);
+	seg_read_cur(b, &cur, title, sizeof title);
+	if (nops == 0 && st == RS_STOPPED) {
+		strbuf_addf(sb, "in %s", title);
+		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+			strbuf_addstr(sb, "  [interrupted]");
+		return;
+	}
+	if (pc >= nops && st == RS_RUNNING) {
+		strbuf_addf(sb, "in its own code after %s", title);
+		return;
+	}
+	board_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
+	    verbose);
+}
+
+int
+run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state st = rank_state_of(s, r);
+	struct job *j = rank_job(s, r);
+	uint32_t tag = atomic_load(&b->prog_tag);
 
 	if (!s->user) {
 		/* an agent in a load or call: the call, or inside it the
@@ -606,31 +640,8 @@ run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 		}
 		return 1;
 	}
-	if (!rank_alive(s, r))
-		return 1;
-	if (st == RS_STARTING) {
-		strbuf_addstr(sb, "before cdb_init");
-		return 1;
-	}
-	if (st == RS_EXITED) {
-		strbuf_addstr(sb, "after cdb_finalize");
-		return 1;
-	}
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (nops == 0 && st == RS_STOPPED) {
-		strbuf_addf(sb, "in %s", title);
-		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
-			strbuf_addstr(sb, "  [interrupted]");
-		return 1;
-	}
-	if (pc >= nops && st == RS_RUNNING) {
-		strbuf_addf(sb, "in its own code after %s", title);
-		return 1;
-	}
-	board_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
-	    verbose);
+	if (rank_alive(s, r))
+		describe_user(s, r, sb, verbose);
 	return 1;
 }
 
@@ -643,15 +654,13 @@ run_rank_gone(struct session *s, int r, int st)
 	struct strbuf ctx = STRBUF_INIT;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 
-	if (rp->jobs != NULL) {
-		strbuf_addstr(&ctx, " during ");
-		run_describe(s, r, &ctx, 0);
-	} else if (was == RS_STARTING) {
+	if (was == RS_STARTING) {
 		strbuf_addstr(&ctx, " before cdb_init");
 	} else if (was != RS_EXITED) {
-		strbuf_addf(&ctx, "%s in its own code after %s",
-		    WIFSIGNALED(st) ? "" : " without cdb_finalize,",
-		    rp->last_op != NULL ? rp->last_op : "cdb_init");
+		if (!WIFSIGNALED(st))
+			strbuf_addstr(&ctx, " without cdb_finalize,");
+		strbuf_addstr(&ctx, rp->jobs != NULL ? " during " : " ");
+		describe_user(s, r, &ctx, 0);
 	}
 	if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
@@ -667,6 +676,20 @@ run_rank_gone(struct session *s, int r, int st)
 	strbuf_release(&ctx);
 }
 
+/* A store the shell made for rank r may satisfy the wait it sleeps in:
+ * notify wakes its waiter itself, a plain store (set, fill) does not. */
+static void
+wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
+{
+	struct session *s = arg;
+	struct seg_rank *b = seg_board(&s->seg, ex->t->rank);
+	uint64_t off = atomic_load(&b->wait_off);
+
+	if (atomic_load(&b->sleeping) && off >= u->dst &&
+	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
+		futex_wake(seg_area(&s->seg, ex->t->rank) + off, 1 << 30);
+}
+
 int
 run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
 {
@@ -679,6 +702,8 @@ run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
 	shm_transport_init(&t, &s->seg, r);
 	t.nonblock = 1;
 	exec_init(&ex, &t);
+	ex.after_op = wake_after_fill;
+	ex.after_arg = s;
 	exec_reserve(&ex, p->acc_bytes);
 	for (size_t i = 0; i < p->nops; i++) {
 		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,

@@ -1,0 +1,176 @@
+#!/bin/sh
+# User programs and libraries (issue 5): docs/examples and tests/user/*.c as
+# built by `make examples`, run standalone and under `colldb run --batch`
+# with their results and exit statuses checked; golden transcripts of
+# `colldb run` sessions (NAME.coll with "#! run: ARGS") and of load/call in
+# colldb's own ranks ("#! colldb: ARGS"), run in the examples directory;
+# and an install into a DESTDIR, with a program built against the
+# installed colldb.pc.
+#   tests/user/run.sh [objdir] [--update] [NAME...]
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+O=build
+case ${1:-} in -*|'') ;; *) O=$1; shift ;; esac
+update=0
+[ "${1:-}" = --update ] && { update=1; shift; }
+ex=$top/$O/examples
+colldb=$top/colldb
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "  ok   $1"; }
+bad() { fail=$((fail + 1)); echo "  FAIL $1"; }
+
+# clean environment, as a user would have it
+cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb "$@"; }
+
+# status DESC WANT CMD... : the command exits with WANT; output in $out
+status() {
+	desc=$1 want=$2
+	shift 2
+	out=$(cd "$ex" && cenv timeout 60 "$@" 2>&1 </dev/null)
+	st=$?
+	if [ "$st" = "$want" ]; then ok "$desc (exit $st)"; else
+		bad "$desc: exit $st, expected $want"; printf '%s\n' "$out" | head -20; fi
+}
+
+# has DESC TEXT : $out has the line TEXT
+has() {
+	if printf '%s\n' "$out" | grep -qxF -- "$2"; then ok "$1"; else
+		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
+}
+
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -f "$ex/libkern.so" ] || {
+	echo "FAIL: $ex is not built (make examples)"; exit 1; }
+
+if [ $# -eq 0 ]; then
+echo "-- standalone"
+status "ring, 1 rank" 0 ./ring
+has "ring, 1 rank: result" "rank 0: out[0] = 1, 0 wrong"
+status "ring, COLLDB_NRANKS=4" 0 env COLLDB_NRANKS=4 ./ring
+for r in 0 1 2 3; do has "ring standalone rank $r" "rank $r: out[0] = 10, 0 wrong"; done
+status "handshake, COLLDB_NRANKS=2" 0 env COLLDB_NRANKS=2 ./handshake
+has "handshake standalone" "rank 1: got 8 values, sum 36"
+status "bad COLLDB_NRANKS" 1 env COLLDB_NRANKS=0 ./ring
+has "bad COLLDB_NRANKS says why" "ring: cdb_init: invalid argument (COLLDB_NRANKS='0': expected 1..256 ranks)"
+status "a standalone rank fails: rank 0's cdb_finalize reports it" 1 env COLLDB_NRANKS=2 ./exits ok 3
+has "standalone failure named" "colldb: rank 1 exited with status 3"
+
+echo "-- colldb run --batch"
+for n in 1 2 3 4 8; do
+	status "ring -n $n" 0 "$colldb" run -n $n --batch ./ring
+	want=$((n * (n + 1) / 2))
+	has "ring -n $n: rank 0 result" "[rank 0] rank 0: out[0] = $want, 0 wrong"
+	has "ring -n $n: last rank result" "[rank $((n - 1))] rank $((n - 1)): out[0] = $want, 0 wrong"
+	[ "$(printf '%s\n' "$out" | grep -c 'wrong$')" = $n ] && ok "ring -n $n: $n results" ||
+		bad "ring -n $n: not $n results"
+done
+status "handshake -n 2" 0 "$colldb" run -n 2 --batch ./handshake
+has "handshake answer" "[rank 0] rank 0: answered with 36"
+status "handshake -n 3: the program's own exit status" 2 "$colldb" run -n 3 --batch ./handshake
+has "handshake -n 3 rank 2 message" "[rank 2] handshake: needs exactly 2 ranks ()"
+has "handshake -n 3 exit reported" "[rank 2] exited with status 2 without cdb_finalize, in its own code after cdb_init"
+status "handshake-broken hangs: watchdog exit 3" 3 "$colldb" run -n 2 --batch --timeout 0.5 ./handshake-broken
+has "hang report" "colldb run: hang: 2 ranks blocked with no progress for 0.5s"
+has "hang rank 1" "rank 1: blocked  handshake-broken.c:49: wait flag[0] >= 1 (now 0)"
+status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
+has "ring-broken waits on row 0" "rank 0: blocked  reduce-scatter > ring-broken.c:84: wait sig[0,3] >= 1 (now 0)"
+status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
+has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:44"
+has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:44"
+has "the others finish" "[rank 3] rank 3: ok"
+status "worst status: exit 7" 7 "$colldb" run -n 2 --batch ./exits 7 ok
+status "worst status: SIGABRT" 134 "$colldb" run -n 2 --batch ./exits ok abort
+status "quiet when every rank ends well" 0 "$colldb" run -n 2 --batch ./exits
+[ "$(printf '%s\n' "$out" | grep -c exited)" = 0 ] && ok "no exit lines for clean ranks" ||
+	bad "exit lines for clean ranks"
+status "program arguments after --" 0 "$colldb" run -n 2 --batch -- ./exits ok ok
+
+echo "-- colldb run usage"
+status "no PROGRAM" 2 "$colldb" run -n 2
+status "-n 0" 2 "$colldb" run -n 0 ./ring
+has "-n 0 message" "colldb run: -n 0: expected 1..256 ranks"
+status "--batch with -x" 2 "$colldb" run --batch -x /dev/null ./ring
+status "missing program" 127 "$colldb" run ./no-such-program
+has "missing program message" "colldb run: ./no-such-program: No such file or directory"
+status "program not on PATH" 127 "$colldb" run no-such-program-anywhere
+status "not executable" 126 "$colldb" run "$top/docs/examples/ring.c"
+status "--help" 0 "$colldb" run --help
+status "EOF on stdin ends the session, ranks killed" 0 "$colldb" run -n 2 ./ring
+has "stopped in cdb_init first" "2 ranks of ./ring stopped in cdb_init; 'continue' runs them"
+fi
+
+echo "-- golden transcripts"
+names=$*
+[ -z "$names" ] && names=$(ls tests/user/*.coll | sed 's|.*/||; s|\.coll$||')
+for name in $names; do
+	t=$top/tests/user/$name.coll
+	got=$top/tests/user/$name.got
+	run=$(sed -n 's/^#! *run: *//p' "$t" | head -1)
+	own=$(sed -n 's/^#! *colldb: *//p' "$t" | head -1)
+	# shellcheck disable=SC2086
+	if [ -n "$run" ]; then
+		(cd "$ex" && cenv timeout 120 "$colldb" run --echo --name "golden-$name" \
+			-x "$t" $run) >"$got" 2>&1 </dev/null
+	else
+		(cd "$ex" && cenv timeout 120 "$colldb" --batch --echo \
+			--name "golden-$name" $own "$t") >"$got" 2>&1 </dev/null
+	fi
+	st=$?
+	[ $st -ne 0 ] && echo "[exit $st]" >>"$got"
+	[ $update = 1 ] && cp "$got" "tests/user/$name.out"
+	if cmp -s "$got" "tests/user/$name.out"; then
+		ok "golden $name"
+		rm -f "$got"
+	else
+		bad "golden $name"
+		diff -u "tests/user/$name.out" "$got" | head -40
+	fi
+done
+
+if [ $# -eq 0 ]; then
+echo "-- make install"
+if [ -n "${SANITIZER:-}" ]; then
+	echo "  skip make install under SANITIZER=$SANITIZER"
+else
+	dest=$(mktemp -d)
+	if make -s --no-print-directory install O="$O" DESTDIR="$dest" PREFIX=/usr >"$dest.log" 2>&1; then
+		ok "make install DESTDIR=... PREFIX=/usr"
+	else
+		bad "make install"; tail -20 "$dest.log"
+	fi
+	for f in bin/colldb lib/libcolldb.a lib/libcolldb.so.0 lib/libcolldb.so \
+		include/colldb.h lib/pkgconfig/colldb.pc share/man/man1/colldb.1; do
+		[ -e "$dest/usr/$f" ] && ok "installed $f" || bad "not installed: $f"
+	done
+	pc="env PKG_CONFIG_PATH=$dest/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest pkg-config"
+	flags=$($pc --cflags --libs colldb 2>&1 | sed 's/ *$//')
+	[ "$flags" = "-I$dest/usr/include -L$dest/usr/lib -lcolldb" ] && ok "pkg-config colldb: $flags" ||
+		bad "pkg-config colldb: '$flags'"
+	# shellcheck disable=SC2046
+	if cc -std=c11 -Wall -Werror -o "$dest/myring" docs/examples/ring.c $($pc --cflags --libs colldb) 2>"$dest.log"; then
+		ok "ring.c builds against the installed colldb.pc"
+	else
+		bad "ring.c against the installed colldb.pc"; cat "$dest.log"
+	fi
+	status "installed: standalone ring, 3 ranks" 0 env LD_LIBRARY_PATH="$dest/usr/lib" COLLDB_NRANKS=3 "$dest/myring"
+	has "installed ring result" "rank 2: out[0] = 6, 0 wrong"
+	status "installed: colldb run -n 4 --batch" 0 env LD_LIBRARY_PATH="$dest/usr/lib" \
+		"$dest/usr/bin/colldb" run -n 4 --batch "$dest/myring"
+	has "installed run result" "[rank 3] rank 3: out[0] = 10, 0 wrong"
+	# shellcheck disable=SC2046
+	if cc -std=c11 -o "$dest/myring-static" docs/examples/ring.c $($pc --cflags colldb) \
+		"$dest/usr/lib/libcolldb.a" $($pc --static --libs-only-other --libs-only-l colldb | sed 's/-lcolldb//') 2>"$dest.log"; then
+		ok "ring.c links the installed libcolldb.a (pkg-config --static)"
+	else
+		bad "static link"; cat "$dest.log"
+	fi
+	status "installed static ring" 0 env COLLDB_NRANKS=2 "$dest/myring-static"
+	man -l "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
+		ok "the man page documents colldb run" || bad "man page lacks colldb run"
+	rm -rf "$dest" "$dest.log"
+fi
+fi
+
+echo "  user: $pass passed, $fail failed"
+[ $fail -eq 0 ]
