@@ -166,7 +166,7 @@ static int
 coll_run(struct rank_ctx *rc, struct coll_args *a, unsigned flags,
     unsigned allowed)
 {
-	enum coll_arg bad = CARG_NONE;
+	enum coll_arg bad;
 	char *cause = NULL;
 	int nranks = (int)rc->seg.h->nranks, err;
 
@@ -177,8 +177,7 @@ coll_run(struct rank_ctx *rc, struct coll_args *a, unsigned flags,
 	a->strict = !(flags & CDB_LOOSE);
 	a->has_sig = true;
 	if (coll_validate(a, nranks, &cause, &bad) != 0) {
-		err = api_fail(bad == CARG_OPTION ? CDB_ERR_ARG : CDB_ERR_SHAPE, "%s",
-		    cause);
+		err = api_fail(CDB_ERR_SHAPE, "%s", cause);
 		free(cause);
 		return err;
 	}
@@ -236,7 +235,8 @@ cdb_broadcast(void *buf, int32_t *sig, int root, unsigned flags)
 	if (rc == NULL)
 		return CDB_ERR_INIT;
 	if ((err = whole(rc, "buf", buf, &a.buf)) != CDB_OK ||
-	    (err = whole(rc, "sig", sig, &a.sig)) != CDB_OK)
+	    (err = whole(rc, "sig", sig, &a.sig)) != CDB_OK ||
+	    (err = peer_ok(rc, "root", root)) != CDB_OK)
 		return err;
 	return coll_run(rc, &a, flags, CDB_BUILTIN | CDB_LOOSE);
 }

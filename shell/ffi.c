@@ -205,7 +205,7 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 			    strlen(p + 1);	/* region_resolve says what is wrong */
 		}
 		if (n == 0) {
-			n = word_len(p + 1);
+			n = strcspn(p + 1, ",) \t");
 			return fail(lx, lx->i, n + 1, "bad address '%.*s' (expected &WINDOW or &WINDOW[INDEX])",
 			    (int)n + 1, p);
 		}
