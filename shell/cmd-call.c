@@ -318,7 +318,7 @@ cmd_call_exec(struct cmdctx *ctx)
 		strbuf_release(&sb);
 		prog_add(p, &u);
 		if (call_submit(ctx, r, p, xstrdup(fc.text)) != 0)
-			goto out_results;
+			goto out;
 	}
 	res = call_results_settle(ctx, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -336,9 +336,8 @@ cmd_call_exec(struct cmdctx *ctx)
 	}
 	if (call_results_report_errors(ctx, c0 + fc.sym_col, strlen(fc.sym)) == 0)
 		rv = CMD_OK;
-out_results:
-	call_results_end();
 out:
+	call_results_end();
 	for (int r = 0; r < ndesc; r++)
 		call_desc_release(&descs[r]);
 	free(descs);

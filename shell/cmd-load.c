@@ -184,7 +184,7 @@ cmd_load_exec(struct cmdctx *ctx)
 		strbuf_release(&sb);
 		prog_add(p, &u);
 		if (call_submit(ctx, r, p, xasprintf("load %s", path)) != 0)
-			goto out_results;
+			goto out;
 	}
 	res = call_results_settle(ctx, &n);
 	rankset_clear(&ok);
@@ -204,9 +204,8 @@ cmd_load_exec(struct cmdctx *ctx)
 	}
 	if (call_results_report_errors(ctx, ctx->w.v[0].col, ctx->w.v[0].len) == 0)
 		rv = CMD_OK;
-out_results:
-	call_results_end();
 out:
+	call_results_end();
 	free(name);
 	return rv;
 }

@@ -292,14 +292,17 @@ ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
 	c->ret = CT_I32;
 	skip_space(&lx);
 	start = lx.i;
-	if ((n = ident_len(text + lx.i)) == 0)
-		goto bad_name;
-	if (text[lx.i + n] == ':') {
+	if ((n = ident_len(text + lx.i)) > 0 && text[lx.i + n] == ':') {
 		c->lib = xstrndup(text + lx.i, n);
 		c->lib_col = lx.i;
 		lx.i += n + 1;
-		if ((n = ident_len(text + lx.i)) == 0)
-			goto bad_name;
+		n = ident_len(text + lx.i);
+	}
+	if (n == 0) {
+		n = word_len(text + lx.i);
+		fail(&lx, lx.i, n, "bad function '%.*s' (expected [LIB:]SYMBOL(ARGS))",
+		    (int)n, text + lx.i);
+		goto err;
 	}
 	c->sym = xstrndup(text + lx.i, n);
 	c->sym_col = lx.i;
@@ -349,10 +352,6 @@ ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
 	if (parse_ret(&lx, c) != 0)
 		goto err;
 	return 0;
-bad_name:
-	n = word_len(text + lx.i);
-	fail(&lx, lx.i, n, "bad function '%.*s' (expected [LIB:]SYMBOL(ARGS))", (int)n,
-	    text + lx.i);
 err:
 	ffi_call_release(c);
 	return -1;
