@@ -86,6 +86,15 @@ status "quiet when every rank ends well" 0 "$colldb" run -n 2 --batch ./exits
 	bad "exit lines for clean ranks"
 status "program arguments after --" 0 "$colldb" run -n 2 --batch -- ./exits ok ok
 
+echo "-- docs/libcolldb.md against core/colldb.h"
+api=$(grep -oE '\bcdb_[a-z_]+\(' core/colldb.h | tr -d '(' | sort -u)
+for f in $api; do
+	grep -q "\b$f(" docs/libcolldb.md && ok "documented: $f" || bad "docs/libcolldb.md lacks $f"
+done
+for f in $(grep -oE '\bcdb_[a-z_]+' docs/libcolldb.md | sort -u); do
+	printf '%s\n' "$api" | grep -qx "$f" || bad "docs/libcolldb.md names $f, which colldb.h lacks"
+done
+
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
 status "-n 0" 2 "$colldb" run -n 0 ./ring
