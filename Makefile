@@ -145,10 +145,13 @@ $(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
 
+# Never sanitized: it must load into whatever ./colldb is (a sanitized
+# library needs its runtime loaded first).
 $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(EX_CFLAGS) -fPIC -shared $(LDFLAGS_ALL) -o $@ $<
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
 
 # ---- dependencies ---------------------------------------------------------
 

@@ -194,6 +194,10 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
 		}
 		if (rc_ == EXEC_INTERRUPTED) {
+			/* No longer blocked before the flag clears, so the shell
+			 * never sees "blocked, nothing pending" on the way to
+			 * the gate (it would stop settling too early). */
+			seg_set_state(b, RS_RUNNING);
 			atomic_store(&b->interrupt, 0);
 			if (!(flags & PROG_F_RESUMABLE)) {
 				status = DONE_ABORTED;

@@ -22,7 +22,9 @@ ok() { pass=$((pass + 1)); echo "  ok   $1"; }
 bad() { fail=$((fail + 1)); echo "  FAIL $1"; }
 
 # clean environment, as a user would have it
-cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb "$@"; }
+# (sanitizer builds: let SIGSEGV kill, as without them)
+cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	ASAN_OPTIONS=handle_segv=0 UBSAN_OPTIONS=handle_segv=0 "$@"; }
 
 # status DESC WANT CMD... : the command exits with WANT; output in $out
 status() {
