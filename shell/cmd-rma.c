@@ -137,6 +137,8 @@ rma_exec(struct cmdctx *ctx, enum uop_kind kind)
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
 			prog_add(p, &u);
+			if (kind == UOP_PUT)
+				lint_put(s, r, u.peer, u.dst, u.count * esz);
 		}
 		if (cmd_submit(ctx, r, p, xasprintf("%s %s", uop_kind_name(kind), rest),
 			0, 0) != 0) {

@@ -106,7 +106,7 @@ expect_values(struct cmdctx *ctx)
 			double w = want[nwant == 1 ? 0 : i];
 			if (v != w && !(isnan(v) && isnan(w))) {
 				struct strbuf cell = STRBUF_INIT;
-				describe_cell(s, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
+				describe_cell(&s->seg, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
 				    1, &cell);
 				strbuf_reset(&got);
 				dtype_format(rg.w->dtype, base, rg.first + i, &got);
@@ -149,6 +149,11 @@ cmd_expect_exec(struct cmdctx *ctx)
 		}
 		return CMD_OK;
 	}
+	if (strcmp(what, "hang") == 0 || strcmp(what, "nohang") == 0) {
+		if (nargs(ctx) != 1)
+			return arg_error(ctx, 1, "'expect %s' takes nothing more", what), CMD_ERROR;
+		return diag_expect_hang(ctx->s, what[0] == 'h') == 0 ? CMD_OK : CMD_ERROR;
+	}
 	if (strcmp(what, "state") == 0) {
 		if (nargs(ctx) < 2)
 			return cmd_usage_error(ctx, "'expect state' needs a state"), CMD_ERROR;
@@ -156,7 +161,7 @@ cmd_expect_exec(struct cmdctx *ctx)
 	} else if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0) {
 		rc = expect_values(ctx);
 	} else {
-		arg_error(ctx, 0, "bad expect '%s' (expected REGION == V[,V...], state S, error or output \"TEXT\")",
+		arg_error(ctx, 0, "bad expect '%s' (expected REGION == V[,V...], state S, hang, nohang, error or output \"TEXT\")",
 		    what);
 		return CMD_ERROR;
 	}
@@ -225,6 +230,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 }
 
 static const char *const expect_keywords[] = { "error", "output", "state",
+	"hang", "nohang",
 	"idle", "blocked", "stopped", "exited", "dead", "running", "==", NULL };
 
 const struct cmd_entry cmd_source_entry = {
@@ -236,7 +242,7 @@ const struct cmd_entry cmd_source_entry = {
 };
 
 const struct cmd_entry cmd_expect_entry = {
-	.name = "expect", .usage = "REGION == V[,V...] | state S | error | output \"TEXT\"",
+	.name = "expect", .usage = "REGION == V[,V...] | state S | hang | nohang | error | output \"TEXT\"",
 	.summary = "assert for scripts: silent when true, one line when not",
 	.example = "expect @1 buf[0:4] == 0,0,0,0", .group = GRP_SCRIPT,
 	.min_args = 1, .max_args = 3,

@@ -7,10 +7,10 @@
 #include "shell.h"
 
 void
-describe_cell(struct session *s, uint64_t off, uint64_t count,
+describe_cell(struct seg *sg, uint64_t off, uint64_t count,
     struct strbuf *sb)
 {
-	struct seg_window *w = seg_win_at(&s->seg, off);
+	struct seg_window *w = seg_win_at(sg, off);
 	uint64_t esz, first;
 
 	if (w == NULL) {
@@ -47,7 +47,7 @@ describe_cell(struct session *s, uint64_t off, uint64_t count,
 }
 
 static void
-operand(struct session *s, int space, const struct uop *u, uint64_t off,
+operand(struct seg *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
@@ -64,7 +64,7 @@ operand(struct session *s, int space, const struct uop *u, uint64_t off,
 static const char *const fill_names[] = { "", "rank", "iota", "random" };
 
 void
-describe_uop(struct session *s, const struct uop *u, int rank,
+describe_uop(struct seg *s, const struct uop *u, int rank,
     struct strbuf *sb)
 {
 	switch (u->kind) {
@@ -144,7 +144,7 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
 		return;
 	}
-	describe_uop(s, &cur, r, sb);
+	describe_uop(&s->seg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
 		/* the cell now: why it blocks, or whether it will */
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));

@@ -101,6 +101,14 @@ out_printf(const char *fmt, ...)
 }
 
 void
+out_echo(const char *line)
+{
+	/* the transcript shows the command, but `expect output` must not
+	 * find its own text in it */
+	fputs(line, stdout);
+}
+
+void
 out_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -173,6 +173,11 @@ session_close(struct session *s)
 				rp->jobs = j->next;
 				job_free(j);
 			}
+			while (rp->orphans != NULL) {
+				struct job *j = rp->orphans;
+				rp->orphans = j->next;
+				job_free(j);
+			}
 			strbuf_release(&rp->outbuf);
 			free(rp->last_op);
 			free(rp->death);
@@ -180,6 +185,9 @@ session_close(struct session *s)
 		free(s->rp);
 		s->rp = NULL;
 	}
+	free(s->hist);
+	s->hist = NULL;
+	s->nhist = s->ahist = 0;
 	if (s->seg.h != NULL)
 		atomic_store(&s->seg.h->ended, 1);
 	seg_close(&s->seg);
@@ -359,6 +367,8 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 	*pp = j->next;
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
+	if (h->status == DONE_OK && !(j->flags & JOB_COLL))
+		hist_record(s, j);
 	if (h->status == DONE_ERROR) {
 		out_event(r, "[rank %d] %s failed: %s", r, j->desc,
 		    text[0] ? text : "unknown error");
@@ -424,12 +434,14 @@ rank_gone(struct session *s, int r)
 		out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&sb);
-	while (rp->jobs != NULL) {
-		struct job *j = rp->jobs;
-		rp->jobs = j->next;
+	/* What it still had to run stays for diagnose ("died owing ..."). */
+	rp->orphan_pc = atomic_load(&b->prog_tag) == (rp->jobs ? rp->jobs->tag : 0) ?
+	    atomic_load(&b->pc) : 0;
+	rp->orphans = rp->jobs;
+	rp->jobs = NULL;
+	for (struct job *j = rp->orphans; j != NULL; j = j->next) {
 		if (j->flags & JOB_COLL)
 			coll_job_done(s, j, -1, NULL, "rank died");
-		job_free(j);
 	}
 	close(rp->sock);
 	rp->sock = -1;
@@ -491,6 +503,7 @@ session_pump(struct session *s, int timeout_ms)
 	struct pollfd fds[2 * SEG_MAX_RANKS];
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
 
+	watchdog_tick(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

@@ -17,6 +17,7 @@
 
 #include "coll.h"
 #include "common.h"
+#include "diag.h"
 #include "parse.h"
 #include "prog.h"
 #include "seg.h"
@@ -53,6 +54,8 @@ struct rankproc {
 	struct strbuf outbuf;	/* partial output line */
 	char *last_op;		/* description of the last op seen */
 	char *death;		/* "killed by SIGKILL during ...", once dead */
+	struct job *orphans;	/* what a dead rank still had to run */
+	uint32_t orphan_pc;	/* where its first orphan stopped */
 };
 
 struct settings {
@@ -84,6 +87,11 @@ struct session {
 	uint64_t idle_since;
 	int watchdog_fired;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
+	struct diag_event *hist;	/* completed writes/waits (diagnose) */
+	size_t nhist, ahist;
+	uint64_t wd_sig;	/* watchdog: progress signature */
+	uint64_t wd_since;	/* ... unchanged since */
+	int wd_armed;		/* fires once per stall */
 	uint32_t next_break;	/* breakpoint ids */
 };
 
@@ -113,10 +121,10 @@ struct job *rank_job(struct session *s, int r);
 /* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct session *s, const struct uop *u, int rank,
+void describe_uop(struct seg *sg, const struct uop *u, int rank,
     struct strbuf *sb);
 /* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct session *s, uint64_t off, uint64_t count,
+void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
     struct strbuf *sb);
 /* Recompute the segment's gate_active word from control state. */
 void session_update_gate(struct session *s);
@@ -125,6 +133,8 @@ int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
 
 /* ---- out.c: output, errors, events --------------------------------------- */
 
+/* Echo a script line (stdout, not captured for `expect output`). */
+void out_echo(const char *line);
 /* Print command output (stdout). */
 printflike(1, 2) void out_printf(const char *fmt, ...);
 /* "error: ..." on stderr; if line/col are known, a caret line follows. */
@@ -273,6 +283,28 @@ int repl_run(struct session *s);
 
 extern const char *colldb_argv0;
 
+
+/* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
+
+/* Record a finished single command's notifies, puts and waits. */
+void hist_record(struct session *s, const struct job *j);
+/* Analyse the session now; the caller releases *res and *in. */
+void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
+void diag_in_release(struct diag_in *in);
+/* The diagnosis as text (what `diagnose` prints). */
+void diag_format(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, struct strbuf *sb);
+/* expect hang / expect nohang: 0 when the verdict agrees. */
+int diag_expect_hang(struct session *s, int want_hang);
+/* Called while the shell waits: fires the hang watchdog when due. */
+void watchdog_tick(struct session *s);
+/* lint.c: warnings for commands that match a known failure pattern. */
+void lint_notify(struct session *s, int from, int peer, uint64_t off,
+    enum notify_op op, int32_t value);
+void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
+    int32_t expected);
+void lint_put(struct session *s, int from, int peer, uint64_t off,
+    uint64_t bytes);
 
 /* ---- cmd-step.c --------------------------------------------------------------- */
 
