@@ -25,10 +25,11 @@ struct names {
 };
 
 struct row {
-	size_t label;		/* offset into the label buffer */
+	size_t label;		/* offset into the text buffer */
 	size_t label_len;
 	int ncols;
-	char cols[TREE_MAX_COLS][TREE_COL_MAX];
+	size_t col[TREE_MAX_COLS];	/* offsets into the text buffer */
+	size_t col_len[TREE_MAX_COLS];
 };
 
 struct walk {
@@ -40,24 +41,31 @@ struct walk {
 static const struct tree_item *sort_items;
 static const size_t *sort_first;
 
+#define NAME_HASH_INIT 1469598103934665603ULL
+#define NAME_HASH_STEP(h, c) (((h) ^ (unsigned char)(c)) * 1099511628211ULL)
+
 static uint64_t
 name_hash(const char *s, size_t len)
 {
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = NAME_HASH_INIT;
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+		h = NAME_HASH_STEP(h, s[i]);
 	return h;
 }
 
-/* Index of the unique name equal to S, or SIZE_MAX; *slot = free slot. */
+/*
+ * Index of the unique name equal to S (whose name_hash() is H), or
+ * SIZE_MAX; *slot = the free slot where it would go.
+ */
 static size_t
-names_find(const struct names *nm, const char *s, size_t len, size_t *slot)
+names_find(const struct names *nm, const char *s, size_t len, uint64_t h,
+    size_t *slot)
 {
 	size_t mask = nm->nslots - 1, j, id;
 
-	for (j = name_hash(s, len) & mask; (id = nm->slots[j]) != 0;
+	for (j = h & mask; (id = nm->slots[j]) != 0;
 	    j = (j + 1) & mask) {
 		const struct tree_item *it = &nm->items[nm->first[id - 1]];
 
@@ -95,6 +103,9 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 	struct names nm;
 	struct strbuf labels = STRBUF_INIT, pfx = STRBUF_INIT;
 	size_t *parent, *kids, *kid_off, *kid_pos, i, j, slot, nrows = 0;
+	size_t *dots = NULL, ndot_cap = 0;
+	uint64_t *dot_hash = NULL;
+	char cols[TREE_MAX_COLS][TREE_COL_MAX];
 	size_t name_w = 0, col_w[TREE_MAX_COLS] = { 0 }, depth = 0;
 	struct row *rows = NULL;
 	struct walk *stack = NULL;
@@ -109,35 +120,43 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		;
 	nm.slots = xcalloc(nm.nslots, sizeof *nm.slots);
 	for (i = 0; i < n; i++) {
-		if (names_find(&nm, items[i].name, items[i].len, &slot) !=
-		    SIZE_MAX)
+		if (names_find(&nm, items[i].name, items[i].len,
+		    name_hash(items[i].name, items[i].len), &slot) != SIZE_MAX)
 			continue;
 		nm.first[nm.n] = i;
 		nm.slots[slot] = ++nm.n;
 	}
 
-	/* parent = longest proper dotted prefix that is itself a name */
+	/*
+	 * parent = longest proper dotted prefix that is itself a name; the
+	 * prefix hashes come from one forward pass, so a name with many dots
+	 * costs O(length), not O(length^2).
+	 */
 	parent = xreallocarray(NULL, nm.n, sizeof *parent);
 	kid_off = xcalloc(nm.n + 2, sizeof *kid_off);
 	for (i = 0; i < nm.n; i++) {
 		const struct tree_item *it = &items[nm.first[i]];
-		size_t p = SIZE_MAX, cut = it->len;
+		size_t p = SIZE_MAX, ndots = 0;
+		uint64_t h = NAME_HASH_INIT;
 
-		while (cut > 0) {
-			const char *dot = NULL;
-
-			for (j = cut; j > 0; j--) {
-				if (it->name[j - 1] == '.') {
-					dot = it->name + j - 1;
-					break;
+		for (j = 0; j < it->len; j++) {
+			if (it->name[j] == '.') {
+				if (ndots == ndot_cap) {
+					ndot_cap = ndot_cap ? 2 * ndot_cap : 16;
+					dots = xreallocarray(dots, ndot_cap,
+					    sizeof *dots);
+					dot_hash = xreallocarray(dot_hash,
+					    ndot_cap, sizeof *dot_hash);
 				}
+				dots[ndots] = j;
+				dot_hash[ndots++] = h;
 			}
-			if (dot == NULL)
-				break;
-			cut = (size_t)(dot - it->name);
-			p = names_find(&nm, it->name, cut, NULL);
-			if (p != SIZE_MAX)
-				break;
+			h = NAME_HASH_STEP(h, it->name[j]);
+		}
+		while (ndots > 0 && p == SIZE_MAX) {
+			ndots--;
+			p = names_find(&nm, it->name, dots[ndots],
+			    dot_hash[ndots], NULL);
 		}
 		parent[i] = p == SIZE_MAX ? nm.n : p;	/* nm.n: the roots */
 		kid_off[parent[i] + 1]++;
@@ -190,9 +209,14 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		if (it->device)
 			strbuf_addstr(&labels, " [dev]");
 		r->label_len = labels.len - r->label;
-		r->ncols = fn(arg, it->key, r->cols);
-		if (r->ncols > TREE_MAX_COLS)
-			BUG("too many tree columns");
+		r->ncols = fn(arg, it->key, cols);
+		if (r->ncols < 0 || r->ncols > TREE_MAX_COLS)
+			BUG("bad tree column count %d", r->ncols);
+		for (c = 0; c < r->ncols; c++) {
+			r->col[c] = labels.len;
+			r->col_len[c] = strnlen(cols[c], TREE_COL_MAX);
+			strbuf_add(&labels, cols[c], r->col_len[c]);
+		}
 		if (w->node != nm.n)
 			strbuf_addstr(&pfx, last ? "   " : "|  ");
 		stack[depth].node = u;
@@ -208,8 +232,8 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		    r->label_len));
 		ncols = MAX(ncols, r->ncols);
 		for (c = 0; c < r->ncols; c++)
-			col_w[c] = MAX(col_w[c], strace_utf8_len(r->cols[c],
-			    strlen(r->cols[c])));
+			col_w[c] = MAX(col_w[c], strace_utf8_len(labels.buf +
+			    r->col[c], r->col_len[c]));
 	}
 	for (i = 0; i < nrows; i++) {
 		struct row *r = &rows[i];
@@ -220,17 +244,19 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		pad(out, strace_utf8_len(labels.buf + r->label, r->label_len),
 		    name_w);
 		for (c = 0; c < r->ncols; c++) {
-			size_t cl = strlen(r->cols[c]);
+			const char *cs = labels.buf + r->col[c];
 
 			strbuf_addstr(out, "  ");
-			pad(out, strace_utf8_len(r->cols[c], cl), col_w[c]);
-			strbuf_add(out, r->cols[c], cl);
+			pad(out, strace_utf8_len(cs, r->col_len[c]), col_w[c]);
+			strbuf_add(out, cs, r->col_len[c]);
 		}
 		/*
 		 * Python rstrip()s each line; every value column ends in a
 		 * digit, a unit or ']', so there is never anything to strip.
 		 */
 	}
+	free(dots);
+	free(dot_hash);
 	free(rows);
 	free(stack);
 	free(kids);
@@ -391,6 +417,7 @@ render_mean(const struct stats *st, const uint32_t *idx, size_t n,
 	const struct span *spans = span_set_spans(st->set, &nsp);
 	struct mean_node *nodes = xcalloc(cap, sizeof *nodes);
 	struct tree_item *items = xcalloc(cap, sizeof *items);
+	uint32_t *ids = xcalloc(cap, sizeof *ids);
 	struct mean_ctx mc;
 
 	for (i = 0; i < n; i++) {
@@ -408,8 +435,11 @@ render_mean(const struct stats *st, const uint32_t *idx, size_t n,
 					    sizeof *nodes);
 					items = xreallocarray(items, cap,
 					    sizeof *items);
+					ids = xreallocarray(ids, cap,
+					    sizeof *ids);
 				}
 				k = slot_of[sp->name] = (int32_t)nn++;
+				ids[k] = sp->name;
 				memset(&nodes[k], 0, sizeof nodes[k]);
 				/* template: the first span of the name */
 				items[k].name = span_set_str(st->set, sp->name);
@@ -424,12 +454,12 @@ render_mean(const struct stats *st, const uint32_t *idx, size_t n,
 	}
 	for (i = 0; i < nn; i++) {
 		items[i].ts = mean_ts_key(&nodes[i].ts);
-		slot_of[span_set_lookup(st->set, items[i].name,
-		    items[i].len)] = -1;
+		slot_of[ids[i]] = -1;
 	}
 	mc.nodes = nodes;
 	mc.o = o;
 	tree_render(out, items, nn, mean_cols, &mc);
+	free(ids);
 	free(nodes);
 	free(items);
 }
