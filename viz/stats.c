@@ -710,28 +710,28 @@ gcd_size(size_t a, size_t b)
 	return a;
 }
 
-/* Launches in the log when the caller gave no --rounds (colldb's policy). */
+/*
+ * Launches in the log when the caller gave no --rounds (colldb's policy):
+ * the host orchestrator emits one chip.run root per launch, so its count
+ * is the answer; without one, the gcd of the ranks' dispatch counts.
+ */
 static size_t
 l3_default_launches(const struct pidrun *runs, size_t nruns)
 {
-	size_t i, j, g = 0;
+	size_t i, g = 0, host = 0;
+	int have_host = 0;
 
 	for (i = 0; i < nruns; i++) {
 		if (runs[i].device)
-			continue;
-		/* host orchestrator: one chip.run root per launch */
-		for (j = 0; j < nruns; j++) {
-			if (runs[j].device && runs[j].count % runs[i].count)
-				break;
-		}
-		if (j == nruns)
-			return runs[i].count;
-	}
-	for (i = 0; i < nruns; i++) {
-		if (runs[i].device)
 			g = gcd_size(g, runs[i].count);
+		else if (!have_host) {
+			host = runs[i].count;
+			have_host = 1;
+		}
 	}
-	return g;
+	if (g == 0)
+		return 0;	/* no rank: nothing to measure */
+	return have_host ? host : g;
 }
 
 static void

@@ -21,7 +21,11 @@
  *     timing regions count, and their number must be warmup + rounds.
  * Level and default rounds are colldb's policy for a log (documented in
  * docs/benchmarking.md): L3 when more than one pid emits device_wall or a
- * swimlane sentinel is present; rounds = launches in the log - warmup.
+ * swimlane sentinel is present; rounds = launches in the log - warmup
+ * (at least 0), where launches are: L2, the busiest bucket's size; L3,
+ * the complete timing regions when sentinels are present, else the
+ * host orchestrator's chip.run count (lowest such pid), else the gcd of
+ * the ranks' dispatch counts (0 when there is no rank).
  *
  * Numbers match Python bit for bit: means are fsum()/n (exactly rounded
  * sums), stdev is the correctly rounded square root of the exact sample

@@ -82,7 +82,8 @@ class Gen:
                 d = max(d, pts + pdur)
             dev_total = d + r.randint(500, 1500)
             recs.extend(devrecs)
-            recs.append(self.record(pid, tid, inv, hid, 2, "chip.run.runner_run.device_wall", 0, dev_total, "clk=dev"))
+            recs.append(self.record(pid, tid, inv, hid, 2, "chip.run.runner_run.device_wall",
+                                    7 if dup_device else 0, dev_total, "clk=dev"))
             if dup_device:
                 # A second device_wall in the same invocation, emitted later but
                 # with an earlier ts: first-seen and earliest disagree.
@@ -189,6 +190,96 @@ def scen_l3(g, ranks=2, launches=4, dispatches=(HID_A,), host_orch=True, device=
         ts = max(ends) + 50_000
 
 
+def scen_swimlane(g, ranks=2, launches=4, broken=False):
+    """Two-pass L3 capture: a graph pass, then the timing pass, per launch."""
+    pids = [4101 + 7 * r for r in range(ranks)]
+    noise(g)
+    ts = 90_000_000
+    for k in range(launches):
+        for kind in ("graph", "timing"):
+            if not (broken and kind == "timing" and k == launches - 1):
+                g.out.write(f"[pypto] l3_swimlane_pass={kind} event=begin\n")
+            recs = []
+            for ri, pid in enumerate(pids):
+                r, end = g.dispatch(pid, HID_A, ts + 400 * ri, scale=1.5 if kind == "graph" else 1.0)
+                recs.extend(r)
+            ts = end + 30_000
+            for i, rec in enumerate(recs):
+                if kind == "timing" and k == 1 and i == len(recs) - 1:
+                    # the end sentinel on the same line as the last record
+                    g.out.write(g.prefix(4101) + rec + f"[pypto] l3_swimlane_pass={kind} event=end\n")
+                    break
+                g.emit(4101, 4101, rec)
+            else:
+                g.out.write(f"[pypto] l3_swimlane_pass={kind} event=end\n")
+
+
+def scen_exact(g):
+    """Rank 1 sums 0.15+0.15, 0.1+0.1, 0.15+0.15, 0.1+0.2 us: stdev is just
+    below 0.05 exactly (PyPTO prints 0.0), 0.05 in naive floating point."""
+    vals = [(150, 150), (100, 100), (150, 150), (100, 200)]
+    for k, (a, b) in enumerate(vals):
+        for inv, hid, dev, ts in ((2 * k + 1, HID_A, a, k * 1000), (2 * k + 2, HID_B, b, k * 1000 + 500)):
+            g.emit(1, 1, g.record(1, 1, inv, hid, 2, "chip.run.runner_run.device_wall", 0, dev, "clk=dev"))
+            g.emit(1, 1, g.record(1, 1, inv, hid, 0, "chip.run", ts, 400))
+        g.emit(2, 2, g.record(2, 2, k + 1, HID_A, 2, "chip.run.runner_run.device_wall", 0, 10, "clk=dev"))
+        g.emit(2, 2, g.record(2, 2, k + 1, HID_A, 0, "chip.run", k * 1000 + 20, 300))
+
+
+def scen_edge(g):
+    """Hand-made oddities on an L2 log: percent-encoded and non-ASCII names
+    (decoded to Latin-1 code points, as Python's chr() does), an invalid
+    UTF-8 byte, '~' truncation, tabs between fields, three records on one
+    line, a torn record, foreign families, a CRLF line, mixed-case hids."""
+    def rec(inv, hid, depth, name, ts, dur, attrs="", sep=" "):
+        r = sep.join(["[STRACE]", "v=1", "pid=300", "tid=300", f"inv={inv}", f"hid={hid}",
+                      f"depth={depth}", f"name={name}", f"ts={ts}", f"dur={dur}"])
+        return r + (" " + attrs if attrs else "")
+    pre = "[mono_ns=12345][T0x12c][TIMING] emit_host_span: "
+    out = ["simpler: starting (edge-case log for colldb tests)",
+           "[mono_ns=1][T0x12c][TIMING] clock_anchor: [CLOCK_ANCHOR] v=1 pid=300 mono_ns=1 "
+           "wall_ns=1767225600000000000",
+           pre + rec(1, "c0ffee", 0, "chip.prewarm.build", 10, 5000)]
+    for k in range(5):
+        inv = k + 2
+        base = 1_000_000 * (k + 1)
+        hid = "AbC0" if k % 2 else "abc0"
+        spans = [
+            (2, "chip.run.bind.args", base + 300, 20000 + k * 10, "ntensor=3"),
+            (2, "chip.run.bind.x%2Ey", base + 200, 1000 + k, ""),
+            (1, "chip.run.bind", base + 100, 26000 + k * 7, ""),
+            (3, "chip.run.runner_run.device_wall.orch", 40, 6000 + k * 3, "clk=dev"),
+            (3, "chip.run.runner_run.device_wall.sched", 40, 41000 + k * 11, "clk=device"),
+            (2, "chip.run.runner_run.device_wall", 0, 45000 + k * 13, "clk=dev x=%41"),
+            (1, "chip.run.runner_run", base + 30000, 60000 + k, ""),
+            (1, "chip.run.caf%C3%A9", base + 95000, 300, ""),
+            (1, "chip.run.sp%20ace", base + 95000, 200, ""),
+            (1, "chip.run.trunc~", base + 95100, 100, ""),
+            (1, "chip.run.\u00e9t\u00e9", base + 95200, 50, ""),
+            (1, "chip.run.bad\udcff", base + 95300, 40, ""),
+            (0, "chip.run", base, 98000 + k * 17, "run_id=%d slot_id=0" % (k + 1)),
+        ]
+        recs = [rec(inv, hid, d, n, ts, dur, a) for d, n, ts, dur, a in spans]
+        if k == 1:
+            recs[1] = rec(inv, hid, 2, "chip.run.bind.x%2Ey", base + 200, 1001, "", sep="\t")
+            out.append(pre + recs[0] + pre + recs[1] + "  " + recs[2])
+            recs = recs[3:]
+        if k == 2:
+            out.append(pre + "[STRACE] v=1 pid=300 tid=300 inv=4 hid=abc0 depth=1 name=chip.run.bi")
+            out.append(pre + rec(0, hid, 0, "node.submit", base, 5, "role=scheduler") +
+                       rec(0, hid, 0, "ext.pypto.decode", base, 5) + " " + rec(0, hid, 0, "l3.sched", base, 5))
+        out.extend(pre + r for r in recs)
+    text = "\n".join(out[:10]) + "\r\n" + "\n".join(out[10:]) + "\n"
+    g.out.flush()
+    sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape"))
+
+
+def scen_empty(g):
+    g.out.write("[mono_ns=9000000][T0x1a2b][INFO] init: simpler runtime starting\n"
+                "no spans were captured: SIMPLER_HOST_STRACE=0\n"
+                "[STRACE] hello\n")
+
+
 def scen_scale(g, nspans):
     # L3, 4 ranks, 2 dispatches per round, ~11 spans per dispatch.
     pids = [5001, 5002, 5003, 5004]
@@ -253,6 +344,16 @@ def main():
         scen_l3(g, ranks=2, launches=4, join=True)
     elif s == "l3-dup":
         scen_l3(g, ranks=2, launches=3, dup_device=True)
+    elif s == "l3-swimlane":
+        scen_swimlane(g)
+    elif s == "l3-swimlane-bad":
+        scen_swimlane(g, launches=3, broken=True)
+    elif s == "l3-exact":
+        scen_exact(g)
+    elif s == "edge":
+        scen_edge(g)
+    elif s == "empty":
+        scen_empty(g)
     elif s == "scale":
         scen_scale(g, a.spans)
     else:
