@@ -710,15 +710,39 @@ gcd_size(size_t a, size_t b)
 	return a;
 }
 
+/* Every rank's hid sequence repeats with one launch = count/L dispatches. */
+static int
+l3_periodic(const struct stats *st, const uint32_t *disp,
+    const struct pidrun *runs, size_t nruns, size_t L)
+{
+	size_t i, j;
+
+	for (i = 0; i < nruns; i++) {
+		size_t d = runs[i].count / L;
+		const uint32_t *x = disp + runs[i].start;
+
+		if (!runs[i].device)
+			continue;
+		for (j = d; j < runs[i].count; j++) {
+			if (st->invs[x[j]].hid != st->invs[x[j - d]].hid)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 /*
  * Launches in the log when the caller gave no --rounds (colldb's policy):
  * the host orchestrator emits one chip.run root per launch, so its count
- * is the answer; without one, the gcd of the ranks' dispatch counts.
+ * is the answer.  Without one: the largest L >= 2 dividing every rank's
+ * dispatch count such that each rank repeats the same callables launch
+ * after launch, else the gcd of the counts.
  */
 static size_t
-l3_default_launches(const struct pidrun *runs, size_t nruns)
+l3_default_launches(const struct stats *st, const uint32_t *disp,
+    const struct pidrun *runs, size_t nruns)
 {
-	size_t i, g = 0, host = 0;
+	size_t i, g = 0, host = 0, m;
 	int have_host = 0;
 
 	for (i = 0; i < nruns; i++) {
@@ -731,7 +755,13 @@ l3_default_launches(const struct pidrun *runs, size_t nruns)
 	}
 	if (g == 0)
 		return 0;	/* no rank: nothing to measure */
-	return have_host ? host : g;
+	if (have_host)
+		return host;
+	for (m = 1; m <= g / 2; m++) {
+		if (g % m == 0 && l3_periodic(st, disp, runs, nruns, g / m))
+			return g / m;
+	}
+	return g;
 }
 
 static void
@@ -761,7 +791,7 @@ stats_l3(struct stats *st, int default_rounds)
 		disp[ndisp++] = (uint32_t)i;
 	}
 	if (default_rounds) {
-		launches = l3_default_launches(runs, nruns);
+		launches = l3_default_launches(st, disp, runs, nruns);
 		st->rounds = launches > (size_t)st->warmup ?
 		    (long)(launches - (size_t)st->warmup) : 0;
 	}

@@ -281,14 +281,17 @@ def scen_empty(g):
 
 
 def scen_scale(g, nspans):
-    # L3, 4 ranks, 2 dispatches per round, ~11 spans per dispatch.
+    # L3, 4 ranks, 2 dispatches per launch, 11 spans per dispatch, and the
+    # host orchestrator's chip.run root per launch.
     pids = [5001, 5002, 5003, 5004]
     per_dispatch = 11
-    launches = max(1, nspans // (per_dispatch * len(pids) * 2))
+    launches = max(1, nspans // (per_dispatch * len(pids) * 2 + 1))
     rng = g.rng
     w = g.out.write
     mono = 1
     for k in range(launches):
+        w(f"[mono_ns={mono}][T0x1388][TIMING] emit_host_span: [STRACE] v=1 pid=5000 tid=5000 "
+          f"inv={k + 1} hid={HID_C} depth=0 name=chip.run ts={1_000_000_000 + k * 1_000_000} dur=99000\n")
         for pid in pids:
             for hid in (HID_A, HID_B):
                 g.inv_next[pid] = inv = g.inv_next.get(pid, 0) + 1
