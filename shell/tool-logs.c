@@ -30,31 +30,31 @@ enum logs_opt {
 
 struct logs_optdef {
 	const char *name;
-	int value;		/* takes an argument */
+	const char *value;	/* metavar if it takes an argument */
 	enum logs_opt id;
 	unsigned cmds;		/* enum logs_cmd */
 	const char *help;
 };
 
 static const struct logs_optdef logs_opts[] = {
-	{ "mean", 0, OPT_MEAN, LOGS_TREE,
+	{ "mean", NULL, OPT_MEAN, LOGS_TREE,
 	    "mean over the measured launches (print_mean_tree)" },
-	{ "ns", 0, OPT_NS, LOGS_TREE, "values in nanoseconds (us=False)" },
-	{ "spread", 1, OPT_SPREAD, LOGS_TREE,
+	{ "ns", NULL, OPT_NS, LOGS_TREE, "values in nanoseconds (us=False)" },
+	{ "spread", "KIND", OPT_SPREAD, LOGS_TREE,
 	    "with --mean: stdev (default), minmax, both or none" },
-	{ "launch", 1, OPT_LAUNCH, LOGS_TREE,
+	{ "launch", "I", OPT_LAUNCH, LOGS_TREE,
 	    "only measured launch I (negative counts from the end)" },
-	{ "pid", 1, OPT_PID, LOGS_TREE, "with --mean: only this rank (L3)" },
-	{ "slot", 1, OPT_SLOT, LOGS_TREE,
+	{ "pid", "P", OPT_PID, LOGS_TREE, "with --mean: only this rank (L3)" },
+	{ "slot", "S", OPT_SLOT, LOGS_TREE,
 	    "with --mean: only this dispatch slot (L3)" },
-	{ "rounds", 1, OPT_ROUNDS, LOGS_TREE | LOGS_STATS,
+	{ "rounds", "R", OPT_ROUNDS, LOGS_TREE | LOGS_STATS,
 	    "measured launches (default: what the log holds after warmup)" },
-	{ "warmup", 1, OPT_WARMUP, LOGS_TREE | LOGS_STATS,
+	{ "warmup", "W", OPT_WARMUP, LOGS_TREE | LOGS_STATS,
 	    "leading launches dropped (default 3)" },
-	{ "l2", 0, OPT_L2, LOGS_TREE | LOGS_STATS, "aggregate as L2" },
-	{ "l3", 0, OPT_L3, LOGS_TREE | LOGS_STATS,
+	{ "l2", NULL, OPT_L2, LOGS_TREE | LOGS_STATS, "aggregate as L2" },
+	{ "l3", NULL, OPT_L3, LOGS_TREE | LOGS_STATS,
 	    "aggregate as L3 (default when >1 pid emits device_wall)" },
-	{ "help", 0, OPT_HELP, LOGS_TREE | LOGS_STATS, "this help" },
+	{ "help", NULL, OPT_HELP, LOGS_TREE | LOGS_STATS, "this help" },
 };
 
 static const char tree_usage[] = "usage: colldb tree [--mean] [--ns] "
@@ -133,10 +133,8 @@ logs_help(const struct logs_args *a)
 
 		if ((d->cmds & a->cmd) == 0)
 			continue;
-		snprintf(left, sizeof left, "--%s%s", d->name,
-		    d->value ? " N" : "");
-		if (d->id == OPT_SPREAD)
-			snprintf(left, sizeof left, "--spread S");
+		snprintf(left, sizeof left, "--%s%s%s", d->name,
+		    d->value ? " " : "", d->value ? d->value : "");
 		printf("  %-14s %s\n", left, d->help);
 	}
 	printf("\nLOG '-' reads stdin.  Exit status: 0 ok, 1 nothing to show "
@@ -259,8 +257,8 @@ logs_parse(struct logs_args *a, int argc, char **argv)
 		}
 	}
 	if (a->log == NULL)
-		return logs_usage_error(a, "missing LOG (a [STRACE] log, "
-		    "Chrome JSON, or - for stdin)");
+		return logs_usage_error(a, "missing LOG: a [STRACE] log, a "
+		    "Chrome trace JSON file, or - for stdin");
 	if (a->mean && a->has_launch)
 		return logs_usage_error(a, "--launch does not apply to --mean");
 	if (!a->mean && (a->has_pid || a->has_slot || a->has_spread))
