@@ -364,6 +364,18 @@ logs_report_diags(const struct span_set *set, const char *name)
 		    "shown\n", name, total - i, total - i == 1 ? "" : "s");
 }
 
+static int
+logs_any_device(const struct stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ninvs; i++) {
+		if (st->invs[i].flags & STATS_INV_DEVICE)
+			return 1;
+	}
+	return 0;
+}
+
 /* Why there is nothing to show, on stderr. */
 static void
 logs_explain_empty(const struct stats *st, const struct span_set *set,
@@ -391,6 +403,10 @@ logs_explain_empty(const struct stats *st, const struct span_set *set,
 	else if (st->ninvs == 0)
 		fprintf(stderr, "colldb: %s: none of its %zu [STRACE] spans "
 		    "belongs to an invocation\n", name, nspans);
+	else if (st->level == STATS_L3 && !logs_any_device(st))
+		fprintf(stderr, "colldb: %s: no pid emits "
+		    "chip.run.runner_run.device_wall, and L3 counts only the "
+		    "pids that do (try --l2)\n", name);
 	else
 		fprintf(stderr, "colldb: %s: no measured launch (%s, warmup "
 		    "%ld, rounds %ld)\n", name, st->level == STATS_L3 ? "L3" :
