@@ -445,6 +445,7 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 	}
 	logs_report_diags(set, name);
 
+	memset(&so, 0, sizeof so);
 	so.level = a.level;
 	so.rounds = a.rounds;
 	so.warmup = a.warmup;

@@ -498,9 +498,10 @@ stats_index(struct stats *st, uint32_t view)
 	const struct span_set *set = st->set;
 	size_t n, i, k;
 	const struct span *sp = span_set_spans(set, &n);
-	uint32_t root = span_set_lookup(set, name_root, sizeof name_root - 1);
-	uint32_t dev = span_set_lookup(set, name_device,
-	    sizeof name_device - 1);
+	uint32_t root = span_set_lookup(set, st->root_name,
+	    strlen(st->root_name));
+	uint32_t dev = span_set_lookup(set, st->device_name,
+	    strlen(st->device_name));
 	struct groups g;
 	uint32_t *gid, *start, *pos, *perm;
 
@@ -568,7 +569,8 @@ stats_index(struct stats *st, uint32_t view)
 					iv->host_early_us = s->dur / 1000.0;
 				}
 				have_host = 1;
-			} else if (s->name == dev && dev != SPAN_NOSTR) {
+			}
+			if (s->name == dev && dev != SPAN_NOSTR) {
 				if (!have_dev)
 					iv->device_us = s->dur / 1000.0;
 				if (!have_dev || s->ts < dev_ts) {
@@ -606,12 +608,11 @@ stats_reserve(struct stats *st, size_t n)
 
 /* L3 is assumed when more than one pid emits device_wall (whole log). */
 static enum stats_level
-stats_detect(const struct span_set *set)
+stats_detect(const struct span_set *set, const char *device_name)
 {
 	size_t n, i;
 	const struct span *sp = span_set_spans(set, &n);
-	uint32_t dev = span_set_lookup(set, name_device,
-	    sizeof name_device - 1);
+	uint32_t dev = span_set_lookup(set, device_name, strlen(device_name));
 	int64_t pid = 0;
 	int seen = 0;
 
@@ -909,10 +910,13 @@ stats_new(const struct span_set *set, const struct stats_opts *opts)
 	int default_rounds = opts->rounds < 0;
 
 	st->set = set;
+	st->root_name = opts->root_name != NULL ? opts->root_name : name_root;
+	st->device_name = opts->device_name != NULL ? opts->device_name :
+	    name_device;
 	st->warmup = opts->warmup < 0 ? 0 : opts->warmup;
 	st->rounds = default_rounds ? 0 : opts->rounds;
 	st->level = opts->level != STATS_AUTO ? opts->level :
-	    stats_detect(set);
+	    stats_detect(set, st->device_name);
 	timing = span_set_timing(set, &blocks);
 	if (st->level == STATS_L3 && timing != STRACE_TIMING_NONE) {
 		stats_index(st, SPAN_VIEW_TIMING);

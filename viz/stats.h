@@ -55,12 +55,20 @@ struct stats_opts {
 	enum stats_level level;
 	long rounds;		/* < 0: launches in the log minus warmup */
 	long warmup;		/* >= 0 */
+	/*
+	 * The run root and the device-wall span (NULL: PyPTO's "chip.run"
+	 * and "chip.run.runner_run.device_wall").  Spans made in memory may
+	 * use their own, e.g. a collective's root for both.  Borrowed for
+	 * the life of the struct stats.
+	 */
+	const char *root_name;
+	const char *device_name;
 };
 
 enum stats_inv_flags {
-	STATS_INV_DISPATCH = (1 << 0),	/* has a depth-0 chip.run span */
-	STATS_INV_DEVICE = (1 << 1),	/* has a device_wall span */
-	STATS_INV_HOST = (1 << 2),	/* has a chip.run span */
+	STATS_INV_DISPATCH = (1 << 0),	/* has a depth-0 root span */
+	STATS_INV_DEVICE = (1 << 1),	/* has a device-wall span */
+	STATS_INV_HOST = (1 << 2),	/* has a root-named span */
 };
 
 /* One (pid, inv) group: PyPTO's TraceInvocation. */
@@ -90,6 +98,8 @@ struct stats_rank {
 
 struct stats {
 	const struct span_set *set;	/* borrowed */
+	const char *root_name;		/* the run root span (borrowed) */
+	const char *device_name;	/* the device-wall span (borrowed) */
 	enum stats_level level;		/* L2 or L3 as resolved */
 	long rounds;
 	long warmup;

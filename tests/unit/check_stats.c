@@ -53,7 +53,8 @@ static void
 check_str(const struct span_set *set, enum stats_level lv, long rounds,
     long warmup, const char *want)
 {
-	struct stats_opts o = { lv, rounds, warmup };
+	struct stats_opts o = { .level = lv, .rounds = rounds,
+	    .warmup = warmup };
 	struct stats *st = stats_new(set, &o);
 	struct strbuf sb = STRBUF_INIT;
 
@@ -159,7 +160,8 @@ l2_log(void)
 START_TEST(test_l2)
 {
 	struct span_set *set = l2_log();
-	struct stats_opts o = { STATS_AUTO, -1, 1 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
+	    .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 
 	ck_assert_int_eq(st->level, STATS_L2);
@@ -242,7 +244,8 @@ l3_log(int unstable)
 START_TEST(test_l3_grid)
 {
 	struct span_set *set = l3_log(0);
-	struct stats_opts o = { STATS_AUTO, -1, 1 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
+	    .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 	const struct stats_inv *iv;
 
@@ -289,7 +292,8 @@ END_TEST
 START_TEST(test_l3_unstable)
 {
 	struct span_set *set = l3_log(1);
-	struct stats_opts o = { STATS_L3, 2, 1 };
+	struct stats_opts o = { .level = STATS_L3, .rounds = 2,
+	    .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 
 	ck_assert(st->grid && st->unstable);
@@ -331,7 +335,8 @@ START_TEST(test_l3_sentinels)
 	struct strbuf sb = STRBUF_INIT;
 	struct span_set *set;
 	struct stats *st;
-	struct stats_opts o = { STATS_AUTO, -1, 0 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
+	    .warmup = 0 };
 	int k;
 
 	for (k = 0; k < 2; k++) {

@@ -199,7 +199,8 @@ static struct stats *
 compute(const struct span_set *set, enum stats_level lv, long rounds,
     long warmup)
 {
-	struct stats_opts o = { lv, rounds, warmup };
+	struct stats_opts o = { .level = lv, .rounds = rounds,
+	    .warmup = warmup };
 
 	return stats_new(set, &o);
 }
@@ -335,6 +336,60 @@ START_TEST(test_mean_l2)
 }
 END_TEST
 
+/*
+ * Spans made in memory, the way the shell's bench records a collective:
+ * rank index as pid, one inv per launch, the collective's root span as both
+ * run root and device wall.  Stats and trees work on them unchanged.
+ */
+START_TEST(test_in_memory)
+{
+	static const long long total[2][3] = { { 9000, 10000, 12000 },
+	    { 9500, 11000, 11500 } };
+	struct span_set *set = span_set_new();
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
+	    .warmup = 1, .root_name = "allreduce", .device_name = "allreduce" };
+	struct stats *st;
+	struct strbuf sb = STRBUF_INIT;
+	int r, k;
+
+	for (k = 0; k < 3; k++) {
+		for (r = 0; r < 2; r++) {
+			int64_t t = k * 100000 + r * 500;
+
+			span_set_add(set, r, r, (uint64_t)k + 1, "c0", 1,
+			    "allreduce.barrier", t, 1000, NULL);
+			span_set_add(set, r, r, (uint64_t)k + 1, "c0", 2,
+			    "allreduce.step0.put", t + 1000, 3000, NULL);
+			span_set_add(set, r, r, (uint64_t)k + 1, "c0", 2,
+			    "allreduce.step0.notify", t + 4000, 100, NULL);
+			span_set_add(set, r, r, (uint64_t)k + 1, "c0", 1,
+			    "allreduce.step0", t + 1000, 4000, NULL);
+			span_set_add(set, r, r, (uint64_t)k + 1, "c0", 0,
+			    "allreduce", t, total[r][k], NULL);
+		}
+	}
+	st = stats_new(set, &o);
+	ck_assert_int_eq(st->level, STATS_L3);
+	ck_assert_int_eq(st->rounds, 2);
+	stats_format(st, &sb);
+	ck_assert_str_eq(sb.buf, "BenchmarkStats(rounds=2, warmup=1): "
+	    "device_wall_us min=11.0 median=11.5 mean=11.5 max=12.0 stdev=0.7 "
+	    "[L3: 2 ranks, per-round max across ranks; host-union mean=11.8us]");
+	strbuf_reset(&sb);
+	ck_assert_int_eq(tree_format_launches(st, &sb, 1, 0, 0, NULL), 0);
+	ck_assert_str_eq(sb.buf,
+	    "launch[0] (pid=0 inv=2 hid=c0 round=0 slot=0):\n"
+	    "allreduce     10.0us\n"
+	    "|- barrier     1.0us\n"
+	    "`- step0       4.0us\n"
+	    "   |- put      3.0us\n"
+	    "   `- notify   0.1us");
+	strbuf_release(&sb);
+	stats_free(st);
+	span_set_free(set);
+}
+END_TEST
+
 static Suite *
 tree_suite(void)
 {
@@ -347,6 +402,7 @@ tree_suite(void)
 	tcase_add_test(tc, test_launches);
 	tcase_add_test(tc, test_mean_l3);
 	tcase_add_test(tc, test_mean_l2);
+	tcase_add_test(tc, test_in_memory);
 	suite_add_tcase(s, tc);
 	return s;
 }
