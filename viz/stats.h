@@ -1,6 +1,7 @@
 /*
- * stats.h - PyPTO's BenchmarkStats computed from span records, and the
- * exact arithmetic behind its numbers.
+ * stats.h - PyPTO's BenchmarkStats computed from span records (stats.c,
+ * grouping in stats-group.c, str() in stats-format.c), and the exact
+ * arithmetic behind its numbers (stats-exact.c).
  *
  * stats_new() does what bench.py's _parse_stats_from_strace() does to a
  * captured log, on a span_set (parsed from a log or filled in memory):
@@ -155,5 +156,8 @@ struct stats_iacc {
 void stats_iacc_add(struct stats_iacc *a, int64_t x);
 double stats_iacc_fmean(const struct stats_iacc *a);
 double stats_iacc_stdev(const struct stats_iacc *a);	/* 0 when n < 2 */
+
+/* stats-group.c, for stats.c: fill invs/order from the spans of VIEW. */
+void stats_index(struct stats *st, uint32_t view);
 
 #endif

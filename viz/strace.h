@@ -1,6 +1,8 @@
 /*
- * strace.h - span records: a string pool and span array (struct span_set),
- * the PyPTO/simpler "[STRACE]" log parser, and the Chrome trace-event reader.
+ * strace.h - span records: a string pool and span array (struct span_set,
+ * spanset.c), the PyPTO/simpler "[STRACE]" log parser (strace.c, with
+ * Python's text rules in strace-text.c), and the Chrome trace-event reader
+ * (chrome-read.c).
  *
  * A span is one timed, named scope of one invocation, exactly the fields of
  * simpler's `[STRACE] v=1` record (reference section 7):
@@ -158,6 +160,25 @@ void strace_decode_field(struct strbuf *out, const char *s, size_t len);
 
 /* Number of code points in a valid UTF-8 string (display width in PyPTO). */
 size_t strace_utf8_len(const char *s, size_t len);
+
+/*
+ * Internals shared by the readers (strace.c, strace-text.c, chrome-read.c)
+ * and the set (spanset.c); not for other callers.
+ */
+struct span *span_set_push(struct span_set *set);	/* uninitialised */
+uint32_t span_set_flags_for(const struct span_set *set, uint32_t name,
+    uint32_t attrs);	/* SPAN_DEVICE and SPAN_FOREIGN of a name/attrs */
+uint32_t span_set_next_line(struct span_set *set);	/* count a line */
+void span_set_mark_pass(struct span_set *set);	/* saw a pass sentinel */
+void span_set_settle_timing(struct span_set *set, enum strace_timing timing,
+    long blocks);
+/* Bytes in the str.isspace() code point at S (< E), or 0. */
+size_t strace_ws_len(const char *s, const char *e);
+/* Bytes in the str.splitlines() break at S other than '\n', or 0. */
+size_t strace_break_len(const char *s, const char *e);
+/* Replace invalid UTF-8 as Python's errors="replace": 0 if S was valid,
+ * else 1 with the repaired text in OUT. */
+int strace_utf8_repair(const char *s, size_t n, struct strbuf *out);
 
 /* chrome-read.c */
 

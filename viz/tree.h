@@ -11,6 +11,7 @@
  * Python's len() does.  When a name occurs more than once in one tree, the
  * first occurrence is the node.
  *
+ * tree.c has tree_render() and print_tree; tree-mean.c print_mean_tree.
  * tree_render() is the generic core: it works on any list of named, timed
  * items and asks a callback for each node's value columns, so the shell's
  * own bench can reuse it on in-memory spans.  The tree_format_*() functions
