@@ -264,7 +264,7 @@ field_num(const char *s, const char *e, const char *key, uint64_t max,
 
 /* Does the host-log prefix of strace_timing._HOST_LOG_PREFIX start at S? */
 static int
-host_prefix_at(const char *s, const char *e)
+host_prefix_at(const char *s, const char *e, const char **colon)
 {
 	const char *c;
 	size_t n;
@@ -294,7 +294,14 @@ host_prefix_at(const char *s, const char *e)
 	s += n;
 	if (s >= e || *s == ':')
 		return 0;
-	c = memchr(s, ':', (size_t)(e - s));
+	/*
+	 * Candidates come in increasing order, so the first colon after one
+	 * is cached in *colon (NULL = none left): linear, not quadratic, on a
+	 * line full of near-prefixes.
+	 */
+	if (*colon != NULL && *colon < s)
+		*colon = memchr(s, ':', (size_t)(e - s));
+	c = *colon;
 	return c != NULL && strace_ws_len(c + 1, e) != 0;
 }
 
@@ -306,7 +313,7 @@ parse_record(struct strace_parser *p, const char *s, const char *e,
 	struct span_set *set = p->set;
 	uint32_t line = span_set_lines(set);
 	uint64_t v[3], depth, ts, dur, ver;
-	const char *q, *name, *name_e, *hid, *hid_e, *a, *ae, *m;
+	const char *q, *name, *name_e, *hid, *hid_e, *a, *ae, *m, *colon;
 	int ovf = 0, report = (view & SPAN_VIEW_FULL) != 0;
 	const char *why = NULL;
 	struct span *sp;
@@ -382,9 +389,10 @@ parse_record(struct strace_parser *p, const char *s, const char *e,
 
 	/* attrs: up to the first host-log prefix, else the end; stripped. */
 	ae = e;
+	colon = q;
 	for (m = q; (m = memmem(m, (size_t)(e - m), "[mono_ns=", 9)) != NULL;
 	    m++) {
-		if (host_prefix_at(m, e)) {
+		if (host_prefix_at(m, e, &colon)) {
 			ae = m;
 			break;
 		}

@@ -104,9 +104,14 @@ START_TEST(test_attrs_end)
 	    REC(1, 1, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] f: tail") "\n"
 	    REC(1, 2, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] f:tail") "\n"
 	    REC(1, 3, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] : t") "\n"
-	    REC(1, 4, 0, "a", 1, 2, "7z") "\n");
+	    REC(1, 4, 0, "a", 1, 2, "7z") "\n"
+	    /* the func part of a prefix may run over a later near-prefix */
+	    REC(1, 5, 0, "a", 1, 2, " x [mono_ns=1][T0x1][A] y [mono_ns=2]"
+	    "[T0x2][B] f: z") "\n"
+	    REC(1, 6, 0, "a", 1, 2, " x [mono_ns=1][T0x1][A] y:z [mono_ns=2]"
+	    "[T0x2][B] f: z") "\n");
 
-	ck_assert_uint_eq(count(set), 4);
+	ck_assert_uint_eq(count(set), 6);
 	ck_assert_str_eq(ATTRS(set, nth(set, 0)), "x=1");
 	ck_assert_str_eq(ATTRS(set, nth(set, 1)),
 	    "x=1 [mono_ns=5][T0xa][WARN] f:tail");
@@ -115,6 +120,8 @@ START_TEST(test_attrs_end)
 	/* "dur=27z": digits end the number, the rest is attrs */
 	ck_assert_int_eq(nth(set, 3)->dur, 27);
 	ck_assert_str_eq(ATTRS(set, nth(set, 3)), "z");
+	ck_assert_str_eq(ATTRS(set, nth(set, 4)), "x");
+	ck_assert_str_eq(ATTRS(set, nth(set, 5)), "x [mono_ns=1][T0x1][A] y:z");
 	span_set_free(set);
 }
 END_TEST
