@@ -53,6 +53,8 @@ cleanup(void)
 	le_free();
 }
 
+#include "tool-logs.h"
+
 int
 main(int argc, char **argv)
 {
@@ -76,6 +78,10 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "tree") == 0)
+		return tool_tree_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stats") == 0)
+		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
