@@ -173,6 +173,7 @@ coll_job_done(struct session *s, struct job *j, int status,
 		out_event(INT_MAX, "%s: done", c->title);
 	}
 	*pp = c->next;
+	atomic_compare_exchange_strong(&s->seg.h->cur_coll_id, &(uint32_t){ (uint32_t)c->id }, 0);
 	run_free(s, c);
 }
 
@@ -215,6 +216,10 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		snapshot(s, c);
 	c->next = s->colls;
 	s->colls = c;
+	s->seg.h->cur_coll = c->cc.a;
+	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
+	    s->seg.h->cur_coll.sig.name = NULL;
+	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
 		atomic_store(&s->seg.h->gate_active, 1);

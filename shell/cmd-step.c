@@ -66,18 +66,17 @@ cmd_start_exec(struct cmdctx *ctx)
 	return rv;
 }
 
-/* Let stopped targets go: n credits in step mode, or free running. */
-static int
-release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
+int
+ranks_release(struct session *s, const struct rankset *targets, int stepping,
+    uint32_t n, struct rankset *moved, char **cause)
 {
-	struct session *s = ctx->s;
 	int any = 0;
 
 	rankset_clear(moved);
 	for (int r = 0; r < s->nranks; r++) {
 		struct seg_rank *b = seg_board(&s->seg, r);
 
-		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
+		if (!rankset_has(targets, r) || !rank_alive(s, r) ||
 		    rank_state_of(s, r) != RS_STOPPED)
 			continue;
 		atomic_store(&b->credits, stepping ? n : 0);
@@ -89,16 +88,29 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	if (!any) {
 		int busy = 0;
 		for (int r = 0; r < s->nranks; r++)
-			busy |= rankset_has(&ctx->targets, r) && rank_job(s, r) != NULL;
-		out_error("no target rank is stopped%s", busy ?
+			busy |= rankset_has(targets, r) && rank_job(s, r) != NULL;
+		return cause_set(cause, "no target rank is stopped%s", busy ?
 		    " (blocked ranks move when their cell changes; see 'where')" :
 		    " (use 'start COMMAND' to run one stopped)");
-		return -1;
 	}
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(moved, r))
 			seg_ctl_kick(seg_board(&s->seg, r));
+	}
+	return 0;
+}
+
+/* Let stopped targets go: n credits in step mode, or free running. */
+static int
+release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
+{
+	char *cause = NULL;
+
+	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) != 0) {
+		out_error("%s", cause);
+		free(cause);
+		return -1;
 	}
 	return 0;
 }

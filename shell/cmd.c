@@ -21,7 +21,7 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_diagnose_entry;
+    cmd_diagnose_entry, cmd_watch_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -55,6 +55,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
+	&cmd_watch_entry,
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,

@@ -78,6 +78,8 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "watch") == 0)
+		return watch_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "tree") == 0)
 		return tool_tree_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "stats") == 0)

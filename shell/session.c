@@ -16,6 +16,7 @@
 
 #include "futex.h"
 #include "proto.h"
+#include "registry.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -139,6 +140,9 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 		}
 	}
 	seg_unlink(&s->seg);
+	if (registry_add(s->name, s->seg.fd, nranks, cause) != 0)
+		goto fail;
+	s->registered = 1;
 	s->idle_since = mono_ns();
 	return 0;
 fail:
@@ -190,6 +194,9 @@ session_close(struct session *s)
 	s->nhist = s->ahist = 0;
 	if (s->seg.h != NULL)
 		atomic_store(&s->seg.h->ended, 1);
+	if (s->registered)
+		registry_remove(s->name);
+	s->registered = 0;
 	seg_close(&s->seg);
 }
 

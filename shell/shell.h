@@ -87,6 +87,7 @@ struct session {
 	uint64_t idle_since;
 	int watchdog_fired;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
+	int registered;		/* in the registry (colldb watch NAME) */
 	struct diag_event *hist;	/* completed writes/waits (diagnose) */
 	size_t nhist, ahist;
 	uint64_t wd_sig;	/* watchdog: progress signature */
@@ -120,6 +121,8 @@ enum rank_state rank_state_of(struct session *s, int r);
 struct job *rank_job(struct session *s, int r);
 /* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
+/* The same from the status board alone (observers, user programs). */
+void describe_board(struct seg *sg, int r, struct strbuf *sb);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
 void describe_uop(struct seg *sg, const struct uop *u, int rank,
     struct strbuf *sb);
@@ -279,6 +282,11 @@ void le_refresh(void);
 
 int repl_run(struct session *s);
 
+/* ---- cmd-watch.c ---------------------------------------------------------- */
+
+/* `colldb watch [NAME]`. */
+int watch_main(int argc, char **argv);
+
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
@@ -311,6 +319,10 @@ void lint_put(struct session *s, int from, int peer, uint64_t off,
 /* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
  * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
 void where_line(struct session *s, int r, struct strbuf *sb);
+/* Release stopped targets: n micro-ops each (stepping) or free running;
+ * *moved gets who was released.  0, or -1 + cause when none is stopped. */
+int ranks_release(struct session *s, const struct rankset *targets,
+    int stepping, uint32_t n, struct rankset *moved, char **cause);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
