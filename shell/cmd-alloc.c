@@ -101,10 +101,22 @@ cmd_free_exec(struct cmdctx *ctx)
 	if (w == NULL)
 		return CMD_ERROR;
 	if (session_range_busy(s, w->off, w->off + w->bytes, &r)) {
+		/* Name the job that uses the window: the one running, or one
+		 * queued behind it. */
 		struct strbuf sb = STRBUF_INIT;
-		describe_rank(s, r, &sb, 0);
+		struct job *head = rank_job(s, r), *j = head;
+		while (j != NULL && !(j->lo < w->off + w->bytes && w->off < j->hi))
+			j = j->next;
+		if (j == NULL)
+			j = head;
+		if (j == head)
+			describe_rank(s, r, &sb, 0);
+		if (sb.len == 0)
+			strbuf_addstr(&sb, j->desc);
+		if (j != head)
+			strbuf_addstr(&sb, ", queued");
 		arg_error(ctx, 0, "window '%s' is in use by rank %d (%s)", w->name, r,
-		    sb.len ? sb.buf : rank_job(s, r)->desc);
+		    sb.buf);
 		strbuf_release(&sb);
 		return CMD_ERROR;
 	}
