@@ -273,7 +273,7 @@ const struct cmd_entry cmd_say_entry = {
 
 const struct cmd_entry cmd_pause_entry = {
 	.name = "pause", .usage = "",
-	.summary = "wait for Enter when interactive (commands may be typed); no-op in batch",
+	.summary = "wait for Enter (interactive only; commands may be typed)",
 	.example = "pause", .group = GRP_SCRIPT, .min_args = 0, .max_args = 0,
 	.flags = CMD_NO_SETTLE, .exec = cmd_pause_exec,
 };
