@@ -53,7 +53,8 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			goto fail;
 		}
 		if (nargs(ctx) < 3) {
-			cmd_usage_error(ctx, "a shape needs a dtype (i8 i16 i32 i64 f16 bf16 f32 f64)");
+			arg_error(ctx, 1, "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
+			    size);
 			return CMD_ERROR;
 		}
 		if (dtype_from_name(arg(ctx, 2), &dt) != 0 || dt == DT_U8) {
