@@ -83,13 +83,15 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, int allow_atomic)
 	x->src.count -= soff;
 	if (have_count) {
 		if (count > x->dst.count)
-			return arg_error(ctx, ci, "count=%llu overflows the destination %s (%llu elements left from offset %llu)",
+			return arg_error(ctx, ci, "count=%llu overflows the destination %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, x->dst.w->name,
-			    (unsigned long long)x->dst.count, (unsigned long long)x->dst.first);
+			    (unsigned long long)x->dst.count, x->dst.count == 1 ? "" : "s",
+			    (unsigned long long)x->dst.first);
 		if (count > x->src.count)
-			return arg_error(ctx, ci, "count=%llu overflows the source %s (%llu elements left from offset %llu)",
+			return arg_error(ctx, ci, "count=%llu overflows the source %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, x->src.w->name,
-			    (unsigned long long)x->src.count, (unsigned long long)x->src.first);
+			    (unsigned long long)x->src.count, x->src.count == 1 ? "" : "s",
+			    (unsigned long long)x->src.first);
 		x->count = count;
 	} else if (x->dst.count != x->src.count) {
 		return arg_error(ctx, 2, "shape mismatch: destination has %llu elements, source %llu (give count=K)",
