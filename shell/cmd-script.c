@@ -193,6 +193,15 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		uint64_t left = (end - mono_ns()) / 1000000u;
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
 	}
+	if (shell_interrupted) {
+		/* Ctrl-C: consume it here (else the next prompt sees it too)
+		 * and fail, so a script stops instead of running on. */
+		shell_interrupted = 0;
+		if (ctx->s->interactive)
+			out_printf("\n");
+		out_error("sleep interrupted");
+		return CMD_ERROR;
+	}
 	return CMD_OK;
 }
 
