@@ -79,6 +79,19 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		}
 		flags = WIN_BYTES;
 	}
+	{
+		/* A product of dimensions past 64 bits cannot fit either; say
+		 * so rather than blame one dimension. */
+		uint64_t n = dtype_size(dt);
+		for (int d = 0; d < ndim; d++) {
+			if (shape[d] > UINT64_MAX / n) {
+				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
+				    size, (unsigned long long)s->seg.h->area_size);
+				return CMD_ERROR;
+			}
+			n *= shape[d];
+		}
+	}
 	seg_lock(&s->seg);
 	if (seg_win_alloc(&s->seg, name, shape, ndim, dt, flags, &cause) == NULL) {
 		seg_unlock(&s->seg);
