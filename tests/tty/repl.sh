@@ -5,72 +5,11 @@
 # continuation prompt, history (Up), Ctrl-C on a half-typed line and
 # during a sleep, an event arriving while a line is half typed, Ctrl-D,
 # the terminal modes afterwards, and nothing left behind.
-# Skips (exit 0) when tmux is not installed.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 2
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "  tty: tmux not found, skipped"
-	exit 0
-fi
-if [ ! -x ./colldb ]; then
-	echo "FAIL: tty: ./colldb not built"
-	exit 1
-fi
-tmp=$(mktemp -d /tmp/colldb-tty.XXXXXX) || exit 2
-mkdir "$tmp/home"
-pass=0 fail=0
+# Skips (exit 0) when tmux is not installed (see lib.sh).
+name=repl
+. "$(dirname "$0")/lib.sh"
 
-T() { tmux -S "$tmp/sock" "$@"; }
-cleanup() {
-	T kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-
-screen() { T capture-pane -p -t t; }
-# The last non-empty line on the screen (trailing blanks are trimmed).
-last() { screen | sed '/^ *$/d' | tail -n 1; }
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: tty: $1"
-	screen | sed '/^ *$/d' | tail -n 12 | sed 's/^/    | /'
-}
-# wait_for CHECK ARG DESC: poll (up to 10 s) until CHECK ARG succeeds.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		"$1" "$2" && { ok; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	bad "$3 (waited for: $2)"
-	return 1
-}
-has() { screen | grep -qF -- "$1"; }
-hasnt() { ! screen | grep -qF -- "$1"; }
-last_is() { [ "$(last)" = "$1" ]; }
-count() { screen | grep -cxF -- "$1"; }
-keys() { T send-keys -t t "$@"; }
-# Type literal text (no key-name lookup).
-type_() { T send-keys -t t -l -- "$1"; }
-# Keys typed while a command runs meet the terminal in cooked mode (a
-# Ctrl-D there is lost), so every step waits for the prompt first.
-prompt() { wait_for last_is '(colldb)' "prompt after: $1"; }
-# run LINE TEXT: type LINE, Enter, wait until TEXT shows and the prompt
-# is back.
-run() {
-	type_ "$1"
-	keys Enter
-	wait_for has "$2" "output of: $1"
-	prompt "$1"
-}
-
-T -f /dev/null new-session -d -x 100 -y 45 -s t \
-    "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen PS1='tty\$ ' /bin/sh"
-wait_for last_is 'tty$' "shell prompt"
+tty_start
 type_ "stty -g >$tmp/stty.before; ./colldb -n 2; echo rc=\$?"
 keys Enter
 
@@ -184,5 +123,4 @@ if [ -n "$cdb" ]; then
 	    bad "/dev/shm segment of $cdb left" || ok
 fi
 
-echo "  tty: $pass checks passed, $fail failed"
-[ $fail -eq 0 ]
+tty_done

@@ -5,7 +5,7 @@ set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 fail=0
 for t in "$dir"/*.sh; do
-	[ "$(basename "$t")" = run.sh ] && continue
+	case $(basename "$t") in run.sh | lib.sh) continue ;; esac
 	sh "$t" "$@" || fail=1
 done
 exit $fail
