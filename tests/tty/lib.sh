@@ -67,6 +67,19 @@ run() {
 	prompt "$1"
 }
 
+# colldb_pid: the colldb started from the pane's shell.
+colldb_pid() {
+	pgrep -P "$(T list-panes -t t -F '#{pane_pid}')" -x colldb | head -n 1
+}
+# rank_pid CDB R: the process of rank R under colldb pid CDB.
+rank_pid() {
+	for p in $(pgrep -P "$1"); do
+		case $(tr '\0' ' ' <"/proc/$p/cmdline") in
+		*" --agent "*" $2 ") echo "$p"; return 0 ;;
+		esac
+	done
+	return 1
+}
 tty_start() {
 	T -f /dev/null new-session -d -x 100 -y 45 -s t \
 	    "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen PS1='tty\$ ' /bin/sh"

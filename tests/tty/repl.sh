@@ -82,14 +82,8 @@ keys C-l
 type_ 'say half typed'
 keys Left Left Left Left Left
 wait_for last_is '(colldb) say half typed' "half-typed line before the event"
-shell_pid=$(T list-panes -t t -F '#{pane_pid}')
-cdb=$(pgrep -P "$shell_pid" -x colldb | head -n 1)
-r1=
-for p in $(pgrep -P "$cdb"); do
-	case $(tr '\0' ' ' <"/proc/$p/cmdline") in
-	*' --agent '*' 1 ') r1=$p ;;
-	esac
-done
+cdb=$(colldb_pid)
+r1=$(rank_pid "$cdb" 1)
 if [ -n "$r1" ]; then
 	kill -TERM "$r1"
 	wait_for has '[rank 1] died: killed by SIGTERM after set sig[1] 7' "async event printed"
