@@ -141,7 +141,7 @@ cmd_expect_exec(struct cmdctx *ctx)
 	int rc;
 
 	/* REGION == V first: a window may be called "state" or "error". */
-	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0)
+	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 && !ctx->w.v[1].quoted)
 		return expect_values(ctx) == 0 ? CMD_OK : CMD_ERROR;
 	if (strcmp(what, "error") == 0) {
 		if (nargs(ctx) != 1)
