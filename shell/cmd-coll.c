@@ -281,7 +281,7 @@ static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 const struct cmd_entry cmd_allreduce_entry = {
 	.name = "allreduce",
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
-	.summary = "reduce BUF across ranks in place (mesh signal [N,1], ring [2(N-1),N])",
+	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
 	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY,
 	.keywords = coll_keywords, .exec = cmd_allreduce_exec,
@@ -297,7 +297,7 @@ const struct cmd_entry cmd_barrier_entry = {
 
 const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
-	.summary = "every rank gets root's BUF (get from root after a ready barrier)",
+	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
 	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY,
 	.keywords = coll_keywords, .exec = cmd_broadcast_exec,

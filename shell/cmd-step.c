@@ -182,7 +182,7 @@ cmd_where_exec(struct cmdctx *ctx)
 
 const struct cmd_entry cmd_start_entry = {
 	.name = "start", .usage = "COMMAND...",
-	.summary = "issue a rank operation or collective with every target stopped before its first micro-op",
+	.summary = "issue a command with every target stopped before op 1",
 	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = startable, .exec = cmd_start_exec,
@@ -206,7 +206,7 @@ const struct cmd_entry cmd_continue_entry = {
 
 const struct cmd_entry cmd_where_entry = {
 	.name = "where", .alias = "bt", .usage = "",
-	.summary = "each rank's position: program, step k/K, phase, micro-op, blocked cell",
+	.summary = "each rank's program, step k/K, phase and micro-op",
 	.example = "where", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_where_exec,
 };

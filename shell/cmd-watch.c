@@ -139,7 +139,7 @@ watch_main(int argc, char **argv)
 
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch", .usage = "",
-	.summary = "full-screen live pane: ranks, signal cells, who waits and who owes (q returns)",
+	.summary = "full-screen live pane of ranks and signal cells",
 	.example = "watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
 	.flags = CMD_NO_SETTLE, .exec = cmd_watch_exec,
 };

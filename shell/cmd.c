@@ -167,7 +167,8 @@ cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	out_error("%s (usage: %s %s)", msg, ctx->entry->name, ctx->entry->usage);
+	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
+	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
 	free(msg);
 }
 
@@ -453,6 +454,12 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 		}
 		return k;
 	}
-	peers[0] = atoi(a);
+	{
+		int64_t v = -1;
+		/* checked by peer_syntax_ok(): the same parser, so "0x2" is 2 */
+		if (parse_int(a, &v, 0, NULL) != 0 || v < 0 || v >= n)
+			BUG("peer '%s' not checked", a);
+		peers[0] = (int)v;
+	}
 	return 1;
 }

@@ -100,7 +100,9 @@ describe_uop(struct seg *s, const struct uop *u, int rank,
 	case UOP_FILL:
 		strbuf_addstr(sb, "fill ");
 		describe_cell(s, u->dst, u->count, sb);
-		if (u->op == FILL_VALUE)
+		if (u->op == FILL_VALUE && (u->flags & UOP_F_INT))
+			strbuf_addf(sb, " %lld", (long long)(int64_t)u->src);
+		else if (u->op == FILL_VALUE)
 			strbuf_addf(sb, " %g", u->fval);
 		else if (u->op == FILL_RANK && u->fval != 0)
 			strbuf_addf(sb, " rank%+g", u->fval);

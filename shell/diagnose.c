@@ -427,7 +427,7 @@ diag_expect_hang(struct session *s, int want_hang)
 
 const struct cmd_entry cmd_diagnose_entry = {
 	.name = "diagnose", .alias = "why", .usage = "",
-	.summary = "why nothing moves: blocked cells, who owes them, cycles, verdict, likely cause",
+	.summary = "why nothing moves: who waits, who owes, the likely cause",
 	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
 	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
 };

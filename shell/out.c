@@ -153,7 +153,10 @@ static void
 print_now(const char *text)
 {
 	if (out.prompt_active) {
-		fputs("\r\033[K", stdout);
+		int up = le_rows_above_cursor();
+		if (up > 0)
+			fprintf(stdout, "\033[%dA", up);
+		fputs("\r\033[J", stdout);	/* the whole half-typed line */
 		fputs(text, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);

@@ -325,7 +325,12 @@ parse_int(const char *s, int64_t *out, int with_suffix, char **cause)
 	if (*s == '\0' || isspace((unsigned char)*s))
 		goto bad;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	{
+		/* decimal, or hex with 0x: a leading 0 is not octal here */
+		const char *d = s + (*s == '-' || *s == '+');
+		int base = d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10;
+		v = strtoll(s, &end, base);
+	}
 	if (end == s || errno == ERANGE)
 		goto bad;
 	if (*end != '\0') {

@@ -30,6 +30,7 @@ enum job_flags {
 	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
 	JOB_COLL = 1 << 2,	/* part of a collective */
 	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
+	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
 };
 
 /* A program sent to one rank and not yet reported done. */
@@ -277,6 +278,12 @@ void le_history_add(const char *line);
 void le_free(void);
 /* Redraw the prompt and the half-typed line after an async print. */
 void le_refresh(void);
+/* Whether the last le_read() was ended by Ctrl-C (its line is to be
+ * dropped, with whatever continuation was pending). */
+int le_cancelled(void);
+/* Terminal rows between the prompt's first row and the cursor (a long
+ * half-typed line wraps); async output clears from there. */
+int le_rows_above_cursor(void);
 
 /* ---- repl.c: the interactive loop ----------------------------------------- */
 
