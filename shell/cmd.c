@@ -231,7 +231,7 @@ win_lookup(struct cmdctx *ctx, size_t i, const char *name)
 	if (best != NULL)
 		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
 	else if (n == 0)
-		arg_error(ctx, i, "unknown window '%s' (no windows yet; see 'alloc')", name);
+		arg_error(ctx, i, "unknown window '%s' (there are no windows; see 'alloc')", name);
 	else
 		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);
 	return NULL;
@@ -246,7 +246,10 @@ region_arg(struct cmdctx *ctx, size_t i, struct region *r)
 
 	memset(r, 0, sizeof *r);
 	if (parse_region_syntax(a, &rs, &cause) != 0) {
-		arg_error(ctx, i, "%s", cause);
+		if (strstr(a, ">=") != NULL || strstr(a, "==") != NULL)
+			arg_error(ctx, i, "%s (put spaces around the comparison: 'sig[0] >= 1')", cause);
+		else
+			arg_error(ctx, i, "%s", cause);
 		free(cause);
 		return -1;
 	}
@@ -373,6 +376,14 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 		all.v[first + 1] = all.v[first];
 		all.v[first] = t;
 		first++;
+	}
+	if (!(ctx.entry->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY)) &&
+	    all.n > first + 1 && all.v[first + 1].s[0] == '@' &&
+	    !all.v[first + 1].quoted && strcmp(ctx.entry->name, "focus") != 0) {
+		out_error("'%s' does not take a rank target; drop '%s'",
+		    ctx.entry->name, all.v[first + 1].s);
+		out_caret(all.v[first + 1].col, all.v[first + 1].len);
+		goto fail;
 	}
 	/* The command's own words, without prefix and name. */
 	ctx.w.n = all.n - first - 1;

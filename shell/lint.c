@@ -60,6 +60,9 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	int writers, sets, other = -1;
 
 	describe_cell(&s->seg, off, 1, &c);
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
 	if (op == NOTIFY_SET && w != NULL && !wait_cmp_holds(w->op, value, w->value))
 		out_warning("set with value %d on a cell that rank %d awaits with %s %d does not release it",
 		    value, peer, wait_cmp_name(w->op), w->value);
@@ -118,6 +121,9 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 
 	(void)off;
 	(void)bytes;
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the put lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
 		if (e->writer == from && e->target == peer &&

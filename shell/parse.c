@@ -213,7 +213,9 @@ parse_rank_num(const char *s, size_t len, int nranks, int *out, char **cause)
 	int64_t v;
 	char *c2 = NULL;
 
-	if (len == 0 || len >= sizeof buf)
+	if (len == 0)
+		return cause_set(cause, "missing rank number in a range or list");
+	if (len >= sizeof buf)
 		return cause_set(cause, "bad rank '%.*s' (expected a number)",
 		    (int)len, s);
 	memcpy(buf, s, len);
@@ -509,7 +511,10 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 		}
 		lo = rs->idx[0].has_lo ? rs->idx[0].lo : 0;
 		hi = rs->idx[0].has_hi ? rs->idx[0].hi : (int64_t)total;
-		if (lo < 0 || hi < lo || (uint64_t)hi > total || hi == lo)
+		if (hi == lo && lo >= 0 && (uint64_t)hi <= total)
+			return cause_set(cause, "empty slice %lld:%lld of %s (a:b takes b > a)",
+			    (long long)lo, (long long)hi, rs->name);
+		if (lo < 0 || hi < lo || (uint64_t)hi > total)
 			return cause_set(cause, "slice %lld:%lld out of range for %s (%llu elements)",
 			    (long long)lo, (long long)hi, rs->name, (unsigned long long)total);
 		*first = (uint64_t)lo;

@@ -441,6 +441,14 @@ rank_gone(struct session *s, int r)
 		out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&sb);
+	{
+		int queued = -1;	/* the head is what it was doing */
+		for (struct job *j = rp->jobs; j != NULL; j = j->next)
+			queued++;
+		if (queued > 0)
+			out_event(r, "[rank %d] %d queued command%s dropped", r, queued,
+			    queued == 1 ? "" : "s");
+	}
 	/* What it still had to run stays for diagnose ("died owing ..."). */
 	rp->orphan_pc = atomic_load(&b->prog_tag) == (rp->jobs ? rp->jobs->tag : 0) ?
 	    atomic_load(&b->pc) : 0;
