@@ -35,7 +35,8 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -fPIC -MMD -MP \
-	     -DCOLLDB_VERSION='"$(VERSION)"' $(CFLAGS)
+	     -DCOLLDB_VERSION='"$(VERSION)"' \
+	     -DCOLLDB_DATADIR='"$(PREFIX)/share/colldb"' $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 LIBS = -lm -ldl -lpthread
 
@@ -178,6 +179,8 @@ install: all
 	install -m 644 core/colldb.h $(DESTDIR)$(PREFIX)/include/colldb.h
 	install -m 644 colldb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
 	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
+	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
 
 clean:
 	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc tests/golden/*.got

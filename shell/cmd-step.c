@@ -58,7 +58,9 @@ cmd_start_exec(struct cmdctx *ctx)
 	line = ctx->explicit_targets && !(e->flags & CMD_ALL_RANKS_ONLY) ?
 	    xasprintf("%s %s", ctx->target_text, rest) : xstrdup(rest);
 	s->start_pflags = PROG_F_START;
+	record_suppress(1);
 	rv = cmd_run_line(s, line, &incomplete);
+	record_suppress(0);
 	s->start_pflags = 0;
 	out_set_line(ctx->line);
 	free(line);

@@ -21,7 +21,7 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_diagnose_entry, cmd_watch_entry;
+    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -59,6 +59,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
+	&cmd_record_entry,
 	&cmd_say_entry,
 	&cmd_pause_entry,
 	&cmd_quit_entry,
@@ -406,6 +407,8 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 		goto fail;
 	}
 	rv = ctx.entry->exec(&ctx);
+	if (rv != CMD_ERROR)
+		record_command(&ctx);
 	if (!(ctx.entry->flags & CMD_NO_SETTLE) && s->rp != NULL) {
 		session_settle(s);
 		cmd_report(&ctx);

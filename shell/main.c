@@ -78,6 +78,14 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "learn") == 0)
+		return learn_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--list-commands") == 0) {
+		/* for completion scripts and the docs test */
+		for (int i = 0; cmd_table[i] != NULL; i++)
+			printf("%s\n", cmd_table[i]->name);
+		return 0;
+	}
 	if (argc > 1 && strcmp(argv[1], "watch") == 0)
 		return watch_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "tree") == 0)

@@ -167,6 +167,7 @@ print_now(const char *text)
 	}
 	strbuf_addstr(&out.capture, text);
 	strbuf_addch(&out.capture, '\n');
+	record_event(text);
 }
 
 void

@@ -269,6 +269,15 @@ int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
 
+/* ---- cmd-record.c --------------------------------------------------------- */
+
+/* Append a command that ran (explicit targets), or an event as a comment. */
+void record_command(struct cmdctx *ctx);
+void record_event(const char *text);
+/* While `start` runs its command, only the start line is recorded. */
+void record_suppress(int on);
+void record_close(void);
+
 /* ---- lineedit.c: the line editor behind four functions ------------------ */
 
 int le_init(const char *prog, int use_editor);
@@ -293,6 +302,8 @@ int repl_run(struct session *s);
 
 /* `colldb watch [NAME]`. */
 int watch_main(int argc, char **argv);
+/* learn.c: `colldb learn [LESSON]`. */
+int learn_main(int argc, char **argv);
 
 /* ---- main.c ----------------------------------------------------------------- */
 
