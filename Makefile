@@ -140,11 +140,17 @@ check-layering:
 	@if grep -lE '#include <n?curses' shell/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
 		echo "error: only viz/curses.c may include curses" >&2; exit 1; fi
 
+# Sanitizer runs: ranks that crash on purpose must die by their signal (as
+# in a normal build), and libedit's own leaks are suppressed.
+SAN_OPTS = ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 asan:
-	@$(MAKE) --no-print-directory O=build-asan SANITIZER=address check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check
 
 ubsan:
-	@$(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all tests

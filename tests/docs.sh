@@ -7,6 +7,8 @@
 #    "(colldb) " lines (and "# " comments) are run through
 #    `colldb --batch --echo -n N` and the output must equal the block.
 set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 tmp=$(mktemp -d)
@@ -45,7 +47,7 @@ for blk in "$tmp"/*.block; do
 	# continued lines, "... "), and its comments
 	sed -n 's/^(colldb) //p; s/^\.\.\. //p; /^#/p' "$blk" >"$base.coll"
 	# shellcheck disable=SC2086
-	env -i PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch --echo \
+	env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch --echo \
 		--name "docs-$n" $args "$base.coll" >"$base.got" 2>&1 </dev/null
 	n=$((n + 1))
 	if ! cmp -s "$blk" "$base.got"; then

@@ -3,13 +3,15 @@
 # the file; both must end with the same windows, cell values and rank
 # states.  Also: a killed session keeps every command it recorded.
 set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 O=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-run() { env -i PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch "$@"; }
+run() { env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch "$@"; }
 
 cat >"$tmp/session.coll" <<EOS
 record $tmp/rec.coll
@@ -53,7 +55,7 @@ grep -q '^alloc sig 4\|^pause\|^record' "$tmp/rec.coll" && { echo "FAIL: record:
 
 # a session killed mid-way keeps what it recorded (written through)
 mkfifo "$tmp/in"
-( env -i PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 2 --batch <"$tmp/in" >/dev/null 2>&1 ) &
+( env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 2 --batch <"$tmp/in" >/dev/null 2>&1 ) &
 pid=$!
 exec 3>"$tmp/in"
 printf 'record %s/kill.coll\nalloc k [2,1] i32\n@0 notify 1 k[0] 1\n' "$tmp" >&3

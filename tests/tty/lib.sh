@@ -82,7 +82,7 @@ rank_pid() {
 }
 tty_start() {
 	T -f /dev/null new-session -d -x 100 -y 45 -s t \
-	    "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen PS1='tty\$ ' /bin/sh"
+	    "env -i ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen PS1='tty\$ ' /bin/sh"
 	wait_for last_is 'tty$' "shell prompt"
 }
 tty_done() {
