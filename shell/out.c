@@ -207,7 +207,8 @@ by_rank(const void *a, const void *b)
 void
 out_flush_events(void)
 {
-	qsort(out.ev, out.n, sizeof *out.ev, by_rank);
+	if (out.n > 1)
+		qsort(out.ev, out.n, sizeof *out.ev, by_rank);
 	for (size_t i = 0; i < out.n; i++) {
 		print_now(out.ev[i].text);
 		free(out.ev[i].text);
