@@ -135,19 +135,22 @@ rma_exec(struct cmdctx *ctx, enum uop_kind kind)
 	for (int r = 0; r < s->nranks; r++) {
 		struct prog *p;
 		int n;
+		unsigned jflags = 0;
 
 		if (!rankset_has(&live, r))
 			continue;
+
 		p = prog_new(uop_kind_name(kind));
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
 			prog_add(p, &u);
-			if (kind == UOP_PUT)
-				lint_put(s, r, u.peer, u.dst, u.count * esz);
+			if (kind == UOP_PUT &&
+			    lint_put(s, r, u.peer, u.dst, u.count * esz))
+				jflags |= JOB_STALE_PUT;
 		}
 		if (cmd_submit(ctx, r, p, xasprintf("%s %s", uop_kind_name(kind), rest),
-			0, 0) != 0) {
+			jflags, 0) != 0) {
 			free(rest);
 			return CMD_ERROR;
 		}

@@ -215,10 +215,7 @@ cmd_say_exec(struct cmdctx *ctx)
 {
 	char *text;
 
-	if (nargs(ctx) == 1 && ctx->w.v[0].quoted)
-		text = xstrdup(arg(ctx, 0));
-	else
-		text = words_rest(&ctx->w, ctx->line, 0);
+	text = xstrdup(arg(ctx, 0));	/* the rest of the line (split_say) */
 	out_printf("%s\n", text);
 	free(text);
 	return CMD_OK;

@@ -293,6 +293,76 @@ ctx_release(struct cmdctx *ctx)
 	free(ctx->subs);
 }
 
+static void
+push_word(struct words *w, const char *text, size_t len, size_t col,
+    size_t span, int quoted)
+{
+	w->v = xreallocarray(w->v, w->n + 1, sizeof *w->v);
+	w->v[w->n].s = xstrndup(text, len);
+	w->v[w->n].col = col;
+	w->v[w->n].len = span;
+	w->v[w->n].quoted = quoted;
+	w->n++;
+}
+
+/*
+ * `say` takes the rest of its line verbatim: an apostrophe, a bracket or a
+ * '#' is narration there, not syntax.  Returns 1 (and fills out) when line
+ * is a say command; a text wholly in double quotes loses them.
+ */
+static int
+split_say(const char *line, struct words *out)
+{
+	const struct cmd_entry *e;
+	size_t i = strspn(line, " \t"), p0 = i, n, rest;
+	char name[32];
+	int has_prefix = 0;
+
+	memset(out, 0, sizeof *out);
+	if (line[i] == '@') {
+		has_prefix = 1;
+		i += strcspn(line + i, " \t");
+		i += strspn(line + i, " \t");
+	}
+	n = strcspn(line + i, " \t");
+	if (n == 0 || n >= sizeof name)
+		return 0;
+	memcpy(name, line + i, n);
+	name[n] = '\0';
+	if ((e = cmd_find(name, NULL)) == NULL || strcmp(e->name, "say") != 0)
+		return 0;
+	if (has_prefix)
+		push_word(out, line + p0, strcspn(line + p0, " \t"), p0,
+		    strcspn(line + p0, " \t"), 0);
+	push_word(out, line + i, n, i, n, 0);
+	rest = i + n + strspn(line + i + n, " \t");
+	n = strlen(line + rest);
+	if (line[rest] == '"' || line[rest] == '\'') {
+		/* "text" or 'text', then nothing or a comment */
+		const char *q = strchr(line + rest + 1, line[rest]);
+		if (q != NULL) {
+			const char *after = q + 1 + strspn(q + 1, " \t");
+			if (*after == '\0' || *after == '#') {
+				push_word(out, line + rest + 1, (size_t)(q - line) - rest - 1,
+				    rest, (size_t)(q - line) - rest + 1, 1);
+				return 1;
+			}
+		}
+	} else {
+		/* a " # " ends the text: a trailing comment */
+		const char *c = strstr(line + rest, " # ");
+		if (c == NULL && n >= 2 && strcmp(line + rest + n - 2, " #") == 0)
+			c = line + rest + n - 2;
+		if (c != NULL)
+			n = (size_t)(c - (line + rest));
+	}
+	while (n > 0 && (line[rest + n - 1] == ' ' || line[rest + n - 1] == '\t'))
+		n--;
+	if (n > 0)
+		push_word(out, line + rest, n, rest, n, 0);
+	return 1;
+}
+
 enum cmd_retval
 cmd_run_line(struct session *s, const char *line, int *incomplete)
 {
@@ -308,7 +378,8 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 	ctx.s = s;
 	ctx.line = line;
 	out_set_line(line);
-	prc = parse_line(line, &all, &cause, &err_col);
+	prc = split_say(line, &all) ? PARSE_OK :
+	    parse_line(line, &all, &cause, &err_col);
 	if (prc == PARSE_INCOMPLETE) {
 		*incomplete = 1;
 		free(cause);

@@ -53,6 +53,7 @@ hist_record(struct session *s, const struct job *j)
 		case UOP_PUT:
 			e.target = u->peer;
 			e.bytes = u->count * dtype_size(u->dtype);
+			e.value = (j->flags & JOB_STALE_PUT) != 0;	/* lint said so */
 			break;
 		default:
 			continue;
@@ -390,6 +391,13 @@ watchdog_tick(struct session *s)
 		return;
 	s->wd_armed = 0;	/* once per stall */
 	diag_run(s, &res, &in);
+	if (res.verdict != DIAG_HANG) {
+		/* SLOW: a stopped rank holds the key, and the user holds the
+		 * stopped rank; nothing is stuck */
+		diag_result_release(&res);
+		diag_in_release(&in);
+		return;
+	}
 	strbuf_addf(&sb, "watchdog: no progress for %gs; diagnosis:\n", s->set.timeout);
 	diag_format(s, &in, &res, &sb);
 	strbuf_rtrim(&sb);

@@ -105,7 +105,7 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 		    c.buf, rank, lw->writer, wait_cmp_name(cmp), expected);
 	else if (waited && now != 0 && (wait_cmp_holds(cmp, now, expected) ||
 	    (cmp == CMP_EQ && now > expected)))
-		out_warning("%s of rank %d still holds %d from an earlier wait: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
+		out_warning("%s of rank %d holds %d and was waited on before: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
 		    c.buf, rank, now, wait_cmp_holds(cmp, now, expected) ?
 		    "this wait passes at once" : "this == can never hold");
 	if (cmp == CMP_EQ && writers >= 2 && sets == 0)
@@ -114,7 +114,7 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	strbuf_release(&c);
 }
 
-void
+int
 lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 {
 	const struct diag_event *last = NULL;
@@ -130,11 +130,16 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 		    (e->kind == UOP_NOTIFY || e->kind == UOP_PUT))
 			last = e;
 	}
-	if (last != NULL && last->kind == UOP_NOTIFY) {
+	/* A peer already waiting on that cell again waits for the next
+	 * round: this put precedes that round's notify, which is right. */
+	if (last != NULL && last->kind == UOP_NOTIFY &&
+	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
 		struct strbuf c = STRBUF_INIT;
 		describe_cell(&s->seg, last->off, 1, &c);
 		out_warning("put after notify: rank %d was released by %s and may read the data before this put lands; put first, then notify",
 		    peer, c.buf);
 		strbuf_release(&c);
+		return 1;
 	}
+	return 0;
 }

@@ -36,6 +36,38 @@ usage(FILE *fp)
 	    "man colldb has the rest.\n");
 }
 
+/*
+ * A script may say what world it needs on a "#! args: -n N [--timeout S]"
+ * line (lessons, scenarios, recordings do); used when the command line
+ * does not say.
+ */
+static void
+script_args(const char *path, int *nranks, double *timeout)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256];
+
+	if (fp == NULL)
+		return;
+	for (int i = 0; i < 3 && fgets(line, sizeof line, fp) != NULL; i++) {
+		char *save = NULL, *tok;
+		if (strncmp(line, "#! args:", 8) != 0)
+			continue;
+		for (tok = strtok_r(line + 8, " \t\n", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t\n", &save)) {
+			char *v = strtok_r(NULL, " \t\n", &save);
+			if (v == NULL)
+				break;
+			if (strcmp(tok, "-n") == 0 && *nranks < 0)
+				*nranks = atoi(v);
+			else if (strcmp(tok, "--timeout") == 0 && *timeout < 0)
+				*timeout = atof(v);
+		}
+		break;
+	}
+	fclose(fp);
+}
+
 static void
 on_fatal(int sig)
 {
@@ -71,7 +103,7 @@ main(int argc, char **argv)
 	struct session *s = &the_session;
 	const char **xfiles = NULL;
 	size_t nx = 0;
-	int nranks = 4, batch = 0, echo = 0, c, rc = EXIT_OK;
+	int nranks = -1, batch = 0, echo = 0, c, rc = EXIT_OK;
 	double timeout = -1;
 	uint64_t area = 0;
 	char name[64] = "", *cause = NULL;
@@ -175,6 +207,10 @@ main(int argc, char **argv)
 		}
 	}
 
+	if (nx > 0)
+		script_args(xfiles[0], &nranks, &timeout);
+	if (nranks < 1 || nranks > SEG_MAX_RANKS)
+		nranks = 4;
 	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	settings_init(&s->set);
 	s->set.echo = echo;

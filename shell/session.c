@@ -140,9 +140,16 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 		}
 	}
 	seg_unlink(&s->seg);
-	if (registry_add(s->name, s->seg.fd, nranks, cause) != 0)
-		goto fail;
-	s->registered = 1;
+	{
+		/* a name already in use only costs `colldb watch NAME` */
+		char *why = NULL;
+		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
+			s->registered = 1;
+		else if (s->interactive)
+			fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
+			    why, s->name);
+		free(why);
+	}
 	s->idle_since = mono_ns();
 	return 0;
 fail:
@@ -574,6 +581,8 @@ rank_settled(struct session *s, int r)
 	st = (enum rank_state)atomic_load(&b->state);
 	if (st == RS_STOPPED)
 		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	if (st == RS_BLOCKED && atomic_load(&s->seg.h->wait_giveup) != 0)
+		return 0;	/* it will give up by itself (set wait-giveup) */
 	if (st == RS_BLOCKED) {
 		uint64_t off = atomic_load(&b->wait_off);
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));

@@ -31,6 +31,7 @@ enum job_flags {
 	JOB_COLL = 1 << 2,	/* part of a collective */
 	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
 	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
+	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
 };
 
 /* A program sent to one rank and not yet reported done. */
@@ -329,7 +330,8 @@ void lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
-void lint_put(struct session *s, int from, int peer, uint64_t off,
+/* Returns 1 when it warned of a put after notify. */
+int lint_put(struct session *s, int from, int peer, uint64_t off,
     uint64_t bytes);
 
 /* ---- cmd-step.c --------------------------------------------------------------- */

@@ -25,7 +25,7 @@ run 'windows' 'no windows'
 
 # cont-2: inside an unclosed quote
 keys C-l
-type_ 'say "unclosed'; keys Enter
+type_ 'print "unclosed'; keys Enter
 wait_for last_is '...' "continuation prompt in a quote"
 keys C-c
 tries=30
