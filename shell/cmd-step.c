@@ -118,19 +118,33 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 }
 
 static void
-report_moved(struct session *s, const struct rankset *moved)
+report_moved(struct session *s, const struct rankset *released)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct rankset had, set = *released, *moved = &set;
 
+	/* ranks that finish because the released ones moved are shown too */
+	rankset_clear(&had);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rank_job(s, r) != NULL)
+			rankset_add(&had, r);
+	}
 	session_settle(s);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rankset_has(&had, r) && rank_job(s, r) == NULL)
+			rankset_add(moved, r);
+	}
 	out_flush_events();
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = rank_job(s, r);
 		if (!rankset_has(moved, r))
 			continue;
 		strbuf_reset(&sb);
 		where_line(s, r, &sb);
 		out_printf("%s\n", sb.buf);
+		if (j != NULL && rank_state_of(s, r) == RS_BLOCKED)
+			j->flags |= JOB_SAID_BLOCKED;	/* the line just said it */
 	}
 	strbuf_release(&sb);
 }
