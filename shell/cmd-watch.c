@@ -10,6 +10,7 @@
 #include "registry.h"
 #include "shell.h"
 #include "watch-src.h"
+#include "viz.h"
 #include "watch.h"
 #include "xmalloc.h"
 
@@ -65,6 +66,44 @@ src_diagnose(void *arg)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* `watch dump [WxH] [styles]`: the pane as text, for scripts and tests. */
+static enum cmd_retval
+watch_dump(struct cmdctx *ctx)
+{
+	static const struct watch_source src = { .snapshot = src_snapshot };
+	struct watch_opts opts = WATCH_OPTS_INIT;
+	struct watch_src ws;
+	struct watch *w;
+	struct screen scr;
+	struct strbuf sb = STRBUF_INIT;
+	int cols = 80, rows = 24, flags = 0;
+
+	for (size_t i = 1; i < nargs(ctx); i++) {
+		const char *a = arg(ctx, i);
+		if (strcmp(a, "styles") == 0)
+			flags |= DUMP_STYLES;
+		else if (sscanf(a, "%dx%d", &cols, &rows) != 2 || cols < 20 ||
+		    rows < 5 || cols > 500 || rows > 500) {
+			arg_error(ctx, i, "bad size '%s' (expected COLSxROWS, 20x5 to 500x500, or styles)", a);
+			return CMD_ERROR;
+		}
+	}
+	memset(&ws, 0, sizeof ws);
+	ws.seg = &ctx->s->seg;
+	ws.sess = ctx->s;
+	w = watch_new(&src, &ws, &opts);
+	watch_refresh(w);
+	screen_init(&scr, cols, rows);
+	watch_draw(w, &scr);
+	dump_screen(&scr, &sb, flags);
+	out_printf("%s", sb.buf);
+	strbuf_release(&sb);
+	screen_release(&scr);
+	watch_free(w);
+	watch_src_release(&ws);
+	return CMD_OK;
+}
+
 static enum cmd_retval
 cmd_watch_exec(struct cmdctx *ctx)
 {
@@ -74,8 +113,15 @@ cmd_watch_exec(struct cmdctx *ctx)
 	struct watch_src ws;
 	int rc;
 
+	if (nargs(ctx) > 0) {
+		if (strcmp(arg(ctx, 0), "dump") != 0) {
+			arg_error(ctx, 0, "unknown watch mode '%s' (expected dump)", arg(ctx, 0));
+			return CMD_ERROR;
+		}
+		return watch_dump(ctx);
+	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		out_error("watch needs a terminal (in scripts, use 'where' and 'print')");
+		out_error("watch needs a terminal (in scripts: 'watch dump', 'where', 'print')");
 		return CMD_ERROR;
 	}
 	memset(&ws, 0, sizeof ws);
@@ -138,8 +184,8 @@ watch_main(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_watch_entry = {
-	.name = "watch", .usage = "",
+	.name = "watch", .usage = "[dump [COLSxROWS] [styles]]",
 	.summary = "full-screen live pane of ranks and signal cells",
-	.example = "watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
+	.example = "watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
 	.flags = CMD_NO_SETTLE, .exec = cmd_watch_exec,
 };

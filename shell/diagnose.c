@@ -327,9 +327,27 @@ diag_format(struct session *s, const struct diag_in *in,
 	for (size_t i = 0; i < res->nblocked; i++)
 		rank_line(s, in, res, res->blocked[i].rank, sb);
 	if (res->verdict != DIAG_OK) {
+		struct rankset idle;
+		int nidle = 0;
+
+		/* idle ranks in one line: 64 of them would bury the rest */
+		rankset_clear(&idle);
 		for (int q = 0; q < s->nranks; q++) {
-			if (block_of(res, q) == NULL)
+			if (block_of(res, q) != NULL)
+				continue;
+			if (in->r[q].state == RS_IDLE && rank_job(s, q) == NULL) {
+				rankset_add(&idle, q);
+				nidle++;
+			} else {
 				rank_line(s, in, res, q, sb);
+			}
+		}
+		if (nidle == 1) {
+			rank_line(s, in, res, rankset_first(&idle), sb);
+		} else if (nidle > 1) {
+			char *t = rankset_format(&idle, s->nranks);
+			strbuf_addf(sb, "  ranks %s  idle\n", t + 1);
+			free(t);
 		}
 	}
 	for (int i = 0; i < res->nfound; i++)
