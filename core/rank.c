@@ -110,11 +110,13 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		atomic_store(&b->ctl_seen, ctl);
 		if (atomic_exchange(&b->abort, 0))
 			return GATE_ABORT;
-		if (forced != STOP_NONE) {
+		if (forced != STOP_NONE && atomic_load(&b->skip_pc) != pc + 1) {
+			/* Sticky until the shell releases this pc (skip_pc, as
+			 * for a breakpoint): the kick that follows an interrupt
+			 * may arrive after the rank already stopped here. */
 			why = forced;
-			forced = STOP_NONE;
 		} else if (atomic_exchange(&b->interrupt, 0)) {
-			why = STOP_INTERRUPT;
+			why = forced = STOP_INTERRUPT;	/* sticky too */
 		} else if (u != NULL && atomic_load(&b->skip_pc) != pc + 1 &&
 		    (bp = break_match(rc, u)) != 0) {
 			why = STOP_BREAK;

@@ -80,7 +80,7 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 			strbuf_addf(sb, "= %s", w->name);
 		} else {
 			strbuf_addstr(sb, "= &");
-			describe_cell(s, off, 1, sb);
+			describe_cell(&s->seg, off, 1, sb);
 		}
 	} else if (strncmp(text, "ptr ", 4) == 0 || strncmp(text, "i32 ", 4) == 0 ||
 	    strncmp(text, "i64 ", 4) == 0) {
@@ -351,7 +351,7 @@ static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
 
 const struct cmd_entry cmd_call_entry = {
 	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> void|i32|i64|f64|ptr]",
-	.summary = "call a C function in every target rank through libffi (arguments: numbers, (f32)/(i64)... casts, \"strings\", windows, &WIN[I], rank, nranks, NULL)",
+	.summary = "call a C function in the target ranks (libffi)",
 	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
 	.keywords = call_keywords, .exec = cmd_call_exec,

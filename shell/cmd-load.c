@@ -214,7 +214,7 @@ static const char *const load_keywords[] = { "as", NULL };
 
 const struct cmd_entry cmd_load_entry = {
 	.name = "load", .usage = "[LIB [as NAME]]",
-	.summary = "dlopen a shared library in every target rank (none: list the loaded ones)",
+	.summary = "dlopen a library in the target ranks; alone, list them",
 	.example = "load ./libkern.so as kern", .group = GRP_CODE,
 	.min_args = 0, .max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
 	.keywords = load_keywords, .exec = cmd_load_exec,

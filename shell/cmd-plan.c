@@ -22,7 +22,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 
 	for (size_t i = 0; i < p->nops; i++) {
 		strbuf_reset(&sb);
-		describe_uop(s, &p->ops[i], rank, &sb);
+		describe_uop(&s->seg, &p->ops[i], rank, &sb);
 		wop = MAX(wop, sb.len);
 		wphase = MAX(wphase, strlen(prog_str_at(p, p->ops[i].phase)));
 	}
@@ -35,7 +35,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 			continue;
 		}
 		strbuf_reset(&sb);
-		describe_uop(s, u, rank, &sb);
+		describe_uop(&s->seg, u, rank, &sb);
 		out_printf("%s%*zu  %-*s  %-*s  %s\n", indent, wnum, i + 1, (int)wphase,
 		    prog_str_at(p, u->phase), (int)wop, sb.buf, prog_str_at(p, u->name));
 	}
@@ -79,7 +79,7 @@ static const char *const plan_keywords[] = { "allreduce", "barrier",
 
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan", .usage = "COLLECTIVE ARGS...",
-	.summary = "print each rank's micro-op program for a collective; nothing runs",
+	.summary = "print each rank's micro-ops for a collective; runs nothing",
 	.example = "plan allreduce buf sig mode=ring", .group = GRP_COLL,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = plan_keywords, .exec = cmd_plan_exec,

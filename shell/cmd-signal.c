@@ -68,6 +68,7 @@ cmd_notify_exec(struct cmdctx *ctx)
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
 			prog_add(p, &u);
+			lint_notify(s, r, u.peer, u.dst, op, value);
 		}
 		if (cmd_submit(ctx, r, p, xasprintf("notify %s %s %d%s", arg(ctx, 0),
 			arg(ctx, 1), value, op == NOTIFY_SET ? " set" : ""), 0, 0) != 0)
@@ -108,6 +109,7 @@ cmd_wait_exec(struct cmdctx *ctx)
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&live, r))
 			continue;
+		lint_wait(s, r, u.dst, cmp, value);
 		if (cmd_submit(ctx, r, prog_one("wait", &u), xasprintf("wait %s %s %d",
 			arg(ctx, 0), arg(ctx, 1), value), JOB_WAIT, 0) != 0)
 			return CMD_ERROR;

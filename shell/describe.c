@@ -7,10 +7,10 @@
 #include "shell.h"
 
 void
-describe_cell(struct session *s, uint64_t off, uint64_t count,
+describe_cell(struct seg *sg, uint64_t off, uint64_t count,
     struct strbuf *sb)
 {
-	struct seg_window *w = seg_win_at(&s->seg, off);
+	struct seg_window *w = seg_win_at(sg, off);
 	uint64_t esz, first;
 
 	if (w == NULL) {
@@ -47,7 +47,7 @@ describe_cell(struct session *s, uint64_t off, uint64_t count,
 }
 
 static void
-operand(struct session *s, int space, const struct uop *u, uint64_t off,
+operand(struct seg *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
@@ -64,7 +64,7 @@ operand(struct session *s, int space, const struct uop *u, uint64_t off,
 static const char *const fill_names[] = { "", "rank", "iota", "random" };
 
 void
-describe_uop(struct session *s, const struct uop *u, int rank,
+describe_uop(struct seg *s, const struct uop *u, int rank,
     struct strbuf *sb)
 {
 	switch (u->kind) {
@@ -100,7 +100,9 @@ describe_uop(struct session *s, const struct uop *u, int rank,
 	case UOP_FILL:
 		strbuf_addstr(sb, "fill ");
 		describe_cell(s, u->dst, u->count, sb);
-		if (u->op == FILL_VALUE)
+		if (u->op == FILL_VALUE && (u->flags & UOP_F_INT))
+			strbuf_addf(sb, " %lld", (long long)(int64_t)u->src);
+		else if (u->op == FILL_VALUE)
 			strbuf_addf(sb, " %g", u->fval);
 		else if (u->op == FILL_RANK && u->fval != 0)
 			strbuf_addf(sb, " rank%+g", u->fval);
@@ -113,6 +115,26 @@ describe_uop(struct session *s, const struct uop *u, int rank,
 		strbuf_addstr(sb, uop_kind_name(u->kind));
 	}
 	(void)rank;
+}
+
+void
+describe_board(struct seg *sg, int r, struct strbuf *sb)
+{
+	struct seg_rank *b = seg_board(sg, r);
+	enum rank_state st = (enum rank_state)atomic_load(&b->state);
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
+
+	if (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED)
+		return;
+	seg_read_cur(b, &cur, title, sizeof title);
+	if (nops > 1)
+		strbuf_addf(sb, "%s step %u/%u: ", title, pc + 1, nops);
+	describe_uop(sg, &cur, r, sb);
+	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)",
+		    atomic_load((_Atomic int32_t *)(seg_area(sg, r) + cur.dst)));
 }
 
 void
@@ -146,7 +168,7 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
 		return;
 	}
-	describe_uop(s, &cur, r, sb);
+	describe_uop(&s->seg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
 		/* the cell now: why it blocks, or whether it will */
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));

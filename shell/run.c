@@ -41,6 +41,7 @@
 #include "exec.h"
 #include "futex.h"
 #include "proto.h"
+#include "registry.h"
 #include "shell.h"
 #include "shm.h"
 #include "xmalloc.h"
@@ -190,6 +191,15 @@ run_open(struct session *s, int nranks, const char *name, char **argv,
 		return -1;
 	/* the ranks inherit the descriptor: no name needed */
 	seg_unlink(&s->seg);
+	{
+		/* `colldb watch NAME` finds it; a name in use costs only that */
+		char *why = NULL;
+		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
+			s->registered = 1;
+		else if (!batch_mode)
+			fprintf(stderr, "colldb run: warning: %s\n", why);
+		free(why);
+	}
 	for (int r = 0; r < nranks && !batch_mode; r++)
 		atomic_store(&seg_board(&s->seg, r)->mode, RUN_STEP);
 	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
@@ -260,32 +270,6 @@ on_batch_sigint(int sig)
 	batch_interrupted = 1;
 }
 
-static uint64_t
-progress_sum(struct session *s)
-{
-	uint64_t sum = 0;
-
-	for (int r = 0; r < s->nranks; r++)
-		sum += atomic_load(&seg_board(&s->seg, r)->progress);
-	return sum;
-}
-
-/* Every rank left is blocked on a cell that does not release it. */
-static int
-all_blocked(struct session *s)
-{
-	int any = 0;
-
-	for (int r = 0; r < s->nranks; r++) {
-		if (!rank_alive(s, r))
-			continue;
-		if (rank_state_of(s, r) != RS_BLOCKED || !run_rank_settled(s, r))
-			return 0;
-		any = 1;
-	}
-	return any;
-}
-
 static int
 worst_status(struct session *s)
 {
@@ -304,51 +288,29 @@ worst_status(struct session *s)
 static int
 run_batch(struct session *s)
 {
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t last = progress_sum(s), since = mono_ns();
-	int live, rc;
+	int live;
 
 	signal(SIGINT, on_batch_sigint);
 	for (;;) {
-		uint64_t now, p;
-
-		session_pump(s, 100);
+		session_pump(s, 100);	/* runs the hang watchdog, too */
 		out_flush_events();
 		live = 0;
 		for (int r = 0; r < s->nranks; r++)
 			live += rank_alive(s, r);
 		if (live == 0)
-			break;
+			return worst_status(s);
 		if (batch_interrupted) {
 			fprintf(stderr, "colldb run: interrupted; killing %d rank%s\n", live,
 			    live == 1 ? "" : "s");
 			return 130;
 		}
-		now = mono_ns();
-		p = progress_sum(s);
-		if (p != last || !all_blocked(s)) {
-			last = p;
-			since = now;
-			continue;
+		if (s->watchdog_fired) {
+			/* its diagnosis is out; nothing will move again */
+			fprintf(stderr, "colldb run: hang; killing %d rank%s\n", live,
+			    live == 1 ? "" : "s");
+			return EXIT_HANG;
 		}
-		if (s->set.timeout <= 0 || (double)(now - since) < s->set.timeout * 1e9)
-			continue;
-		out_printf("colldb run: hang: %d rank%s blocked with no progress for %gs\n",
-		    live, live == 1 ? "" : "s", s->set.timeout);
-		for (int r = 0; r < s->nranks; r++) {
-			if (!rank_alive(s, r))
-				continue;
-			strbuf_reset(&sb);
-			where_line(s, r, &sb);
-			out_printf("%s\n", sb.buf);
-		}
-		strbuf_release(&sb);
-		s->watchdog_fired = 1;
-		return EXIT_HANG;
 	}
-	strbuf_release(&sb);
-	rc = worst_status(s);
-	return rc;
 }
 
 /* ---- the entry point -------------------------------------------------------- */
@@ -571,7 +533,7 @@ board_position(struct session *s, int r, const struct prog *prog,
 		    phase);
 	}
 	strbuf_addstr(sb, ": ");
-	describe_uop(s, &cur, r, sb);
+	describe_uop(&s->seg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
 		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
 		    &s->seg, r) + cur.dst)));

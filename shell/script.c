@@ -62,11 +62,14 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		cont = chomp(line);
 		if (s->set.echo && !s->interactive) {
 			const char *p = line + strspn(line, " \t");
+			char *e;
 			if (cmd.len == 0 && (*p == '#' || *p == '\0'))
-				out_printf("%s\n", line);
+				e = xasprintf("%s\n", line);
 			else
-				out_printf("%s%s%s\n", cmd.len == 0 ? "(colldb) " : "... ", line,
-				    cont ? "\\" : "");
+				e = xasprintf("%s%s%s\n", cmd.len == 0 ? "(colldb) " : "... ",
+				    line, cont ? "\\" : "");
+			out_echo(e);
+			free(e);
 		}
 		if (cmd.len == 0)
 			start = lineno;
@@ -84,9 +87,10 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			script.quit = 1;
 			break;
 		}
-		if (rv == CMD_ERROR) {
+		if (rv == CMD_ERROR || s->watchdog_fired) {
 			script.failed = 1;
-			fprintf(stderr, "colldb: %s:%lu: script stopped\n", name, start);
+			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,
+			    s->watchdog_fired ? " by the hang watchdog" : "");
 			rc = -1;
 			break;
 		}

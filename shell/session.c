@@ -16,6 +16,7 @@
 
 #include "futex.h"
 #include "proto.h"
+#include "registry.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -139,6 +140,16 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 		}
 	}
 	seg_unlink(&s->seg);
+	{
+		/* a name already in use only costs `colldb watch NAME` */
+		char *why = NULL;
+		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
+			s->registered = 1;
+		else if (s->interactive)
+			fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
+			    why, s->name);
+		free(why);
+	}
 	s->idle_since = mono_ns();
 	return 0;
 fail:
@@ -173,6 +184,11 @@ session_close(struct session *s)
 				rp->jobs = j->next;
 				job_free(j);
 			}
+			while (rp->orphans != NULL) {
+				struct job *j = rp->orphans;
+				rp->orphans = j->next;
+				job_free(j);
+			}
 			strbuf_release(&rp->outbuf);
 			free(rp->last_op);
 			free(rp->death);
@@ -180,8 +196,14 @@ session_close(struct session *s)
 		free(s->rp);
 		s->rp = NULL;
 	}
+	free(s->hist);
+	s->hist = NULL;
+	s->nhist = s->ahist = 0;
 	if (s->seg.h != NULL)
 		atomic_store(&s->seg.h->ended, 1);
+	if (s->registered)
+		registry_remove(s->name);
+	s->registered = 0;
 	seg_close(&s->seg);
 }
 
@@ -375,6 +397,8 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 	*pp = j->next;
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
+	if (h->status == DONE_OK && !(j->flags & JOB_COLL))
+		hist_record(s, j);
 	if (j->flags & JOB_CALL) {
 		call_job_done(s, j, h->status, text);
 	} else if (h->status == DONE_ERROR) {
@@ -446,12 +470,22 @@ rank_gone(struct session *s, int r)
 		out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&sb);
-	while (rp->jobs != NULL) {
-		struct job *j = rp->jobs;
-		rp->jobs = j->next;
+	{
+		int queued = -1;	/* the head is what it was doing */
+		for (struct job *j = rp->jobs; j != NULL; j = j->next)
+			queued++;
+		if (queued > 0)
+			out_event(r, "[rank %d] %d queued command%s dropped", r, queued,
+			    queued == 1 ? "" : "s");
+	}
+	/* What it still had to run stays for diagnose ("died owing ..."). */
+	rp->orphan_pc = atomic_load(&b->prog_tag) == (rp->jobs ? rp->jobs->tag : 0) ?
+	    atomic_load(&b->pc) : 0;
+	rp->orphans = rp->jobs;
+	rp->jobs = NULL;
+	for (struct job *j = rp->orphans; j != NULL; j = j->next) {
 		if (j->flags & JOB_COLL)
 			coll_job_done(s, j, -1, NULL, "rank died");
-		job_free(j);
 	}
 	close(rp->sock);
 	rp->sock = -1;
@@ -513,6 +547,7 @@ session_pump(struct session *s, int timeout_ms)
 	struct pollfd fds[2 * SEG_MAX_RANKS];
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
 
+	watchdog_tick(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);
@@ -572,6 +607,8 @@ rank_settled(struct session *s, int r)
 	st = (enum rank_state)atomic_load(&b->state);
 	if (st == RS_STOPPED)
 		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	if (st == RS_BLOCKED && atomic_load(&s->seg.h->wait_giveup) != 0)
+		return 0;	/* it will give up by itself (set wait-giveup) */
 	if (st == RS_BLOCKED) {
 		uint64_t off = atomic_load(&b->wait_off);
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));

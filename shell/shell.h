@@ -18,6 +18,7 @@
 #include "call.h"
 #include "coll.h"
 #include "common.h"
+#include "diag.h"
 #include "parse.h"
 #include "prog.h"
 #include "seg.h"
@@ -30,7 +31,9 @@ enum job_flags {
 	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
 	JOB_COLL = 1 << 2,	/* part of a collective */
 	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
-	JOB_CALL = 1 << 4,	/* a load or call: completion goes to
+	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
+	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
+	JOB_CALL = 1 << 6,	/* a load or call: completion goes to
 				 * call_job_done() (cmd-call.c) */
 };
 
@@ -56,6 +59,8 @@ struct rankproc {
 	struct strbuf outbuf;	/* partial output line */
 	char *last_op;		/* description of the last op seen */
 	char *death;		/* "killed by SIGKILL during ...", once dead */
+	struct job *orphans;	/* what a dead rank still had to run */
+	uint32_t orphan_pc;	/* where its first orphan stopped */
 };
 
 struct settings {
@@ -87,6 +92,12 @@ struct session {
 	uint64_t idle_since;
 	int watchdog_fired;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
+	int registered;		/* in the registry (colldb watch NAME) */
+	struct diag_event *hist;	/* completed writes/waits (diagnose) */
+	size_t nhist, ahist;
+	uint64_t wd_sig;	/* watchdog: progress signature */
+	uint64_t wd_since;	/* ... unchanged since */
+	int wd_armed;		/* fires once per stall */
 	uint32_t next_break;	/* breakpoint ids */
 	int user;		/* the ranks are a user program's processes
 				 * (`colldb run`, run.c): they run their own
@@ -118,11 +129,13 @@ enum rank_state rank_state_of(struct session *s, int r);
 struct job *rank_job(struct session *s, int r);
 /* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
+/* The same from the status board alone (observers, user programs). */
+void describe_board(struct seg *sg, int r, struct strbuf *sb);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct session *s, const struct uop *u, int rank,
+void describe_uop(struct seg *sg, const struct uop *u, int rank,
     struct strbuf *sb);
 /* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct session *s, uint64_t off, uint64_t count,
+void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
     struct strbuf *sb);
 /* Recompute the segment's gate_active word from control state. */
 void session_update_gate(struct session *s);
@@ -135,6 +148,8 @@ int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
 
 /* ---- out.c: output, errors, events --------------------------------------- */
 
+/* Echo a script line (stdout, not captured for `expect output`). */
+void out_echo(const char *line);
 /* Print command output (stdout). */
 printflike(1, 2) void out_printf(const char *fmt, ...);
 /* "error: ..." on stderr; if line/col are known, a caret line follows. */
@@ -268,6 +283,15 @@ int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
 
+/* ---- cmd-record.c --------------------------------------------------------- */
+
+/* Append a command that ran (explicit targets), or an event as a comment. */
+void record_command(struct cmdctx *ctx);
+void record_event(const char *text);
+/* While `start` runs its command, only the start line is recorded. */
+void record_suppress(int on);
+void record_close(void);
+
 /* ---- lineedit.c: the line editor behind four functions ------------------ */
 
 int le_init(const char *prog, int use_editor);
@@ -277,21 +301,61 @@ void le_history_add(const char *line);
 void le_free(void);
 /* Redraw the prompt and the half-typed line after an async print. */
 void le_refresh(void);
+/* Whether the last le_read() was ended by Ctrl-C (its line is to be
+ * dropped, with whatever continuation was pending). */
+int le_cancelled(void);
+/* Terminal rows between the prompt's first row and the cursor (a long
+ * half-typed line wraps); async output clears from there. */
+int le_rows_above_cursor(void);
 
 /* ---- repl.c: the interactive loop ----------------------------------------- */
 
 int repl_run(struct session *s);
+
+/* ---- cmd-watch.c ---------------------------------------------------------- */
+
+/* `colldb watch [NAME]`. */
+int watch_main(int argc, char **argv);
+/* learn.c: `colldb learn [LESSON]`. */
+int learn_main(int argc, char **argv);
 
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
 
 
+/* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
+
+/* Record a finished single command's notifies, puts and waits. */
+void hist_record(struct session *s, const struct job *j);
+/* Analyse the session now; the caller releases *res and *in. */
+void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
+void diag_in_release(struct diag_in *in);
+/* The diagnosis as text (what `diagnose` prints). */
+void diag_format(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, struct strbuf *sb);
+/* expect hang / expect nohang: 0 when the verdict agrees. */
+int diag_expect_hang(struct session *s, int want_hang);
+/* Called while the shell waits: fires the hang watchdog when due. */
+void watchdog_tick(struct session *s);
+/* lint.c: warnings for commands that match a known failure pattern. */
+void lint_notify(struct session *s, int from, int peer, uint64_t off,
+    enum notify_op op, int32_t value);
+void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
+    int32_t expected);
+/* Returns 1 when it warned of a put after notify. */
+int lint_put(struct session *s, int from, int peer, uint64_t off,
+    uint64_t bytes);
+
 /* ---- cmd-step.c --------------------------------------------------------------- */
 
 /* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
  * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
 void where_line(struct session *s, int r, struct strbuf *sb);
+/* Release stopped targets: n micro-ops each (stepping) or free running;
+ * *moved gets who was released.  0, or -1 + cause when none is stopped. */
+int ranks_release(struct session *s, const struct rankset *targets,
+    int stepping, uint32_t n, struct rankset *moved, char **cause);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */

@@ -5,39 +5,42 @@
 # when the status is not 0) must equal NAME.out byte for byte.
 #   tests/golden/run.sh [objdir] [--update] [NAME...]
 set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 [ $# -gt 0 ] && case $1 in -*|*.coll) ;; *) shift ;; esac
 update=0
 [ "${1:-}" = --update ] && { update=1; shift; }
 pass=0 fail=0 failed=""
+dir=${GOLDEN_DIR:-tests/golden}
 if [ $# -gt 0 ]; then
-	list=$(for n in "$@"; do echo "tests/golden/${n%.coll}.coll"; done)
+	list=$(for n in "$@"; do echo "$dir/${n%.coll}.coll"; done)
 else
-	list=$(ls tests/golden/*.coll)
+	list=$(ls "$dir"/*.coll)
 fi
 for t in $list; do
 	name=$(basename "$t" .coll)
 	args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)
-	got=tests/golden/$name.got
+	got=$dir/$name.got
 	# shellcheck disable=SC2086
-	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	env -i $SAN_ENV PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
 		timeout 120 ./colldb --batch --echo --name "golden-$name" $args "$t" \
 		>"$got" 2>&1 </dev/null
 	st=$?
 	[ $st -ne 0 ] && echo "[exit $st]" >>"$got"
 	if [ $update = 1 ]; then
-		cp "$got" "tests/golden/$name.out"
+		cp "$got" "$dir/$name.out"
 	fi
-	if cmp -s "$got" "tests/golden/$name.out"; then
+	if cmp -s "$got" "$dir/$name.out"; then
 		pass=$((pass + 1))
 		rm -f "$got"
 	else
 		fail=$((fail + 1))
 		failed="$failed $name"
 		echo "FAIL: golden $name"
-		diff -u "tests/golden/$name.out" "$got" | head -40
+		diff -u "$dir/$name.out" "$got" | head -40
 	fi
 done
-echo "  golden: $pass passed, $fail failed${failed:+ (}${failed# }${failed:+)}"
+echo "  $(basename "$dir"): $pass passed, $fail failed${failed:+ (}${failed# }${failed:+)}"
 [ $fail -eq 0 ]

@@ -73,10 +73,12 @@ status "handshake -n 3: the program's own exit status" 2 "$colldb" run -n 3 --ba
 has "handshake -n 3 rank 2 message" "[rank 2] handshake: needs exactly 2 ranks ()"
 has "handshake -n 3 exit reported" "[rank 2] exited with status 2 without cdb_finalize, in its own code after cdb_init"
 status "handshake-broken hangs: watchdog exit 3" 3 "$colldb" run -n 2 --batch --timeout 0.5 ./handshake-broken
-has "hang report" "colldb run: hang: 2 ranks blocked with no progress for 0.5s"
-has "hang rank 1" "rank 1: blocked  handshake-broken.c:49: wait flag[0] >= 1 (now 0)"
+has "hang: the watchdog's diagnosis" "watchdog: no progress for 0.5s; diagnosis:"
+has "hang: rank 1's wait" "  rank 1  blocked  wait flag[0] >= 1  now 0   writers: none pending (rank 0 wrote 0 with set)"
+has "hang: diagnose names tag 0" "likely cause: handshake tag 0 (Set with 0, wait >= 1); send a tag >= 1"
+has "hang: the ranks are killed" "colldb run: hang; killing 2 ranks"
 status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
-has "ring-broken waits on row 0" "rank 0: blocked  reduce-scatter > ring-broken.c:84: wait sig[0,3] >= 1 (now 0)"
+has "ring-broken: diagnose names the row mismatch" "likely cause: notify/wait row mismatch: rank 3 notifies sig[1,3] of rank 0, but rank 0 waits on sig[0,3]; notify writes row my_rank of the peer, wait reads row src of self"
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
 has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:44"
 has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:44"

@@ -1,0 +1,336 @@
+/* diag.c - hang diagnosis; see diag.h for the rules. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "xmalloc.h"
+
+const char *
+diag_verdict_name(enum diag_verdict v)
+{
+	return v == DIAG_HANG ? "HANG" : v == DIAG_SLOW ? "SLOW" : "OK";
+}
+
+static int
+is_dead(enum rank_state st)
+{
+	return st == RS_DEAD || st == RS_EXITED;
+}
+
+static void
+add_owe(struct diag_block *b, const struct diag_owe *o)
+{
+	b->owes = xreallocarray(b->owes, b->nowes + 1, sizeof *b->owes);
+	b->owes[b->nowes++] = *o;
+}
+
+/* Could the owed notifies bring the cell to what the wait needs? */
+static int
+releasable(const struct diag_rank *r, const struct diag_block *b)
+{
+	int64_t lo = r->now, hi = r->now, pos = 0, neg = 0;
+
+	for (size_t i = 0; i < b->nowes; i++) {
+		const struct diag_owe *o = &b->owes[i];
+		if (o->op == NOTIFY_SET) {
+			lo = lo < o->value ? lo : o->value;
+			hi = hi > o->value ? hi : o->value;
+		} else if (o->value > 0) {
+			pos += o->value;
+		} else {
+			neg += o->value;
+		}
+	}
+	if (r->cmp == CMP_GE)
+		return hi + pos >= r->expected;
+	if (r->cmp == CMP_EQ)
+		return lo + neg <= r->expected && r->expected <= hi + pos;
+	return b->nowes > 0;
+}
+
+static const struct diag_event *
+last_write(const struct diag_in *in, int target, uint64_t off, int *nwriters,
+    int *any_set, int *set_writer)
+{
+	const struct diag_event *last = NULL;
+	int seen[SEG_MAX_RANKS] = { 0 };
+
+	*nwriters = 0;
+	*any_set = 0;
+	*set_writer = -1;
+	for (size_t i = 0; i < in->nhist; i++) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind != UOP_NOTIFY || e->target != target || e->off != off)
+			continue;
+		last = e;
+		if (e->writer >= 0 && e->writer < SEG_MAX_RANKS && !seen[e->writer]++)
+			(*nwriters)++;
+		if (e->op == NOTIFY_SET) {
+			*any_set = 1;
+			*set_writer = e->writer;
+		}
+	}
+	return last;
+}
+
+static int
+waited_before(const struct diag_in *in, int rank, uint64_t off)
+{
+	for (size_t i = 0; i < in->nhist; i++) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_WAIT && e->writer == rank && e->off == off)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+found(struct diag_result *out, enum diag_cause c, int rank, int other,
+    uint64_t off, uint64_t off2, int32_t v)
+{
+	struct diag_found *f;
+
+	for (int i = 0; i < out->nfound; i++) {
+		if (out->found[i].cause == c && out->found[i].other == other)
+			return;	/* said once is enough */
+	}
+	if (out->nfound == (int)(sizeof out->found / sizeof out->found[0]))
+		return;
+	f = &out->found[out->nfound++];
+	f->cause = c;
+	f->rank = rank;
+	f->other = other;
+	f->off = off;
+	f->off2 = off2;
+	f->v = v;
+}
+
+/* A notify into rank's window near the awaited cell that nobody waits on. */
+static int
+mismatch(const struct diag_in *in, struct seg *sg, int rank, uint64_t off,
+    uint64_t *off2, int *writer)
+{
+	struct seg_window *w = sg != NULL ? seg_win_at(sg, off) : NULL;
+
+	if (w == NULL)
+		return 0;
+	for (size_t i = in->nhist; i-- > 0;) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->target == rank && e->off != off &&
+		    e->off >= w->off && e->off < w->off + w->bytes) {
+			*off2 = e->off;
+			*writer = e->writer;
+			return 1;
+		}
+	}
+	/* or still owed elsewhere in the window */
+	for (int q = 0; q < in->nranks; q++) {
+		const struct diag_rank *r = &in->r[q];
+		for (size_t p = 0; p < r->nprogs; p++) {
+			for (size_t k = r->progs[p].pc; k < r->progs[p].nops; k++) {
+				const struct uop *u = &r->progs[p].ops[k];
+				if (u->kind == UOP_NOTIFY && u->peer == rank &&
+				    u->dst != off && u->dst >= w->off &&
+				    u->dst < w->off + w->bytes) {
+					*off2 = u->dst;
+					*writer = q;
+					return 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+find_cycle(const struct diag_in *in, const struct diag_result *out,
+    const int *blk, int start, int *cyc)
+{
+	int path[SEG_MAX_RANKS], on[SEG_MAX_RANKS] = { 0 }, depth = 0, cur = start;
+
+	/* follow the first blocked ower each time: a walk in the graph */
+	while (cur >= 0 && depth <= in->nranks) {
+		const struct diag_block *b;
+		int next = -1;
+
+		if (on[cur]) {
+			int n = 0, k = 0;
+			while (path[k] != cur)
+				k++;
+			for (; k < depth; k++)
+				cyc[n++] = path[k];
+			cyc[n++] = cur;
+			return n;
+		}
+		on[cur] = 1;
+		path[depth++] = cur;
+		if (blk[cur] < 0)
+			return 0;
+		b = &out->blocked[blk[cur]];
+		for (size_t i = 0; i < b->nowes && next < 0; i++) {
+			if (blk[b->owes[i].rank] >= 0)
+				next = b->owes[i].rank;
+		}
+		cur = next;
+	}
+	return 0;
+}
+
+static void
+put_after_notify(const struct diag_in *in, struct diag_result *out)
+{
+	for (size_t i = 0; i < in->nhist; i++) {
+		const struct diag_event *n = &in->hist[i];
+		if (n->kind != UOP_NOTIFY || n->writer == n->target)
+			continue;
+		for (size_t k = i + 1; k < in->nhist; k++) {
+			const struct diag_event *p = &in->hist[k];
+			if (p->writer != n->writer || p->target != n->target)
+				continue;
+			if (p->kind == UOP_NOTIFY)
+				break;	/* a later notify covers what follows */
+			if (p->kind == UOP_PUT && p->value == 1) {
+				found(out, CAUSE_PUT_AFTER_NOTIFY, n->target, n->writer,
+				    n->off, p->off, 0);
+				break;
+			}
+		}
+	}
+}
+
+void
+diag_analyze(const struct diag_in *in, struct diag_result *out)
+{
+	int blk[SEG_MAX_RANKS], changed;
+
+	memset(out, 0, sizeof *out);
+	for (int q = 0; q < in->nranks; q++)
+		blk[q] = -1;
+	for (int q = 0; q < in->nranks; q++) {
+		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting)
+			out->nblocked++;
+	}
+	out->blocked = xcalloc(out->nblocked ? out->nblocked : 1, sizeof *out->blocked);
+	out->nblocked = 0;
+	for (int q = 0; q < in->nranks; q++) {
+		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting) {
+			blk[q] = (int)out->nblocked;
+			out->blocked[out->nblocked++].rank = q;
+		}
+	}
+	/* one pass over everything still to run: who owes the awaited cells */
+	for (int q = 0; q < in->nranks; q++) {
+		const struct diag_rank *r = &in->r[q];
+		for (size_t p = 0; p < r->nprogs; p++) {
+			const struct diag_prog *pg = &r->progs[p];
+			for (size_t k = pg->pc; k < pg->nops; k++) {
+				const struct uop *u = &pg->ops[k];
+				struct diag_owe o;
+				if (u->kind != UOP_NOTIFY || u->peer < 0 ||
+				    u->peer >= in->nranks || u->peer == q ||
+				    blk[u->peer] < 0 || in->r[u->peer].wait_off != u->dst)
+					continue;
+				o.rank = q;
+				o.prog = p;
+				o.index = k;
+				o.op = u->op;
+				o.value = u->value;
+				add_owe(&out->blocked[blk[u->peer]], &o);
+			}
+		}
+	}
+	for (size_t i = 0; i < out->nblocked; i++)
+		out->blocked[i].releasable = releasable(&in->r[out->blocked[i].rank],
+		    &out->blocked[i]);
+	/* a rank in code colldb cannot see may release anybody */
+	for (int q = 0; q < in->nranks; q++) {
+		if (in->r[q].open && !is_dead(in->r[q].state)) {
+			for (size_t i = 0; i < out->nblocked; i++)
+				out->blocked[i].can_progress = 1;
+			break;
+		}
+	}
+	/* can_progress: a path to an ower that runs or is stopped */
+	do {
+		changed = 0;
+		for (size_t i = 0; i < out->nblocked; i++) {
+			struct diag_block *b = &out->blocked[i];
+			if (b->can_progress || !b->releasable)
+				continue;
+			for (size_t k = 0; k < b->nowes; k++) {
+				int q = b->owes[k].rank;
+				enum rank_state st = in->r[q].state;
+				if ((blk[q] < 0 && !is_dead(st)) ||
+				    (blk[q] >= 0 && out->blocked[blk[q]].can_progress)) {
+					b->can_progress = 1;
+					changed = 1;
+					break;
+				}
+			}
+		}
+	} while (changed);
+
+	out->verdict = out->nblocked == 0 ? DIAG_OK : DIAG_SLOW;
+	for (size_t i = 0; i < out->nblocked; i++) {
+		if (!out->blocked[i].can_progress)
+			out->verdict = DIAG_HANG;
+	}
+
+	/* likely causes, for ranks that cannot be released */
+	for (size_t i = 0; i < out->nblocked; i++) {
+		struct diag_block *b = &out->blocked[i];
+		const struct diag_rank *r = &in->r[b->rank];
+		const struct diag_event *lw;
+		int nwriters, any_set, set_writer, dead = -1, writer = -1;
+		uint64_t off2 = 0;
+
+		if (b->can_progress)
+			continue;
+		for (size_t k = 0; k < b->nowes; k++) {
+			if (is_dead(in->r[b->owes[k].rank].state))
+				dead = b->owes[k].rank;
+		}
+		lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
+		if (dead >= 0) {
+			found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
+		} else if (lw != NULL && lw->op == NOTIFY_SET && r->cmp == CMP_GE &&
+		    !wait_cmp_holds(CMP_GE, lw->value, r->expected) && lw->value == 0 &&
+		    r->expected >= 1 && nwriters <= 1) {
+			found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
+		} else if (any_set && nwriters >= 2) {
+			found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
+			    r->now);
+		} else if (r->cmp == CMP_EQ && r->now > r->expected) {
+			found(out, waited_before(in, b->rank, r->wait_off) ?
+			    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
+			    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
+		} else if (b->nowes == 0 &&
+		    mismatch(in, in->seg, b->rank, r->wait_off, &off2, &writer)) {
+			found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
+		} else if (b->nowes > 0 && !b->releasable) {
+			found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
+		} else if (b->nowes == 0) {
+			/* (a >= wait on a used cell waits for a rising
+			 * generation: that is the right way, not reuse) */
+			found(out, CAUSE_NOBODY, b->rank, lw != NULL ? lw->writer : -1,
+			    r->wait_off, 0, r->now);
+		}
+	}
+	for (size_t i = 0; i < out->nblocked && out->ncycle == 0; i++) {
+		if (!out->blocked[i].can_progress && out->blocked[i].releasable)
+			out->ncycle = find_cycle(in, out, blk, out->blocked[i].rank,
+			    out->cycle);
+	}
+	if (out->ncycle > 0)
+		found(out, CAUSE_WAIT_FIRST, out->cycle[0], out->cycle[1], 0, 0, 0);
+	put_after_notify(in, out);
+}
+
+void
+diag_result_release(struct diag_result *out)
+{
+	for (size_t i = 0; i < out->nblocked; i++)
+		free(out->blocked[i].owes);
+	free(out->blocked);
+	memset(out, 0, sizeof *out);
+}

@@ -1,0 +1,11 @@
+#!/bin/sh
+# Scenario tier: scripts/hangs (one per failure pattern) and the lessons
+# run as golden transcripts; each also asserts with expect, so exit 0.
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+fail=0
+for d in scripts/hangs scripts/lessons; do
+	ls "$d"/*.coll >/dev/null 2>&1 || continue
+	GOLDEN_DIR=$d sh tests/golden/run.sh "$@" || fail=1
+done
+exit $fail
