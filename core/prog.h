@@ -31,8 +31,8 @@ enum uop_kind {
 	UOP_REDUCE,	/* dst(dsp) op= src(ssp), op: enum reduce_op */
 	UOP_COPY,	/* dst(dsp) = src(ssp), converting to/from the acc type */
 	UOP_FILL,	/* own dst[0:count] = pattern (op: enum fill_pattern) */
-	UOP_CALL,	/* call a function through libffi (see shell/ffi) */
-	UOP_LOAD,	/* dlopen a library (see shell/ffi) */
+	UOP_CALL,	/* call a C function through libffi (core/call.h) */
+	UOP_LOAD,	/* dlopen a library (core/call.h) */
 	UOP__COUNT
 };
 
