@@ -18,13 +18,19 @@ span_ring_cap(uint64_t bytes)
 uint64_t
 span_ring_default_bytes(int nranks)
 {
-	/* Pages are only touched as records are written; a busy rank
-	 * cycles through its whole ring, so the total stays modest. */
-	if (nranks <= 8)
-		return 4u << 20;
-	if (nranks <= 64)
-		return 1u << 20;
-	return 256u << 10;
+	/*
+	 * 128 MiB shared by all ranks, 512 KiB .. 16 MiB each (pages cost
+	 * memory only once written).  16 MiB holds 419k records: a rank
+	 * stepping through 16 KiB chunks writes about 2M a second, and an
+	 * idle prompt drains every 100 ms.
+	 */
+	uint64_t per = (128u << 20) / (uint64_t)(nranks > 0 ? nranks : 1);
+
+	if (per > (16u << 20))
+		per = 16u << 20;
+	if (per < (512u << 10))
+		per = 512u << 10;
+	return per;
 }
 
 size_t

@@ -1,0 +1,434 @@
+/*
+ * bench-run.c - run one bench: check, the timed back-to-back calls, and
+ * the figures from the ranks' root spans; see bench.h.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../viz/stats.h"
+#include "bench.h"
+#include "futex.h"
+#include "span.h"
+#include "xmalloc.h"
+
+extern volatile sig_atomic_t shell_interrupted;
+
+void
+bench_result_release(struct bench_result *res, int nranks)
+{
+	if (res->rank_us != NULL) {
+		for (int r = 0; r < nranks; r++)
+			free(res->rank_us[r]);
+		free(res->rank_us);
+	}
+	free(res->samples);
+	strbuf_release(&res->stats);
+	memset(res, 0, sizeof *res);
+}
+
+/* ---- running -------------------------------------------------------------- */
+
+static int
+tag_queued(struct session *s, int r, uint32_t tag)
+{
+	for (struct job *j = rank_job(s, r); j != NULL; j = j->next) {
+		if (j->tag == tag)
+			return 1;
+	}
+	return 0;
+}
+
+/* Ask every rank running something to abandon it (bench interrupted). */
+static void
+abort_all(struct session *s)
+{
+	for (int r = 0; r < s->nranks; r++) {
+		struct seg_rank *b = seg_board(&s->seg, r);
+
+		if (!rank_alive(s, r) || rank_job(s, r) == NULL)
+			continue;
+		atomic_store(&b->abort, 1);
+		atomic_store(&b->interrupt, 1);
+		if (rank_state_of(s, r) == RS_BLOCKED)
+			futex_wake(seg_area(&s->seg, r) +
+			    atomic_load(&b->wait_off), 1 << 30);
+		seg_ctl_kick(b);
+	}
+	atomic_store(&s->seg.h->gate_active, 1);
+}
+
+struct progress {
+	const char *what;
+	uint64_t start_ns, last_ns;
+	uint64_t *base;		/* per rank: board progress at the start */
+	uint64_t total;		/* micro-ops per rank: nops x runs */
+	int shown;
+};
+
+static void
+progress_tick(struct session *s, struct progress *pg)
+{
+	uint64_t now = mono_ns(), done = UINT64_MAX;
+
+	if (pg == NULL || !s->interactive || !isatty(STDOUT_FILENO) ||
+	    now - pg->start_ns < 1000000000ull || now - pg->last_ns < 200000000ull)
+		return;
+	pg->last_ns = now;
+	for (int r = 0; r < s->nranks; r++)
+		done = MIN(done, atomic_load(&seg_board(&s->seg, r)->progress) -
+		    pg->base[r]);
+	printf("\r%s: %3d%% (%.0fs)", pg->what, pg->total ?
+	    (int)(100 * MIN(done, pg->total) / pg->total) : 0,
+	    (double)(now - pg->start_ns) / 1e9);
+	fflush(stdout);
+	pg->shown = 1;
+}
+
+static void
+progress_end(struct progress *pg)
+{
+	if (pg != NULL && pg->shown) {
+		printf("\r\033[K");
+		fflush(stdout);
+	}
+}
+
+/*
+ * Wait until no rank still has the jobs tags[r] (0: none on r).  Returns 0,
+ * or -1 when interrupted, when the watchdog fired, or when a rank died
+ * (the rest were asked to abandon the jobs and are done with them).
+ */
+static int
+bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
+{
+	int failed = 0;
+	uint64_t last_abort = 0;
+
+	for (;;) {
+		int left = 0;
+
+		for (int r = 0; r < s->nranks; r++) {
+			if (tags[r] != 0 && rank_alive(s, r) &&
+			    tag_queued(s, r, tags[r]))
+				left++;
+			else if (tags[r] != 0 && !rank_alive(s, r))
+				failed = 1;
+		}
+		if (left == 0)
+			break;
+		if (shell_interrupted || s->watchdog_fired)
+			failed = 1;
+		if (failed && mono_ns() - last_abort > 20000000ull) {
+			/* again and again: a rank between two runs forgets */
+			abort_all(s);
+			last_abort = mono_ns();
+		}
+		session_pump(s, 2);
+		progress_tick(s, pg);
+	}
+	if (failed) {
+		for (int r = 0; r < s->nranks; r++) {
+			struct seg_rank *b = seg_board(&s->seg, r);
+			if (rank_job(s, r) == NULL) {
+				atomic_store(&b->abort, 0);
+				atomic_store(&b->interrupt, 0);
+			}
+		}
+		session_update_gate(s);
+	}
+	return failed ? -1 : 0;
+}
+
+/* Run one fill program on every rank over window w. */
+static int
+fill_all(struct session *s, const struct win_ref *w, enum fill_pattern pat,
+    double fval)
+{
+	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	char *cause = NULL;
+	int rc = 0;
+
+	for (int r = 0; r < s->nranks && rc == 0; r++) {
+		struct uop u = { .kind = UOP_FILL, .dtype = (uint8_t)w->dtype,
+			.op = (uint8_t)pat, .dst = w->off, .count = w->count,
+			.fval = fval };
+		struct prog *p = prog_new("bench fill");
+		struct job *j;
+
+		u.name = prog_str(p, "bench.fill");
+		prog_add(p, &u);
+		j = session_submit(s, r, p, xstrdup("bench fill"), 0, 0, &cause);
+		if (j == NULL) {
+			out_error("%s", cause);
+			free(cause);
+			rc = -1;
+		} else {
+			tags[r] = j->tag;
+		}
+	}
+	if (bench_wait(s, tags, NULL) != 0)
+		rc = -1;
+	free(tags);
+	return rc;
+}
+
+static int
+submit_coll(struct session *s, const struct coll_args *a, uint32_t repeat,
+    uint32_t *tags)
+{
+	char *cause = NULL;
+
+	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat,
+	    &cause) != 0) {
+		out_error("%s", cause);
+		free(cause);
+		return -1;
+	}
+	for (int r = 0; r < s->nranks; r++)
+		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
+	return 0;
+}
+
+/* `check`: random inputs, one call, compare with the reference, zero again. */
+static int
+bench_check(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw, int64_t *wrong)
+{
+	const struct win_ref *in = bw->has_src ? &bw->src : &bw->buf;
+	uint64_t lo = in->off, hi = in->off + in->count * dtype_size(in->dtype);
+	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	uint8_t **snap = xcalloc((size_t)s->nranks, sizeof *snap);
+	const void **base = xcalloc((size_t)s->nranks, sizeof *base);
+	int rc = -1;
+
+	if (bw->has_buf && bw->buf.off < lo)
+		lo = bw->buf.off;
+	if (bw->has_buf)
+		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
+	if (fill_all(s, in, FILL_RANDOM, 1) != 0)
+		goto out;
+	for (int r = 0; r < s->nranks; r++) {
+		snap[r] = xmalloc(hi - lo);
+		memcpy(snap[r], seg_area(&s->seg, r) + lo, hi - lo);
+		base[r] = snap[r] - lo;	/* coll_expect indexes by area offset */
+	}
+	if (submit_coll(s, a, 1, tags) != 0 || bench_wait(s, tags, NULL) != 0)
+		goto out;
+	*wrong = 0;
+	for (int r = 0; r < s->nranks; r++) {
+		struct coll_output o;
+		void *want;
+
+		coll_output(a, s->nranks, r, &o);
+		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		coll_expect(a, s->nranks, r, base, want);
+		*wrong += (int64_t)coll_wrong(a, s->nranks, want,
+		    seg_area(&s->seg, r) + o.off, o.count);
+		free(want);
+	}
+	if ((bw->has_src && fill_all(s, &bw->src, FILL_VALUE, 0) != 0) ||
+	    (bw->has_buf && fill_all(s, &bw->buf, FILL_VALUE, 0) != 0))
+		goto out;
+	rc = 0;
+out:
+	for (int r = 0; r < s->nranks; r++)
+		free(snap[r]);
+	free(snap);
+	free(base);
+	free(tags);
+	return rc;
+}
+
+struct roots {
+	struct span_set *set;
+	uint64_t *count;	/* per rank */
+	uint64_t (*range)[2];	/* per round: min start, max end */
+	double **rank_us;
+	long runs, warmup;
+};
+
+static int
+root_visit(void *arg, const struct trace_span *sp)
+{
+	struct roots *rt = arg;
+	const struct span_rec *rec = sp->rec;
+	long k = (long)rec->iter - rt->warmup;
+
+	char hid[17];
+
+	snprintf(hid, sizeof hid, "%016" PRIx64, sp->hid);
+	span_set_add(rt->set, rec->rank, rec->rank, (uint64_t)rec->iter + 1,
+	    hid, 0, sp->name, (int64_t)rec->ts, (int64_t)rec->dur, "");
+	rt->count[rec->rank]++;
+	if (k >= 0 && k < rt->runs - rt->warmup) {
+		uint64_t end = rec->ts + rec->dur;
+		if (rt->range[k][1] == 0 || rec->ts < rt->range[k][0])
+			rt->range[k][0] = rec->ts;
+		rt->range[k][1] = MAX(rt->range[k][1], end);
+		rt->rank_us[rec->rank][k] = (double)rec->dur / 1000.0;
+	}
+	return 0;
+}
+
+/* The per-round figures from the roots of the timed jobs. */
+static int
+bench_stats(struct session *s, const struct bench_args *ba,
+    const uint32_t *tags, struct bench_result *res)
+{
+	struct roots rt;
+	struct stats_opts so;
+	struct stats *st;
+	const char *root = coll_kind_name(ba->cc.a.kind);
+	double *u;
+	int rc = 0;
+
+	memset(&rt, 0, sizeof rt);
+	rt.set = span_set_new();
+	rt.count = xcalloc((size_t)s->nranks, sizeof *rt.count);
+	rt.runs = ba->rounds + ba->warmup;
+	rt.warmup = ba->warmup;
+	rt.range = xcalloc((size_t)ba->rounds, sizeof *rt.range);
+	rt.rank_us = xcalloc((size_t)s->nranks, sizeof *rt.rank_us);
+	for (int r = 0; r < s->nranks; r++)
+		rt.rank_us[r] = xcalloc((size_t)ba->rounds, sizeof **rt.rank_us);
+	trace_visit(s, tags, (size_t)s->nranks, 1, root_visit, &rt);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rt.count[r] != (uint64_t)rt.runs) {
+			out_error("bench: rank %d recorded %llu of %ld runs (%llu spans lost)",
+			    r, (unsigned long long)rt.count[r], rt.runs,
+			    (unsigned long long)trace_lost(s, r));
+			rc = -1;
+			goto out;
+		}
+	}
+	memset(&so, 0, sizeof so);
+	so.level = STATS_L3;
+	so.rounds = ba->rounds;
+	so.warmup = ba->warmup;
+	so.root_name = so.device_name = root;
+	st = stats_new(rt.set, &so);
+	stats_format(st, &res->stats);
+	res->nsamples = st->nsamples;
+	res->samples = xreallocarray(NULL, st->nsamples + 1, sizeof *res->samples);
+	memcpy(res->samples, st->device_us, st->nsamples * sizeof *res->samples);
+	if (st->nsamples > 0) {
+		res->min = res->max = res->samples[0];
+		for (size_t i = 1; i < st->nsamples; i++) {
+			res->min = MIN(res->min, res->samples[i]);
+			res->max = MAX(res->max, res->samples[i]);
+		}
+		res->median = stats_median(res->samples, st->nsamples);
+		res->mean = stats_fmean(res->samples, st->nsamples);
+		res->stdev = stats_stdev(res->samples, st->nsamples);
+	}
+	stats_free(st);
+	u = xreallocarray(NULL, (size_t)ba->rounds, sizeof *u);
+	for (long k = 0; k < ba->rounds; k++)
+		u[k] = (double)(rt.range[k][1] - rt.range[k][0]) / 1000.0;
+	res->union_mean = stats_fmean(u, (size_t)ba->rounds);
+	free(u);
+	res->rank_us = rt.rank_us;
+	rt.rank_us = NULL;
+out:
+	if (rt.rank_us != NULL) {
+		for (int r = 0; r < s->nranks; r++)
+			free(rt.rank_us[r]);
+		free(rt.rank_us);
+	}
+	free(rt.range);
+	free(rt.count);
+	span_set_free(rt.set);
+	return rc;
+}
+
+/* One bench of `size` bytes: windows, check, timed runs, figures. */
+int
+bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
+    struct bench_result *res)
+{
+	struct session *s = ctx->s;
+	struct coll_args a;
+	struct bench_wins bw;
+	struct trace_counts tc;
+	struct progress pg;
+	uint32_t *tags = NULL;
+	char *cause = NULL;
+	int rc = -1;
+
+	memset(res, 0, sizeof *res);
+	strbuf_init(&res->stats, 0);
+	res->wrong = -1;
+	res->bytes = size;
+	res->count = size / dtype_size(ba->dtype);
+	if (bench_validate(ctx, ba, size, &a, &bw) != 0)
+		return -1;
+	if (bench_wins_alloc(s, &bw, &cause) != 0) {
+		arg_error(ctx, ba->at_size, "%s", cause);
+		free(cause);
+		return -1;
+	}
+	tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	if (ba->cc.check && bench_check(s, &a, &bw, &res->wrong) != 0)
+		goto fail;
+	trace_clear(s);
+	bench_last_free(s);
+	memset(&pg, 0, sizeof pg);
+	pg.what = "bench";
+	pg.start_ns = pg.last_ns = mono_ns();
+	pg.base = xcalloc((size_t)s->nranks, sizeof *pg.base);
+	for (int r = 0; r < s->nranks; r++)
+		pg.base[r] = atomic_load(&seg_board(&s->seg, r)->progress);
+	if (submit_coll(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0) {
+		free(pg.base);
+		goto fail;
+	}
+	{
+		struct job *j = rank_job(s, 0);
+		pg.total = j != NULL && j->prog != NULL ? j->prog->nops *
+		    (uint64_t)(ba->rounds + ba->warmup) : 0;
+	}
+	rc = bench_wait(s, tags, &pg);
+	progress_end(&pg);
+	free(pg.base);
+	if (rc != 0) {
+		out_error("bench interrupted: %s", s->watchdog_fired ?
+		    "the hang watchdog fired" : shell_interrupted ?
+		    "interrupted" : "a rank died");
+		rc = -1;
+		goto fail;
+	}
+	trace_summary(s, &tc);
+	res->lost = tc.lost;
+	res->not_kept = tc.not_kept;
+	if (bench_stats(s, ba, tags, res) != 0) {
+		rc = -1;
+		goto fail;
+	}
+	if (res->median > 0) {
+		res->algbw = (double)size / res->median / 1e3;
+		res->busbw = res->algbw * coll_busbw_factor(a.kind, s->nranks);
+	}
+	s->bench = xcalloc(1, sizeof *s->bench);
+	snprintf(s->bench->root, sizeof s->bench->root, "%s",
+	    coll_kind_name(a.kind));
+	s->bench->rounds = ba->rounds;
+	s->bench->warmup = ba->warmup;
+	s->bench->tags = tags;
+	s->bench->ntags = s->nranks;
+	s->bench->gen = tc.gen;
+	s->bench->lost = tc.lost;
+	s->bench->not_kept = tc.not_kept;
+	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
+	tags = NULL;
+	rc = 0;
+fail:
+	free(tags);
+	bench_wins_free(s);
+	if (rc != 0)
+		bench_result_release(res, s->nranks);
+	return rc;
+}
