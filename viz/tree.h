@@ -65,8 +65,9 @@ int tree_parse_spread(const char *s, enum tree_spread *out);
 /*
  * Value units, the `ns` argument of tree_format_launches() and field of
  * struct tree_mean_opts: 0 microseconds (PyPTO's default), 1 integer
- * nanoseconds (us=False), or TREE_MASKED: every figure prints as '*'
- * ("*us", "±*", "[*..*]"), for transcripts that must not depend on timing.
+ * nanoseconds (us=False), either OR TREE_MASKED: every figure prints as
+ * '*' ("*us" or "*ns", "±*", "[*..*]"), for transcripts that must not
+ * depend on timing.
  */
 #define TREE_MASKED 2
 
