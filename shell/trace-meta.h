@@ -12,9 +12,10 @@
  *   {"colldb": {"trace": 1, "ranks": 4, "root": "allreduce",
  *    "rounds": 50, "warmup": 3}, ...
  *
- * root is present when every run in the trace has one (the collective's
- * name); rounds only for the trace of a bench (warmup is then the bench's,
- * otherwise 0: interactive calls have no warmup).
+ * root is the name every run root in the trace shares (a collective's
+ * name; single commands, one micro-op each, have no root and do not
+ * count), absent when they differ; rounds only for the trace of a bench
+ * (warmup is then the bench's, otherwise 0: interactive calls have none).
  *
  * Ownership: trace_meta_read() fills root with a heap string the caller
  * frees (trace_meta_release()).

@@ -25,7 +25,7 @@ for t in "$O"/tests/check_*; do
 	fi
 done
 
-for tier in tests/golden/run.sh tests/viz/run.sh tests/logs/run.sh tests/scripts.sh; do
+for tier in tests/golden/run.sh tests/viz/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh; do
 	[ -f "$tier" ] || continue
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1
