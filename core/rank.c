@@ -159,7 +159,7 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 {
 	struct seg_rank *b = rc->board;
 	struct span_writer sw;
-	uint64_t t0, t1;
+	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
 	int status = DONE_OK;
@@ -189,7 +189,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, seg_spans(&rc->seg, rc->rank),
 	    rc->seg.h->span_bytes, p, rc->rank, tag, rc->iter);
-	t1 = mono_ns();
+	if (sw.ring != NULL)
+		t1 = mono_ns();
 
 	while (pc < p->nops) {
 		const struct uop *u = &p->ops[pc];
@@ -206,15 +207,16 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			}
 			forced = STOP_NONE;
 			first = 0;
-			t0 = mono_ns();	/* time stopped at the gate is nobody's */
+			if (sw.ring != NULL)	/* time stopped at the gate */
+				t0 = mono_ns();	/* is nobody's */
 		}
 		span_op_start(&sw, pc, t0);
 		rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
-		t1 = mono_ns();
-		if (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP) {
+		if (sw.ring != NULL && (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
 			int32_t v = 0;
 			unsigned f = span_value(rc, u, di->seen, &v);
 
+			t1 = mono_ns();
 			span_op_end(&sw, pc, t0, t1, v,
 			    f | (rc_ == EXEC_GAVEUP ? SPAN_R_GAVEUP : 0));
 		}
@@ -236,7 +238,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
 		pc++;
 	}
-	span_writer_end(&sw, status == DONE_OK ? t1 : mono_ns());
+	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
+	    mono_ns());
 	di->pc = pc;
 	atomic_store(&b->pc, pc);
 	atomic_store(&b->mode, RUN_FREE);
