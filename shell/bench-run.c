@@ -61,13 +61,30 @@ abort_all(struct session *s)
 	atomic_store(&s->seg.h->gate_active, 1);
 }
 
+/* The progress line of a long bench (interactive only, never captured). */
 struct progress {
-	const char *what;
 	uint64_t start_ns, last_ns;
 	uint64_t *base;		/* per rank: board progress at the start */
-	uint64_t total;		/* micro-ops per rank: nops x runs */
+	uint64_t *nops;		/* per rank: micro-ops of one run */
+	long runs;
 	int shown;
 };
+
+static void
+progress_start(struct session *s, struct progress *pg, long runs)
+{
+	memset(pg, 0, sizeof *pg);
+	pg->start_ns = pg->last_ns = mono_ns();
+	pg->runs = runs;
+	pg->base = xcalloc((size_t)s->nranks, sizeof *pg->base);
+	pg->nops = xcalloc((size_t)s->nranks, sizeof *pg->nops);
+	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = rank_job(s, r);
+
+		pg->base[r] = atomic_load(&seg_board(&s->seg, r)->progress);
+		pg->nops[r] = j != NULL && j->prog != NULL ? j->prog->nops : 0;
+	}
+}
 
 static void
 progress_tick(struct session *s, struct progress *pg)
@@ -78,35 +95,53 @@ progress_tick(struct session *s, struct progress *pg)
 	    now - pg->start_ns < 1000000000ull || now - pg->last_ns < 200000000ull)
 		return;
 	pg->last_ns = now;
-	for (int r = 0; r < s->nranks; r++)
-		done = MIN(done, atomic_load(&seg_board(&s->seg, r)->progress) -
-		    pg->base[r]);
-	printf("\r%s: %3d%% (%.0fs)", pg->what, pg->total ?
-	    (int)(100 * MIN(done, pg->total) / pg->total) : 0,
+	for (int r = 0; r < s->nranks; r++) {
+		uint64_t p = atomic_load(&seg_board(&s->seg, r)->progress) -
+		    pg->base[r];
+
+		if (pg->nops[r] > 0)
+			done = MIN(done, p / pg->nops[r]);
+	}
+	if (done == UINT64_MAX)
+		return;
+	printf("\rbench: round %ld of %ld (%.0f s)",
+	    (long)MIN(done + 1, (uint64_t)pg->runs), pg->runs,
 	    (double)(now - pg->start_ns) / 1e9);
 	fflush(stdout);
 	pg->shown = 1;
 }
 
 static void
-progress_end(struct progress *pg)
+progress_clear(struct progress *pg)
 {
 	if (pg != NULL && pg->shown) {
 		printf("\r\033[K");
 		fflush(stdout);
+		pg->shown = 0;
 	}
+}
+
+static void
+progress_end(struct progress *pg)
+{
+	progress_clear(pg);
+	free(pg->base);
+	free(pg->nops);
 }
 
 /*
  * Wait until no rank still has the jobs tags[r] (0: none on r).  Returns 0,
- * or -1 when interrupted, when the watchdog fired, or when a rank died
- * (the rest were asked to abandon the jobs and are done with them).
+ * or -1 (reported) when interrupted, when the watchdog fired, or when a
+ * rank died; the rest are asked to abandon the jobs, and given
+ * ABORT_GRACE_NS to do so (a rank that does not answer, e.g. stopped by
+ * SIGSTOP, keeps its job, and bench_one() its windows).
  */
+#define ABORT_GRACE_NS 5000000000ull
 static int
 bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 {
 	int failed = 0;
-	uint64_t last_abort = 0;
+	uint64_t last_abort = 0, first_abort = 0;
 
 	for (;;) {
 		int left = 0;
@@ -122,15 +157,35 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 			break;
 		if (shell_interrupted || s->watchdog_fired)
 			failed = 1;
+		if (failed && first_abort != 0 &&
+		    mono_ns() - first_abort > ABORT_GRACE_NS)
+			break;
 		if (failed && mono_ns() - last_abort > 20000000ull) {
 			/* again and again: a rank between two runs forgets */
 			abort_all(s);
 			last_abort = mono_ns();
+			if (first_abort == 0)
+				first_abort = last_abort;
 		}
 		session_pump(s, 2);
 		progress_tick(s, pg);
 	}
 	if (failed) {
+		int dead = -1;
+
+		for (int r = 0; r < s->nranks && dead < 0; r++) {
+			if (tags[r] != 0 && !rank_alive(s, r))
+				dead = r;
+		}
+		progress_clear(pg);
+		if (dead >= 0)
+			out_error("bench stopped: rank %d is %s", dead,
+			    rank_state_name(rank_state_of(s, dead)));
+		else if (s->watchdog_fired)
+			out_error("bench stopped: the hang watchdog fired");
+		else
+			out_error("bench interrupted");
+		shell_interrupted = 0;	/* the prompt need not see it again */
 		for (int r = 0; r < s->nranks; r++) {
 			struct seg_rank *b = seg_board(&s->seg, r);
 			if (rank_job(s, r) == NULL) {
@@ -376,31 +431,13 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		goto fail;
 	trace_clear(s);
 	bench_last_free(s);
-	memset(&pg, 0, sizeof pg);
-	pg.what = "bench";
-	pg.start_ns = pg.last_ns = mono_ns();
-	pg.base = xcalloc((size_t)s->nranks, sizeof *pg.base);
-	for (int r = 0; r < s->nranks; r++)
-		pg.base[r] = atomic_load(&seg_board(&s->seg, r)->progress);
-	if (submit_coll(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0) {
-		free(pg.base);
+	if (submit_coll(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0)
 		goto fail;
-	}
-	{
-		struct job *j = rank_job(s, 0);
-		pg.total = j != NULL && j->prog != NULL ? j->prog->nops *
-		    (uint64_t)(ba->rounds + ba->warmup) : 0;
-	}
+	progress_start(s, &pg, ba->rounds + ba->warmup);
 	rc = bench_wait(s, tags, &pg);
 	progress_end(&pg);
-	free(pg.base);
-	if (rc != 0) {
-		out_error("bench interrupted: %s", s->watchdog_fired ?
-		    "the hang watchdog fired" : shell_interrupted ?
-		    "interrupted" : "a rank died");
-		rc = -1;
+	if (rc != 0)
 		goto fail;
-	}
 	trace_summary(s, &tc);
 	res->lost = tc.lost;
 	res->not_kept = tc.not_kept;
@@ -427,7 +464,17 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	rc = 0;
 fail:
 	free(tags);
-	bench_wins_free(s);
+	{
+		uint64_t lo = bw.has_src ? bw.src.off : bw.has_buf ?
+		    bw.buf.off : bw.sig.off;
+		int r;
+
+		if (session_range_busy(s, lo, lo + bw.need, &r))
+			out_warning("rank %d did not stop; the bench windows stay allocated while it holds them",
+			    r);
+		else
+			bench_wins_free(s);
+	}
 	if (rc != 0)
 		bench_result_release(res, s->nranks);
 	return rc;

@@ -38,6 +38,13 @@ bench_ready(struct cmdctx *ctx)
 		    what);
 		return -1;
 	}
+	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
+		if (s->seg.h->breaks[i].id != 0) {
+			out_error("bench runs free of breakpoints; delete breakpoint %u first (see 'info breaks')",
+			    s->seg.h->breaks[i].id);
+			return -1;
+		}
+	}
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rank_alive(s, r)) {
 			out_error("bench needs every rank; rank %d is %s", r,
