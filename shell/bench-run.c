@@ -1,6 +1,7 @@
 /*
- * bench-run.c - run one bench: check, the timed back-to-back calls, and
- * the figures from the ranks' root spans; see bench.h.
+ * bench-run.c - run one bench: the windows, the timed back-to-back calls
+ * on every rank, waiting for them (progress, Ctrl-C, a dead rank, the
+ * watchdog); see bench.h.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -9,28 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../viz/stats.h"
 #include "bench.h"
 #include "futex.h"
 #include "span.h"
 #include "xmalloc.h"
 
 extern volatile sig_atomic_t shell_interrupted;
-
-void
-bench_result_release(struct bench_result *res, int nranks)
-{
-	if (res->rank_us != NULL) {
-		for (int r = 0; r < nranks; r++)
-			free(res->rank_us[r]);
-		free(res->rank_us);
-	}
-	free(res->samples);
-	strbuf_release(&res->stats);
-	memset(res, 0, sizeof *res);
-}
-
-/* ---- running -------------------------------------------------------------- */
 
 static int
 tag_queued(struct session *s, int r, uint32_t tag)
@@ -137,7 +122,7 @@ progress_end(struct progress *pg)
  * SIGSTOP, keeps its job, and bench_one() its windows).
  */
 #define ABORT_GRACE_NS 5000000000ull
-static int
+int
 bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 {
 	int failed = 0;
@@ -198,41 +183,8 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 	return failed ? -1 : 0;
 }
 
-/* Run one fill program on every rank over window w. */
-static int
-fill_all(struct session *s, const struct win_ref *w, enum fill_pattern pat,
-    double fval)
-{
-	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
-	char *cause = NULL;
-	int rc = 0;
-
-	for (int r = 0; r < s->nranks && rc == 0; r++) {
-		struct uop u = { .kind = UOP_FILL, .dtype = (uint8_t)w->dtype,
-			.op = (uint8_t)pat, .dst = w->off, .count = w->count,
-			.fval = fval };
-		struct prog *p = prog_new("bench fill");
-		struct job *j;
-
-		u.name = prog_str(p, "bench.fill");
-		prog_add(p, &u);
-		j = session_submit(s, r, p, xstrdup("bench fill"), 0, 0, &cause);
-		if (j == NULL) {
-			out_error("%s", cause);
-			free(cause);
-			rc = -1;
-		} else {
-			tags[r] = j->tag;
-		}
-	}
-	if (bench_wait(s, tags, NULL) != 0)
-		rc = -1;
-	free(tags);
-	return rc;
-}
-
-static int
-submit_coll(struct session *s, const struct coll_args *a, uint32_t repeat,
+int
+bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
     uint32_t *tags)
 {
 	char *cause = NULL;
@@ -246,158 +198,6 @@ submit_coll(struct session *s, const struct coll_args *a, uint32_t repeat,
 	for (int r = 0; r < s->nranks; r++)
 		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
 	return 0;
-}
-
-/* `check`: random inputs, one call, compare with the reference, zero again. */
-static int
-bench_check(struct session *s, const struct coll_args *a,
-    const struct bench_wins *bw, int64_t *wrong)
-{
-	const struct win_ref *in = bw->has_src ? &bw->src : &bw->buf;
-	uint64_t lo = in->off, hi = in->off + in->count * dtype_size(in->dtype);
-	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
-	uint8_t **snap = xcalloc((size_t)s->nranks, sizeof *snap);
-	const void **base = xcalloc((size_t)s->nranks, sizeof *base);
-	int rc = -1;
-
-	if (bw->has_buf && bw->buf.off < lo)
-		lo = bw->buf.off;
-	if (bw->has_buf)
-		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
-	if (fill_all(s, in, FILL_RANDOM, 1) != 0)
-		goto out;
-	for (int r = 0; r < s->nranks; r++) {
-		snap[r] = xmalloc(hi - lo);
-		memcpy(snap[r], seg_area(&s->seg, r) + lo, hi - lo);
-		base[r] = snap[r] - lo;	/* coll_expect indexes by area offset */
-	}
-	if (submit_coll(s, a, 1, tags) != 0 || bench_wait(s, tags, NULL) != 0)
-		goto out;
-	*wrong = 0;
-	for (int r = 0; r < s->nranks; r++) {
-		struct coll_output o;
-		void *want;
-
-		coll_output(a, s->nranks, r, &o);
-		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
-		coll_expect(a, s->nranks, r, base, want);
-		*wrong += (int64_t)coll_wrong(a, s->nranks, want,
-		    seg_area(&s->seg, r) + o.off, o.count);
-		free(want);
-	}
-	if ((bw->has_src && fill_all(s, &bw->src, FILL_VALUE, 0) != 0) ||
-	    (bw->has_buf && fill_all(s, &bw->buf, FILL_VALUE, 0) != 0))
-		goto out;
-	rc = 0;
-out:
-	for (int r = 0; r < s->nranks; r++)
-		free(snap[r]);
-	free(snap);
-	free(base);
-	free(tags);
-	return rc;
-}
-
-struct roots {
-	struct span_set *set;
-	uint64_t *count;	/* per rank */
-	uint64_t (*range)[2];	/* per round: min start, max end */
-	double **rank_us;
-	long runs, warmup;
-};
-
-static int
-root_visit(void *arg, const struct trace_span *sp)
-{
-	struct roots *rt = arg;
-	const struct span_rec *rec = sp->rec;
-	long k = (long)rec->iter - rt->warmup;
-
-	char hid[17];
-
-	snprintf(hid, sizeof hid, "%016" PRIx64, sp->hid);
-	span_set_add(rt->set, rec->rank, rec->rank, (uint64_t)rec->iter + 1,
-	    hid, 0, sp->name, (int64_t)rec->ts, (int64_t)rec->dur, "");
-	rt->count[rec->rank]++;
-	if (k >= 0 && k < rt->runs - rt->warmup) {
-		uint64_t end = rec->ts + rec->dur;
-		if (rt->range[k][1] == 0 || rec->ts < rt->range[k][0])
-			rt->range[k][0] = rec->ts;
-		rt->range[k][1] = MAX(rt->range[k][1], end);
-		rt->rank_us[rec->rank][k] = (double)rec->dur / 1000.0;
-	}
-	return 0;
-}
-
-/* The per-round figures from the roots of the timed jobs. */
-static int
-bench_stats(struct session *s, const struct bench_args *ba,
-    const uint32_t *tags, struct bench_result *res)
-{
-	struct roots rt;
-	struct stats_opts so;
-	struct stats *st;
-	const char *root = coll_kind_name(ba->cc.a.kind);
-	double *u;
-	int rc = 0;
-
-	memset(&rt, 0, sizeof rt);
-	rt.set = span_set_new();
-	rt.count = xcalloc((size_t)s->nranks, sizeof *rt.count);
-	rt.runs = ba->rounds + ba->warmup;
-	rt.warmup = ba->warmup;
-	rt.range = xcalloc((size_t)ba->rounds, sizeof *rt.range);
-	rt.rank_us = xcalloc((size_t)s->nranks, sizeof *rt.rank_us);
-	for (int r = 0; r < s->nranks; r++)
-		rt.rank_us[r] = xcalloc((size_t)ba->rounds, sizeof **rt.rank_us);
-	trace_visit(s, tags, (size_t)s->nranks, 1, root_visit, &rt);
-	for (int r = 0; r < s->nranks; r++) {
-		if (rt.count[r] != (uint64_t)rt.runs) {
-			out_error("bench: rank %d recorded %llu of %ld runs (%llu spans lost)",
-			    r, (unsigned long long)rt.count[r], rt.runs,
-			    (unsigned long long)trace_lost(s, r));
-			rc = -1;
-			goto out;
-		}
-	}
-	memset(&so, 0, sizeof so);
-	so.level = STATS_L3;
-	so.rounds = ba->rounds;
-	so.warmup = ba->warmup;
-	so.root_name = so.device_name = root;
-	st = stats_new(rt.set, &so);
-	stats_format(st, &res->stats);
-	res->nsamples = st->nsamples;
-	res->samples = xreallocarray(NULL, st->nsamples + 1, sizeof *res->samples);
-	memcpy(res->samples, st->device_us, st->nsamples * sizeof *res->samples);
-	if (st->nsamples > 0) {
-		res->min = res->max = res->samples[0];
-		for (size_t i = 1; i < st->nsamples; i++) {
-			res->min = MIN(res->min, res->samples[i]);
-			res->max = MAX(res->max, res->samples[i]);
-		}
-		res->median = stats_median(res->samples, st->nsamples);
-		res->mean = stats_fmean(res->samples, st->nsamples);
-		res->stdev = stats_stdev(res->samples, st->nsamples);
-	}
-	stats_free(st);
-	u = xreallocarray(NULL, (size_t)ba->rounds, sizeof *u);
-	for (long k = 0; k < ba->rounds; k++)
-		u[k] = (double)(rt.range[k][1] - rt.range[k][0]) / 1000.0;
-	res->union_mean = stats_fmean(u, (size_t)ba->rounds);
-	free(u);
-	res->rank_us = rt.rank_us;
-	rt.rank_us = NULL;
-out:
-	if (rt.rank_us != NULL) {
-		for (int r = 0; r < s->nranks; r++)
-			free(rt.rank_us[r]);
-		free(rt.rank_us);
-	}
-	free(rt.range);
-	free(rt.count);
-	span_set_free(rt.set);
-	return rc;
 }
 
 /* One bench of `size` bytes: windows, check, timed runs, figures. */
@@ -431,7 +231,7 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		goto fail;
 	trace_clear(s);
 	bench_last_free(s);
-	if (submit_coll(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0)
+	if (bench_submit(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0)
 		goto fail;
 	progress_start(s, &pg, ba->rounds + ba->warmup);
 	rc = bench_wait(s, tags, &pg);

@@ -1,7 +1,8 @@
 /*
  * bench.h - the pieces of `bench` (internal to shell/bench-*.c and
  * cmd-bench.c): arguments (bench-args.c), windows (bench-wins.c), running
- * and timing one size (bench-run.c), and the figures (bench-out.c).
+ * one size (bench-run.c), `check` (bench-check.c), the figures from the
+ * spans (bench-stats.c) and what is printed (bench-out.c).
  *
  * bench allocates its own windows ("bench.buf", "bench.src", "bench.sig":
  * a '.' no user window can have), zero-filled, runs the collective on them
@@ -57,7 +58,6 @@ struct bench_wins {
 	uint64_t need;		/* bytes of window area per rank */
 };
 
-
 /* bench-args.c */
 extern const char bench_expected[];
 /* Parse `bench ...` (the words after the name); 0 or -1 (reported). */
@@ -82,6 +82,25 @@ void bench_wins_free(struct session *s);
  * becomes s->bench.  0, or -1 (reported). */
 int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
     struct bench_result *res);
+struct progress;
+/* Wait until no rank holds the job tags[r] (0: none); 0, or -1 (reported)
+ * when interrupted, the watchdog fired or a rank died.  pg may be NULL. */
+int bench_wait(struct session *s, const uint32_t *tags, struct progress *pg);
+/* Send the collective a, run `repeat` times, to every rank; tags[r]
+ * receives rank r's job.  0, or -1 (reported). */
+int bench_submit(struct session *s, const struct coll_args *a,
+    uint32_t repeat, uint32_t *tags);
+
+/* bench-check.c */
+/* `check` on the windows bw: *wrong receives the mismatches; 0 or -1. */
+int bench_check(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw, int64_t *wrong);
+
+/* bench-stats.c */
+/* Fill res from the root spans of the timed jobs tags[]; 0, or -1
+ * (reported) when a rank's roots are missing. */
+int bench_stats(struct session *s, const struct bench_args *ba,
+    const uint32_t *tags, struct bench_result *res);
 void bench_result_release(struct bench_result *res, int nranks);
 
 /* bench-out.c */

@@ -6,15 +6,8 @@
  * span (args: inv, hid, depth, attrs as simpler's to_chrome_trace writes
  * them, so colldb tree reads the file back, plus the micro-op in words),
  * a "C" counter sample per signal cell change (a notify's cell after it,
- * a wait's value seen), and a flow arrow ("s" at the notify, "f" at the
- * wait) from each notify to the wait it released.
- *
- * Which notify released a wait: inside a collective, the credit barriers
- * count call-local generations (docs/protocols.md), so the wait for >= g
- * on the cell peer p writes is released by p's g-th positive notify to
- * that cell in the same call (the same collective instance and
- * iteration).  Anywhere else: the last notify to the cell (a positive add
- * or a set) that ended before the wait did.
+ * a wait's value seen), and a flow arrow from each notify to the wait it
+ * released (trace-flow.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,27 +22,13 @@
 #include "span.h"
 #include "xmalloc.h"
 
-/* A notify or wait span, for the flow arrows. */
-struct sig_ev {
-	uint64_t coll;		/* collective instance, 0 if none */
-	uint64_t iter;
-	uint64_t target;	/* rank whose cell it is */
-	uint64_t cell;		/* byte offset */
-	uint64_t other;		/* notify: its rank; wait: the rank owing it */
-	uint64_t seq;		/* record order; waits: expected value */
-	uint64_t mid;		/* where the arrow attaches (ns) */
-	uint64_t end;
-	int positive;		/* notify: a positive add or a set */
-};
-
 struct save_ctx {
 	FILE *fp;
 	enum trace_format fmt;
 	uint64_t nspans;
 	int first;		/* no JSON event written yet */
 	struct strbuf sb;
-	struct sig_ev *notes, *waits;
-	size_t nnotes, anotes, nwaits, awaits;
+	struct trace_flows *flows;
 };
 
 static void
@@ -85,9 +64,8 @@ json_str(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 }
 
-/* ns as microseconds with exactly three decimals (exact, invertible). */
-static void
-json_us(struct strbuf *sb, uint64_t ns)
+void
+trace_json_us(struct strbuf *sb, uint64_t ns)
 {
 	strbuf_addf(sb, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
@@ -153,17 +131,6 @@ trace_attrs(const struct trace_span *sp, struct strbuf *sb)
 	strbuf_release(&cell);
 }
 
-static struct sig_ev *
-push_ev(struct sig_ev **v, size_t *n, size_t *alloc)
-{
-	if (*n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 1024;
-		*v = xreallocarray(*v, *alloc, sizeof **v);
-	}
-	memset(&(*v)[*n], 0, sizeof **v);
-	return &(*v)[(*n)++];
-}
-
 static void
 flush_sb(struct save_ctx *c)
 {
@@ -190,7 +157,7 @@ json_counter(struct save_ctx *c, const struct trace_span *sp, int rank,
 	json_str(&c->sb, cell.buf);
 	strbuf_addf(&c->sb, ", \"cat\": \"cell\", \"ph\": \"C\", \"pid\": %d, "
 	    "\"ts\": ", rank);
-	json_us(&c->sb, ts);
+	trace_json_us(&c->sb, ts);
 	strbuf_addf(&c->sb, ", \"args\": {\"value\": %d}}", v);
 	strbuf_release(&cell);
 }
@@ -207,9 +174,9 @@ json_span(struct save_ctx *c, const struct trace_span *sp)
 	json_str(&c->sb, sp->name);
 	strbuf_addf(&c->sb, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": ",
 	    sp->op != NULL ? "op" : "phase");
-	json_us(&c->sb, rec->ts);
+	trace_json_us(&c->sb, rec->ts);
 	strbuf_addstr(&c->sb, ", \"dur\": ");
-	json_us(&c->sb, rec->dur);
+	trace_json_us(&c->sb, rec->dur);
 	strbuf_addf(&c->sb, ", \"pid\": %u, \"tid\": 0, \"args\": {\"inv\": %"
 	    PRIu64 ", \"hid\": \"%016" PRIx64 "\", \"depth\": %d, "
 	    "\"attrs\": ", (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
@@ -249,39 +216,6 @@ strace_span(struct save_ctx *c, const struct trace_span *sp)
 	strbuf_addch(&c->sb, '\n');
 }
 
-/* Remember notifies and waits for the arrows. */
-static void
-note_signal(struct save_ctx *c, const struct trace_span *sp)
-{
-	const struct uop *u = sp->op;
-	const struct span_rec *rec = sp->rec;
-	struct sig_ev *e;
-
-	if (u == NULL || (u->kind != UOP_NOTIFY && u->kind != UOP_WAIT))
-		return;
-	if (u->kind == UOP_NOTIFY)
-		e = push_ev(&c->notes, &c->nnotes, &c->anotes);
-	else
-		e = push_ev(&c->waits, &c->nwaits, &c->awaits);
-	e->coll = (uint64_t)sp->coll;
-	e->iter = rec->iter;
-	e->cell = u->dst;
-	e->mid = rec->ts + rec->dur / 2;
-	e->end = rec->ts + rec->dur;
-	if (u->kind == UOP_NOTIFY) {
-		e->target = (uint64_t)u->peer;
-		e->other = rec->rank;
-		e->seq = c->nnotes;
-		e->positive = u->op == NOTIFY_SET || u->value > 0;
-		if (u->op == NOTIFY_SET || u->value <= 0)
-			e->coll = 0;	/* not a credit: no generation */
-	} else {
-		e->target = rec->rank;
-		e->other = (uint64_t)u->peer;
-		e->seq = (uint64_t)(int64_t)u->value;
-	}
-}
-
 static int
 visit(void *arg, const struct trace_span *sp)
 {
@@ -291,149 +225,11 @@ visit(void *arg, const struct trace_span *sp)
 		json_span(c, sp);
 	else
 		strace_span(c, sp);
-	note_signal(c, sp);
+	trace_flows_note(c->flows, sp);
 	c->nspans++;
 	if (c->sb.len > 1 << 16)
 		flush_sb(c);
 	return 0;
-}
-
-/* Credits: by (coll, iter, target, cell, from) and then record order. */
-static int
-cmp_credit(const void *a, const void *b)
-{
-	const struct sig_ev *x = a, *y = b;
-	const uint64_t kx[] = { x->coll, x->iter, x->target, x->cell, x->other,
-	    x->seq };
-	const uint64_t ky[] = { y->coll, y->iter, y->target, y->cell, y->other,
-	    y->seq };
-
-	for (size_t i = 0; i < ARRAY_SIZE(kx); i++) {
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	}
-	return 0;
-}
-
-/* Any notify: by (target, cell, end). */
-static int
-cmp_cell_end(const void *a, const void *b)
-{
-	const struct sig_ev *x = a, *y = b;
-
-	if (x->target != y->target)
-		return x->target < y->target ? -1 : 1;
-	if (x->cell != y->cell)
-		return x->cell < y->cell ? -1 : 1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* The g-th credit of the group (coll, iter, target, cell, from), or NULL. */
-static const struct sig_ev *
-find_credit(const struct sig_ev *v, size_t n, const struct sig_ev *w)
-{
-	struct sig_ev key = *w;
-	size_t lo = 0, hi = n;
-
-	if (w->coll == 0 || (int64_t)w->seq < 1)
-		return NULL;
-	key.seq = 0;	/* first of the group */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_credit(&v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	lo += w->seq - 1;
-	if (lo >= n || v[lo].coll != w->coll || v[lo].iter != w->iter ||
-	    v[lo].target != w->target || v[lo].cell != w->cell ||
-	    v[lo].other != w->other)
-		return NULL;
-	return &v[lo];
-}
-
-/* The last positive notify to the wait's cell that ended before it. */
-static const struct sig_ev *
-find_last(const struct sig_ev *v, size_t n, const struct sig_ev *w)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct sig_ev *e = &v[mid];
-		int before = e->target < w->target ||
-		    (e->target == w->target && (e->cell < w->cell ||
-		    (e->cell == w->cell && e->end <= w->end)));
-
-		if (before)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo > 0) {
-		const struct sig_ev *e = &v[--lo];
-
-		if (e->target != w->target || e->cell != w->cell)
-			return NULL;
-		if (e->positive)
-			return e;
-	}
-	return NULL;
-}
-
-static void
-json_flow(struct save_ctx *c, uint64_t id, const struct sig_ev *from,
-    const struct sig_ev *to)
-{
-	json_event(c);
-	strbuf_addf(&c->sb, "{\"name\": \"signal\", \"cat\": \"signal\", "
-	    "\"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %" PRIu64
-	    ", \"tid\": 0, \"ts\": ", id, from->other);
-	json_us(&c->sb, from->mid);
-	strbuf_addch(&c->sb, '}');
-	json_event(c);
-	strbuf_addf(&c->sb, "{\"name\": \"signal\", \"cat\": \"signal\", "
-	    "\"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %"
-	    PRIu64 ", \"tid\": 0, \"ts\": ", id, to->target);
-	json_us(&c->sb, to->mid);
-	strbuf_addch(&c->sb, '}');
-}
-
-static void
-json_flows(struct save_ctx *c)
-{
-	struct sig_ev *credits = xreallocarray(NULL, c->nnotes + 1,
-	    sizeof *credits);
-	struct sig_ev *bycell = xreallocarray(NULL, c->nnotes + 1,
-	    sizeof *bycell);
-	size_t ncred = 0;
-	uint64_t id = 0;
-
-	for (size_t i = 0; i < c->nnotes; i++) {
-		if (c->notes[i].coll != 0)
-			credits[ncred++] = c->notes[i];
-	}
-	memcpy(bycell, c->notes, c->nnotes * sizeof *bycell);
-	qsort(credits, ncred, sizeof *credits, cmp_credit);
-	qsort(bycell, c->nnotes, sizeof *bycell, cmp_cell_end);
-	for (size_t i = 0; i < c->nwaits; i++) {
-		const struct sig_ev *w = &c->waits[i];
-		const struct sig_ev *n = find_credit(credits, ncred, w);
-
-		if (n == NULL)
-			n = find_last(bycell, c->nnotes, w);
-		if (n == NULL)
-			continue;
-		json_flow(c, ++id, n, w);
-		if (c->sb.len > 1 << 16)
-			flush_sb(c);
-	}
-	free(credits);
-	free(bycell);
 }
 
 static void
@@ -484,6 +280,7 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
 	memset(&c, 0, sizeof c);
 	c.fmt = fmt;
 	c.first = 1;
+	c.flows = trace_flows_new();
 	strbuf_init(&c.sb, 1 << 17);
 	c.fp = fopen(tmp, "w");
 	if (c.fp == NULL) {
@@ -496,7 +293,8 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
 		strace_header(&c, s, meta);
 	trace_visit(s, NULL, 0, 0, visit, &c);
 	if (fmt == TRACE_JSON) {
-		json_flows(&c);
+		flush_sb(&c);
+		trace_flows_json(c.flows, &c.sb, c.fp);
 		strbuf_addstr(&c.sb, "\n]}\n");
 	}
 	flush_sb(&c);
@@ -514,8 +312,7 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
 	rc = 0;
 out:
 	strbuf_release(&c.sb);
-	free(c.notes);
-	free(c.waits);
+	trace_flows_free(c.flows);
 	free(tmp);
 	return rc;
 }
