@@ -203,7 +203,10 @@ save_meta(struct session *s, struct trace_meta *meta, char *root,
 	meta->ranks = s->nranks;
 	meta->rounds = meta->warmup = -1;
 	trace_visit(s, NULL, 0, 1, scan_roots, &m);
-	if (m.root == NULL || m.mixed || strchr(m.name, '.') != NULL)
+	/* a name the header can carry as is (trace-meta.h) */
+	if (m.root == NULL || m.mixed || m.name[0] == '\0' ||
+	    m.name[strspn(m.name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")] != '\0')
 		return;
 	snprintf(root, rootlen, "%s", m.name);
 	meta->root = root;

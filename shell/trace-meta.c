@@ -26,7 +26,7 @@ trace_meta_strace(const struct trace_meta *m, struct strbuf *sb)
 void
 trace_meta_json(const struct trace_meta *m, struct strbuf *sb)
 {
-	/* root is a collective's name: [a-z_]+, nothing to escape */
+	/* root is [A-Za-z0-9_-]+ (the writer makes sure): nothing to escape */
 	strbuf_addf(sb, "{\"trace\": 1, \"ranks\": %d", m->ranks);
 	if (m->root != NULL)
 		strbuf_addf(sb, ", \"root\": \"%s\"", m->root);
