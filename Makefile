@@ -35,7 +35,8 @@ CHECK_CFLAGS = $(shell $(PKG_CONFIG) --cflags check)
 CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -fPIC -MMD -MP \
-	     -DCOLLDB_VERSION='"$(VERSION)"' $(CFLAGS)
+	     -DCOLLDB_VERSION='"$(VERSION)"' \
+	     -DCOLLDB_DATADIR='"$(PREFIX)/share/colldb"' $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 LIBS = -lm -ldl -lpthread
 
@@ -139,11 +140,17 @@ check-layering:
 	@if grep -lE '#include <n?curses' shell/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
 		echo "error: only viz/curses.c may include curses" >&2; exit 1; fi
 
+# Sanitizer runs: ranks that crash on purpose must die by their signal (as
+# in a normal build), and libedit's own leaks are suppressed.
+SAN_OPTS = ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 asan:
-	@$(MAKE) --no-print-directory O=build-asan SANITIZER=address check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check
 
 ubsan:
-	@$(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all tests
@@ -179,6 +186,8 @@ install: all
 	install -m 644 core/colldb.h $(DESTDIR)$(PREFIX)/include/colldb.h
 	install -m 644 colldb.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
 	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
+	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
 
 clean:
 	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc tests/golden/*.got

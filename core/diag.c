@@ -189,7 +189,7 @@ put_after_notify(const struct diag_in *in, struct diag_result *out)
 				continue;
 			if (p->kind == UOP_NOTIFY)
 				break;	/* a later notify covers what follows */
-			if (p->kind == UOP_PUT) {
+			if (p->kind == UOP_PUT && p->value == 1) {
 				found(out, CAUSE_PUT_AFTER_NOTIFY, n->target, n->writer,
 				    n->off, p->off, 0);
 				break;
@@ -302,10 +302,10 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		} else if (b->nowes > 0 && !b->releasable) {
 			found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
 		} else if (b->nowes == 0) {
-			found(out, lw != NULL && r->cmp == CMP_GE && waited_before(in,
-			    b->rank, r->wait_off) ? CAUSE_REUSED : CAUSE_NOBODY,
-			    b->rank, lw != NULL ? lw->writer : -1, r->wait_off, 0,
-			    r->now);
+			/* (a >= wait on a used cell waits for a rising
+			 * generation: that is the right way, not reuse) */
+			found(out, CAUSE_NOBODY, b->rank, lw != NULL ? lw->writer : -1,
+			    r->wait_off, 0, r->now);
 		}
 	}
 	for (size_t i = 0; i < out->nblocked && out->ncycle == 0; i++) {

@@ -53,7 +53,9 @@ struct diag_event {
 	uint8_t op;		/* notify op / wait cmp */
 	int writer;		/* the rank that did it */
 	int target;		/* whose memory (== writer for a wait) */
-	int32_t value;		/* notify value / wait expected */
+	int32_t value;		/* notify value / wait expected; for a put, 1
+				 * when it was issued after the peer had been
+				 * released (a stale-data suspect) */
 	uint64_t off;		/* cell, or start of the put region */
 	uint64_t bytes;		/* 4 for a cell; the put's size */
 };

@@ -139,6 +139,13 @@ fill(struct exec *ex, const struct uop *u)
 	enum dtype dt = u->dtype;
 	uint64_t seed = (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
 
+	if ((u->flags & UOP_F_INT) && u->op != FILL_RANDOM) {
+		int64_t k = (int64_t)u->src;
+		for (uint64_t i = 0; i < u->count; i++)
+			dtype_put_int(dt, base, i, u->op == FILL_VALUE ? k :
+			    u->op == FILL_RANK ? k + ex->t->rank : k + (int64_t)i);
+		return;
+	}
 	for (uint64_t i = 0; i < u->count; i++) {
 		switch (u->op) {
 		case FILL_VALUE:

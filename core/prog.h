@@ -56,6 +56,8 @@ enum uop_space {
 enum uop_flags {
 	UOP_F_BARRIER = 1 << 0,	/* first micro-op of a credit barrier */
 	UOP_F_EPILOGUE = 1 << 1, /* part of a collective's epilogue */
+	UOP_F_INT = 1 << 2,	/* FILL: the value is the exact int64 in src
+				 * (i64 beyond 2^53 does not fit fval) */
 };
 
 struct uop {
@@ -72,7 +74,7 @@ struct uop {
 	uint64_t dst;		/* byte offset of the destination / the cell */
 	uint64_t src;		/* byte offset of the source */
 	uint64_t count;		/* elements */
-	double fval;		/* FILL value / offset / seed */
+	double fval;		/* FILL value / offset / seed (see UOP_F_INT) */
 };
 
 struct prog {

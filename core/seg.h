@@ -144,6 +144,11 @@ struct seg_header {
 	_Atomic uint32_t wait_giveup;	/* sim mode: polls before a wait gives
 					 * up as if satisfied (0 = never) */
 	_Atomic uint64_t next_win_seq;
+	/* The collective in progress (0: none), so an observer attached from
+	 * outside (`colldb watch NAME`) can rebuild its programs and show who
+	 * still owes which cell.  Written by the shell before it issues one. */
+	_Atomic uint32_t cur_coll_id;
+	struct coll_args cur_coll;	/* names are NULL */
 	struct seg_window windows[SEG_MAX_WINDOWS];
 	struct seg_break breaks[SEG_MAX_BREAKS];
 };

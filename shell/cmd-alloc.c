@@ -53,7 +53,8 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			goto fail;
 		}
 		if (nargs(ctx) < 3) {
-			cmd_usage_error(ctx, "a shape needs a dtype (i8 i16 i32 i64 f16 bf16 f32 f64)");
+			arg_error(ctx, 1, "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
+			    size);
 			return CMD_ERROR;
 		}
 		if (dtype_from_name(arg(ctx, 2), &dt) != 0 || dt == DT_U8) {
@@ -78,6 +79,19 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		}
 		flags = WIN_BYTES;
 	}
+	{
+		/* A product of dimensions past 64 bits cannot fit either; say
+		 * so rather than blame one dimension. */
+		uint64_t n = dtype_size(dt);
+		for (int d = 0; d < ndim; d++) {
+			if (shape[d] > UINT64_MAX / n) {
+				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
+				    size, (unsigned long long)s->seg.h->area_size);
+				return CMD_ERROR;
+			}
+			n *= shape[d];
+		}
+	}
 	seg_lock(&s->seg);
 	if (seg_win_alloc(&s->seg, name, shape, ndim, dt, flags, &cause) == NULL) {
 		seg_unlock(&s->seg);
@@ -101,10 +115,22 @@ cmd_free_exec(struct cmdctx *ctx)
 	if (w == NULL)
 		return CMD_ERROR;
 	if (session_range_busy(s, w->off, w->off + w->bytes, &r)) {
+		/* Name the job that uses the window: the one running, or one
+		 * queued behind it. */
 		struct strbuf sb = STRBUF_INIT;
-		describe_rank(s, r, &sb, 0);
+		struct job *head = rank_job(s, r), *j = head;
+		while (j != NULL && !(j->lo < w->off + w->bytes && w->off < j->hi))
+			j = j->next;
+		if (j == NULL)
+			j = head;
+		if (j == head)
+			describe_rank(s, r, &sb, 0);
+		if (sb.len == 0)
+			strbuf_addstr(&sb, j->desc);
+		if (j != head)
+			strbuf_addstr(&sb, ", queued");
 		arg_error(ctx, 0, "window '%s' is in use by rank %d (%s)", w->name, r,
-		    sb.len ? sb.buf : rank_job(s, r)->desc);
+		    sb.buf);
 		strbuf_release(&sb);
 		return CMD_ERROR;
 	}

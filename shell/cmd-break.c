@@ -210,7 +210,7 @@ breaks_list(struct session *s)
 const struct cmd_entry cmd_break_entry = {
 	.name = "break", .alias = "b",
 	.usage = "notify|wait|put|get|reduce|copy|barrier [@RANKS] [if CELL CMP V]",
-	.summary = "stop ranks before matching micro-ops (barrier: the first op of each credit barrier)",
+	.summary = "stop ranks before matching micro-ops",
 	.example = "break wait @2 if sig[0,1] >= 1", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = 6, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = break_kinds, .exec = cmd_break_exec,

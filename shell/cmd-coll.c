@@ -173,6 +173,7 @@ coll_job_done(struct session *s, struct job *j, int status,
 		out_event(INT_MAX, "%s: done", c->title);
 	}
 	*pp = c->next;
+	atomic_compare_exchange_strong(&s->seg.h->cur_coll_id, &(uint32_t){ (uint32_t)c->id }, 0);
 	run_free(s, c);
 }
 
@@ -215,6 +216,10 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		snapshot(s, c);
 	c->next = s->colls;
 	s->colls = c;
+	s->seg.h->cur_coll = c->cc.a;
+	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
+	    s->seg.h->cur_coll.sig.name = NULL;
+	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
 		atomic_store(&s->seg.h->gate_active, 1);
@@ -276,7 +281,7 @@ static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 const struct cmd_entry cmd_allreduce_entry = {
 	.name = "allreduce",
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
-	.summary = "reduce BUF across ranks in place (mesh signal [N,1], ring [2(N-1),N])",
+	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
 	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY,
 	.keywords = coll_keywords, .exec = cmd_allreduce_exec,
@@ -292,7 +297,7 @@ const struct cmd_entry cmd_barrier_entry = {
 
 const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
-	.summary = "every rank gets root's BUF (get from root after a ready barrier)",
+	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
 	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY,
 	.keywords = coll_keywords, .exec = cmd_broadcast_exec,

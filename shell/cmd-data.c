@@ -8,24 +8,42 @@
 
 #define PRINT_LIMIT 64
 
-/* Check v fits dt; integers must be whole numbers in range. */
+/*
+ * Check that v can be stored in window w: integers must be whole numbers
+ * within the dtype's range, floats must not overflow to infinity.  rank is
+ * -1 for a plain value, else the rank on which a rank+K pattern yields v.
+ */
 static int
-value_fits(struct cmdctx *ctx, size_t i, enum dtype dt, double v,
-    const char *wname)
+value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
+    int rank)
 {
-	static const double lo[] = { [DT_U8] = 0, [DT_I8] = -128, [DT_I16] = -32768,
-		[DT_I32] = -2147483648.0, [DT_I64] = -9223372036854775808.0 };
-	static const double hi[] = { [DT_U8] = 255, [DT_I8] = 127, [DT_I16] = 32767,
-		[DT_I32] = 2147483647.0, [DT_I64] = 9223372036854775807.0 };
+	static const long long lo[] = { [DT_U8] = 0, [DT_I8] = -128,
+		[DT_I16] = -32768, [DT_I32] = INT32_MIN, [DT_I64] = INT64_MIN };
+	static const long long hi[] = { [DT_U8] = 255, [DT_I8] = 127,
+		[DT_I16] = 32767, [DT_I32] = INT32_MAX, [DT_I64] = INT64_MAX };
+	enum dtype dt = w->dtype;
+	char where[64] = "";
+	uint8_t tmp[8];
 
-	if (dtype_is_float(dt))
+	if (rank >= 0)
+		snprintf(where, sizeof where, " is %g on rank %d,", v, rank);
+	if (dtype_is_float(dt)) {
+		dtype_put(dt, tmp, 0, v);
+		if (isfinite(v) && !isfinite(dtype_get(dt, tmp, 0))) {
+			double max = dt == DT_F16 ? 65504.0 : dt == DT_BF16 ?
+			    3.3895313892515355e38 : 3.4028234663852886e38;
+			return arg_error(ctx, i, "value %s%s out of range for %s (%s: %g..%g)",
+			    arg(ctx, i), where, w->name, dtype_name(dt), -max, max);
+		}
 		return 0;
+	}
 	if (v != floor(v))
-		return arg_error(ctx, i, "value %s is not an integer (%s is %s)", arg(ctx, i),
-		    wname, dtype_name(dt));
-	if (v < lo[dt] || v > hi[dt])
-		return arg_error(ctx, i, "value %s out of range for %s (%s is %s)",
-		    arg(ctx, i), dtype_name(dt), wname, dtype_name(dt));
+		return arg_error(ctx, i, "value %s%s not an integer (%s is %s)", arg(ctx, i),
+		    rank >= 0 ? where : " is", w->name, dtype_name(dt));
+	if (v < (double)lo[dt] || v > (double)hi[dt] ||
+	    (dt == DT_I64 && v >= 0x1p63))
+		return arg_error(ctx, i, "value %s%s out of range for %s (%s: %lld..%lld)",
+		    arg(ctx, i), where, w->name, dtype_name(dt), lo[dt], hi[dt]);
 	return 0;
 }
 
@@ -47,6 +65,19 @@ submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
 	u.dst = rg->w->off + rg->first * dtype_size(rg->w->dtype);
 	u.count = rg->count;
 	u.fval = v;
+	if (!dtype_is_float(rg->w->dtype) && pat != FILL_RANDOM) {
+		/* integers travel exactly (i64 beyond 2^53) */
+		const char *t = arg(ctx, 1);
+		int64_t iv = (int64_t)v;
+		if (strncmp(t, "rank", 4) == 0)
+			t = t[4] != '\0' ? t + 4 : "0";
+		else if (strcmp(t, "iota") == 0 || strcmp(t, "zero") == 0)
+			t = "0";
+		if (parse_int(t[0] == '+' ? t + 1 : t, &iv, 0, NULL) != 0)
+			iv = (int64_t)v;
+		u.flags |= UOP_F_INT;
+		u.src = (uint64_t)iv;
+	}
 	for (int r = 0; r < ctx->s->nranks; r++) {
 		if (!rankset_has(&live, r))
 			continue;
@@ -68,6 +99,7 @@ cmd_fill_exec(struct cmdctx *ctx)
 	const char *what = arg(ctx, 1);
 	enum fill_pattern pat = FILL_VALUE;
 	double v = 0;
+	int64_t seed;
 	char *cause = NULL;
 
 	if (region_arg(ctx, 0, &rg) != 0)
@@ -91,26 +123,36 @@ cmd_fill_exec(struct cmdctx *ctx)
 			cmd_usage_error(ctx, "random needs a SEED");
 			return CMD_ERROR;
 		}
-		if (parse_number(arg(ctx, 2), &v, &cause) != 0) {
-			arg_error(ctx, 2, "%s", cause);
+		/* The seed travels as a double: whole numbers up to 2^53. */
+		if (parse_int(arg(ctx, 2), &seed, 0, &cause) != 0 || seed < 0 ||
+		    seed > (1ll << 53)) {
 			free(cause);
+			arg_error(ctx, 2, "bad seed '%s' (expected a whole number, 0..2^53)",
+			    arg(ctx, 2));
 			return CMD_ERROR;
 		}
+		v = (double)seed;
 	} else if (parse_number(what, &v, &cause) != 0) {
 		free(cause);
 		arg_error(ctx, 1, "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
 		    what);
 		return CMD_ERROR;
-	} else if (value_fits(ctx, 1, rg.w->dtype, v, rg.w->name) != 0) {
+	} else if (value_fits(ctx, 1, rg.w, v, -1) != 0) {
 		return CMD_ERROR;
 	}
 	if (pat != FILL_RANDOM && nargs(ctx) > 2) {
 		arg_error(ctx, 2, "unexpected '%s' after the fill value", arg(ctx, 2));
 		return CMD_ERROR;
 	}
-	if (pat == FILL_RANK && !dtype_is_float(rg.w->dtype) &&
-	    value_fits(ctx, 1, rg.w->dtype, v + ctx->s->nranks - 1, rg.w->name) != 0)
-		return CMD_ERROR;
+	/* rank+K must fit on the lowest and the highest target rank. */
+	if (pat == FILL_RANK) {
+		int first = rankset_first(&ctx->targets), last = first;
+		for (int r = first; r < ctx->s->nranks; r++)
+			last = rankset_has(&ctx->targets, r) ? r : last;
+		if (value_fits(ctx, 1, rg.w, v + first, first) != 0 ||
+		    value_fits(ctx, 1, rg.w, v + last, last) != 0)
+			return CMD_ERROR;
+	}
 	return submit_fill(ctx, &rg, pat, v);
 }
 
@@ -189,7 +231,7 @@ cmd_set_exec(struct cmdctx *ctx)
 		free(cause);
 		return CMD_ERROR;
 	}
-	if (value_fits(ctx, 1, rg.w->dtype, v, rg.w->name) != 0)
+	if (value_fits(ctx, 1, rg.w, v, -1) != 0)
 		return CMD_ERROR;
 	return submit_fill(ctx, &rg, FILL_VALUE, v);
 }

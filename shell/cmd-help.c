@@ -48,8 +48,8 @@ cmd_help_exec(struct cmdctx *ctx)
 			out_printf("  %-*s  %s\n", (int)width, e->name, e->summary);
 		}
 	}
-	out_printf("\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,"
-	    " @R-S, @all or @!R\nto aim it at ranks; 'focus' changes the default.\n");
+	out_printf("\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,\n"
+	    "@R-S, @all or @!R to aim it at ranks; 'focus' changes the default.\n");
 	return CMD_OK;
 }
 

@@ -10,14 +10,17 @@ static enum cmd_retval
 cmd_interrupt_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
+	struct rankset live;
 	int any = 0;
 
+	/* A dead rank named explicitly is an error, as for every command. */
+	if (targets_live(ctx, &live) != 0)
+		return CMD_ERROR;
 	for (int r = 0; r < s->nranks; r++) {
 		struct seg_rank *b = seg_board(&s->seg, r);
 		enum rank_state st;
 
-		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
-		    rank_job(s, r) == NULL)
+		if (!rankset_has(&live, r) || rank_job(s, r) == NULL)
 			continue;
 		st = rank_state_of(s, r);
 		if (st == RS_STOPPED)
@@ -37,7 +40,7 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 
 const struct cmd_entry cmd_interrupt_entry = {
 	.name = "interrupt", .usage = "[@RANKS]",
-	.summary = "cancel a blocked wait, or stop a running rank at its next micro-op",
+	.summary = "cancel a blocked wait, or stop a running rank",
 	.example = "interrupt @2", .group = GRP_CONTROL, .min_args = 0,
 	.max_args = 0, .flags = CMD_TARGETS, .exec = cmd_interrupt_exec,
 };

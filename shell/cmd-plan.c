@@ -79,7 +79,7 @@ static const char *const plan_keywords[] = { "allreduce", "barrier",
 
 const struct cmd_entry cmd_plan_entry = {
 	.name = "plan", .usage = "COLLECTIVE ARGS...",
-	.summary = "print each rank's micro-op program for a collective; nothing runs",
+	.summary = "print each rank's micro-ops for a collective; runs nothing",
 	.example = "plan allreduce buf sig mode=ring", .group = GRP_COLL,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = plan_keywords, .exec = cmd_plan_exec,

@@ -33,6 +33,7 @@ static int
 parse_xfer(struct cmdctx *ctx, struct xfer *x, int allow_atomic)
 {
 	uint64_t doff = 0, soff = 0, count = 0;
+	size_t di = 0, si = 2, ci = 0;	/* words to point at on errors */
 	int have_count = 0;
 	const char *v;
 
@@ -45,15 +46,18 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, int allow_atomic)
 		if (arg_is_kv(a, "dst", &v)) {
 			if (opt_uint(ctx, i, v, &doff) != 0)
 				return -1;
+			di = i;
 		} else if (arg_is_kv(a, "src", &v)) {
 			if (opt_uint(ctx, i, v, &soff) != 0)
 				return -1;
+			si = i;
 		} else if (arg_is_kv(a, "count", &v)) {
 			if (opt_uint(ctx, i, v, &count) != 0)
 				return -1;
 			if (count == 0)
 				return arg_error(ctx, i, "count must be at least 1");
 			have_count = 1;
+			ci = i;
 		} else if (allow_atomic && arg_is_kv(a, "atomic", &v)) {
 			if (strcmp(v, "add") == 0)
 				x->atomic = 1;
@@ -68,10 +72,10 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, int allow_atomic)
 		return arg_error(ctx, 2, "dtype mismatch: %s is %s, %s is %s", x->dst.w->name,
 		    dtype_name(x->dst.w->dtype), x->src.w->name, dtype_name(x->src.w->dtype));
 	if (doff >= x->dst.count)
-		return arg_error(ctx, 0, "dst=%llu is past the end of %s (%llu elements)",
+		return arg_error(ctx, di, "dst=%llu is past the end of the destination %s (%llu elements)",
 		    (unsigned long long)doff, arg(ctx, 0), (unsigned long long)x->dst.count);
 	if (soff >= x->src.count)
-		return arg_error(ctx, 2, "src=%llu is past the end of %s (%llu elements)",
+		return arg_error(ctx, si, "src=%llu is past the end of the source %s (%llu elements)",
 		    (unsigned long long)soff, arg(ctx, 2), (unsigned long long)x->src.count);
 	x->dst.first += doff;
 	x->dst.count -= doff;
@@ -79,13 +83,15 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, int allow_atomic)
 	x->src.count -= soff;
 	if (have_count) {
 		if (count > x->dst.count)
-			return arg_error(ctx, 0, "count=%llu overflows %s (%llu elements from offset %llu)",
+			return arg_error(ctx, ci, "count=%llu overflows the destination %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, x->dst.w->name,
-			    (unsigned long long)x->dst.count, (unsigned long long)x->dst.first);
+			    (unsigned long long)x->dst.count, x->dst.count == 1 ? "" : "s",
+			    (unsigned long long)x->dst.first);
 		if (count > x->src.count)
-			return arg_error(ctx, 2, "count=%llu overflows %s (%llu elements from offset %llu)",
+			return arg_error(ctx, ci, "count=%llu overflows the source %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, x->src.w->name,
-			    (unsigned long long)x->src.count, (unsigned long long)x->src.first);
+			    (unsigned long long)x->src.count, x->src.count == 1 ? "" : "s",
+			    (unsigned long long)x->src.first);
 		x->count = count;
 	} else if (x->dst.count != x->src.count) {
 		return arg_error(ctx, 2, "shape mismatch: destination has %llu elements, source %llu (give count=K)",
@@ -129,19 +135,22 @@ rma_exec(struct cmdctx *ctx, enum uop_kind kind)
 	for (int r = 0; r < s->nranks; r++) {
 		struct prog *p;
 		int n;
+		unsigned jflags = 0;
 
 		if (!rankset_has(&live, r))
 			continue;
+
 		p = prog_new(uop_kind_name(kind));
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
 			prog_add(p, &u);
-			if (kind == UOP_PUT)
-				lint_put(s, r, u.peer, u.dst, u.count * esz);
+			if (kind == UOP_PUT &&
+			    lint_put(s, r, u.peer, u.dst, u.count * esz))
+				jflags |= JOB_STALE_PUT;
 		}
 		if (cmd_submit(ctx, r, p, xasprintf("%s %s", uop_kind_name(kind), rest),
-			0, 0) != 0) {
+			jflags, 0) != 0) {
 			free(rest);
 			return CMD_ERROR;
 		}
@@ -169,7 +178,7 @@ static const char *const get_keywords[] = { "next", "prev", "all", "dst=",
 
 const struct cmd_entry cmd_put_entry = {
 	.name = "put", .usage = "DST PEER SRC [dst=OFF] [src=OFF] [count=K] [atomic=add]",
-	.summary = "write local SRC into the peer's DST (one-sided; notifies nobody)",
+	.summary = "write local SRC into the peer's DST (notifies nobody)",
 	.example = "@0 put buf 1 buf count=4", .group = GRP_SIGNALS,
 	.min_args = 3, .max_args = 7, .flags = CMD_TARGETS,
 	.keywords = put_keywords, .exec = cmd_put_exec,

@@ -14,8 +14,15 @@ void print_region_values(struct session *s, int r, const struct region *rg,
 static enum cmd_retval
 cmd_source_exec(struct cmdctx *ctx)
 {
-	return script_run_file(ctx->s, arg(ctx, 0)) == 0 ?
-	    (script.quit ? CMD_QUIT : CMD_OK) : CMD_ERROR;
+	int expecting = script.expect_error, rc;
+
+	/* "expect error" before "source FILE" is about the source command
+	 * itself, not about the first line of FILE. */
+	script.expect_error = 0;
+	rc = script_run_file(ctx->s, arg(ctx, 0));
+	if (expecting)
+		script.expect_error = expecting;
+	return rc == 0 ? (script.quit ? CMD_QUIT : CMD_OK) : CMD_ERROR;
 }
 
 static int
@@ -46,9 +53,11 @@ expect_state(struct cmdctx *ctx)
 
 	for (int i = 0; ok[i] != NULL; i++)
 		known |= strcmp(ok[i], want) == 0;
-	if (!known || nargs(ctx) != 2)
+	if (!known)
 		return arg_error(ctx, 1, "bad state '%s' (expected idle, running, blocked, stopped, exited or dead)",
 		    want);
+	if (nargs(ctx) > 2)
+		return arg_error(ctx, 2, "unexpected '%s' after the state", arg(ctx, 2));
 	for (int r = 0; r < ctx->s->nranks; r++) {
 		const char *got;
 		if (!rankset_has(&ctx->targets, r))
@@ -131,6 +140,9 @@ cmd_expect_exec(struct cmdctx *ctx)
 	const char *what = arg(ctx, 0);
 	int rc;
 
+	/* REGION == V first: a window may be called "state" or "error". */
+	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 && !ctx->w.v[1].quoted)
+		return expect_values(ctx) == 0 ? CMD_OK : CMD_ERROR;
 	if (strcmp(what, "error") == 0) {
 		if (nargs(ctx) != 1)
 			return arg_error(ctx, 1, "'expect error' takes nothing more"), CMD_ERROR;
@@ -158,8 +170,8 @@ cmd_expect_exec(struct cmdctx *ctx)
 		if (nargs(ctx) < 2)
 			return cmd_usage_error(ctx, "'expect state' needs a state"), CMD_ERROR;
 		rc = expect_state(ctx);
-	} else if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0) {
-		rc = expect_values(ctx);
+	} else if (nargs(ctx) >= 2) {
+		rc = expect_values(ctx);	/* says what is wrong with it */
 	} else {
 		arg_error(ctx, 0, "bad expect '%s' (expected REGION == V[,V...], state S, hang, nohang, error or output \"TEXT\")",
 		    what);
@@ -186,6 +198,15 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		uint64_t left = (end - mono_ns()) / 1000000u;
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
 	}
+	if (shell_interrupted) {
+		/* Ctrl-C: consume it here (else the next prompt sees it too)
+		 * and fail, so a script stops instead of running on. */
+		shell_interrupted = 0;
+		if (ctx->s->interactive)
+			out_printf("\n");
+		out_error("sleep interrupted");
+		return CMD_ERROR;
+	}
 	return CMD_OK;
 }
 
@@ -194,10 +215,7 @@ cmd_say_exec(struct cmdctx *ctx)
 {
 	char *text;
 
-	if (nargs(ctx) == 1 && ctx->w.v[0].quoted)
-		text = xstrdup(arg(ctx, 0));
-	else
-		text = words_rest(&ctx->w, ctx->line, 0);
+	text = xstrdup(arg(ctx, 0));	/* the rest of the line (split_say) */
 	out_printf("%s\n", text);
 	free(text);
 	return CMD_OK;
@@ -217,6 +235,11 @@ cmd_pause_exec(struct cmdctx *ctx)
 
 		if (line == NULL)
 			return CMD_QUIT;
+		if (le_cancelled()) {
+			free(line);
+			out_error("interrupted at a pause; the script stops");
+			return CMD_ERROR;
+		}
 		if (line[strspn(line, " \t")] == '\0') {
 			free(line);
 			return CMD_OK;
@@ -267,7 +290,7 @@ const struct cmd_entry cmd_say_entry = {
 
 const struct cmd_entry cmd_pause_entry = {
 	.name = "pause", .usage = "",
-	.summary = "wait for Enter when interactive (commands may be typed); no-op in batch",
+	.summary = "wait for Enter (interactive only; commands may be typed)",
 	.example = "pause", .group = GRP_SCRIPT, .min_args = 0, .max_args = 0,
 	.flags = CMD_NO_SETTLE, .exec = cmd_pause_exec,
 };

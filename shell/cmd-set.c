@@ -67,17 +67,39 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 	uint64_t count = 0;
 
 	*rv = CMD_OK;
+	for (size_t i = 0; name != NULL && i < ARRAY_SIZE(settings); i++) {
+		if (strcmp(settings[i].name, name) == 0)
+			st = &settings[i];
+	}
+	if (st == NULL && name != NULL) {
+		/* A near miss of a setting that is not a window: a typo. */
+		if (strchr(name, '[') != NULL || seg_win_find(&s->seg, name) != NULL)
+			return 0;
+		for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+			if (edit_distance(name, settings[i].name) <= 2) {
+				*rv = CMD_ERROR;
+				arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
+				    settings[i].name);
+				return 1;
+			}
+		}
+		return 0;
+	}
+	if (ctx->explicit_targets) {
+		/* Settings belong to the session, not to ranks. */
+		const char *at = strchr(ctx->line, '@');
+		*rv = CMD_ERROR;
+		out_error("settings apply to the whole session; drop '%s'",
+		    ctx->target_text);
+		if (at != NULL)
+			out_caret((size_t)(at - ctx->line), strcspn(at, " \t"));
+		return 1;
+	}
 	if (name == NULL) {
 		for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
 			show(s, &settings[i]);
 		return 1;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
-		if (strcmp(settings[i].name, name) == 0)
-			st = &settings[i];
-	}
-	if (st == NULL)
-		return 0;
 	if (val == NULL) {
 		show(s, st);
 		return 1;

@@ -58,7 +58,9 @@ cmd_start_exec(struct cmdctx *ctx)
 	line = ctx->explicit_targets && !(e->flags & CMD_ALL_RANKS_ONLY) ?
 	    xasprintf("%s %s", ctx->target_text, rest) : xstrdup(rest);
 	s->start_pflags = PROG_F_START;
+	record_suppress(1);
 	rv = cmd_run_line(s, line, &incomplete);
+	record_suppress(0);
 	s->start_pflags = 0;
 	out_set_line(ctx->line);
 	free(line);
@@ -66,18 +68,17 @@ cmd_start_exec(struct cmdctx *ctx)
 	return rv;
 }
 
-/* Let stopped targets go: n credits in step mode, or free running. */
-static int
-release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
+int
+ranks_release(struct session *s, const struct rankset *targets, int stepping,
+    uint32_t n, struct rankset *moved, char **cause)
 {
-	struct session *s = ctx->s;
 	int any = 0;
 
 	rankset_clear(moved);
 	for (int r = 0; r < s->nranks; r++) {
 		struct seg_rank *b = seg_board(&s->seg, r);
 
-		if (!rankset_has(&ctx->targets, r) || !rank_alive(s, r) ||
+		if (!rankset_has(targets, r) || !rank_alive(s, r) ||
 		    rank_state_of(s, r) != RS_STOPPED)
 			continue;
 		atomic_store(&b->credits, stepping ? n : 0);
@@ -89,11 +90,10 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	if (!any) {
 		int busy = 0;
 		for (int r = 0; r < s->nranks; r++)
-			busy |= rankset_has(&ctx->targets, r) && rank_job(s, r) != NULL;
-		out_error("no target rank is stopped%s", busy ?
+			busy |= rankset_has(targets, r) && rank_job(s, r) != NULL;
+		return cause_set(cause, "no target rank is stopped%s", busy ?
 		    " (blocked ranks move when their cell changes; see 'where')" :
 		    " (use 'start COMMAND' to run one stopped)");
-		return -1;
 	}
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
@@ -103,20 +103,48 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	return 0;
 }
 
+/* Let stopped targets go: n credits in step mode, or free running. */
+static int
+release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
+{
+	char *cause = NULL;
+
+	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) != 0) {
+		out_error("%s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
 static void
-report_moved(struct session *s, const struct rankset *moved)
+report_moved(struct session *s, const struct rankset *released)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct rankset had, set = *released, *moved = &set;
 
+	/* ranks that finish because the released ones moved are shown too */
+	rankset_clear(&had);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rank_job(s, r) != NULL)
+			rankset_add(&had, r);
+	}
 	session_settle(s);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rankset_has(&had, r) && rank_job(s, r) == NULL)
+			rankset_add(moved, r);
+	}
 	out_flush_events();
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = rank_job(s, r);
 		if (!rankset_has(moved, r))
 			continue;
 		strbuf_reset(&sb);
 		where_line(s, r, &sb);
 		out_printf("%s\n", sb.buf);
+		if (j != NULL && rank_state_of(s, r) == RS_BLOCKED)
+			j->flags |= JOB_SAID_BLOCKED;	/* the line just said it */
 	}
 	strbuf_release(&sb);
 }
@@ -170,7 +198,7 @@ cmd_where_exec(struct cmdctx *ctx)
 
 const struct cmd_entry cmd_start_entry = {
 	.name = "start", .usage = "COMMAND...",
-	.summary = "issue a rank operation or collective with every target stopped before its first micro-op",
+	.summary = "issue a command with every target stopped before op 1",
 	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = startable, .exec = cmd_start_exec,
@@ -194,7 +222,7 @@ const struct cmd_entry cmd_continue_entry = {
 
 const struct cmd_entry cmd_where_entry = {
 	.name = "where", .alias = "bt", .usage = "",
-	.summary = "each rank's position: program, step k/K, phase, micro-op, blocked cell",
+	.summary = "each rank's program, step k/K, phase and micro-op",
 	.example = "where", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_where_exec,
 };

@@ -21,7 +21,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_diagnose_entry, cmd_bench_entry, cmd_tree_entry, cmd_trace_entry;
+    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
+    cmd_tree_entry, cmd_trace_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -55,12 +56,14 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
+	&cmd_watch_entry,
 	&cmd_bench_entry,
 	&cmd_tree_entry,
 	&cmd_trace_entry,
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
+	&cmd_record_entry,
 	&cmd_say_entry,
 	&cmd_pause_entry,
 	&cmd_quit_entry,
@@ -170,7 +173,8 @@ cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	out_error("%s (usage: %s %s)", msg, ctx->entry->name, ctx->entry->usage);
+	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
+	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
 	free(msg);
 }
 
@@ -233,7 +237,7 @@ win_lookup(struct cmdctx *ctx, size_t i, const char *name)
 	if (best != NULL)
 		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
 	else if (n == 0)
-		arg_error(ctx, i, "unknown window '%s' (no windows yet; see 'alloc')", name);
+		arg_error(ctx, i, "unknown window '%s' (there are no windows; see 'alloc')", name);
 	else
 		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);
 	return NULL;
@@ -248,7 +252,10 @@ region_arg(struct cmdctx *ctx, size_t i, struct region *r)
 
 	memset(r, 0, sizeof *r);
 	if (parse_region_syntax(a, &rs, &cause) != 0) {
-		arg_error(ctx, i, "%s", cause);
+		if (strstr(a, ">=") != NULL || strstr(a, "==") != NULL)
+			arg_error(ctx, i, "%s (put spaces around the comparison: 'sig[0] >= 1')", cause);
+		else
+			arg_error(ctx, i, "%s", cause);
 		free(cause);
 		return -1;
 	}
@@ -291,6 +298,76 @@ ctx_release(struct cmdctx *ctx)
 	free(ctx->subs);
 }
 
+static void
+push_word(struct words *w, const char *text, size_t len, size_t col,
+    size_t span, int quoted)
+{
+	w->v = xreallocarray(w->v, w->n + 1, sizeof *w->v);
+	w->v[w->n].s = xstrndup(text, len);
+	w->v[w->n].col = col;
+	w->v[w->n].len = span;
+	w->v[w->n].quoted = quoted;
+	w->n++;
+}
+
+/*
+ * `say` takes the rest of its line verbatim: an apostrophe, a bracket or a
+ * '#' is narration there, not syntax.  Returns 1 (and fills out) when line
+ * is a say command; a text wholly in double quotes loses them.
+ */
+static int
+split_say(const char *line, struct words *out)
+{
+	const struct cmd_entry *e;
+	size_t i = strspn(line, " \t"), p0 = i, n, rest;
+	char name[32];
+	int has_prefix = 0;
+
+	memset(out, 0, sizeof *out);
+	if (line[i] == '@') {
+		has_prefix = 1;
+		i += strcspn(line + i, " \t");
+		i += strspn(line + i, " \t");
+	}
+	n = strcspn(line + i, " \t");
+	if (n == 0 || n >= sizeof name)
+		return 0;
+	memcpy(name, line + i, n);
+	name[n] = '\0';
+	if ((e = cmd_find(name, NULL)) == NULL || strcmp(e->name, "say") != 0)
+		return 0;
+	if (has_prefix)
+		push_word(out, line + p0, strcspn(line + p0, " \t"), p0,
+		    strcspn(line + p0, " \t"), 0);
+	push_word(out, line + i, n, i, n, 0);
+	rest = i + n + strspn(line + i + n, " \t");
+	n = strlen(line + rest);
+	if (line[rest] == '"' || line[rest] == '\'') {
+		/* "text" or 'text', then nothing or a comment */
+		const char *q = strchr(line + rest + 1, line[rest]);
+		if (q != NULL) {
+			const char *after = q + 1 + strspn(q + 1, " \t");
+			if (*after == '\0' || *after == '#') {
+				push_word(out, line + rest + 1, (size_t)(q - line) - rest - 1,
+				    rest, (size_t)(q - line) - rest + 1, 1);
+				return 1;
+			}
+		}
+	} else {
+		/* a " # " ends the text: a trailing comment */
+		const char *c = strstr(line + rest, " # ");
+		if (c == NULL && n >= 2 && strcmp(line + rest + n - 2, " #") == 0)
+			c = line + rest + n - 2;
+		if (c != NULL)
+			n = (size_t)(c - (line + rest));
+	}
+	while (n > 0 && (line[rest + n - 1] == ' ' || line[rest + n - 1] == '\t'))
+		n--;
+	if (n > 0)
+		push_word(out, line + rest, n, rest, n, 0);
+	return 1;
+}
+
 enum cmd_retval
 cmd_run_line(struct session *s, const char *line, int *incomplete)
 {
@@ -306,7 +383,8 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 	ctx.s = s;
 	ctx.line = line;
 	out_set_line(line);
-	prc = parse_line(line, &all, &cause, &err_col);
+	prc = split_say(line, &all) ? PARSE_OK :
+	    parse_line(line, &all, &cause, &err_col);
 	if (prc == PARSE_INCOMPLETE) {
 		*incomplete = 1;
 		free(cause);
@@ -376,6 +454,14 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 		all.v[first] = t;
 		first++;
 	}
+	if (!(ctx.entry->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY)) &&
+	    all.n > first + 1 && all.v[first + 1].s[0] == '@' &&
+	    !all.v[first + 1].quoted && strcmp(ctx.entry->name, "focus") != 0) {
+		out_error("'%s' does not take a rank target; drop '%s'",
+		    ctx.entry->name, all.v[first + 1].s);
+		out_caret(all.v[first + 1].col, all.v[first + 1].len);
+		goto fail;
+	}
 	/* The command's own words, without prefix and name. */
 	ctx.w.n = all.n - first - 1;
 	ctx.w.alloc = ctx.w.n;
@@ -397,6 +483,8 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 		goto fail;
 	}
 	rv = ctx.entry->exec(&ctx);
+	if (rv != CMD_ERROR)
+		record_command(&ctx);
 	if (!(ctx.entry->flags & CMD_NO_SETTLE) && s->rp != NULL) {
 		session_settle(s);
 		cmd_report(&ctx);
@@ -456,6 +544,12 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 		}
 		return k;
 	}
-	peers[0] = atoi(a);
+	{
+		int64_t v = -1;
+		/* checked by peer_syntax_ok(): the same parser, so "0x2" is 2 */
+		if (parse_int(a, &v, 0, NULL) != 0 || v < 0 || v >= n)
+			BUG("peer '%s' not checked", a);
+		peers[0] = (int)v;
+	}
 	return 1;
 }

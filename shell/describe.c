@@ -100,7 +100,9 @@ describe_uop(struct seg *s, const struct uop *u, int rank,
 	case UOP_FILL:
 		strbuf_addstr(sb, "fill ");
 		describe_cell(s, u->dst, u->count, sb);
-		if (u->op == FILL_VALUE)
+		if (u->op == FILL_VALUE && (u->flags & UOP_F_INT))
+			strbuf_addf(sb, " %lld", (long long)(int64_t)u->src);
+		else if (u->op == FILL_VALUE)
 			strbuf_addf(sb, " %g", u->fval);
 		else if (u->op == FILL_RANK && u->fval != 0)
 			strbuf_addf(sb, " rank%+g", u->fval);
@@ -113,6 +115,26 @@ describe_uop(struct seg *s, const struct uop *u, int rank,
 		strbuf_addstr(sb, uop_kind_name(u->kind));
 	}
 	(void)rank;
+}
+
+void
+describe_board(struct seg *sg, int r, struct strbuf *sb)
+{
+	struct seg_rank *b = seg_board(sg, r);
+	enum rank_state st = (enum rank_state)atomic_load(&b->state);
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
+
+	if (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED)
+		return;
+	seg_read_cur(b, &cur, title, sizeof title);
+	if (nops > 1)
+		strbuf_addf(sb, "%s step %u/%u: ", title, pc + 1, nops);
+	describe_uop(sg, &cur, r, sb);
+	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)",
+		    atomic_load((_Atomic int32_t *)(seg_area(sg, r) + cur.dst)));
 }
 
 void

@@ -53,6 +53,7 @@ hist_record(struct session *s, const struct job *j)
 		case UOP_PUT:
 			e.target = u->peer;
 			e.bytes = u->count * dtype_size(u->dtype);
+			e.value = (j->flags & JOB_STALE_PUT) != 0;	/* lint said so */
 			break;
 		default:
 			continue;
@@ -326,9 +327,27 @@ diag_format(struct session *s, const struct diag_in *in,
 	for (size_t i = 0; i < res->nblocked; i++)
 		rank_line(s, in, res, res->blocked[i].rank, sb);
 	if (res->verdict != DIAG_OK) {
+		struct rankset idle;
+		int nidle = 0;
+
+		/* idle ranks in one line: 64 of them would bury the rest */
+		rankset_clear(&idle);
 		for (int q = 0; q < s->nranks; q++) {
-			if (block_of(res, q) == NULL)
+			if (block_of(res, q) != NULL)
+				continue;
+			if (in->r[q].state == RS_IDLE && rank_job(s, q) == NULL) {
+				rankset_add(&idle, q);
+				nidle++;
+			} else {
 				rank_line(s, in, res, q, sb);
+			}
+		}
+		if (nidle == 1) {
+			rank_line(s, in, res, rankset_first(&idle), sb);
+		} else if (nidle > 1) {
+			char *t = rankset_format(&idle, s->nranks);
+			strbuf_addf(sb, "  ranks %s  idle\n", t + 1);
+			free(t);
 		}
 	}
 	for (int i = 0; i < res->nfound; i++)
@@ -393,6 +412,13 @@ watchdog_tick(struct session *s)
 		return;
 	s->wd_armed = 0;	/* once per stall */
 	diag_run(s, &res, &in);
+	if (res.verdict != DIAG_HANG) {
+		/* SLOW: a stopped rank holds the key, and the user holds the
+		 * stopped rank; nothing is stuck */
+		diag_result_release(&res);
+		diag_in_release(&in);
+		return;
+	}
 	strbuf_addf(&sb, "watchdog: no progress for %gs; diagnosis:\n", s->set.timeout);
 	diag_format(s, &in, &res, &sb);
 	strbuf_rtrim(&sb);
@@ -430,7 +456,7 @@ diag_expect_hang(struct session *s, int want_hang)
 
 const struct cmd_entry cmd_diagnose_entry = {
 	.name = "diagnose", .alias = "why", .usage = "",
-	.summary = "why nothing moves: blocked cells, who owes them, cycles, verdict, likely cause",
+	.summary = "why nothing moves: who waits, who owes, the likely cause",
 	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
 	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
 };

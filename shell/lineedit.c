@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,7 @@
 
 volatile sig_atomic_t shell_interrupted;
 static volatile sig_atomic_t winch;
+static int cancelled;	/* the last le_read() ended with Ctrl-C */
 
 static struct {
 	EditLine *el;
@@ -65,9 +67,9 @@ getc_fn(EditLine *el, wchar_t *wc)
 		}
 		if (shell_interrupted) {
 			shell_interrupted = 0;
-			fputs("^C", stdout);
-			le.pending[0] = 0x15;	/* kill the whole line */
-			le.pending[1] = '\n';
+			cancelled = 1;
+			le.pending[0] = 0x05;	/* to the end of the line, */
+			le.pending[1] = '\n';	/* and submit it (then dropped) */
 			le.npending = 2;
 			continue;
 		}
@@ -284,6 +286,7 @@ le_read(const char *prompt)
 		return line;
 	}
 	le.prompt = prompt;
+	cancelled = 0;
 	s = el_gets(le.el, &count);
 	if (s == NULL || count <= 0)
 		return NULL;
@@ -306,6 +309,28 @@ le_history_add(const char *line)
 	history(le.hist, &ev, H_ENTER, line);
 	if (le.histfile != NULL)
 		history(le.hist, &ev, H_SAVE, le.histfile);
+}
+
+int
+le_cancelled(void)
+{
+	return cancelled;
+}
+
+int
+le_rows_above_cursor(void)
+{
+	const LineInfo *li;
+	struct winsize ws;
+	size_t col;
+
+	if (le.el == NULL || le.prompt == NULL)
+		return 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return 0;
+	li = el_line(le.el);
+	col = strlen(le.prompt) + (size_t)(li->cursor - li->buffer);
+	return (int)(col / ws.ws_col);
 }
 
 void

@@ -60,6 +60,9 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	int writers, sets, other = -1;
 
 	describe_cell(&s->seg, off, 1, &c);
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
 	if (op == NOTIFY_SET && w != NULL && !wait_cmp_holds(w->op, value, w->value))
 		out_warning("set with value %d on a cell that rank %d awaits with %s %d does not release it",
 		    value, peer, wait_cmp_name(w->op), w->value);
@@ -102,7 +105,7 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 		    c.buf, rank, lw->writer, wait_cmp_name(cmp), expected);
 	else if (waited && now != 0 && (wait_cmp_holds(cmp, now, expected) ||
 	    (cmp == CMP_EQ && now > expected)))
-		out_warning("%s of rank %d still holds %d from an earlier wait: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
+		out_warning("%s of rank %d holds %d and was waited on before: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
 		    c.buf, rank, now, wait_cmp_holds(cmp, now, expected) ?
 		    "this wait passes at once" : "this == can never hold");
 	if (cmp == CMP_EQ && writers >= 2 && sets == 0)
@@ -111,24 +114,32 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	strbuf_release(&c);
 }
 
-void
+int
 lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 {
 	const struct diag_event *last = NULL;
 
 	(void)off;
 	(void)bytes;
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the put lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
 		if (e->writer == from && e->target == peer &&
 		    (e->kind == UOP_NOTIFY || e->kind == UOP_PUT))
 			last = e;
 	}
-	if (last != NULL && last->kind == UOP_NOTIFY) {
+	/* A peer already waiting on that cell again waits for the next
+	 * round: this put precedes that round's notify, which is right. */
+	if (last != NULL && last->kind == UOP_NOTIFY &&
+	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
 		struct strbuf c = STRBUF_INIT;
 		describe_cell(&s->seg, last->off, 1, &c);
 		out_warning("put after notify: rank %d was released by %s and may read the data before this put lands; put first, then notify",
 		    peer, c.buf);
 		strbuf_release(&c);
+		return 1;
 	}
+	return 0;
 }

@@ -36,6 +36,38 @@ usage(FILE *fp)
 	    "man colldb has the rest.\n");
 }
 
+/*
+ * A script may say what world it needs on a "#! args: -n N [--timeout S]"
+ * line (lessons, scenarios, recordings do); used when the command line
+ * does not say.
+ */
+static void
+script_args(const char *path, int *nranks, double *timeout)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256];
+
+	if (fp == NULL)
+		return;
+	for (int i = 0; i < 3 && fgets(line, sizeof line, fp) != NULL; i++) {
+		char *save = NULL, *tok;
+		if (strncmp(line, "#! args:", 8) != 0)
+			continue;
+		for (tok = strtok_r(line + 8, " \t\n", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t\n", &save)) {
+			char *v = strtok_r(NULL, " \t\n", &save);
+			if (v == NULL)
+				break;
+			if (strcmp(tok, "-n") == 0 && *nranks < 0)
+				*nranks = atoi(v);
+			else if (strcmp(tok, "--timeout") == 0 && *timeout < 0)
+				*timeout = atof(v);
+		}
+		break;
+	}
+	fclose(fp);
+}
+
 static void
 on_fatal(int sig)
 {
@@ -71,13 +103,23 @@ main(int argc, char **argv)
 	struct session *s = &the_session;
 	const char **xfiles = NULL;
 	size_t nx = 0;
-	int nranks = 4, batch = 0, echo = 0, c, rc = EXIT_OK;
+	int nranks = -1, batch = 0, echo = 0, c, rc = EXIT_OK;
 	double timeout = -1;
 	uint64_t area = 0;
 	char name[64] = "", *cause = NULL;
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "learn") == 0)
+		return learn_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--list-commands") == 0) {
+		/* for completion scripts and the docs test */
+		for (int i = 0; cmd_table[i] != NULL; i++)
+			printf("%s\n", cmd_table[i]->name);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "watch") == 0)
+		return watch_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "tree") == 0)
 		return tool_tree_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "stats") == 0)
@@ -165,6 +207,10 @@ main(int argc, char **argv)
 		}
 	}
 
+	if (nx > 0)
+		script_args(xfiles[0], &nranks, &timeout);
+	if (nranks < 1 || nranks > SEG_MAX_RANKS)
+		nranks = 4;
 	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	settings_init(&s->set);
 	s->set.echo = echo;

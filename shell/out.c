@@ -153,7 +153,10 @@ static void
 print_now(const char *text)
 {
 	if (out.prompt_active) {
-		fputs("\r\033[K", stdout);
+		int up = le_rows_above_cursor();
+		if (up > 0)
+			fprintf(stdout, "\033[%dA", up);
+		fputs("\r\033[J", stdout);	/* the whole half-typed line */
 		fputs(text, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);
@@ -164,6 +167,7 @@ print_now(const char *text)
 	}
 	strbuf_addstr(&out.capture, text);
 	strbuf_addch(&out.capture, '\n');
+	record_event(text);
 }
 
 void
@@ -203,7 +207,8 @@ by_rank(const void *a, const void *b)
 void
 out_flush_events(void)
 {
-	qsort(out.ev, out.n, sizeof *out.ev, by_rank);
+	if (out.n > 1)
+		qsort(out.ev, out.n, sizeof *out.ev, by_rank);
 	for (size_t i = 0; i < out.n; i++) {
 		print_now(out.ev[i].text);
 		free(out.ev[i].text);

@@ -213,7 +213,9 @@ parse_rank_num(const char *s, size_t len, int nranks, int *out, char **cause)
 	int64_t v;
 	char *c2 = NULL;
 
-	if (len == 0 || len >= sizeof buf)
+	if (len == 0)
+		return cause_set(cause, "missing rank number in a range or list");
+	if (len >= sizeof buf)
 		return cause_set(cause, "bad rank '%.*s' (expected a number)",
 		    (int)len, s);
 	memcpy(buf, s, len);
@@ -325,7 +327,12 @@ parse_int(const char *s, int64_t *out, int with_suffix, char **cause)
 	if (*s == '\0' || isspace((unsigned char)*s))
 		goto bad;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	{
+		/* decimal, or hex with 0x: a leading 0 is not octal here */
+		const char *d = s + (*s == '-' || *s == '+');
+		int base = d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10;
+		v = strtoll(s, &end, base);
+	}
 	if (end == s || errno == ERANGE)
 		goto bad;
 	if (*end != '\0') {
@@ -504,7 +511,10 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 		}
 		lo = rs->idx[0].has_lo ? rs->idx[0].lo : 0;
 		hi = rs->idx[0].has_hi ? rs->idx[0].hi : (int64_t)total;
-		if (lo < 0 || hi < lo || (uint64_t)hi > total || hi == lo)
+		if (hi == lo && lo >= 0 && (uint64_t)hi <= total)
+			return cause_set(cause, "empty slice %lld:%lld of %s (a:b takes b > a)",
+			    (long long)lo, (long long)hi, rs->name);
+		if (lo < 0 || hi < lo || (uint64_t)hi > total)
 			return cause_set(cause, "slice %lld:%lld out of range for %s (%llu elements)",
 			    (long long)lo, (long long)hi, rs->name, (unsigned long long)total);
 		*first = (uint64_t)lo;

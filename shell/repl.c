@@ -9,7 +9,7 @@ int
 repl_run(struct session *s)
 {
 	struct strbuf cmd = STRBUF_INIT;
-	int rc = EXIT_OK;
+	int rc = EXIT_OK, joined = 0;
 
 	for (;;) {
 		enum cmd_retval rv;
@@ -20,17 +20,32 @@ repl_run(struct session *s)
 		out_set_prompt_active(1);
 		line = le_read(cmd.len ? "... " : "(colldb) ");
 		out_set_prompt_active(0);
+		if (line == NULL && cmd.len > 0) {
+			/* Ctrl-D at "...": drop the unfinished command */
+			out_printf("\n");
+			strbuf_reset(&cmd);
+			joined = 0;
+			continue;
+		}
 		if (line == NULL) {
-			if (cmd.len == 0)
-				out_printf("\n");
+			out_printf("\n");
 			break;	/* Ctrl-D */
 		}
-		if (cmd.len > 0)
-			strbuf_addch(&cmd, '\n');
+		if (le_cancelled()) {
+			/* Ctrl-C: the line and any pending continuation go */
+			free(line);
+			strbuf_reset(&cmd);
+			joined = 0;
+			continue;
+		}
+		if (cmd.len > 0 && !joined)
+			strbuf_addch(&cmd, '\n');	/* inside an open quote */
 		strbuf_addstr(&cmd, line);
 		free(line);
+		joined = 0;
 		if (cmd.len > 0 && cmd.buf[cmd.len - 1] == '\\') {
 			strbuf_setlen(&cmd, cmd.len - 1);
+			joined = 1;	/* a backslash joins the next line */
 			continue;
 		}
 		rv = script_run_line(s, cmd.buf, &incomplete);

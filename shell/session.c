@@ -16,6 +16,7 @@
 
 #include "futex.h"
 #include "proto.h"
+#include "registry.h"
 #include "shell.h"
 #include "span.h"
 #include "xmalloc.h"
@@ -141,6 +142,16 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 		}
 	}
 	seg_unlink(&s->seg);
+	{
+		/* a name already in use only costs `colldb watch NAME` */
+		char *why = NULL;
+		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
+			s->registered = 1;
+		else if (s->interactive)
+			fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
+			    why, s->name);
+		free(why);
+	}
 	s->idle_since = mono_ns();
 	return 0;
 fail:
@@ -194,6 +205,9 @@ session_close(struct session *s)
 	s->nhist = s->ahist = 0;
 	if (s->seg.h != NULL)
 		atomic_store(&s->seg.h->ended, 1);
+	if (s->registered)
+		registry_remove(s->name);
+	s->registered = 0;
 	seg_close(&s->seg);
 }
 
@@ -447,6 +461,14 @@ rank_gone(struct session *s, int r)
 		out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&sb);
+	{
+		int queued = -1;	/* the head is what it was doing */
+		for (struct job *j = rp->jobs; j != NULL; j = j->next)
+			queued++;
+		if (queued > 0)
+			out_event(r, "[rank %d] %d queued command%s dropped", r, queued,
+			    queued == 1 ? "" : "s");
+	}
 	/* What it still had to run stays for diagnose ("died owing ..."). */
 	rp->orphan_pc = atomic_load(&b->prog_tag) == (rp->jobs ? rp->jobs->tag : 0) ?
 	    atomic_load(&b->pc) : 0;
@@ -573,6 +595,8 @@ rank_settled(struct session *s, int r)
 	st = (enum rank_state)atomic_load(&b->state);
 	if (st == RS_STOPPED)
 		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	if (st == RS_BLOCKED && atomic_load(&s->seg.h->wait_giveup) != 0)
+		return 0;	/* it will give up by itself (set wait-giveup) */
 	if (st == RS_BLOCKED) {
 		uint64_t off = atomic_load(&b->wait_off);
 		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off));

@@ -31,6 +31,8 @@ enum job_flags {
 	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
 	JOB_COLL = 1 << 2,	/* part of a collective */
 	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
+	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
+	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
 };
 
 /* A program sent to one rank and not yet reported done. */
@@ -88,6 +90,7 @@ struct session {
 	uint64_t idle_since;
 	int watchdog_fired;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
+	int registered;		/* in the registry (colldb watch NAME) */
 	struct diag_event *hist;	/* completed writes/waits (diagnose) */
 	size_t nhist, ahist;
 	uint64_t wd_sig;	/* watchdog: progress signature */
@@ -127,6 +130,8 @@ enum rank_state rank_state_of(struct session *s, int r);
 struct job *rank_job(struct session *s, int r);
 /* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
+/* The same from the status board alone (observers, user programs). */
+void describe_board(struct seg *sg, int r, struct strbuf *sb);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
 void describe_uop(struct seg *sg, const struct uop *u, int rank,
     struct strbuf *sb);
@@ -273,6 +278,15 @@ int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
 
+/* ---- cmd-record.c --------------------------------------------------------- */
+
+/* Append a command that ran (explicit targets), or an event as a comment. */
+void record_command(struct cmdctx *ctx);
+void record_event(const char *text);
+/* While `start` runs its command, only the start line is recorded. */
+void record_suppress(int on);
+void record_close(void);
+
 /* ---- lineedit.c: the line editor behind four functions ------------------ */
 
 int le_init(const char *prog, int use_editor);
@@ -282,10 +296,23 @@ void le_history_add(const char *line);
 void le_free(void);
 /* Redraw the prompt and the half-typed line after an async print. */
 void le_refresh(void);
+/* Whether the last le_read() was ended by Ctrl-C (its line is to be
+ * dropped, with whatever continuation was pending). */
+int le_cancelled(void);
+/* Terminal rows between the prompt's first row and the cursor (a long
+ * half-typed line wraps); async output clears from there. */
+int le_rows_above_cursor(void);
 
 /* ---- repl.c: the interactive loop ----------------------------------------- */
 
 int repl_run(struct session *s);
+
+/* ---- cmd-watch.c ---------------------------------------------------------- */
+
+/* `colldb watch [NAME]`. */
+int watch_main(int argc, char **argv);
+/* learn.c: `colldb learn [LESSON]`. */
+int learn_main(int argc, char **argv);
 
 /* ---- main.c ----------------------------------------------------------------- */
 
@@ -311,7 +338,8 @@ void lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
-void lint_put(struct session *s, int from, int peer, uint64_t off,
+/* Returns 1 when it warned of a put after notify. */
+int lint_put(struct session *s, int from, int peer, uint64_t off,
     uint64_t bytes);
 
 /* ---- cmd-step.c --------------------------------------------------------------- */
@@ -319,6 +347,10 @@ void lint_put(struct session *s, int from, int peer, uint64_t off,
 /* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
  * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
 void where_line(struct session *s, int r, struct strbuf *sb);
+/* Release stopped targets: n micro-ops each (stepping) or free running;
+ * *moved gets who was released.  0, or -1 + cause when none is stopped. */
+int ranks_release(struct session *s, const struct rankset *targets,
+    int stepping, uint32_t n, struct rankset *moved, char **cause);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */

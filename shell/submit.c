@@ -64,13 +64,28 @@ cmd_report(struct cmdctx *ctx)
 		st = rank_state_of(s, r);
 		strbuf_reset(&sb);
 		describe_rank(s, r, &sb, 0);
-		if (st == RS_BLOCKED)
+		if (st == RS_BLOCKED) {
 			out_event(r, "[rank %d] blocked: %s", r, sb.buf);
+			j->flags |= JOB_SAID_BLOCKED;
+		}
 		else if (st == RS_STOPPED)
 			out_event(r, "[rank %d] stopped before %s", r, sb.buf);
 		else
 			out_event(r, "[rank %d] still running: %s", r, sb.len ? sb.buf : j->desc);
 		j->flags |= JOB_ANNOUNCE;
+	}
+	/* A queued program that started meanwhile and blocked says so too. */
+	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = rank_job(s, r);
+		if (j == NULL || !(j->flags & JOB_ANNOUNCE) || (j->flags & JOB_COLL) ||
+		    (j->flags & JOB_SAID_BLOCKED) || !rank_alive(s, r) ||
+		    rank_state_of(s, r) != RS_BLOCKED ||
+		    atomic_load(&seg_board(&s->seg, r)->prog_tag) != j->tag)
+			continue;
+		strbuf_reset(&sb);
+		describe_rank(s, r, &sb, 0);
+		out_event(r, "[rank %d] blocked: %s", r, sb.buf);
+		j->flags |= JOB_SAID_BLOCKED;
 	}
 	strbuf_release(&sb);
 }

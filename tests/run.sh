@@ -1,5 +1,6 @@
 #!/bin/sh
-# Run every test tier: unit (Check), golden transcripts, pane dumps, scenarios.
+# Run every test tier: unit (Check), golden transcripts, the REPL under tmux,
+# pane dumps, scenarios.
 # usage: tests/run.sh [objdir]      VALGRIND=1 runs the unit tier under valgrind
 set -u
 O=${1:-build}
@@ -25,7 +26,7 @@ for t in "$O"/tests/check_*; do
 	fi
 done
 
-for tier in tests/golden/run.sh tests/viz/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh; do
+for tier in tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/docs.sh; do
 	[ -f "$tier" ] || continue
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1

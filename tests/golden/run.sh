@@ -5,6 +5,8 @@
 # when the status is not 0) must equal NAME.out byte for byte.
 #   tests/golden/run.sh [objdir] [--update] [NAME...]
 set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 [ $# -gt 0 ] && case $1 in -*|*.coll) ;; *) shift ;; esac
@@ -22,7 +24,7 @@ for t in $list; do
 	args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)
 	got=$dir/$name.got
 	# shellcheck disable=SC2086
-	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	env -i $SAN_ENV PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
 		timeout 120 ./colldb --batch --echo --name "golden-$name" $args "$t" \
 		>"$got" 2>&1 </dev/null
 	st=$?

@@ -79,6 +79,8 @@ START_TEST(numbers)
 	ck_assert_int_eq(v, 42);
 	ck_assert_int_eq(parse_int("-7", &v, 0, NULL), 0);
 	ck_assert_int_eq(v, -7);
+	ck_assert_int_eq(parse_int("010", &v, 0, NULL), 0);
+	ck_assert_int_eq(v, 10);	/* not octal */
 	ck_assert_int_eq(parse_int("0x10", &v, 0, NULL), 0);
 	ck_assert_int_eq(v, 16);
 	ck_assert_int_eq(parse_uint("4k", &u, 1, NULL), 0);

@@ -130,7 +130,9 @@ START_TEST(attach_rejects_foreign)
 	char *cause = NULL;
 	FILE *fp = tmpfile();
 
-	fwrite("hello, not a segment, but long enough to look at it...", 1, 56, fp);
+	static const char junk[] = "hello, not a segment, but long enough to look at it...";
+
+	fwrite(junk, 1, sizeof junk, fp);
 	fflush(fp);
 	ck_assert_int_eq(seg_attach_fd(&t, fileno(fp), 0, &cause), -1);
 	ck_assert_str_eq(cause, "not a colldb session segment");

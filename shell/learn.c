@@ -1,0 +1,153 @@
+/*
+ * learn.c - `colldb learn [LESSON]`: list the narrated lessons, or run
+ * one.  A lesson is a script in the lessons directory whose first lines
+ * are "#! args: ..." (the world it needs) and "# one-line description".
+ * Running one starts a session on it: interactive at a terminal (pause
+ * waits for Enter, commands may be typed at a pause, the prompt stays
+ * after the lesson), batch otherwise.
+ */
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+#ifndef COLLDB_DATADIR
+#define COLLDB_DATADIR "/usr/local/share/colldb"
+#endif
+
+/* The lessons directory: $COLLDB_LESSONS, the source tree next to the
+ * binary, or the installed data directory. */
+static char *
+lessons_dir(void)
+{
+	const char *env = getenv("COLLDB_LESSONS");
+	char exe[PATH_MAX], *slash, *d;
+	ssize_t n;
+
+	if (env != NULL && *env != '\0')
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		if ((slash = strrchr(exe, '/')) != NULL) {
+			*slash = '\0';
+			d = xasprintf("%s/scripts/lessons", exe);
+			if (access(d, R_OK) == 0)
+				return d;
+			free(d);
+		}
+	}
+	return xstrdup(COLLDB_DATADIR "/lessons");
+}
+
+static int
+by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int
+is_lesson(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 5 && strcmp(e->d_name + n - 5, ".coll") == 0;
+}
+
+/* The "# description" line (second line) and the "#! args:" line. */
+static void
+lesson_head(const char *path, char *desc, size_t dlen, char *args, size_t alen)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256];
+
+	desc[0] = args[0] = '\0';
+	if (fp == NULL)
+		return;
+	for (int i = 0; i < 4 && fgets(line, sizeof line, fp) != NULL; i++) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "#! args:", 8) == 0)
+			snprintf(args, alen, "%.*s", (int)(alen - 1), line + 8 + strspn(line + 8, " "));
+		else if (line[0] == '#' && desc[0] == '\0' && line[1] == ' ')
+			snprintf(desc, dlen, "%.*s", (int)(dlen - 1), line + 2);
+	}
+	fclose(fp);
+}
+
+int
+learn_main(int argc, char **argv)
+{
+	struct dirent **list = NULL;
+	char *dir = lessons_dir(), desc[128], args[128];
+	int n, match = -1, nmatch = 0, rc = 0;
+
+	n = scandir(dir, &list, is_lesson, by_name);
+	if (n <= 0) {
+		fprintf(stderr, "colldb: no lessons in %s\n", dir);
+		rc = 1;
+		goto out;
+	}
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: colldb learn [LESSON]\n");
+		rc = 2;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, list[i]->d_name);
+		char name[NAME_MAX];
+
+		snprintf(name, sizeof name, "%.*s", (int)strlen(list[i]->d_name) - 5,
+		    list[i]->d_name);
+		lesson_head(path, desc, sizeof desc, args, sizeof args);
+		free(path);
+		if (argc == 1) {
+			printf("%-24s %s\n", name, desc);
+		} else if (strstr(name, argv[1]) != NULL ||
+		    strncmp(name, argv[1], strlen(argv[1])) == 0) {
+			if (nmatch++ == 0)
+				match = i;
+		}
+	}
+	if (argc == 1) {
+		printf("\nrun one with: colldb learn NAME (a word of its name is enough)\n");
+		goto out;
+	}
+	if (nmatch != 1) {
+		fprintf(stderr, "colldb: %s lesson matches '%s'%s\n",
+		    nmatch ? "more than one" : "no", argv[1],
+		    "; 'colldb learn' lists them");
+		rc = 2;
+		goto out;
+	}
+	{
+		char *path = xasprintf("%s/%s", dir, list[match]->d_name);
+		char *av[16];
+		int ac = 0;
+		char *save = NULL, *tok;
+
+		lesson_head(path, desc, sizeof desc, args, sizeof args);
+		av[ac++] = (char *)"colldb";
+		for (tok = strtok_r(args, " ", &save); tok != NULL && ac < 12;
+		    tok = strtok_r(NULL, " ", &save))
+			av[ac++] = tok;
+		if (!isatty(STDIN_FILENO))
+			av[ac++] = (char *)"--batch";
+		av[ac++] = path;
+		av[ac] = NULL;
+		fflush(stdout);
+		execv("/proc/self/exe", av);
+		perror("colldb: exec");
+		rc = 1;
+	}
+out:
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	free(dir);
+	return rc;
+}

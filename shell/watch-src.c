@@ -1,0 +1,224 @@
+/*
+ * watch-src.c - fill the watch pane's snapshot (viz/snap.h) from a session
+ * segment.  Observation never messages a rank: everything comes from the
+ * status board, the window table and the windows themselves.  With the
+ * shell's own session the queued programs tell who owes which cell; an
+ * observer attached from outside rebuilds the collective in progress from
+ * the segment's cur_coll record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "futex.h"
+#include "shell.h"
+#include "watch-src.h"
+#include "xmalloc.h"
+
+#define WIN_CELLS_MAX 4096	/* larger i32 windows show a prefix */
+#define OWED_SCAN_MAX 8192	/* micro-ops looked ahead per rank */
+
+static enum snap_state
+snap_state_of(enum rank_state st)
+{
+	switch (st) {
+	case RS_RUNNING:
+		return SNAP_RUNNING;
+	case RS_STOPPED:
+		return SNAP_STOPPED;
+	case RS_BLOCKED:
+		return SNAP_BLOCKED;
+	case RS_EXITED:
+		return SNAP_EXITED;
+	case RS_DEAD:
+		return SNAP_DEAD;
+	default:
+		return SNAP_IDLE;
+	}
+}
+
+/* Windows in the snapshot: which segment window each index shows. */
+struct shown {
+	struct seg_window *w[SEG_MAX_WINDOWS];
+	int n;
+};
+
+static void
+add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
+{
+	struct seg_window *list[SEG_MAX_WINDOWS];
+	int n = seg_win_list(ws->seg, list, SEG_MAX_WINDOWS);
+
+	sh->n = 0;
+	for (int i = 0; i < n; i++) {
+		struct seg_window *w = list[i];
+		int shape[SNAP_DIMS_MAX], nd = w->ndim, k = 0;
+		uint64_t cells = w->count;
+		char name[SNAP_NAME_MAX];
+		struct snap_win *sw;
+
+		if (w->dtype != DT_I32)
+			continue;
+		while (nd > 1 && w->shape[nd - 1] == 1)
+			nd--;
+		if (cells > WIN_CELLS_MAX) {
+			snprintf(name, sizeof name, "%s[0:%d]", w->name, WIN_CELLS_MAX);
+			shape[0] = WIN_CELLS_MAX;
+			k = 1;
+			cells = WIN_CELLS_MAX;
+		} else {
+			uint64_t lead = 1;
+			snprintf(name, sizeof name, "%s", w->name);
+			/* fold leading dims so at most SNAP_DIMS_MAX remain */
+			for (int d = 0; d <= nd - SNAP_DIMS_MAX; d++)
+				lead *= w->shape[d];
+			if (nd > SNAP_DIMS_MAX) {
+				shape[k++] = (int)lead;
+				for (int d = nd - SNAP_DIMS_MAX + 1; d < nd; d++)
+					shape[k++] = (int)w->shape[d];
+			} else {
+				for (int d = 0; d < nd; d++)
+					shape[k++] = (int)w->shape[d];
+			}
+		}
+		sw = snap_add_win(out, name, k, shape);
+		for (int r = 0; r < out->nranks; r++)
+			memcpy(snap_row(sw, r), seg_area(ws->seg, r) + w->off, cells * 4);
+		sh->w[sh->n++] = w;
+	}
+}
+
+static void
+mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops,
+    size_t from, size_t nops)
+{
+	size_t end = MIN(nops, from + OWED_SCAN_MAX);
+
+	for (size_t k = from; k < end; k++) {
+		const struct uop *u = &ops[k];
+		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks)
+			continue;
+		for (int i = 0; i < sh->n; i++) {
+			const struct seg_window *w = sh->w[i];
+			uint64_t cell;
+			if (u->dst < w->off || u->dst >= w->off + w->bytes)
+				continue;
+			cell = (u->dst - w->off) / 4;
+			if (cell < (uint64_t)out->wins[i].ncells)
+				snap_mark_owed(&out->wins[i], u->peer, (int)cell, q);
+			break;
+		}
+	}
+}
+
+/* Observer: programs of the collective in progress, rebuilt once per id. */
+static void
+observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
+{
+	uint32_t id = atomic_load(&ws->seg->h->cur_coll_id);
+
+	if (id == 0)
+		return;
+	if (id != ws->coll_id) {
+		for (int r = 0; r < ws->nprogs; r++)
+			prog_free(ws->progs[r]);
+		free(ws->progs);
+		ws->nprogs = out->nranks;
+		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
+		for (int r = 0; r < ws->nprogs; r++)
+			ws->progs[r] = coll_build(&ws->seg->h->cur_coll, ws->nprogs, r);
+		ws->coll_id = id;
+	}
+	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
+		struct seg_rank *b = seg_board(ws->seg, q);
+		enum rank_state st = (enum rank_state)atomic_load(&b->state);
+		if ((st == RS_RUNNING || st == RS_STOPPED || st == RS_BLOCKED) &&
+		    atomic_load(&b->nops) == ws->progs[q]->nops)
+			mark_owed(out, sh, q, ws->progs[q]->ops, atomic_load(&b->pc),
+			    ws->progs[q]->nops);
+	}
+}
+
+int
+watch_src_fill(struct watch_src *ws, struct snap *out)
+{
+	struct seg_header *h = ws->seg->h;
+	struct session *s = ws->sess;
+	struct strbuf sb = STRBUF_INIT;
+	struct shown sh;
+	uint64_t now = mono_ns();
+	int n = (int)h->nranks;
+
+	if (s != NULL && s->rp != NULL)
+		session_pump(s, 0);	/* events wait until the pane closes */
+	if (atomic_load(&h->ended) || (ws->pid > 0 && kill(ws->pid, 0) != 0))
+		return -1;
+	snap_set_ranks(out, n);
+	out->world = n;
+	snprintf(out->session, sizeof out->session, "%s", h->name);
+	out->readonly = ws->readonly;
+	out->show_times = s != NULL ? s->set.times : 0;
+	add_windows(ws, out, &sh);
+	for (int r = 0; r < n; r++) {
+		struct seg_rank *b = seg_board(ws->seg, r);
+		struct snap_rank *rk = &out->ranks[r];
+		enum rank_state st = (enum rank_state)atomic_load(&b->state);
+
+		rk->state = snap_state_of(st);
+		rk->secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
+		strbuf_reset(&sb);
+		if (s != NULL && s->rp[r].death != NULL)
+			strbuf_addstr(&sb, s->rp[r].death);
+		else if (s != NULL && rank_job(s, r) != NULL)
+			describe_rank(s, r, &sb, 1);
+		else
+			describe_board(ws->seg, r, &sb);
+		snprintf(rk->op, sizeof rk->op, "%s", sb.buf);
+		if (st == RS_BLOCKED) {
+			uint64_t off = atomic_load(&b->wait_off);
+			rk->now = atomic_load((_Atomic int32_t *)(seg_area(ws->seg, r) + off));
+			rk->expected = atomic_load(&b->wait_expected);
+			strbuf_reset(&sb);
+			describe_cell(ws->seg, off, 1, &sb);
+			strbuf_addf(&sb, " %s %d", wait_cmp_name(atomic_load(&b->wait_cmp)),
+			    rk->expected);
+			snprintf(rk->on, sizeof rk->on, "%s", sb.buf);
+			for (int i = 0; i < sh.n; i++) {
+				const struct seg_window *w = sh.w[i];
+				if (off >= w->off && off < w->off + w->bytes &&
+				    (off - w->off) / 4 < (uint64_t)out->wins[i].ncells) {
+					rk->win = i;
+					rk->cell = (int)((off - w->off) / 4);
+				}
+			}
+		}
+	}
+	snap_mark_awaited(out);
+	if (s != NULL) {
+		for (int q = 0; q < n; q++) {
+			struct seg_rank *b = seg_board(ws->seg, q);
+			for (struct job *j = rank_job(s, q); j != NULL; j = j->next) {
+				size_t from = 0;
+				if (j == rank_job(s, q) && atomic_load(&b->prog_tag) == j->tag)
+					from = atomic_load(&b->pc);
+				if (j->prog != NULL)
+					mark_owed(out, &sh, q, j->prog->ops, from, j->prog->nops);
+			}
+		}
+	} else {
+		observer_owed(ws, out, &sh);
+	}
+	if (ws->status[0] != '\0')
+		snprintf(out->status, sizeof out->status, "%s", ws->status);
+	strbuf_release(&sb);
+	return 0;
+}
+
+void
+watch_src_release(struct watch_src *ws)
+{
+	for (int r = 0; r < ws->nprogs; r++)
+		prog_free(ws->progs[r]);
+	free(ws->progs);
+	ws->progs = NULL;
+	ws->nprogs = 0;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# Docs tier.
+# 1. Every command of the command table has a man page entry and a line
+#    in `help` (colldb --list-commands prints the table).
+# 2. Tests from the docs: every fenced block whose info string is
+#    "colldb -n N" in README.md and docs/*.md is a transcript; its
+#    "(colldb) " lines (and "# " comments) are run through
+#    `colldb --batch --echo -n N` and the output must equal the block.
+set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0 n=0
+
+help=$(printf 'help\n' | ./colldb --batch -n 1 2>&1)
+for c in $(./colldb --list-commands); do
+	if ! grep -Eq "^\.(B|BI|BR) \"?$c\b" docs/colldb.1; then
+		echo "FAIL: docs: command '$c' has no entry in docs/colldb.1"
+		fail=1
+	fi
+	if ! printf '%s\n' "$help" | grep -Eq "^  $c "; then
+		echo "FAIL: docs: command '$c' is missing from help"
+		fail=1
+	fi
+done
+
+for doc in README.md docs/*.md; do
+	[ -f "$doc" ] || continue
+	# split the doc's session blocks into files: N.args, N.block
+	awk -v dir="$tmp" -v doc="$(basename "$doc")" '
+		/^```colldb/ { inb = 1; k++; f = dir "/" doc "." k
+			args = $0; sub(/^```colldb */, "", args)
+			print args > (f ".args"); close(f ".args")
+			printf "" > (f ".block"); next }
+		/^```/ && inb { inb = 0; close(f ".block"); next }
+		inb { print >> (f ".block") }
+	' "$doc"
+done
+for blk in "$tmp"/*.block; do
+	[ -f "$blk" ] || continue
+	base=${blk%.block}
+	args=$(cat "$base.args")
+	# the script is the transcript's command lines ("(colldb) " and, for
+	# continued lines, "... "), and its comments
+	sed -n 's/^(colldb) //p; s/^\.\.\. //p; /^#/p' "$blk" >"$base.coll"
+	# shellcheck disable=SC2086
+	env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch --echo \
+		--name "docs-$n" $args "$base.coll" >"$base.got" 2>&1 </dev/null
+	n=$((n + 1))
+	if ! cmp -s "$blk" "$base.got"; then
+		echo "FAIL: docs: block in $(basename "$base" | sed 's/\.[0-9]*$//') (${args}) differs:"
+		diff -u "$blk" "$base.got" | head -20
+		fail=1
+	fi
+done
+[ $fail = 0 ] && echo "  docs: every command documented; $n session blocks match"
+exit $fail

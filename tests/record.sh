@@ -1,0 +1,68 @@
+#!/bin/sh
+# record/replay tier: a session records itself, then `colldb FILE` replays
+# the file; both must end with the same windows, cell values and rank
+# states.  Also: a killed session keeps every command it recorded.
+set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
+O=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+run() { env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch "$@"; }
+
+cat >"$tmp/session.coll" <<EOS
+record $tmp/rec.coll
+alloc sig [4,1] i32
+alloc buf [8] f32
+alloc ring [6,4] i32
+focus @1,2
+fill buf rank+1
+focus @all
+@0 notify 1 sig[0] 2 set
+@2 wait sig[3] >= 1
+@3 notify 2 sig[3] 1
+allreduce buf ring mode=ring
+start allreduce buf ring mode=ring
+step 3
+# a failed command is not recorded
+expect error
+alloc sig 4
+pause
+record stop
+EOS
+cat >"$tmp/state.coll" <<'EOS'
+windows
+ranks
+where
+print sig
+print buf
+print ring
+EOS
+run -n 4 "$tmp/session.coll" "$tmp/state.coll" >"$tmp/a.out" 2>&1 || { echo "FAIL: record: the recording session failed"; cat "$tmp/a.out"; fail=1; }
+run "$tmp/rec.coll" "$tmp/state.coll" >"$tmp/b.out" 2>&1 || { echo "FAIL: record: the replay failed"; cat "$tmp/b.out"; fail=1; }
+# compare the state dumps (everything after the last recorded command)
+sed -n '/^name/,$p' "$tmp/a.out" | grep -v '^recorded to' >"$tmp/a.state"
+sed -n '/^name/,$p' "$tmp/b.out" >"$tmp/b.state"
+if ! cmp -s "$tmp/a.state" "$tmp/b.state" || [ ! -s "$tmp/a.state" ]; then
+	echo "FAIL: record: the replay ends in another state"; diff "$tmp/a.state" "$tmp/b.state"; fail=1
+fi
+grep -q '^@1-2 fill buf rank+1$' "$tmp/rec.coll" || { echo "FAIL: record: focus not made explicit"; fail=1; }
+grep -q '^# \[rank 2\] blocked' "$tmp/rec.coll" || { echo "FAIL: record: events are not comments"; fail=1; }
+grep -q '^alloc sig 4\|^pause\|^record' "$tmp/rec.coll" && { echo "FAIL: record: recorded what it must not"; fail=1; }
+
+# a session killed mid-way keeps what it recorded (written through)
+mkfifo "$tmp/in"
+( env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 2 --batch <"$tmp/in" >/dev/null 2>&1 ) &
+pid=$!
+exec 3>"$tmp/in"
+printf 'record %s/kill.coll\nalloc k [2,1] i32\n@0 notify 1 k[0] 1\n' "$tmp" >&3
+sleep 1
+kill -9 $pid 2>/dev/null
+exec 3>&-
+wait $pid 2>/dev/null
+grep -q '^@0 notify 1 k\[0\] 1$' "$tmp/kill.coll" || { echo "FAIL: record: lost a command when the session was killed"; fail=1; }
+[ $fail = 0 ] && echo "  record: replay reproduces the state; nothing lost on kill"
+exit $fail

@@ -1,0 +1,43 @@
+#!/bin/sh
+# tests/tty/continuation.sh [objdir]: Ctrl-C at the '...' continuation
+# prompt abandons the whole unfinished command, as in a shell.
+# KNOWN BUG (shell/repl.c, shell/lineedit.c): Ctrl-C there only empties
+# the current line and submits it, so after 'alloc buf \' the first part
+# runs on its own ("error: 'alloc' needs more arguments"), and inside an
+# unclosed quote the '...' prompt just comes back.  These checks fail
+# until that is fixed.
+name=continuation
+. "$(dirname "$0")/lib.sh"
+
+tty_start
+type_ "./colldb -n 2; echo rc=\$?"
+keys Enter
+wait_for last_is '(colldb)' "prompt after start" || exit 1
+
+# cont-1: after a backslash continuation
+type_ 'alloc buf \'; keys Enter
+wait_for last_is '...' "continuation prompt"
+type_ '[4] f3'
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C at '...' gives a fresh prompt"
+hasnt 'error:' && ok || bad "the first part of the command ran"
+run 'windows' 'no windows'
+
+# cont-2: inside an unclosed quote
+keys C-l
+type_ 'print "unclosed'; keys Enter
+wait_for last_is '...' "continuation prompt in a quote"
+keys C-c
+tries=30
+if ! wait_for last_is '(colldb)' "Ctrl-C in an unclosed quote gives a fresh prompt"; then
+	type_ '"'; keys Enter	# get out by closing the quote
+fi
+tries=100
+prompt "leaving the quote"
+type_ 'say ok'; keys Enter
+wait_for has_line 'ok' "the next command runs"
+prompt "say ok"
+
+keys C-d
+wait_for has 'rc=0' "Ctrl-D exits with status 0"
+tty_done
