@@ -41,9 +41,11 @@
  * the phases; `make bench` measures it.  Free-running ranks do not consult
  * the step gate for spans.
  *
- * Ownership: a struct span_writer belongs to the rank running a program
- * (span_writer_begin() allocates its phase table, span_writer_end() frees
- * it); the rings belong to the segment.
+ * Ownership: a struct span_writer belongs to the rank running a program;
+ * its phase table (per micro-op: name depth and phases shared with the
+ * previous one) belongs to span.c, which keeps the last one for the
+ * repetitions of the same program (so one writer per process); the rings
+ * belong to the segment.
  */
 #ifndef COLLDB_SPAN_H
 #define COLLDB_SPAN_H
@@ -124,12 +126,13 @@ struct span_writer {
 
 /*
  * Start recording program p (tag, iteration iter) of rank into ring (NULL
- * or bytes == 0: every call below is a no-op).
+ * or bytes == 0: every call below is a no-op).  Iteration 0 builds the
+ * phase table; later iterations of the same p and tag reuse it.
  */
 void span_writer_begin(struct span_writer *w, struct span_ring *ring,
     uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
     uint32_t iter);
-/* Close every open phase at `end` and release the phase table. */
+/* Close every open phase at `end`. */
 void span_writer_end(struct span_writer *w, uint64_t end);
 
 void span_put(struct span_writer *w, uint64_t ts, uint64_t end, uint32_t pc,

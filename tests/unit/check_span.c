@@ -222,6 +222,33 @@ START_TEST(reader_wraps_in_order)
 }
 END_TEST
 
+START_TEST(repeats_reuse_the_phase_table)
+{
+	static const char *const a[] = { "c.x.n", "c.x.w", "c.y" };
+	static const char *const b[] = { "d", "d.e.f" };
+	struct prog *p = named_prog(a, 3), *q = named_prog(b, 2);
+	struct span_writer w;
+	struct span_rec r[16];
+	uint8_t *first;
+
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 0);
+	first = w.depth;
+	fake_run(&w, p);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 1);
+	ck_assert_ptr_eq(w.depth, first);	/* iteration 1: reused */
+	fake_run(&w, p);
+	ck_assert_uint_eq(drain(r, 16), 10);
+	/* another program, even at iteration > 0, gets its own table */
+	span_writer_begin(&w, ring, RING_BYTES, q, 0, 5, 1);
+	ck_assert_uint_eq(w.depth[1], 3);
+	ck_assert_uint_eq(w.keep[1], 0);
+	fake_run(&w, q);
+	ck_assert_uint_eq(drain(r, 16), 4);	/* d, d.e.f, d.e, d */
+	prog_free(p);
+	prog_free(q);
+}
+END_TEST
+
 START_TEST(off_when_no_ring)
 {
 	static const char *const names[] = { "a.b" };
@@ -321,6 +348,7 @@ main(void)
 	tcase_add_test(tc, empty_names_are_the_kind);
 	tcase_add_test(tc, full_ring_counts_lost_and_keeps_roots);
 	tcase_add_test(tc, reader_wraps_in_order);
+	tcase_add_test(tc, repeats_reuse_the_phase_table);
 	tcase_add_test(tc, off_when_no_ring);
 	tcase_add_test(tc, rank_run_records_tiled_spans);
 	suite_add_tcase(su, tc);
