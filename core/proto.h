@@ -57,6 +57,10 @@ struct done_info {
 /* MSG_COLL payload: the arguments, with names cleared. */
 struct coll_msg {
 	struct coll_args args;
+	uint32_t repeat;	/* run it this many times back to back, stopping
+				 * at the first that does not end DONE_OK
+				 * (bench); 0 means once */
+	uint32_t reserved;
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

@@ -33,6 +33,8 @@ struct rank_ctx {
 	struct seg_rank *board;
 	int rank;
 	int sock;		/* to the shell, -1 when standalone */
+	uint32_t iter;		/* repetition of the program running (its
+				 * spans carry it; see span.h) */
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */

@@ -21,7 +21,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry;
+    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
+    cmd_tree_entry, cmd_trace_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -56,6 +57,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
 	&cmd_watch_entry,
+	&cmd_bench_entry,
+	&cmd_tree_entry,
+	&cmd_trace_entry,
 	&cmd_source_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
@@ -73,6 +77,7 @@ const char *const cmd_group_names[GRP__COUNT] = {
 	[GRP_COLL] = "Collectives",
 	[GRP_CONTROL] = "Running and stopping",
 	[GRP_OBSERVE] = "Observing",
+	[GRP_BENCH] = "Benchmarks and traces",
 	[GRP_SCRIPT] = "Scripts",
 	[GRP_SESSION] = "Session",
 };

@@ -18,6 +18,7 @@
 #include "proto.h"
 #include "registry.h"
 #include "shell.h"
+#include "span.h"
 #include "xmalloc.h"
 
 struct session *sess;
@@ -91,8 +92,9 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 	if (s->self_exe == NULL)
 		s->self_exe = xstrdup("/proc/self/exe");
 	if (seg_create(&s->seg, name, nranks, area ? area : seg_default_area(nranks),
-		1 << 20, cause) != 0)
+		span_ring_default_bytes(nranks), cause) != 0)
 		return -1;
+	trace_init(s);
 	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
 	for (int r = 0; r < nranks; r++) {
 		s->rp[r].sock = s->rp[r].out = -1;
@@ -160,6 +162,8 @@ fail:
 void
 session_close(struct session *s)
 {
+	bench_last_free(s);
+	trace_free(s);
 	if (s->rp != NULL) {
 		for (int r = 0; r < s->nranks; r++) {
 			struct rankproc *rp = &s->rp[r];
@@ -336,12 +340,20 @@ int
 session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause)
 {
+	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, cause);
+}
+
+int
+session_submit_coll_repeat(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, uint32_t repeat, char **cause)
+{
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
 		.len = sizeof cm };
 
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
+	cm.repeat = repeat;
 	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = xcalloc(1, sizeof *j);
@@ -398,6 +410,7 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 	} else if (j->flags & JOB_ANNOUNCE) {
 		out_event(r, "[rank %d] %s done", r, j->desc);
 	}
+	trace_job_done(s, r, j);
 	job_free(j);
 }
 
@@ -526,6 +539,7 @@ session_pump(struct session *s, int timeout_ms)
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
 
 	watchdog_tick(s);
+	trace_drain(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);
