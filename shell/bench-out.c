@@ -108,22 +108,6 @@ json_num(struct strbuf *sb, int show, double v)
 		strbuf_addstr(sb, "\"*\"");
 }
 
-static void
-json_escape(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '"');
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			strbuf_addf(sb, "\\%c", c);
-		else if (c < 0x20)
-			strbuf_addf(sb, "\\u%04x", c);
-		else
-			strbuf_addch(sb, c);
-	}
-	strbuf_addch(sb, '"');
-}
-
 void
 bench_json(struct session *s, const struct bench_args *ba,
     const struct bench_result *res, struct strbuf *sb)
@@ -178,7 +162,7 @@ bench_json(struct session *s, const struct bench_args *ba,
 	strbuf_addstr(&line, res->stats.buf);
 	if (!show)
 		mask_figures(&line);
-	json_escape(sb, line.buf);
+	strbuf_add_json(sb, line.buf);
 	strbuf_addstr(sb, ", \"samples_us\": [");
 	for (size_t i = 0; i < res->nsamples; i++) {
 		strbuf_addstr(sb, i ? ", " : "");

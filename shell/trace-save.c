@@ -47,23 +47,6 @@ pct_encode(struct strbuf *sb, const char *s)
 	}
 }
 
-static void
-json_str(struct strbuf *sb, const char *s)
-{
-	strbuf_addch(sb, '"');
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			strbuf_addf(sb, "\\%c", c);
-		else if (c < 0x20)
-			strbuf_addf(sb, "\\u%04x", c);
-		else
-			strbuf_addch(sb, c);
-	}
-	strbuf_addch(sb, '"');
-}
-
 void
 trace_json_us(struct strbuf *sb, uint64_t ns)
 {
@@ -154,7 +137,7 @@ json_counter(struct save_ctx *c, const struct trace_span *sp, int rank,
 	cell_text(sp, off, &cell);
 	json_event(c);
 	strbuf_addstr(&c->sb, "{\"name\": ");
-	json_str(&c->sb, cell.buf);
+	strbuf_add_json(&c->sb, cell.buf);
 	strbuf_addf(&c->sb, ", \"cat\": \"cell\", \"ph\": \"C\", \"pid\": %d, "
 	    "\"ts\": ", rank);
 	trace_json_us(&c->sb, ts);
@@ -171,7 +154,7 @@ json_span(struct save_ctx *c, const struct trace_span *sp)
 	trace_attrs(sp, &attrs);
 	json_event(c);
 	strbuf_addstr(&c->sb, "{\"name\": ");
-	json_str(&c->sb, sp->name);
+	strbuf_add_json(&c->sb, sp->name);
 	strbuf_addf(&c->sb, ", \"cat\": \"%s\", \"ph\": \"X\", \"ts\": ",
 	    sp->op != NULL ? "op" : "phase");
 	trace_json_us(&c->sb, rec->ts);
@@ -180,11 +163,11 @@ json_span(struct save_ctx *c, const struct trace_span *sp)
 	strbuf_addf(&c->sb, ", \"pid\": %u, \"tid\": 0, \"args\": {\"inv\": %"
 	    PRIu64 ", \"hid\": \"%016" PRIx64 "\", \"depth\": %d, "
 	    "\"attrs\": ", (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
-	json_str(&c->sb, attrs.buf);
+	strbuf_add_json(&c->sb, attrs.buf);
 	if (sp->op != NULL) {
 		describe_uop(sp->wins, sp->op, rec->rank, &op);
 		strbuf_addstr(&c->sb, ", \"op\": ");
-		json_str(&c->sb, op.buf);
+		strbuf_add_json(&c->sb, op.buf);
 	}
 	strbuf_addstr(&c->sb, "}}");
 	if (sp->op != NULL && (rec->flags & SPAN_R_VALUE)) {
