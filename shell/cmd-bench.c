@@ -186,7 +186,7 @@ const struct cmd_entry cmd_bench_entry = {
 	.usage = "COLL SIZE [rounds=100] [warmup=3] [dtype=f32] [mode=mesh|ring] "
 	    "[op=sum|max|min|prod] [impl=composite|builtin] [root=R] [check] [json]"
 	    " | sweep COLL MIN MAX [factor=2] [the same options]",
-	.summary = "time a collective on every rank: BenchmarkStats, algbw, busbw",
+	.summary = "time a collective: BenchmarkStats, algbw and busbw",
 	.example = "bench allreduce 4M rounds=50 mode=ring check",
 	.group = GRP_BENCH, .min_args = 1, .max_args = -1,
 	.flags = CMD_ALL_RANKS_ONLY, .keywords = bench_keywords,

@@ -27,6 +27,11 @@ for c in $(./colldb --list-commands); do
 	fi
 done
 
+wide=$(printf '%s\n' "$help" | awk 'length > 80')
+if [ -n "$wide" ]; then
+	echo "FAIL: docs: help lines wider than 80 columns:"; echo "$wide"; fail=1
+fi
+
 for doc in README.md docs/*.md; do
 	[ -f "$doc" ] || continue
 	# split the doc's session blocks into files: N.args, N.block
