@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "futex.h"
 #include "shell.h"
@@ -192,7 +193,12 @@ headline(struct session *s, const struct diag_in *in,
 {
 	const struct diag_block *stuck = NULL;
 
-	strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
+	if (s->set.color && s->interactive && isatty(STDOUT_FILENO))
+		strbuf_addf(sb, "\033[1;%sm%s\033[0m: ", res->verdict == DIAG_HANG ?
+		    "31" : res->verdict == DIAG_SLOW ? "33" : "32",
+		    diag_verdict_name(res->verdict));
+	else
+		strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
 	if (res->verdict == DIAG_OK) {
 		strbuf_addstr(sb, "no rank is blocked\n");
 		return;
