@@ -168,7 +168,7 @@ const char *out_captured(void);
 /* Whether an event printer must first clear the prompt line. */
 void out_set_prompt_active(int active);
 
-/* ---- cmd.c: the command table -------------------------------------------- */
+/* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
 
 enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
 
