@@ -200,7 +200,8 @@ valgrind: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(O)/bench/bench-wake $(O)/bench/pane-cost
+	@$(MAKE) --no-print-directory $(O)/bench/bench-wake $(O)/bench/pane-cost \
+	    $(O)/bench/span-cost $(O)/bench/memcpy-bw
 	@sh bench/run.sh $(O)
 
 # The pane's CPU cost (not part of make check): see bench/pane-cost.c.

@@ -39,7 +39,7 @@ static struct {
 	enum api_mode mode;
 	struct rank_ctx rc;
 	struct rank_ctx *nest;	/* the agent rank running a CALL */
-	uint32_t next_tag;	/* this rank's program tags (colldb run) */
+	uint32_t next_tag;	/* this rank's calls, for program tags */
 	uint64_t nops;		/* operations issued, for "prog op N" */
 	const char *at_file;	/* cdb_at(), for the next operation */
 	int at_line;
@@ -186,6 +186,27 @@ title(char *buf, size_t len, const struct prog *p, int coll)
 		snprintf(buf + n, len - n, " %s", p->title);
 }
 
+/* Span names: the open spans, then each op's own dotted name (a
+ * collective's "allreduce.rs.row0...") or, for one op, its kind
+ * ("reduce-scatter.put"). */
+static void
+name_ops(struct prog *p, int coll)
+{
+	struct strbuf pre = STRBUF_INIT, nm = STRBUF_INIT;
+
+	for (int i = 0; i < api.nspans; i++)
+		strbuf_addf(&pre, "%s.", api.spans[i]);
+	for (size_t i = 0; i < p->nops && (pre.len > 0 || !coll); i++) {
+		strbuf_reset(&nm);
+		strbuf_add(&nm, pre.buf, pre.len);
+		strbuf_addstr(&nm, coll ? prog_str_at(p, p->ops[i].name) :
+		    uop_kind_name((enum uop_kind)p->ops[i].kind));
+		p->ops[i].name = prog_str(p, nm.buf);
+	}
+	strbuf_release(&pre);
+	strbuf_release(&nm);
+}
+
 int
 api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 {
@@ -197,6 +218,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	int nested = api.nest != NULL, st, err = CDB_OK;
 	char *cause = NULL;
 
+	name_ops(p, coll != NULL);
 	title(t, sizeof t, p, coll != NULL);
 	free(p->title);
 	p->title = xstrdup(t);
@@ -207,11 +229,15 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		ptag = atomic_load(&b->prog_tag);
 		seg_read_cur(b, &cur, saved, sizeof saved);
 	} else {
-		tag = ++api.next_tag;
+		/* unique across ranks; never 0 (wraps after 16M calls) */
+		if (++api.next_tag >= UINT32_MAX / SEG_MAX_RANKS)
+			api.next_tag = 1;
+		tag = api.next_tag * SEG_MAX_RANKS + (uint32_t)rc->rank;
 		if (api.mode == API_RUN)
 			announce(rc, tag, p, coll);
 	}
-	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE, &di, &cause);
+	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
+	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
 	if (nested) {
 		atomic_store(&b->nops, nops);
 		atomic_store(&b->pc, pc);

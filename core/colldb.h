@@ -300,8 +300,11 @@ int cdb_all_to_all(const void *src, void *dst, int32_t *sig,
  * Name a stretch of this rank's code.  Spans nest (at most 8 deep, names
  * up to 31 characters); the open ones prefix the location of every
  * operation on the status board and in `where`
- * ("rank 2: blocked  reduce-scatter > myring.c:42: wait ...").  Recording
- * their times for `bench`-style trees is not implemented yet.
+ * ("rank 2: blocked  reduce-scatter > myring.c:42: wait ...") and the
+ * dotted span names its micro-ops record ("reduce-scatter.put", under a
+ * "reduce-scatter" root per call), which the shell's `trace save` exports.
+ * Under `colldb run` every operation's micro-ops record spans, as the
+ * shell's own ranks do; a span has no record of its own between calls.
  * CDB_ERR_ARG: NULL or over-long name, too deep, or end without a begin.
  */
 int cdb_span_begin(const char *name);

@@ -123,10 +123,13 @@ mismatch(const struct diag_in *in, struct seg *sg, int rank, uint64_t off,
 			return 1;
 		}
 	}
-	/* or still owed elsewhere in the window */
+	/* or still owed elsewhere in the window by a plain command (a
+	 * collective's other rows are not a mismatch) */
 	for (int q = 0; q < in->nranks; q++) {
 		const struct diag_rank *r = &in->r[q];
 		for (size_t p = 0; p < r->nprogs; p++) {
+			if (r->progs[p].nops > (size_t)in->nranks)
+				continue;
 			for (size_t k = r->progs[p].pc; k < r->progs[p].nops; k++) {
 				const struct uop *u = &r->progs[p].ops[k];
 				if (u->kind == UOP_NOTIFY && u->peer == rank &&

@@ -8,7 +8,9 @@
  * rank -> shell: MSG_HELLO once attached, MSG_DONE when a program ends.
  *
  * A user program under `colldb run` (core/api.c) runs its own programs and
- * announces each to the shell before running it, with the rank's own tag:
+ * announces each to the shell before running it, with its own tag (the
+ * rank's call count times SEG_MAX_RANKS plus the rank, so tags stay unique
+ * across ranks as span records need):
  * MSG_PROG (an encoded program, its title the source location) or
  * MSG_COLL (a struct coll_msg followed by the NUL-terminated title); then
  * MSG_DONE with that tag, as an agent would.  The shell sends it nothing.
@@ -42,6 +44,9 @@ enum prog_flags {
 				 * shell's step mode, credits and interrupt
 				 * carry over from one program to the next,
 				 * and the rank stays `running` between them */
+	PROG_F_NOSPANS = 1 << 3, /* record no spans: a program nested inside
+				  * a CALL (the process's one span writer
+				  * belongs to the call's program) */
 };
 
 /* hdr.status of MSG_DONE */
@@ -68,6 +73,10 @@ struct done_info {
 /* MSG_COLL payload: the arguments, with names cleared. */
 struct coll_msg {
 	struct coll_args args;
+	uint32_t repeat;	/* run it this many times back to back, stopping
+				 * at the first that does not end DONE_OK
+				 * (bench); 0 means once */
+	uint32_t reserved;
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

@@ -14,6 +14,7 @@
 #include "futex.h"
 #include "rank.h"
 #include "shm.h"
+#include "span.h"
 #include "xmalloc.h"
 
 enum { GATE_GO, GATE_ABORT };
@@ -138,11 +139,33 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 	}
 }
 
+/* What a span records besides the time: the value a wait saw, the cell's
+ * value right after a notify (read back: the line is still ours). */
+static unsigned
+span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
+    int32_t *value)
+{
+	uint8_t *area;
+
+	if (u->kind == UOP_WAIT) {
+		*value = seen;
+		return SPAN_R_VALUE;
+	}
+	if (u->kind != UOP_NOTIFY ||
+	    (area = rc->t.ops->area(&rc->t, u->peer)) == NULL)
+		return 0;
+	*value = atomic_load_explicit((_Atomic int32_t *)(area + u->dst),
+	    memory_order_relaxed);
+	return SPAN_R_VALUE;
+}
+
 int
 rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause)
 {
 	struct seg_rank *b = rc->board;
+	struct span_writer sw;
+	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
 	int status = DONE_OK;
@@ -172,6 +195,11 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	seg_write_cur(b, p->nops ? &p->ops[0] : &(struct uop){ 0 }, p->title);
 	seg_set_state(b, RS_RUNNING);
 	exec_reserve(&rc->ex, p->acc_bytes);
+	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
+	    seg_spans(&rc->seg, rc->rank), rc->seg.h->span_bytes, p, rc->rank,
+	    tag, rc->iter);
+	if (sw.ring != NULL)
+		t1 = mono_ns();
 
 	while (pc < p->nops) {
 		const struct uop *u = &p->ops[pc];
@@ -179,6 +207,7 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 
 		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
 		seg_write_cur(b, u, NULL);
+		t0 = t1;
 		if (atomic_load_explicit(active, memory_order_relaxed) ||
 		    forced != STOP_NONE || first) {
 			if (gate(rc, pc, u, forced) == GATE_ABORT) {
@@ -187,13 +216,24 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			}
 			forced = STOP_NONE;
 			first = 0;
+			if (sw.ring != NULL)	/* time stopped at the gate */
+				t0 = mono_ns();	/* is nobody's */
 		}
+		span_op_start(&sw, pc, t0);
 		if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
 			free(rc->result);
 			rc->result = NULL;
 			rc_ = call_exec(rc, p, u, &rc->result, cause);
 		} else {
 			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
+		}
+		if (sw.ring != NULL && (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
+			int32_t v = 0;
+			unsigned f = span_value(rc, u, di->seen, &v);
+
+			t1 = mono_ns();
+			span_op_end(&sw, pc, t0, t1, v,
+			    f | (rc_ == EXEC_GAVEUP ? SPAN_R_GAVEUP : 0));
 		}
 		if (rc_ == EXEC_INTERRUPTED) {
 			/* No longer blocked before the flag clears, so the shell
@@ -217,6 +257,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
 		pc++;
 	}
+	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
+	    mono_ns());
 	di->pc = pc;
 	atomic_store(&b->pc, pc);
 	if (flags & PROG_F_USER) {
@@ -270,6 +312,7 @@ rank_serve(struct rank_ctx *rc)
 		struct done_info di = { 0 };
 		struct prog *p = NULL;
 		char *cause = NULL;
+		uint32_t repeat = 1;
 		void *payload;
 		int st;
 
@@ -288,6 +331,7 @@ rank_serve(struct rank_ctx *rc)
 				struct coll_msg *cm = payload;
 				p = coll_build(&cm->args, (int)rc->seg.h->nranks,
 				    rc->rank);
+				repeat = cm->repeat > 1 ? cm->repeat : 1;
 			} else {
 				cause_set(&cause, "malformed collective message");
 			}
@@ -299,8 +343,12 @@ rank_serve(struct rank_ctx *rc)
 		if (p == NULL) {
 			reply(rc, h.tag, DONE_ERROR, &di, cause);
 		} else {
-			st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
-			    &cause);
+			st = DONE_OK;
+			for (rc->iter = 0; rc->iter < repeat && st == DONE_OK;
+			    rc->iter++)
+				st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
+				    &cause);
+			rc->iter = 0;
 			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
 		}
 		free(rc->result);

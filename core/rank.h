@@ -35,6 +35,8 @@ struct rank_ctx {
 	int sock;		/* to the shell, -1 when standalone */
 	char *result;		/* text the last CALL left for the DONE
 				 * reply (its return value; owned) */
+	uint32_t iter;		/* repetition of the program running (its
+				 * spans carry it; see span.h) */
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */

@@ -114,21 +114,20 @@ shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
 		goto woke;
 	}
 
-	for (int i = 0; i < pv->spin; i++) {
-		cpu_relax();
-		v = atomic_load_explicit(cell, memory_order_acquire);
-		if (wait_cmp_holds(cmp, v, expected))
-			goto woke;
-		if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
-			break;
-	}
-	for (int i = 0; i < pv->yields; i++) {
-		sched_yield();
-		v = atomic_load_explicit(cell, memory_order_acquire);
-		if (wait_cmp_holds(cmp, v, expected))
-			goto woke;
-		if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
-			break;
+	/* spin (pause between reads), then yield, then sleep */
+	for (int phase = 0; phase < 2; phase++) {
+		int n = phase == 0 ? pv->spin : pv->yields;
+		for (int i = 0; i < n; i++) {
+			if (phase == 0)
+				cpu_relax();
+			else
+				sched_yield();
+			v = atomic_load_explicit(cell, memory_order_acquire);
+			if (wait_cmp_holds(cmp, v, expected))
+				goto woke;
+			if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
+				break;
+		}
 	}
 	for (;;) {
 		atomic_store(&b->sleeping, 1);

@@ -139,3 +139,20 @@ strbuf_rtrim(struct strbuf *sb)
 	if (sb->alloc != 0)
 		strbuf_setlen(sb, len);
 }
+
+void
+strbuf_add_json(struct strbuf *sb, const char *s)
+{
+	strbuf_addch(sb, '"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			strbuf_addf(sb, "\\%c", c);
+		else if (c < 0x20)
+			strbuf_addf(sb, "\\u%04x", c);
+		else
+			strbuf_addch(sb, c);
+	}
+	strbuf_addch(sb, '"');
+}

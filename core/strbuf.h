@@ -39,6 +39,8 @@ void strbuf_addchars(struct strbuf *sb, int c, size_t n);
 printflike(2, 3) void strbuf_addf(struct strbuf *sb, const char *fmt, ...);
 printflike(2, 0) void strbuf_vaddf(struct strbuf *sb, const char *fmt,
     va_list ap);
+/* Append s as a JSON string literal (quotes, escapes). */
+void strbuf_add_json(struct strbuf *sb, const char *s);
 /* Remove trailing spaces and tabs. */
 void strbuf_rtrim(struct strbuf *sb);
 

@@ -11,6 +11,8 @@ for pair in libedit:libedit-dev ncursesw:libncurses-dev libffi:libffi-dev \
 done
 command -v pkg-config >/dev/null 2>&1 || need="pkg-config$need"
 command -v tmux >/dev/null 2>&1 || need="$need tmux"
+command -v python3 >/dev/null 2>&1 || need="$need python3"	# trace tier: json checks
+command -v groff >/dev/null 2>&1 || need="$need groff-base"	# man page check
 [ -z "$need" ] && exit 0
 
 cmd="apt-get install -y --no-install-recommends pkg-config$need"

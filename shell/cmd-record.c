@@ -148,7 +148,7 @@ static const char *const record_keywords[] = { "stop", NULL };
 
 const struct cmd_entry cmd_record_entry = {
 	.name = "record", .usage = "[FILE | stop]",
-	.summary = "append every command run from now on to FILE (replay: colldb FILE)",
+	.summary = "append every command from now on to FILE (replay it later)",
 	.example = "record session.coll", .group = GRP_SCRIPT, .min_args = 0,
 	.max_args = 1, .flags = CMD_NO_SETTLE, .keywords = record_keywords,
 	.exec = cmd_record_exec,

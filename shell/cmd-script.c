@@ -144,14 +144,18 @@ cmd_expect_exec(struct cmdctx *ctx)
 	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 && !ctx->w.v[1].quoted)
 		return expect_values(ctx) == 0 ? CMD_OK : CMD_ERROR;
 	if (strcmp(what, "error") == 0) {
-		if (nargs(ctx) != 1)
-			return arg_error(ctx, 1, "'expect error' takes nothing more"), CMD_ERROR;
+		if (nargs(ctx) != 1) {
+			arg_error(ctx, 1, "'expect error' takes nothing more");
+			return CMD_ERROR;
+		}
 		script.expect_error = 1;
 		return CMD_OK;
 	}
 	if (strcmp(what, "output") == 0) {
-		if (nargs(ctx) != 2)
-			return cmd_usage_error(ctx, "'expect output' needs one quoted TEXT"), CMD_ERROR;
+		if (nargs(ctx) != 2) {
+			cmd_usage_error(ctx, "'expect output' needs one quoted TEXT");
+			return CMD_ERROR;
+		}
 		if (strstr(out_captured(), arg(ctx, 1)) == NULL) {
 			const char *c = out_captured();
 			size_t n = strcspn(c, "\n");
@@ -162,13 +166,17 @@ cmd_expect_exec(struct cmdctx *ctx)
 		return CMD_OK;
 	}
 	if (strcmp(what, "hang") == 0 || strcmp(what, "nohang") == 0) {
-		if (nargs(ctx) != 1)
-			return arg_error(ctx, 1, "'expect %s' takes nothing more", what), CMD_ERROR;
+		if (nargs(ctx) != 1) {
+			arg_error(ctx, 1, "'expect %s' takes nothing more", what);
+			return CMD_ERROR;
+		}
 		return diag_expect_hang(ctx->s, what[0] == 'h') == 0 ? CMD_OK : CMD_ERROR;
 	}
 	if (strcmp(what, "state") == 0) {
-		if (nargs(ctx) < 2)
-			return cmd_usage_error(ctx, "'expect state' needs a state"), CMD_ERROR;
+		if (nargs(ctx) < 2) {
+			cmd_usage_error(ctx, "'expect state' needs a state");
+			return CMD_ERROR;
+		}
 		rc = expect_state(ctx);
 	} else if (nargs(ctx) >= 2) {
 		rc = expect_values(ctx);	/* says what is wrong with it */

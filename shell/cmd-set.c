@@ -16,7 +16,7 @@ static const struct setting {
 	const char *help;
 } settings[] = {
 	{ "times", K_BOOL, "show times in ranks/diagnose output" },
-	{ "color", K_BOOL, "colour in interactive output" },
+	{ "color", K_BOOL, "colour error/warning prefixes and verdicts on a terminal" },
 	{ "echo", K_BOOL, "echo each command (transcripts)" },
 	{ "strict", K_BOOL, "PyPTO's op and dtype restrictions" },
 	{ "timeout", K_SECS, "hang watchdog, seconds without progress (0 = off)" },

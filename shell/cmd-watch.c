@@ -58,9 +58,12 @@ src_diagnose(void *arg)
 	struct diag_result res;
 	struct diag_in in;
 	struct strbuf sb = STRBUF_INIT;
+	int color = ws->sess->set.color;
 
+	ws->sess->set.color = 0;	/* the pane draws plain text */
 	diag_run(ws->sess, &res, &in);
 	diag_format(ws->sess, &in, &res, &sb);
+	ws->sess->set.color = color;
 	diag_result_release(&res);
 	diag_in_release(&in);
 	return strbuf_detach(&sb, NULL);

@@ -53,6 +53,55 @@ options_text(enum coll_kind k)
 	}
 }
 
+int
+coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
+    struct coll_call *cc, int *have_root, const char *expected)
+{
+	struct session *s = ctx->s;
+	const char *a = arg(ctx, i), *eq = strchr(a, '='), *v;
+	char key[32], *cause = NULL;
+
+	if (eq == NULL)
+		return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
+		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
+	v = eq + 1;
+	snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
+	if (!allowed_option(kind, key))
+		return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
+		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
+	cc->argpos[CARG_OPTION] = i;
+	if (strcmp(key, "op") == 0) {
+		if (reduce_op_from_name(v, &cc->a.op) != 0)
+			return arg_error(ctx, i, "unknown reduce op '%s' (expected sum, max, min or prod)", v);
+	} else if (strcmp(key, "mode") == 0) {
+		if (strcmp(v, "mesh") == 0)
+			cc->a.mode = MODE_MESH;
+		else if (strcmp(v, "ring") == 0)
+			cc->a.mode = MODE_RING;
+		else
+			return arg_error(ctx, i, "unknown mode '%s' (expected mesh or ring)", v);
+	} else if (strcmp(key, "impl") == 0) {
+		if (strcmp(v, "composite") == 0)
+			cc->a.impl = IMPL_COMPOSITE;
+		else if (strcmp(v, "builtin") == 0)
+			cc->a.impl = IMPL_BUILTIN;
+		else
+			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin)", v);
+	} else {
+		int64_t r;
+		if (parse_int(v, &r, 0, &cause) != 0) {
+			free(cause);
+			return arg_error(ctx, i, "bad root '%s' (expected a rank number)", v);
+		}
+		if (r < 0 || r >= s->nranks)
+			return arg_error(ctx, i, "root %lld out of range (world has %d ranks)",
+			    (long long)r, s->nranks);
+		cc->a.root = (int)r;
+		*have_root = 1;
+	}
+	return 0;
+}
+
 static int
 window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name)
 {
@@ -105,7 +154,6 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		}
 		if (eq != NULL) {
 			char key[32];
-			const char *v = eq + 1;
 			int skip = 0;
 
 			snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
@@ -116,39 +164,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 					*extra |= 1ull << i;
 				continue;
 			}
-			if (!allowed_option(kind, key))
-				return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
-				    a, coll_kind_name(kind), options_text(kind));
-			cc->argpos[CARG_OPTION] = i;
-			if (strcmp(key, "op") == 0) {
-				if (reduce_op_from_name(v, &cc->a.op) != 0)
-					return arg_error(ctx, i, "unknown reduce op '%s' (expected sum, max, min or prod)", v);
-			} else if (strcmp(key, "mode") == 0) {
-				if (strcmp(v, "mesh") == 0)
-					cc->a.mode = MODE_MESH;
-				else if (strcmp(v, "ring") == 0)
-					cc->a.mode = MODE_RING;
-				else
-					return arg_error(ctx, i, "unknown mode '%s' (expected mesh or ring)", v);
-			} else if (strcmp(key, "impl") == 0) {
-				if (strcmp(v, "composite") == 0)
-					cc->a.impl = IMPL_COMPOSITE;
-				else if (strcmp(v, "builtin") == 0)
-					cc->a.impl = IMPL_BUILTIN;
-				else
-					return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin)", v);
-			} else {
-				int64_t r;
-				if (parse_int(v, &r, 0, &cause) != 0) {
-					free(cause);
-					return arg_error(ctx, i, "bad root '%s' (expected a rank number)", v);
-				}
-				if (r < 0 || r >= s->nranks)
-					return arg_error(ctx, i, "root %lld out of range (world has %d ranks)",
-					    (long long)r, s->nranks);
-				cc->a.root = (int)r;
-				have_root = 1;
-			}
+			if (coll_option(ctx, i, kind, cc, &have_root, NULL) != 0)
+				return -1;
 			continue;
 		}
 		if (npos == (size_t)(shapes[kind].n + shapes[kind].nopt))

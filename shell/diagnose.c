@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "futex.h"
 #include "shell.h"
@@ -193,7 +194,12 @@ headline(struct session *s, const struct diag_in *in,
 {
 	const struct diag_block *stuck = NULL;
 
-	strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
+	if (s->set.color && s->interactive && isatty(STDOUT_FILENO))
+		strbuf_addf(sb, "\033[1;%sm%s\033[0m: ", res->verdict == DIAG_HANG ?
+		    "31" : res->verdict == DIAG_SLOW ? "33" : "32",
+		    diag_verdict_name(res->verdict));
+	else
+		strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
 	if (res->verdict == DIAG_OK) {
 		strbuf_addstr(sb, "no rank is blocked\n");
 		return;
@@ -361,10 +367,13 @@ cmd_diagnose_exec(struct cmdctx *ctx)
 	struct diag_result res;
 	struct diag_in in;
 	struct strbuf sb = STRBUF_INIT;
+	uint64_t t0 = mono_ns();
 
 	diag_run(ctx->s, &res, &in);
 	diag_format(ctx->s, &in, &res, &sb);
 	out_printf("%s", sb.buf);
+	if (ctx->s->set.times)	/* what `make bench` reports */
+		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
 	strbuf_release(&sb);
 	diag_result_release(&res);
 	diag_in_release(&in);

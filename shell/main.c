@@ -220,6 +220,12 @@ main(int argc, char **argv)
 	if (timeout >= 0)
 		s->set.timeout = timeout;
 	s->interactive = (have_tty && !batch) || getenv("COLLDB_FAKETTY") != NULL;
+	{
+		const char *term = getenv("TERM");
+		s->set.color = have_tty && !batch && isatty(STDOUT_FILENO) &&
+		    term != NULL && strcmp(term, "dumb") != 0 &&
+		    getenv("NO_COLOR") == NULL;
+	}
 	s->batch = !s->interactive;
 	if (name[0] == '\0')
 		snprintf(name, sizeof name, "colldb-%d", (int)getpid());

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "shell.h"
 #include "xmalloc.h"
@@ -69,21 +70,32 @@ out_captured(void)
 	return out.prev.buf;
 }
 
-static void
-emit(FILE *fp, const char *prefix, const char *fmt, va_list ap)
+/* Colour only on a terminal with `set color on` (never in batch). */
+static int
+colour(FILE *fp)
 {
-	struct strbuf sb = STRBUF_INIT;
+	return sess != NULL && sess->set.color && isatty(fileno(fp));
+}
 
-	strbuf_addstr(&sb, prefix);
-	strbuf_vaddf(&sb, fmt, ap);
-	strbuf_addch(&sb, '\n');
+static void
+emit(FILE *fp, const char *prefix, const char *sgr, const char *fmt,
+    va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
 	if (fp == stderr)
 		fflush(stdout);
-	fputs(sb.buf, fp);
+	if (colour(fp))
+		fprintf(fp, "\033[%sm%s\033[0m%s\n", sgr, prefix, msg.buf);
+	else
+		fprintf(fp, "%s%s\n", prefix, msg.buf);
 	if (fp == stderr)
 		fflush(stderr);
+	strbuf_addf(&sb, "%s%s\n", prefix, msg.buf);
 	strbuf_add(&out.capture, sb.buf, sb.len);
 	strbuf_release(&sb);
+	strbuf_release(&msg);
 }
 
 void
@@ -114,7 +126,7 @@ out_error(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit(stderr, "error: ", fmt, ap);
+	emit(stderr, "error: ", "1;31", fmt, ap);
 	va_end(ap);
 }
 
@@ -124,7 +136,7 @@ out_warning(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	emit(stderr, "warning: ", fmt, ap);
+	emit(stderr, "warning: ", "1;33", fmt, ap);
 	va_end(ap);
 }
 

@@ -41,7 +41,6 @@
 #include "exec.h"
 #include "futex.h"
 #include "proto.h"
-#include "registry.h"
 #include "shell.h"
 #include "shm.h"
 #include "xmalloc.h"
@@ -179,34 +178,14 @@ static int
 run_open(struct session *s, int nranks, const char *name, char **argv,
     char **cause)
 {
-	s->nranks = nranks;
-	s->transport = "shm";
-	s->user = 1;
-	snprintf(s->name, sizeof s->name, "%s", name);
-	rankset_all(&s->focus, nranks);
-	s->next_tag = 1;
-	s->next_coll = 1;
-	if (seg_create(&s->seg, name, nranks, seg_default_area(nranks), 1 << 20,
-		cause) != 0)
+	if (session_prepare(s, nranks, name, 0, cause) != 0)
 		return -1;
+	s->user = 1;
 	/* the ranks inherit the descriptor: no name needed */
 	seg_unlink(&s->seg);
-	{
-		/* `colldb watch NAME` finds it; a name in use costs only that */
-		char *why = NULL;
-		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
-			s->registered = 1;
-		else if (!batch_mode)
-			fprintf(stderr, "colldb run: warning: %s\n", why);
-		free(why);
-	}
+	session_register(s);
 	for (int r = 0; r < nranks && !batch_mode; r++)
 		atomic_store(&seg_board(&s->seg, r)->mode, RUN_STEP);
-	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
-	for (int r = 0; r < nranks; r++) {
-		s->rp[r].sock = s->rp[r].out = -1;
-		strbuf_init(&s->rp[r].outbuf, 0);
-	}
 	for (int r = 0; r < nranks; r++) {
 		if (spawn_user(s, r, argv, cause) != 0) {
 			session_close(s);
@@ -707,6 +686,8 @@ run_refusal(const struct cmd_entry *e)
 		    "'break' stop them before those" },
 		{ "free", "the program keeps pointers into its windows; they live "
 		    "until the session ends" },
+		{ "bench", "bench times colldb's own collectives; these ranks run "
+		    "their program" },
 		{ "load", "load and call run in colldb's own ranks (colldb -n N); "
 		    "these ranks are the program" },
 		{ "call", "load and call run in colldb's own ranks (colldb -n N); "

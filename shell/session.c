@@ -18,6 +18,7 @@
 #include "proto.h"
 #include "registry.h"
 #include "shell.h"
+#include "span.h"
 #include "xmalloc.h"
 
 struct session *sess;
@@ -75,13 +76,9 @@ spawn_rank(struct session *s, int r, char **cause)
 }
 
 int
-session_open(struct session *s, int nranks, const char *name, uint64_t area,
-    char **cause)
+session_prepare(struct session *s, int nranks, const char *name,
+    uint64_t area, char **cause)
 {
-	uint64_t deadline;
-	int ready = 0;
-	char hello[SEG_MAX_RANKS] = { 0 };
-
 	s->nranks = nranks;
 	s->transport = "shm";
 	snprintf(s->name, sizeof s->name, "%s", name);
@@ -91,13 +88,41 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 	if (s->self_exe == NULL)
 		s->self_exe = xstrdup("/proc/self/exe");
 	if (seg_create(&s->seg, name, nranks, area ? area : seg_default_area(nranks),
-		1 << 20, cause) != 0)
+		span_ring_default_bytes(nranks), cause) != 0)
 		return -1;
+	trace_init(s);
 	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
 	for (int r = 0; r < nranks; r++) {
 		s->rp[r].sock = s->rp[r].out = -1;
 		strbuf_init(&s->rp[r].outbuf, 0);
 	}
+	return 0;
+}
+
+void
+session_register(struct session *s)
+{
+	/* a name already in use only costs `colldb watch NAME` */
+	char *why = NULL;
+
+	if (registry_add(s->name, s->seg.fd, s->nranks, &why) == 0)
+		s->registered = 1;
+	else if (s->interactive)
+		fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
+		    why, s->name);
+	free(why);
+}
+
+int
+session_open(struct session *s, int nranks, const char *name, uint64_t area,
+    char **cause)
+{
+	uint64_t deadline;
+	int ready = 0;
+	char hello[SEG_MAX_RANKS] = { 0 };
+
+	if (session_prepare(s, nranks, name, area, cause) != 0)
+		return -1;
 	for (int r = 0; r < nranks; r++) {
 		if (spawn_rank(s, r, cause) != 0)
 			goto fail;
@@ -140,16 +165,7 @@ session_open(struct session *s, int nranks, const char *name, uint64_t area,
 		}
 	}
 	seg_unlink(&s->seg);
-	{
-		/* a name already in use only costs `colldb watch NAME` */
-		char *why = NULL;
-		if (registry_add(s->name, s->seg.fd, nranks, &why) == 0)
-			s->registered = 1;
-		else if (s->interactive)
-			fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
-			    why, s->name);
-		free(why);
-	}
+	session_register(s);
 	s->idle_since = mono_ns();
 	return 0;
 fail:
@@ -160,6 +176,8 @@ fail:
 void
 session_close(struct session *s)
 {
+	bench_last_free(s);
+	trace_free(s);
 	if (s->rp != NULL) {
 		for (int r = 0; r < s->nranks; r++) {
 			struct rankproc *rp = &s->rp[r];
@@ -352,12 +370,20 @@ int
 session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause)
 {
+	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, cause);
+}
+
+int
+session_submit_coll_repeat(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, uint32_t repeat, char **cause)
+{
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
 		.len = sizeof cm };
 
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
+	cm.repeat = repeat;
 	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = xcalloc(1, sizeof *j);
@@ -416,6 +442,7 @@ job_done(struct session *s, int r, const struct msg_hdr *h,
 	} else if (j->flags & JOB_ANNOUNCE) {
 		out_event(r, "[rank %d] %s done", r, j->desc);
 	}
+	trace_job_done(s, r, j);
 	job_free(j);
 }
 
@@ -548,6 +575,7 @@ session_pump(struct session *s, int timeout_ms)
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
 
 	watchdog_tick(s);
+	trace_drain(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

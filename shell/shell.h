@@ -23,6 +23,7 @@
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
+#include "trace-meta.h"
 
 /* ---- session.c: the ranks behind the prompt ----------------------------- */
 
@@ -99,6 +100,8 @@ struct session {
 	uint64_t wd_since;	/* ... unchanged since */
 	int wd_armed;		/* fires once per stall */
 	uint32_t next_break;	/* breakpoint ids */
+	struct trace *trace;	/* spans collected from the ranks (trace.c) */
+	struct bench_last *bench;	/* the last bench, for `tree` */
 	int user;		/* the ranks are a user program's processes
 				 * (`colldb run`, run.c): they run their own
 				 * calls and announce them as jobs */
@@ -108,6 +111,13 @@ extern struct session *sess;
 
 int session_open(struct session *s, int nranks, const char *name,
     uint64_t area, char **cause);
+/* session_open()'s first half, for other kinds of ranks (run.c): the
+ * fields, the segment (area 0: the default size), the span trace and the
+ * rank slots, no processes.  0 or -1 + cause. */
+int session_prepare(struct session *s, int nranks, const char *name,
+    uint64_t area, char **cause);
+/* Register the session for `colldb watch NAME` (a clash only warns). */
+void session_register(struct session *s);
 void session_close(struct session *s);
 /* Send p to rank r (takes ownership of p and desc).  Returns the job, or
  * NULL + cause when the rank is gone or the send failed. */
@@ -116,6 +126,10 @@ struct job *session_submit(struct session *s, int r, struct prog *p,
 /* Send a collective: every rank builds its program from args. */
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause);
+/* The same, run `repeat` times back to back by every rank (bench); the
+ * spans of run k carry iteration k. */
+int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, uint32_t repeat, char **cause);
 /* Handle whatever the ranks sent (non-blocking); events are queued. */
 void session_pump(struct session *s, int timeout_ms);
 /* Wait until quiescent (or the settle limit); 0 = quiescent. */
@@ -171,7 +185,7 @@ const char *out_captured(void);
 /* Whether an event printer must first clear the prompt line. */
 void out_set_prompt_active(int active);
 
-/* ---- cmd.c: the command table -------------------------------------------- */
+/* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
 
 enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
 
@@ -182,6 +196,7 @@ enum cmd_group {
 	GRP_COLL,
 	GRP_CONTROL,
 	GRP_OBSERVE,
+	GRP_BENCH,
 	GRP_CODE,
 	GRP_SCRIPT,
 	GRP_SESSION,
@@ -493,6 +508,12 @@ struct coll_call {
  * left for it: *extra receives a bitmask of argument indexes skipped. */
 int coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
     struct coll_call *cc, const char *const *extra_keys, uint64_t *extra);
+/* Apply the option argument i ("op=max", "mode=ring", "impl=builtin",
+ * "root=1") of a call of kind to cc; 0, or -1 (reported).  An option the
+ * collective does not take is an error listing `expected` (NULL: the
+ * collective's own options).  root= sets *have_root. */
+int coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
+    struct coll_call *cc, int *have_root, const char *expected);
 /* Place the synthesized signal of a mesh allreduce (allocating it unless
  * dry), so cc->a.sig describes it.  0 or -1 (reported). */
 int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
@@ -500,5 +521,108 @@ int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+
+/* ---- trace.c: the spans the ranks record (core/span.h) ------------------- */
+
+/*
+ * The session's trace: every span record drained from the ranks' rings
+ * since the session started, the last `trace clear` or the last `bench`,
+ * with the programs (and window tables) needed to name them.  At most
+ * TRACE_KEEP records are kept; later ones are counted as not kept, except
+ * roots (level 1), which are always kept.  The rings are drained on every
+ * session_pump(), so ranks never wait for the shell.
+ */
+#define TRACE_KEEP 2000000
+
+struct trace;
+struct span_rec;
+
+/* A record with its names resolved (borrowed until the next trace call). */
+struct trace_span {
+	const struct span_rec *rec;
+	const struct prog *prog;
+	const struct uop *op;	/* the micro-op, NULL for a phase */
+	struct seg *wins;	/* window table when the program was sent */
+	const char *name;	/* dotted span name */
+	int depth;		/* components - 1 */
+	uint64_t inv;		/* per rank: 1 + runs (tag, iteration) before */
+	uint64_t hid;		/* hash of the program's description */
+	int coll;		/* collective instance, 0 if none */
+};
+
+/* What trace_summary() reports. */
+struct trace_counts {
+	uint64_t kept;		/* records held */
+	uint64_t not_kept;	/* drained past TRACE_KEEP */
+	uint64_t lost;		/* dropped by full rings (all ranks) */
+	uint64_t unnamed;	/* records of a program the shell no longer had */
+	uint32_t gen;		/* bumped by every trace_clear() */
+};
+
+void trace_init(struct session *s);
+void trace_free(struct session *s);
+/* Copy new records from every rank's ring. */
+void trace_drain(struct session *s);
+/* Rank r finished job j: drain it and keep j's program if spans name it
+ * (j->prog becomes NULL then). */
+void trace_job_done(struct session *s, int r, struct job *j);
+/* Drain, then forget every record and program (lost counts restart). */
+void trace_clear(struct session *s);
+void trace_summary(struct session *s, struct trace_counts *c);
+/* Records lost by rank r's ring since the last clear. */
+uint64_t trace_lost(struct session *s, int r);
+/*
+ * Call fn on every record (in each rank's order), or only on those of the
+ * programs whose tags are in tags[0..ntags) (NULL: all); roots_only skips
+ * all but level-1 records.  fn returns non-zero to stop.
+ */
+typedef int (*trace_visit_fn)(void *arg, const struct trace_span *sp);
+void trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
+    int roots_only, trace_visit_fn fn, void *arg);
+
+/* ---- trace-save.c: Chrome trace-event JSON and [STRACE] lines ----------- */
+
+enum trace_format { TRACE_JSON, TRACE_STRACE };
+
+/* Write the trace to path (atomically, via a temporary file); 0, or -1
+ * with *cause.  *nspans receives the spans written.  meta becomes the
+ * file's header (trace-meta.h). */
+int trace_save(struct session *s, const char *path, enum trace_format fmt,
+    const struct trace_meta *meta, uint64_t *nspans, char **cause);
+/* Append the strace attributes of sp ("peer=1 cell=sig%5B0%5D ..."). */
+void trace_attrs(const struct trace_span *sp, struct strbuf *sb);
+/* ns as microseconds with exactly three decimals (exact, invertible). */
+void trace_json_us(struct strbuf *sb, uint64_t ns);
+
+/* ---- trace-flow.c: notify->wait arrows of the JSON trace ---------------- */
+
+struct trace_flows;
+
+struct trace_flows *trace_flows_new(void);
+void trace_flows_free(struct trace_flows *f);
+/* Remember sp if it is a notify or a wait. */
+void trace_flows_note(struct trace_flows *f, const struct trace_span *sp);
+/* Append a ",\n"-led "s"/"f" event pair per wait whose releasing notify
+ * is known; sb is written to fp whenever it grows large. */
+void trace_flows_json(struct trace_flows *f, struct strbuf *sb, FILE *fp);
+
+/* ---- cmd-bench.c ---------------------------------------------------------- */
+
+/* The last bench, for `tree` and the header of `trace save`. */
+struct bench_last {
+	char root[32];		/* the collective: the run root span */
+	long rounds, warmup;
+	uint32_t *tags;		/* per rank: the timed job */
+	int ntags;
+	uint32_t gen;		/* trace generation holding its spans */
+	int complete;		/* none of its spans lost or not kept */
+	uint64_t lost, not_kept;
+};
+
+/* Whether figures (times, bandwidths) are shown: interactive sessions and
+ * `set times on`; masked as '*' otherwise (transcripts). */
+int bench_figures(struct session *s);
+/* Forget the last bench (session close). */
+void bench_last_free(struct session *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include "../viz/strace.h"
 #include "../viz/tree.h"
 #include "tool-logs.h"
+#include "trace-meta.h"
 
 #define READ_CHUNK (1 << 20)
 #define DIAGS_SHOWN 20
@@ -79,6 +80,7 @@ struct logs_args {
 	long slot;
 	long rounds;		/* -1: default */
 	long warmup;
+	int has_warmup;
 	enum stats_level level;
 	int help;
 };
@@ -242,6 +244,7 @@ logs_parse(struct logs_args *a, int argc, char **argv)
 				return logs_usage_error(a, "--warmup must be "
 				    "non-negative, got %lld", v);
 			a->warmup = (long)v;
+			a->has_warmup = 1;
 			break;
 		case OPT_L2:
 		case OPT_L3:
@@ -294,9 +297,11 @@ read_full(int fd, char *buf, size_t len)
 	return (ssize_t)got;
 }
 
-/* Read PATH ('-' = stdin) into SET: a [STRACE] log, streamed, or JSON. */
+/* Read PATH ('-' = stdin) into SET: a [STRACE] log, streamed, or JSON;
+ * *meta gets the header of a trace colldb saved, if it has one. */
 static int
-logs_load(struct span_set *set, const char *path, char **cause)
+logs_load(struct span_set *set, const char *path, struct trace_meta *meta,
+    char **cause)
 {
 	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY);
 	char *buf = NULL;
@@ -314,6 +319,7 @@ logs_load(struct span_set *set, const char *path, char **cause)
 		cause_set(cause, "%s", strerror(errno));
 		goto out;
 	}
+	trace_meta_read(buf, (size_t)n, meta);
 	if (has_suffix(path, ".json") || chrome_sniff(buf, (size_t)n)) {
 		strbuf_add(&all, buf, (size_t)n);
 		while (n == READ_CHUNK) {
@@ -420,6 +426,7 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 	struct span_set *set = NULL;
 	struct stats *st = NULL;
 	struct stats_opts so;
+	struct trace_meta meta = { 0, NULL, -1, -1 };
 	struct strbuf out = STRBUF_INIT;
 	const char *name;
 	char *cause = NULL;
@@ -438,7 +445,7 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 	}
 	name = strcmp(a.log, "-") == 0 ? "<stdin>" : a.log;
 	set = span_set_new();
-	if (logs_load(set, a.log, &cause) != 0) {
+	if (logs_load(set, a.log, &meta, &cause) != 0) {
 		fprintf(stderr, "colldb: %s: %s\n", name, cause);
 		rc = 1;
 		goto out;
@@ -449,6 +456,18 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 	so.level = a.level;
 	so.rounds = a.rounds;
 	so.warmup = a.warmup;
+	if (meta.root != NULL) {
+		/* colldb's own trace: the collective is the run root and the
+		 * device wall, the bench's rounds and warmup the defaults,
+		 * and a bench is L3, as in the shell (docs/benchmarking.md) */
+		so.root_name = so.device_name = meta.root;
+		if (so.level == STATS_AUTO)
+			so.level = STATS_L3;
+		if (a.rounds < 0 && meta.rounds >= 0)
+			so.rounds = meta.rounds;
+		if (!a.has_warmup && meta.warmup >= 0)
+			so.warmup = meta.warmup;
+	}
 	st = stats_new(set, &so);
 	if (cmd == LOGS_STATS)
 		stats_format(st, &out);
@@ -479,6 +498,7 @@ out:
 	strbuf_release(&out);
 	stats_free(st);
 	span_set_free(set);
+	trace_meta_release(&meta);
 	return rc;
 }
 

@@ -27,6 +27,11 @@ for c in $(./colldb --list-commands); do
 	fi
 done
 
+wide=$(printf '%s\n' "$help" | awk 'length > 80')
+if [ -n "$wide" ]; then
+	echo "FAIL: docs: help lines wider than 80 columns:"; echo "$wide"; fail=1
+fi
+
 for doc in README.md docs/*.md; do
 	[ -f "$doc" ] || continue
 	# split the doc's session blocks into files: N.args, N.block
@@ -56,5 +61,22 @@ for blk in "$tmp"/*.block; do
 		fail=1
 	fi
 done
-[ $fail = 0 ] && echo "  docs: every command documented; $n session blocks match"
+# colldb learn lists every lesson (with its description) and runs one
+# found by a word of its name, in batch when stdin is not a terminal.
+learn=$(./colldb learn 2>&1)
+for f in scripts/lessons/*.coll; do
+	b=$(basename "$f" .coll)
+	d=$(sed -n '2s/^# //p' "$f")
+	if ! printf '%s\n' "$learn" | grep -qF "$b" || ! printf '%s\n' "$learn" | grep -qF "$d"; then
+		echo "FAIL: docs: colldb learn does not list $b with its description"
+		fail=1
+	fi
+done
+if ! ./colldb learn handshake </dev/null >"$tmp/learn.out" 2>&1; then
+	echo "FAIL: docs: colldb learn handshake failed"; tail -5 "$tmp/learn.out"; fail=1
+elif ! grep -q 'Lesson 1' "$tmp/learn.out"; then
+	echo "FAIL: docs: colldb learn handshake did not run lesson 1"; fail=1
+fi
+./colldb learn nosuchlesson >/dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: docs: learn of an unknown lesson is not a usage error"; fail=1; }
+[ $fail = 0 ] && echo "  docs: every command documented; $n session blocks match; colldb learn lists and runs the lessons"
 exit $fail

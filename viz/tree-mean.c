@@ -27,6 +27,15 @@ mean_cols(void *arg, size_t key, char cols[TREE_MAX_COLS][TREE_COL_MAX])
 	double scale = mc->o->ns ? 1.0 : 1000.0;
 	int n = 0;
 
+	if (mc->o->ns & TREE_MASKED) {
+		snprintf(cols[n++], TREE_COL_MAX, "*%s", mc->o->ns & 1 ? "ns" :
+		    "us");
+		if (sp == TREE_SPREAD_STDEV || sp == TREE_SPREAD_BOTH)
+			snprintf(cols[n++], TREE_COL_MAX, "\xc2\xb1*");
+		if (sp == TREE_SPREAD_MINMAX || sp == TREE_SPREAD_BOTH)
+			snprintf(cols[n++], TREE_COL_MAX, "[*..*]");
+		return n;
+	}
 	snprintf(cols[n++], TREE_COL_MAX, "%.1f%s",
 	    stats_iacc_fmean(a) / scale, mc->o->ns ? "ns" : "us");
 	if (sp == TREE_SPREAD_STDEV || sp == TREE_SPREAD_BOTH)

@@ -298,7 +298,9 @@ launch_cols(void *arg, size_t key, char cols[TREE_MAX_COLS][TREE_COL_MAX])
 	const struct launch_ctx *lc = arg;
 	const struct span *sp = &lc->spans[key];
 
-	if (lc->ns)
+	if (lc->ns & TREE_MASKED)
+		snprintf(cols[0], TREE_COL_MAX, "*%s", lc->ns & 1 ? "ns" : "us");
+	else if (lc->ns)
 		snprintf(cols[0], TREE_COL_MAX, "%lldns", (long long)sp->dur);
 	else
 		snprintf(cols[0], TREE_COL_MAX, "%.1fus", sp->dur / 1000.0);

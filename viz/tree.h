@@ -63,6 +63,15 @@ enum tree_spread {
 int tree_parse_spread(const char *s, enum tree_spread *out);
 
 /*
+ * Value units, the `ns` argument of tree_format_launches() and field of
+ * struct tree_mean_opts: 0 microseconds (PyPTO's default), 1 integer
+ * nanoseconds (us=False), either OR TREE_MASKED: every figure prints as
+ * '*' ("*us" or "*ns", "±*", "[*..*]"), for transcripts that must not
+ * depend on timing.
+ */
+#define TREE_MASKED 2
+
+/*
  * print_tree(launch, us=!ns): every measured launch, or only LAUNCH when
  * HAS_LAUNCH (a Python index: negative counts from the end).  Returns -1
  * with *cause when LAUNCH is out of range (Python raises IndexError).
@@ -72,7 +81,7 @@ int tree_format_launches(const struct stats *st, struct strbuf *out,
 
 struct tree_mean_opts {
 	enum tree_spread spread;
-	int ns;			/* values in ns instead of us */
+	int ns;			/* values in ns instead of us; TREE_MASKED */
 	int has_pid;		/* select pid= (L3) */
 	int64_t pid;
 	int has_slot;		/* select slot= (L3) */

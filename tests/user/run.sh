@@ -90,6 +90,20 @@ status "quiet when every rank ends well" 0 "$colldb" run -n 2 --batch ./exits
 	bad "exit lines for clean ranks"
 status "program arguments after --" 0 "$colldb" run -n 2 --batch -- ./exits ok ok
 
+echo "-- spans of a user program"
+cmds=$(mktemp)
+printf 'continue\ntrace save user-trace.json\n' >"$cmds"
+status "trace save after colldb run" 0 "$colldb" run -n 2 -x "$cmds" ./ring
+has "trace save counts every call's spans" \
+	"trace: 24 spans saved to user-trace.json (Chrome trace-event JSON: open it in https://ui.perfetto.dev)"
+names=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted({e["name"] for e in d["traceEvents"] if e["ph"] == "X"})))' \
+	"$ex/user-trace.json" 2>&1)
+[ "$names" = "allgather allgather.notify allgather.put allgather.wait reduce-scatter reduce-scatter.notify reduce-scatter.put reduce-scatter.wait" ] &&
+	ok "span names carry cdb_span_begin's names" || bad "span names: $names"
+rm -f "$cmds" "$ex/user-trace.json"
+
 echo "-- docs/libcolldb.md against core/colldb.h"
 api=$(grep -oE '\bcdb_[a-z_]+\(' core/colldb.h | tr -d '(' | sort -u)
 for f in $api; do

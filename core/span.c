@@ -1,0 +1,243 @@
+/* span.c - per-rank span rings: the writer's phases and the reader; see span.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "span.h"
+#include "xmalloc.h"
+
+uint64_t
+span_ring_cap(uint64_t bytes)
+{
+	uint64_t hdr = offsetof(struct span_ring, recs);
+
+	if (bytes < hdr + 2 * SPAN_ROOT_RESERVE * sizeof(struct span_rec))
+		return 0;
+	return (bytes - hdr) / sizeof(struct span_rec);
+}
+
+uint64_t
+span_ring_default_bytes(int nranks)
+{
+	/*
+	 * 128 MiB shared by all ranks, 512 KiB .. 16 MiB each (pages cost
+	 * memory only once written).  16 MiB holds 419k records: a rank
+	 * stepping through 16 KiB chunks writes about 2M a second, and an
+	 * idle prompt drains every 100 ms.
+	 */
+	uint64_t per = (128u << 20) / (uint64_t)(nranks > 0 ? nranks : 1);
+
+	if (per > (16u << 20))
+		per = 16u << 20;
+	if (per < (512u << 10))
+		per = 512u << 10;
+	return per;
+}
+
+size_t
+span_ring_read(struct span_ring *r, uint64_t bytes, struct span_rec *out,
+    size_t max)
+{
+	uint64_t cap = span_ring_cap(bytes), tail, head, n, slot, first;
+
+	if (cap == 0)
+		return 0;
+	tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	head = atomic_load_explicit(&r->head, memory_order_acquire);
+	n = head - tail;
+	if (n > max)
+		n = max;
+	if (n == 0)
+		return 0;
+	slot = tail % cap;
+	first = cap - slot < n ? cap - slot : n;
+	memcpy(out, &r->recs[slot], first * sizeof *out);
+	memcpy(out + first, &r->recs[0], (n - first) * sizeof *out);
+	atomic_store_explicit(&r->tail, tail + n, memory_order_release);
+	return (size_t)n;
+}
+
+uint64_t
+span_ring_pending(struct span_ring *r)
+{
+	return atomic_load_explicit(&r->head, memory_order_acquire) -
+	    atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
+uint64_t
+span_ring_lost(struct span_ring *r)
+{
+	return atomic_load_explicit(&r->lost, memory_order_relaxed);
+}
+
+unsigned
+span_name_levels(const char *name)
+{
+	unsigned n = 1;
+
+	for (; *name != '\0'; name++)
+		n += *name == '.';
+	return n;
+}
+
+/* Dots in the longest common prefix of a and b: the phases they share. */
+static unsigned
+shared_levels(const char *a, const char *b)
+{
+	unsigned n = 0;
+
+	for (; *a != '\0' && *a == *b; a++, b++)
+		n += *a == '.';
+	return n;
+}
+
+/*
+ * The phase table of the last program: the runs after the first of a
+ * repeated program (bench) reuse it; building it reads every name (2 ms
+ * for a 64 MiB ring allreduce), which would sit between the rounds.  A
+ * run with iteration 0 always rebuilds, so a program freed and another
+ * allocated at the same address is never mistaken for it.  One rank per
+ * process, so one entry.
+ */
+static struct {
+	const struct prog *p;
+	uint32_t tag;
+	size_t nops;
+	uint8_t *tab;
+} plan;
+
+static uint8_t *
+plan_for(const struct prog *p, uint32_t tag, uint32_t iter)
+{
+	uint8_t *depth, *keep;
+
+	if (iter > 0 && plan.p == p && plan.tag == tag && plan.nops == p->nops)
+		return plan.tab;
+	free(plan.tab);
+	depth = xmalloc(2 * p->nops);
+	keep = depth + p->nops;
+	for (size_t i = 0; i < p->nops; i++) {
+		const char *name = prog_str_at(p, p->ops[i].name);
+		unsigned d = span_name_levels(name), k = 0;
+
+		if (i > 0 && p->ops[i].name == p->ops[i - 1].name)
+			k = d - 1;
+		else if (i > 0)
+			k = shared_levels(name, prog_str_at(p,
+			    p->ops[i - 1].name));
+		depth[i] = (uint8_t)(d > SPAN_MAX_LEVEL + 1 ?
+		    SPAN_MAX_LEVEL + 1 : d);
+		keep[i] = (uint8_t)(k > SPAN_MAX_LEVEL ? SPAN_MAX_LEVEL : k);
+	}
+	plan.p = p;
+	plan.tag = tag;
+	plan.nops = p->nops;
+	plan.tab = depth;
+	return depth;
+}
+
+void
+span_writer_begin(struct span_writer *w, struct span_ring *ring,
+    uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
+    uint32_t iter)
+{
+	memset(w, 0, sizeof *w);
+	w->started = UINT32_MAX;
+	w->cap = ring != NULL ? span_ring_cap(bytes) : 0;
+	if (w->cap == 0 || p->nops == 0)
+		return;
+	w->ring = ring;
+	w->tag = tag;
+	w->iter = iter;
+	w->rank = (uint16_t)rank;
+	w->head = atomic_load_explicit(&ring->head, memory_order_relaxed);
+	w->tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
+	w->slot = w->head % w->cap;
+	w->depth = plan_for(p, tag, iter);
+	w->keep = w->depth + p->nops;
+}
+
+void
+span_put(struct span_writer *w, uint64_t ts, uint64_t end, uint32_t pc,
+    unsigned level, int32_t value, unsigned flags)
+{
+	struct span_ring *r = w->ring;
+	uint64_t limit = level == 1 ? w->cap : w->cap - SPAN_ROOT_RESERVE;
+	struct span_rec *rec;
+
+	if (w->head - w->tail >= limit) {
+		w->tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (w->head - w->tail >= limit) {
+			atomic_fetch_add_explicit(&r->lost, 1,
+			    memory_order_relaxed);
+			return;
+		}
+	}
+	rec = &r->recs[w->slot];
+	rec->ts = ts;
+	rec->dur = end - ts;
+	rec->tag = w->tag;
+	rec->iter = w->iter;
+	rec->pc = pc;
+	rec->value = value;
+	rec->rank = w->rank;
+	rec->level = (uint8_t)level;
+	rec->flags = (uint8_t)flags;
+	rec->reserved = 0;
+	if (++w->slot == w->cap)
+		w->slot = 0;
+	atomic_store_explicit(&r->head, ++w->head, memory_order_release);
+}
+
+void
+span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
+{
+	int keep = w->started == UINT32_MAX ? 0 : w->keep[pc];
+	int want = w->depth[pc] - 1;
+
+	/* innermost first: a phase ends after the phases inside it */
+	for (; w->open > keep; w->open--)
+		span_put(w, w->phase_ts[w->open], w->last_end,
+		    w->phase_pc[w->open], (unsigned)w->open, 0, 0);
+	for (; w->open < want; w->open++) {
+		w->phase_ts[w->open + 1] = start;
+		w->phase_pc[w->open + 1] = pc;
+	}
+	w->started = pc;
+}
+
+void
+span_writer_end(struct span_writer *w, uint64_t end)
+{
+	if (w->ring != NULL) {
+		if (end < w->last_end)
+			end = w->last_end;
+		w->last_end = end;
+		for (; w->open > 0; w->open--)
+			span_put(w, w->phase_ts[w->open], end,
+			    w->phase_pc[w->open], (unsigned)w->open, 0, 0);
+	}
+	w->depth = w->keep = NULL;	/* the table stays for the next run */
+	w->ring = NULL;
+}
+
+int
+span_name(const struct prog *p, uint32_t pc, unsigned level, struct strbuf *sb)
+{
+	const char *name, *e;
+
+	if (pc >= p->nops)
+		return -1;
+	name = prog_str_at(p, p->ops[pc].name);
+	if (name[0] == '\0')
+		name = uop_kind_name((enum uop_kind)p->ops[pc].kind);
+	if (level == SPAN_LEVEL_OP) {
+		strbuf_addstr(sb, name);
+		return 0;
+	}
+	for (e = name; *e != '\0'; e++) {
+		if (*e == '.' && --level == 0)
+			break;
+	}
+	strbuf_add(sb, name, (size_t)(e - name));
+	return 0;
+}

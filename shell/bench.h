@@ -1,0 +1,123 @@
+/*
+ * bench.h - the pieces of `bench` (internal to shell/bench-*.c and
+ * cmd-bench.c): arguments (bench-args.c), windows (bench-wins.c), running
+ * one size (bench-run.c), `check` (bench-check.c), the figures from the
+ * spans (bench-stats.c) and what is printed (bench-out.c).
+ *
+ * bench allocates its own windows ("bench.buf", "bench.src", "bench.sig":
+ * a '.' no user window can have), zero-filled, runs the collective on them
+ * and frees them.  SIZE is the per-rank buffer, as in nccl-tests: the
+ * buffer of allreduce and broadcast, the [N, SIZE/N] matrix of
+ * reduce_scatter and all_to_all, allgather's [N, SIZE/N] output.  Each rank
+ * runs the program warmup + rounds times back to back (core/rank.c), and
+ * every run's root span (the collective, core/span.h) is that rank's time
+ * in the round; the BenchmarkStats line is PyPTO's (viz/stats.h, L3: the
+ * round's time is the max over ranks), time is its median round, algbw =
+ * SIZE / time and busbw = algbw x nccl-tests' factor (coll_busbw_factor).
+ * `check` first runs one call on random data and counts wrong elements,
+ * then zeroes the data again; the timed calls always run on zeros (sums
+ * and products stay finite and never go subnormal).
+ *
+ * Ownership: a struct bench_result is filled by bench_one() and released
+ * with bench_result_release().
+ */
+#ifndef COLLDB_BENCH_H
+#define COLLDB_BENCH_H
+
+#include "shell.h"
+
+/* A bench's arguments. */
+struct bench_args {
+	struct coll_call cc;	/* kind, op, mode, impl, root, check, json */
+	enum dtype dtype;
+	long rounds, warmup;
+	uint64_t size;		/* bytes (not for barrier) */
+	uint64_t min, max;	/* sweep */
+	uint64_t factor;
+	int sweep;
+	size_t at_size, at_dtype, at_coll;	/* argument positions */
+};
+
+/* What one bench measured. */
+struct bench_result {
+	uint64_t bytes, count;
+	double *samples;	/* per round (us): max over ranks */
+	double **rank_us;	/* [rank][round] */
+	size_t nsamples;
+	double min, median, mean, max, stdev, union_mean;
+	double algbw, busbw;	/* GB/s */
+	int64_t wrong;		/* -1: not checked */
+	uint64_t lost, not_kept;
+	struct strbuf stats;	/* the BenchmarkStats line */
+};
+
+/* The windows of one bench, placed where seg_win_alloc() will put them. */
+struct bench_wins {
+	struct win_ref buf, src, sig;
+	int has_buf, has_src;
+	uint64_t need;		/* bytes of window area per rank */
+};
+
+/* bench-args.c */
+extern const char bench_expected[];
+/* Parse `bench ...` (the words after the name); 0 or -1 (reported). */
+int bench_parse(struct cmdctx *ctx, struct bench_args *ba);
+/* Bytes SIZE must be a multiple of: the element, times N when every rank
+ * gets a row. */
+uint64_t bench_granule(const struct bench_args *ba, int nranks);
+/* A single bench's SIZE: 0, or -1 (reported). */
+int bench_check_size(struct cmdctx *ctx, const struct bench_args *ba,
+    uint64_t size);
+
+/* bench-wins.c */
+/* Check a bench of `size` bytes without touching anything: fills *a with
+ * the call on the windows *bw would have; 0, or -1 (reported). */
+int bench_validate(struct cmdctx *ctx, const struct bench_args *ba,
+    uint64_t size, struct coll_args *a, struct bench_wins *bw);
+int bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause);
+void bench_wins_free(struct session *s);
+
+/* bench-run.c */
+/* One bench of `size` bytes: windows, check, timed runs, figures; it
+ * becomes s->bench.  0, or -1 (reported). */
+int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
+    struct bench_result *res);
+struct progress;
+/* Wait until no rank holds the job tags[r] (0: none); 0, or -1 (reported)
+ * when interrupted, the watchdog fired or a rank died.  pg may be NULL. */
+int bench_wait(struct session *s, const uint32_t *tags, struct progress *pg);
+/* Send the collective a, run `repeat` times, to every rank; tags[r]
+ * receives rank r's job.  0, or -1 (reported). */
+int bench_submit(struct session *s, const struct coll_args *a,
+    uint32_t repeat, uint32_t *tags);
+
+/* bench-check.c */
+/* `check` on the windows bw: *wrong receives the mismatches; 0 or -1. */
+int bench_check(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw, int64_t *wrong);
+
+/* bench-stats.c */
+/* Fill res from the root spans of the timed jobs tags[]; 0, or -1
+ * (reported) when a rank's roots are missing. */
+int bench_stats(struct session *s, const struct bench_args *ba,
+    const uint32_t *tags, struct bench_result *res);
+void bench_result_release(struct bench_result *res, int nranks);
+
+/* bench-out.c */
+/* "allreduce ring f32", "broadcast root=1 f32", "allreduce mesh max f32" */
+void bench_what(const struct bench_args *ba, struct strbuf *sb);
+/* The BenchmarkStats line and the nccl-tests-like line. */
+void bench_print(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res);
+/* One JSON object with every figure and the per-round samples. */
+void bench_json(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res, struct strbuf *sb);
+/* bench sweep's table: header, one row per size, the average busbw. */
+void bench_sweep_header(struct session *s, const struct bench_args *ba);
+void bench_sweep_row(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res);
+void bench_sweep_footer(struct session *s, double busbw_mean);
+/* Warnings about spans lost or not kept during the bench. */
+void bench_spans_warning(const struct bench_result *res);
+
+#endif

@@ -1,0 +1,79 @@
+#!/bin/sh
+# tests/tty/watch.sh: the real `watch` pane of a real session, in tmux:
+# it appears, refreshes, answers keys (Tab, ?, d, c), survives a resize,
+# q returns to an intact prompt; `colldb watch NAME` from a second
+# terminal shows the same session read-only and says when it ends; the
+# terminal is restored every time.
+name=watch
+. "$(dirname "$0")/lib.sh"
+
+tty_start
+stty_before=$(T send-keys -t t 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
+type_ "./colldb -n 4 --name ttywatch; echo rc=\$?"
+keys Enter
+prompt "start"
+run 'alloc sig [6,4] i32' '(colldb) alloc sig'
+run 'alloc buf [64] f32' '(colldb) alloc buf'
+run 'alloc s2 [4,1] i32' '(colldb) alloc s2'
+run 'start allreduce buf sig mode=ring' 'stopped before allreduce(ring) step 1/105'
+run 'step 3' 'step 4/105'
+run '@0 continue' 'rank 0: blocked'
+
+# watch-1: the pane shows the session
+type_ 'watch'; keys Enter
+wait_for has 'colldb watch  ttywatch  4 ranks' "the pane appears"
+wait_for has 'sig [6,4]  window 1/2' "the signal grid is shown"
+wait_for has '0 blocked allreduce(ring) step 12/105' "rank 0 shown blocked"
+# watch-2: keys: Tab to the next window and back, ? help, d diagnose
+keys Tab
+wait_for has 'window 2/2' "Tab switches window"
+keys Tab
+wait_for has 'window 1/2' "Tab again"
+keys '?'
+wait_for has 'quit' "help overlay"
+keys Escape
+keys d
+wait_for has 'SLOW: 1 rank blocked' "d shows the diagnosis"
+keys Escape
+# watch-3: a resize redraws at the new size
+T resize-window -t t -x 80 -y 24
+wait_for has 'colldb watch  ttywatch' "pane redrawn after resize"
+w=$(screen | head -1 | sed 's/ *$//' | awk '{ print length }')
+[ "$w" -le 80 ] && ok || bad "the title is $w columns wide after resizing to 80"
+T resize-window -t t -x 100 -y 45
+# watch-4: c continues every stopped rank; the values refresh
+keys c
+wait_for has '0 idle' "c ran the collective to the end (refresh)"
+# watch-5: q back to the prompt; what happened meanwhile is printed
+keys q
+wait_for has 'allreduce(ring): done' "events held during the pane print after q"
+prompt "q"
+run 'where' 'rank 3: idle'
+
+# watch-6: colldb watch from another terminal, read-only
+T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
+sleep 0.3
+T send-keys -t t:obs "./colldb watch; ./colldb watch ttywatch; echo obs-rc=\$?" Enter
+obs() { T capture-pane -p -t t:obs; }
+i=0; while [ $i -lt 50 ] && ! obs | grep -q 'read-only'; do sleep 0.1; i=$((i + 1)); done
+obs | grep -q 'ttywatch' && ok || bad "colldb watch does not list the session"
+obs | grep -q '\[read-only\]' && ok || bad "the observer pane is not read-only"
+T select-window -t t:0
+run '@1 wait sig[0] >= 1' '[rank 1] blocked'
+i=0; while [ $i -lt 30 ] && ! obs | grep -q '1 blocked'; do sleep 0.1; i=$((i + 1)); done
+obs | grep -q '1 blocked' && ok || bad "the observer does not see rank 1 blocked"
+# the session ends: the observer says so and exits 0
+type_ 'quit'; keys Enter
+wait_for has 'rc=0' "colldb exits with status 0"
+i=0; while [ $i -lt 60 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
+obs | grep -q 'session ttywatch ended' && ok || bad "the observer does not say the session ended"
+obs | grep -q 'obs-rc=0' && ok || bad "the observer did not exit 0"
+
+# the terminal is sane again
+T send-keys -t t 'stty -g' Enter
+sleep 0.3
+stty_after=$(screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
+[ -n "$stty_before" ] && [ "$stty_before" = "$stty_after" ] && ok ||
+	bad "stty settings differ after watch ($stty_before / $stty_after)"
+[ -z "$(ls /dev/shm | grep '^colldb-')" ] && ok || bad "a /dev/shm segment was left"
+tty_done
