@@ -188,11 +188,18 @@ SAN_OPTS = ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:detect_leak
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+# The products at the top (colldb, libcolldb.*) are shared by every build
+# directory: a sanitizer run relinks them instrumented, then puts the normal
+# ones back, whatever its result.
 asan:
-	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check; \
+	rc=$$?; rm -f colldb libcolldb.a libcolldb.so; \
+	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
 ubsan:
-	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check
+	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check; \
+	rc=$$?; rm -f colldb libcolldb.a libcolldb.so; \
+	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
 valgrind: deps
 	@$(MAKE) --no-print-directory all tests

@@ -102,12 +102,10 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct session *s = &the_session;
-	const char **xfiles = NULL;
-	size_t nx = 0;
-	int nranks = -1, batch = 0, echo = 0, c, rc = EXIT_OK;
-	double timeout = -1;
+	struct shell_opts o;
+	int c, rc = EXIT_OK;
 	uint64_t area = 0;
-	char name[64] = "", *cause = NULL;
+	char *cause = NULL;
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
@@ -128,19 +126,9 @@ main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "stats") == 0)
 		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
+	shell_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': {
-			int64_t v;
-			if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
-			    v > SEG_MAX_RANKS) {
-				fprintf(stderr, "colldb: -n %s: expected 1..%d ranks\n",
-				    optarg, SEG_MAX_RANKS);
-				return EXIT_USAGE;
-			}
-			nranks = (int)v;
-			break;
-		}
 		case 't':
 			if (strcmp(optarg, "shm") != 0) {
 				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
@@ -150,34 +138,6 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'x':
-			xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
-			xfiles[nx++] = optarg;
-			break;
-		case 'b':
-			batch = 1;
-			break;
-		case 'e':
-			echo = 1;
-			break;
-		case 'N':
-			if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
-			    strchr(optarg, '/') != NULL) {
-				fprintf(stderr, "colldb: --name %s: expected 1..47 characters, no '/'\n",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			snprintf(name, sizeof name, "%s", optarg);
-			break;
-		case 'T': {
-			char *end;
-			timeout = strtod(optarg, &end);
-			if (*end != '\0' || timeout < 0) {
-				fprintf(stderr, "colldb: --timeout %s: expected seconds\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
 		case 'A':
 			if (parse_uint(optarg, &area, 1, &cause) != 0 || area < 4096) {
 				fprintf(stderr, "colldb: --window-area %s: expected bytes (at least 4096)\n",
@@ -192,71 +152,79 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			switch (shell_opt(c, optarg, "colldb", &o)) {
+			case 1:
+				break;
+			case 0:
+				usage(stderr);
+				/* FALLTHROUGH */
+			default:
+				shell_opts_release(&o);
+				return EXIT_USAGE;
+			}
 		}
 	}
 	free(cause);
 	cause = NULL;
 	for (int i = optind; i < argc; i++) {
-		xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
-		xfiles[nx++] = argv[i];
+		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
+		o.xfiles[o.nx++] = argv[i];
 	}
-	for (size_t i = 0; i < nx; i++) {
-		if (access(xfiles[i], R_OK) != 0) {
-			fprintf(stderr, "colldb: cannot read script '%s'\n", xfiles[i]);
-			free(xfiles);
+	for (size_t i = 0; i < o.nx; i++) {
+		if (access(o.xfiles[i], R_OK) != 0) {
+			fprintf(stderr, "colldb: cannot read script '%s'\n", o.xfiles[i]);
+			shell_opts_release(&o);
 			return EXIT_USAGE;
 		}
 	}
 
-	if (nx > 0)
-		script_args(xfiles[0], &nranks, &timeout);
-	if (nranks < 1 || nranks > SEG_MAX_RANKS)
-		nranks = 4;
+	if (o.nx > 0)
+		script_args(o.xfiles[0], &o.nranks, &o.timeout);
+	if (o.nranks < 1 || o.nranks > SEG_MAX_RANKS)
+		o.nranks = 4;
 	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	settings_init(&s->set);
-	s->set.echo = echo;
-	if (timeout >= 0)
-		s->set.timeout = timeout;
-	s->interactive = (have_tty && !batch) || getenv("COLLDB_FAKETTY") != NULL;
+	s->set.echo = o.echo;
+	if (o.timeout >= 0)
+		s->set.timeout = o.timeout;
+	s->interactive = (have_tty && !o.batch) || getenv("COLLDB_FAKETTY") != NULL;
 	{
 		const char *term = getenv("TERM");
-		s->set.color = have_tty && !batch && isatty(STDOUT_FILENO) &&
+		s->set.color = have_tty && !o.batch && isatty(STDOUT_FILENO) &&
 		    term != NULL && strcmp(term, "dumb") != 0 &&
 		    getenv("NO_COLOR") == NULL;
 	}
 	s->batch = !s->interactive;
-	if (name[0] == '\0')
-		snprintf(name, sizeof name, "colldb-%d", (int)getpid());
+	if (o.name[0] == '\0')
+		snprintf(o.name, sizeof o.name, "colldb-%d", (int)getpid());
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_fatal);
 	signal(SIGHUP, on_fatal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = s;
-	if (session_open(s, nranks, name, area, &cause) != 0) {
-		fprintf(stderr, "colldb: cannot start %d ranks: %s\n", nranks, cause);
+	if (session_open(s, o.nranks, o.name, area, &cause) != 0) {
+		fprintf(stderr, "colldb: cannot start %d ranks: %s\n", o.nranks, cause);
 		free(cause);
-		free(xfiles);
+		shell_opts_release(&o);
 		return EXIT_FAIL;
 	}
 	atexit(cleanup);
 	le_init("colldb", have_tty && s->interactive);
 
-	for (size_t i = 0; i < nx && !script.quit; i++) {
-		if (script_run_file(s, xfiles[i]) != 0) {
+	for (size_t i = 0; i < o.nx && !script.quit; i++) {
+		if (script_run_file(s, o.xfiles[i]) != 0) {
 			rc = EXIT_FAIL;
 			if (s->batch)
 				break;
 		}
 	}
-	if (!script.quit && rc == EXIT_OK && s->batch && nx == 0)
+	if (!script.quit && rc == EXIT_OK && s->batch && o.nx == 0)
 		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	else if (!script.quit && s->interactive)
 		rc = repl_run(s);
 	if (s->watchdog_fired && rc == EXIT_FAIL)
 		rc = EXIT_HANG;
-	free(xfiles);
+	shell_opts_release(&o);
 	fflush(stdout);
 	return rc;
 }

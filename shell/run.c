@@ -314,115 +314,84 @@ run_main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct session *s = &run_session;
-	const char **xfiles = NULL;
-	size_t nx = 0;
-	int nranks = 4, echo = 0, have_tty, c, err, rc = EXIT_OK;
-	double timeout = -1;
-	char name[64] = "", *cause = NULL, *end;
+	struct shell_opts o;
+	int have_tty, c, err, rc = EXIT_OK;
+	char *cause = NULL;
 
+	shell_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "+n:x:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': {
-			int64_t v;
-			if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
-			    v > SEG_MAX_RANKS) {
-				free(cause);
-				fprintf(stderr, "colldb run: -n %s: expected 1..%d ranks\n",
-				    optarg, SEG_MAX_RANKS);
-				return EXIT_USAGE;
-			}
-			nranks = (int)v;
-			break;
-		}
-		case 'x':
-			xfiles = xreallocarray(xfiles, nx + 1, sizeof *xfiles);
-			xfiles[nx++] = optarg;
-			break;
-		case 'b':
-			batch_mode = 1;
-			break;
-		case 'e':
-			echo = 1;
-			break;
-		case 'N':
-			if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
-			    strchr(optarg, '/') != NULL) {
-				fprintf(stderr, "colldb run: --name %s: expected 1..47 characters, no '/'\n",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			snprintf(name, sizeof name, "%s", optarg);
-			break;
-		case 'T':
-			timeout = strtod(optarg, &end);
-			if (*end != '\0' || end == optarg || timeout < 0) {
-				fprintf(stderr, "colldb run: --timeout %s: expected seconds\n",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			switch (shell_opt(c, optarg, "colldb run", &o)) {
+			case 1:
+				break;
+			case 0:
+				usage(stderr);
+				/* FALLTHROUGH */
+			default:
+				shell_opts_release(&o);
+				return EXIT_USAGE;
+			}
 		}
 	}
+	batch_mode = o.batch;
 	if (optind >= argc) {
 		fprintf(stderr, "colldb run: missing PROGRAM\n");
 		usage(stderr);
-		free(xfiles);
+		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	if (batch_mode && nx > 0) {
-		fprintf(stderr, "colldb run: --batch runs no commands; drop -x %s\n", xfiles[0]);
-		free(xfiles);
+	if (batch_mode && o.nx > 0) {
+		fprintf(stderr, "colldb run: --batch runs no commands; drop -x %s\n", o.xfiles[0]);
+		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < nx; i++) {
-		if (access(xfiles[i], R_OK) != 0) {
-			fprintf(stderr, "colldb run: cannot read script '%s'\n", xfiles[i]);
-			free(xfiles);
+	for (size_t i = 0; i < o.nx; i++) {
+		if (access(o.xfiles[i], R_OK) != 0) {
+			fprintf(stderr, "colldb run: cannot read script '%s'\n", o.xfiles[i]);
+			shell_opts_release(&o);
 			return EXIT_USAGE;
 		}
 	}
 	if ((err = find_program(argv[optind])) != 0) {
 		fprintf(stderr, "colldb run: %s: %s\n", argv[optind], strerror(err));
-		free(xfiles);
+		shell_opts_release(&o);
 		return err == ENOENT ? 127 : 126;
 	}
 
 	have_tty = isatty(STDIN_FILENO);
 	settings_init(&s->set);
-	s->set.echo = echo;
-	if (timeout >= 0)
-		s->set.timeout = timeout;
-	s->interactive = !batch_mode && ((have_tty && nx == 0) ||
+	s->set.echo = o.echo;
+	if (o.timeout >= 0)
+		s->set.timeout = o.timeout;
+	s->interactive = !batch_mode && ((have_tty && o.nx == 0) ||
 	    getenv("COLLDB_FAKETTY") != NULL);
 	s->batch = !s->interactive;
-	if (name[0] == '\0')
-		snprintf(name, sizeof name, "colldb-%d", (int)getpid());
+	if (o.name[0] == '\0')
+		snprintf(o.name, sizeof o.name, "colldb-%d", (int)getpid());
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = s;
-	if (run_open(s, nranks, name, argv + optind, &cause) != 0) {
-		fprintf(stderr, "colldb run: cannot start %d ranks: %s\n", nranks, cause);
+	if (run_open(s, o.nranks, o.name, argv + optind, &cause) != 0) {
+		fprintf(stderr, "colldb run: cannot start %d ranks: %s\n", o.nranks, cause);
 		free(cause);
-		free(xfiles);
+		shell_opts_release(&o);
 		return EXIT_FAIL;
 	}
 	atexit(cleanup);
 	if (batch_mode) {
 		rc = run_batch(s);
-		free(xfiles);
+		shell_opts_release(&o);
 		fflush(stdout);
 		return rc;
 	}
 	le_init("colldb", have_tty && s->interactive);
 	wait_started(s, argv[optind]);
-	for (size_t i = 0; i < nx && !script.quit; i++) {
-		if (script_run_file(s, xfiles[i]) != 0) {
+	for (size_t i = 0; i < o.nx && !script.quit; i++) {
+		if (script_run_file(s, o.xfiles[i]) != 0) {
 			rc = EXIT_FAIL;
 			break;
 		}
@@ -433,7 +402,7 @@ run_main(int argc, char **argv)
 		else if (!have_tty)
 			rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	}
-	free(xfiles);
+	shell_opts_release(&o);
 	fflush(stdout);
 	return rc;
 }

@@ -327,6 +327,22 @@ int le_rows_above_cursor(void);
 
 int repl_run(struct session *s);
 
+/* ---- opts.c: options shared by colldb and colldb run ----------------------- */
+
+struct shell_opts {
+	int nranks;		/* -n, -1 when not given */
+	int batch, echo;
+	double timeout;		/* --timeout, < 0 when not given */
+	char name[64];		/* --name, "" when not given */
+	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
+	size_t nx;
+};
+
+void shell_opts_init(struct shell_opts *o);
+void shell_opts_release(struct shell_opts *o);
+/* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
+int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
+
 /* ---- cmd-watch.c ---------------------------------------------------------- */
 
 /* `colldb watch [NAME]`. */
