@@ -90,18 +90,14 @@ targets_live(struct cmdctx *ctx, struct rankset *out)
 	return 0;
 }
 
-struct seg_window *
-win_lookup(struct cmdctx *ctx, size_t i, const char *name)
+const char *
+nearest_window(struct seg *sg, const char *name)
 {
-	struct seg_window *list[SEG_MAX_WINDOWS], *w;
+	struct seg_window *list[SEG_MAX_WINDOWS];
 	const char *best = NULL;
 	size_t bestd = 3;
-	int n;
+	int n = seg_win_list(sg, list, SEG_MAX_WINDOWS);
 
-	w = seg_win_find(&ctx->s->seg, name);
-	if (w != NULL)
-		return w;
-	n = seg_win_list(&ctx->s->seg, list, SEG_MAX_WINDOWS);
 	for (int k = 0; k < n; k++) {
 		size_t d = edit_distance(name, list[k]->name);
 		if (d < bestd) {
@@ -109,9 +105,21 @@ win_lookup(struct cmdctx *ctx, size_t i, const char *name)
 			best = list[k]->name;
 		}
 	}
+	return best;
+}
+
+struct seg_window *
+win_lookup(struct cmdctx *ctx, size_t i, const char *name)
+{
+	struct seg_window *w = seg_win_find(&ctx->s->seg, name);
+	const char *best;
+
+	if (w != NULL)
+		return w;
+	best = nearest_window(&ctx->s->seg, name);
 	if (best != NULL)
 		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
-	else if (n == 0)
+	else if (seg_win_list(&ctx->s->seg, &w, 1) == 0)
 		arg_error(ctx, i, "unknown window '%s' (there are no windows; see 'alloc')", name);
 	else
 		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);

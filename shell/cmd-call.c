@@ -176,21 +176,12 @@ arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
 static struct seg_window *
 window(struct cmdctx *ctx, const struct ffi_arg *a, const char *name)
 {
-	struct seg_window *list[SEG_MAX_WINDOWS], *w;
-	const char *best = NULL;
-	size_t bestd = 3;
-	int n;
+	struct seg_window *w = seg_win_find(&ctx->s->seg, name);
+	const char *best;
 
-	if ((w = seg_win_find(&ctx->s->seg, name)) != NULL)
+	if (w != NULL)
 		return w;
-	n = seg_win_list(&ctx->s->seg, list, SEG_MAX_WINDOWS);
-	for (int k = 0; k < n; k++) {
-		size_t d = edit_distance(name, list[k]->name);
-		if (d < bestd) {
-			bestd = d;
-			best = list[k]->name;
-		}
-	}
+	best = nearest_window(&ctx->s->seg, name);
 	if (best != NULL)
 		arg_fail(ctx, a, "unknown window '%s' (did you mean '%s'?)", name, best);
 	else

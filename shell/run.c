@@ -164,13 +164,7 @@ spawn_user(struct session *s, int r, char **argv, char **cause)
 		    strerror(errno));
 		_exit(127);
 	}
-	close(sv[1]);
-	close(outp[1]);
-	rp->pid = pid;
-	rp->sock = sv[0];
-	rp->out = outp[0];
-	rp->alive = 1;
-	fcntl(rp->out, F_SETFL, O_NONBLOCK);
+	rankproc_started(rp, pid, sv, outp);
 	return 0;
 }
 

@@ -65,6 +65,14 @@ spawn_rank(struct session *s, int r, char **cause)
 		fprintf(stderr, "exec %s: %s\n", s->self_exe, strerror(errno));
 		_exit(127);
 	}
+	rankproc_started(rp, pid, sv, outp);
+	return 0;
+}
+
+void
+rankproc_started(struct rankproc *rp, pid_t pid, const int sv[2],
+    const int outp[2])
+{
 	close(sv[1]);
 	close(outp[1]);
 	rp->pid = pid;
@@ -72,7 +80,6 @@ spawn_rank(struct session *s, int r, char **cause)
 	rp->out = outp[0];
 	rp->alive = 1;
 	fcntl(rp->out, F_SETFL, O_NONBLOCK);
-	return 0;
 }
 
 int

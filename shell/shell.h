@@ -109,6 +109,10 @@ struct session {
 
 extern struct session *sess;
 
+/* After fork: the parent's ends of a new rank's socket pair and output
+ * pipe go to rp; the child's ends are closed. */
+void rankproc_started(struct rankproc *rp, pid_t pid, const int sv[2],
+    const int outp[2]);
 int session_open(struct session *s, int nranks, const char *name,
     uint64_t area, char **cause);
 /* session_open()'s first half, for other kinds of ranks (run.c): the
@@ -266,6 +270,8 @@ int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);
 /* Targets the command applies to, minus dead ranks (warned). */
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
+/* The window whose name is closest to name (a typo), or NULL. */
+const char *nearest_window(struct seg *sg, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */
