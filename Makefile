@@ -172,7 +172,7 @@ check: deps
 	@$(MAKE) --no-print-directory check-layering
 	@sh tests/run.sh $(O)
 
-tests: $(UNIT_BIN) $(TOOL_BIN)
+tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
 check-layering:
 	@if grep -nE '#include "\.\./(shell|viz)/|#include "(shell|viz)/' core/*.c core/*.h core/coll/*.c 2>/dev/null; then \
@@ -205,10 +205,12 @@ valgrind: deps
 	@$(MAKE) --no-print-directory all tests
 	@VALGRIND=1 sh tests/run.sh $(O)
 
+BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
+	    $(O)/bench/memcpy-bw
+
 bench: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(O)/bench/bench-wake $(O)/bench/pane-cost \
-	    $(O)/bench/span-cost $(O)/bench/memcpy-bw
+	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@sh bench/run.sh $(O)
 
 # The pane's CPU cost (not part of make check): see bench/pane-cost.c.
@@ -220,7 +222,7 @@ $(O)/bench/pane-cost: bench/pane-cost.c $(O)/libapp.a $(O)/libcolldb.a
 $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(FFI_LIBS) $(LIBS)
 
 fmt:
 	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
