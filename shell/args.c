@@ -87,6 +87,15 @@ targets_live(struct cmdctx *ctx, struct rankset *out)
 		out_error("no live rank among the targets %s", ctx->target_text);
 		return -1;
 	}
+	/* every target must have room, or none is sent anything */
+	for (int r = 0; r < s->nranks; r++) {
+		char *cause = NULL;
+		if (rankset_has(out, r) && session_queue_full(s, r, &cause)) {
+			out_error("%s", cause);
+			free(cause);
+			return -1;
+		}
+	}
 	return 0;
 }
 

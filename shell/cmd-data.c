@@ -84,8 +84,11 @@ submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s %s %s", ctx->entry->name, arg(ctx, 0), what);
 		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &u),
-			strbuf_detach(&sb, NULL), 0, 0) != 0)
-			break;
+			strbuf_detach(&sb, NULL), 0, 0) != 0) {
+			strbuf_release(&sb);
+			free(what);
+			return CMD_ERROR;
+		}
 	}
 	strbuf_release(&sb);
 	free(what);

@@ -20,7 +20,12 @@ static struct {
 	int fd;			/* -1: not recording */
 	char *path;
 	int suppress;		/* inside `start CMD`: start is the record */
-} rec = { -1, NULL, 0 };
+	int depth;		/* commands running (nested: start, source) */
+	struct strbuf pending;	/* events of the running command: they
+				 * follow its line in the file */
+} rec = { -1, NULL, 0, 0, STRBUF_INIT };
+
+static void flush_pending(void);
 
 static void
 rec_write(const char *text)
@@ -42,6 +47,17 @@ rec_write(const char *text)
 	}
 }
 
+/* `break wait @1`: the command names its ranks itself. */
+static int
+targets_in_args(struct cmdctx *ctx)
+{
+	for (size_t i = 0; i < nargs(ctx); i++) {
+		if (arg(ctx, i)[0] == '@' && !ctx->w.v[i].quoted)
+			return 1;
+	}
+	return 0;
+}
+
 void
 record_command(struct cmdctx *ctx)
 {
@@ -61,12 +77,15 @@ record_command(struct cmdctx *ctx)
 		return;
 	while (*line == ' ' || *line == '\t')
 		line++;
-	if ((e->flags & CMD_TARGETS) && !ctx->explicit_targets)
+	if ((e->flags & CMD_TARGETS) && !ctx->explicit_targets &&
+	    !targets_in_args(ctx) &&
+	    !(strcmp(e->name, "set") == 0 && (nargs(ctx) == 0 || settings_is(arg(ctx, 0)))))
 		text = xasprintf("%s %s\n", ctx->target_text, line);
 	else
 		text = xasprintf("%s\n", line);
 	rec_write(text);
 	free(text);
+	flush_pending();	/* what happened while it ran, after it */
 }
 
 void
@@ -81,8 +100,32 @@ record_event(const char *text)
 		if (*p == '\n')
 			*p = ' ';	/* one comment line per event */
 	}
-	rec_write(line);
+	if (rec.depth > 0)
+		strbuf_addstr(&rec.pending, line);
+	else
+		rec_write(line);
 	free(line);
+}
+
+static void
+flush_pending(void)
+{
+	if (rec.fd >= 0 && rec.pending.len > 0)
+		rec_write(rec.pending.buf);
+	strbuf_reset(&rec.pending);
+}
+
+void
+record_begin(void)
+{
+	rec.depth++;
+}
+
+void
+record_end(void)
+{
+	if (rec.depth > 0 && --rec.depth == 0)
+		flush_pending();
 }
 
 void

@@ -24,6 +24,16 @@ static const struct setting {
 	{ "wait-giveup", K_COUNT, "sim mode: a wait returns after N polls (0 = never)" },
 };
 
+int
+settings_is(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
+		if (strcmp(settings[i].name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 void
 settings_init(struct settings *set)
 {

@@ -226,8 +226,22 @@ split_say(const char *line, struct words *out)
 	return 1;
 }
 
+static enum cmd_retval run_line(struct session *s, const char *line,
+    int *incomplete);
+
 enum cmd_retval
 cmd_run_line(struct session *s, const char *line, int *incomplete)
+{
+	enum cmd_retval rv;
+
+	record_begin();
+	rv = run_line(s, line, incomplete);
+	record_end();
+	return rv;
+}
+
+static enum cmd_retval
+run_line(struct session *s, const char *line, int *incomplete)
 {
 	struct cmdctx ctx;
 	struct words all;

@@ -323,6 +323,20 @@ send_or_fail(struct session *s, int r, const struct msg_hdr *h,
 	return 0;
 }
 
+int
+session_queue_full(struct session *s, int r, char **cause)
+{
+	int n = 0;
+
+	for (struct job *j = s->rp[r].jobs; j != NULL; j = j->next)
+		n++;
+	if (n < QUEUE_MAX)
+		return 0;
+	cause_set(cause, "rank %d already has %d commands queued behind what it is doing; "
+	    "let it catch up, or interrupt it", r, n);
+	return 1;
+}
+
 struct job *
 session_submit(struct session *s, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags, char **cause)
@@ -331,6 +345,8 @@ session_submit(struct session *s, int r, struct prog *p, char *desc,
 	struct msg_hdr h = { .type = MSG_PROG, .flags = pflags };
 	struct job *j;
 
+	if (session_queue_full(s, r, cause))
+		goto fail;
 	prog_encode(p, &sb);
 	h.tag = s->next_tag++;
 	h.len = (uint32_t)sb.len;
@@ -388,21 +404,40 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
 		.len = sizeof cm };
 
+	struct prog *p0;
+
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
 	cm.repeat = repeat;
 	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+	/* Everything that can refuse is checked before any rank is told. */
+	for (int r = 0; r < s->nranks; r++) {
+		if (session_queue_full(s, r, cause))
+			return -1;
+	}
+	p0 = coll_build(a, s->nranks, 0);
+	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET) {
+		cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
+		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
+		    p0->title, s->nranks, p0->nops,
+		    (unsigned long long)p0->nops * (uint64_t)s->nranks,
+		    COLL_OPS_BUDGET / 1000000u);
+		prog_free(p0);
+		return -1;
+	}
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = xcalloc(1, sizeof *j);
 
 		h.tag = s->next_tag++;
 		if (send_or_fail(s, r, &h, &cm, cause) != 0) {
 			free(j);
+			if (r == 0)
+				prog_free(p0);
 			return -1;
 		}
 		j->tag = h.tag;
 		j->rank = r;
-		j->prog = coll_build(a, s->nranks, r);
+		j->prog = r == 0 ? p0 : coll_build(a, s->nranks, r);
 		j->desc = xstrdup(j->prog->title);
 		j->flags = JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0);
 		j->coll = coll_id;

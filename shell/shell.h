@@ -123,6 +123,13 @@ int session_prepare(struct session *s, int nranks, const char *name,
 /* Register the session for `colldb watch NAME` (a clash only warns). */
 void session_register(struct session *s);
 void session_close(struct session *s);
+/* A rank holds at most QUEUE_MAX commands (its socket buffer is the
+ * queue; a full one would block the shell).  1 (and cause) when r's is
+ * full.  Collectives are refused beyond COLL_OPS_BUDGET micro-ops over all
+ * ranks (the shell keeps every rank's program for where and diagnose). */
+#define QUEUE_MAX 64
+#define COLL_OPS_BUDGET 8000000u
+int session_queue_full(struct session *s, int r, char **cause);
 /* Send p to rank r (takes ownership of p and desc).  Returns the job, or
  * NULL + cause when the rank is gone or the send failed. */
 struct job *session_submit(struct session *s, int r, struct prog *p,
@@ -309,6 +316,9 @@ int script_run_stream(struct session *s, FILE *fp, const char *name);
 /* Append a command that ran (explicit targets), or an event as a comment. */
 void record_command(struct cmdctx *ctx);
 void record_event(const char *text);
+/* Around each command: its events are written after its line. */
+void record_begin(void);
+void record_end(void);
 /* While `start` runs its command, only the start line is recorded. */
 void record_suppress(int on);
 void record_close(void);
@@ -509,6 +519,8 @@ struct prog *prog_one(const char *title, const struct uop *u);
 /* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
 int settings_try(struct cmdctx *ctx, enum cmd_retval *rv);
 void settings_init(struct settings *set);
+/* Whether name is a setting (`set NAME ...` is then not a store). */
+int settings_is(const char *name);
 
 
 /* ---- coll-args.c / cmd-coll.c: collectives -------------------------------- */

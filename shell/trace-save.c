@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -257,15 +258,26 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
     const struct trace_meta *meta, uint64_t *nspans, char **cause)
 {
 	struct save_ctx c;
-	char *tmp = xasprintf("%s.tmp%d", path, (int)getpid());
-	int rc = -1;
+	struct stat st;
+	char *tmp = NULL;
+	int rc = -1, exists = lstat(path, &st) == 0;
 
 	memset(&c, 0, sizeof c);
 	c.fmt = fmt;
 	c.first = 1;
 	c.flows = trace_flows_new();
 	strbuf_init(&c.sb, 1 << 17);
-	c.fp = fopen(tmp, "w");
+	/* A new file, or a plain one with one name, is replaced atomically
+	 * (write aside, rename; its mode kept).  Anything else -- a symlink,
+	 * a hard link, a device, a pipe -- is written in place. */
+	if (!exists || (S_ISREG(st.st_mode) && st.st_nlink == 1)) {
+		tmp = xasprintf("%s.tmp%d", path, (int)getpid());
+		c.fp = fopen(tmp, "w");
+		if (c.fp != NULL && exists)
+			fchmod(fileno(c.fp), st.st_mode & 07777);
+	} else {
+		c.fp = fopen(path, "w");
+	}
 	if (c.fp == NULL) {
 		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
@@ -283,10 +295,11 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
 	flush_sb(&c);
 	if (ferror(c.fp) | (fclose(c.fp) != 0)) {
 		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
+		if (tmp != NULL)
+			unlink(tmp);
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
+	if (tmp != NULL && rename(tmp, path) != 0) {
 		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
 		unlink(tmp);
 		goto out;

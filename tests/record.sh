@@ -15,6 +15,8 @@ run() { env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb --batch
 
 cat >"$tmp/session.coll" <<EOS
 record $tmp/rec.coll
+set strict off
+set timeout 5
 alloc sig [4,1] i32
 alloc buf [8] f32
 alloc ring [6,4] i32
@@ -25,6 +27,8 @@ focus @all
 @2 wait sig[3] >= 1
 @3 notify 2 sig[3] 1
 allreduce buf ring mode=ring
+break wait @1
+delete
 start allreduce buf ring mode=ring
 step 3
 # a failed command is not recorded
@@ -51,6 +55,11 @@ if ! cmp -s "$tmp/a.state" "$tmp/b.state" || [ ! -s "$tmp/a.state" ]; then
 fi
 grep -q '^@1-2 fill buf rank+1$' "$tmp/rec.coll" || { echo "FAIL: record: focus not made explicit"; fail=1; }
 grep -q '^# \[rank 2\] blocked' "$tmp/rec.coll" || { echo "FAIL: record: events are not comments"; fail=1; }
+grep -q '^set strict off$' "$tmp/rec.coll" && grep -q '^break wait @1$' "$tmp/rec.coll" ||
+	{ echo "FAIL: record: settings or break got a rank prefix"; fail=1; }
+# an event follows the command that caused it
+awk '/^@2 wait sig\[3\]/ { w = NR } /^# \[rank 2\] blocked/ { e = NR } END { exit !(w && e == w + 1) }' "$tmp/rec.coll" ||
+	{ echo "FAIL: record: an event is not right after its command"; fail=1; }
 grep -q '^alloc sig 4\|^pause\|^record' "$tmp/rec.coll" && { echo "FAIL: record: recorded what it must not"; fail=1; }
 
 # a session killed mid-way keeps what it recorded (written through)
