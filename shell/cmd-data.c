@@ -37,6 +37,17 @@ value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
 		}
 		return 0;
 	}
+	if (rank < 0) {
+		/* an integer written out is checked exactly (i64 near its
+		 * limits does not survive a trip through double) */
+		int64_t iv;
+		if (parse_int(arg(ctx, i), &iv, 0, NULL) == 0) {
+			if (iv < lo[dt] || iv > hi[dt])
+				return arg_error(ctx, i, "value %s out of range for %s (%s: %lld..%lld)",
+				    arg(ctx, i), w->name, dtype_name(dt), lo[dt], hi[dt]);
+			return 0;
+		}
+	}
 	if (v != floor(v))
 		return arg_error(ctx, i, "value %s%s not an integer (%s is %s)", arg(ctx, i),
 		    rank >= 0 ? where : " is", w->name, dtype_name(dt));

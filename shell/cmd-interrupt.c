@@ -30,8 +30,10 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 			atomic_store(&b->interrupt, 1);
 		any = 1;
 		session_update_gate(s);
-		if (st == RS_BLOCKED)
-			futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
+		/* Wake its wait cell whatever state we read: it may have
+		 * blocked since, after checking the flag (the flag is set
+		 * first, so it sees it on waking). */
+		futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
 		seg_ctl_kick(b);
 	}
 	if (!any)

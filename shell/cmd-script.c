@@ -196,7 +196,7 @@ cmd_sleep_exec(struct cmdctx *ctx)
 	char *cause = NULL;
 	uint64_t end;
 
-	if (parse_number(arg(ctx, 0), &secs, &cause) != 0 || secs < 0 || secs > 3600) {
+	if (parse_number(arg(ctx, 0), &secs, &cause) != 0 || !(secs >= 0 && secs <= 3600)) {
 		free(cause);
 		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
 		return CMD_ERROR;

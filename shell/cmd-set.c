@@ -125,7 +125,7 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 		}
 		break;
 	case K_SECS:
-		if (parse_number(val, &secs, &cause) != 0 || secs < 0 || secs > 86400) {
+		if (parse_number(val, &secs, &cause) != 0 || !(secs >= 0 && secs <= 86400)) {
 			free(cause);
 			arg_error(ctx, 1, "bad value '%s' for %s (expected seconds, 0..86400)", val, name);
 			return 1;
@@ -157,6 +157,7 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 			return 1;
 		}
 		s->set.settle_ms = (int)(secs * 1000);
+		s->set.settle_explicit = 1;
 	} else
 		atomic_store(&s->seg.h->wait_giveup, (uint32_t)count);
 	*rv = CMD_OK;

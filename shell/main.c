@@ -3,6 +3,7 @@
  * the log tools), start the world, run scripts, then the prompt.
  */
 #include <getopt.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,38 +36,6 @@ usage(FILE *fp)
 	    "everything succeeded, 1 on an error or failed expect, 3 if the hang\n"
 	    "watchdog fired, 2 for bad usage.  'help' at the prompt lists commands;\n"
 	    "man colldb has the rest.\n");
-}
-
-/*
- * A script may say what world it needs on a "#! args: -n N [--timeout S]"
- * line (lessons, scenarios, recordings do); used when the command line
- * does not say.
- */
-static void
-script_args(const char *path, int *nranks, double *timeout)
-{
-	FILE *fp = fopen(path, "r");
-	char line[256];
-
-	if (fp == NULL)
-		return;
-	for (int i = 0; i < 3 && fgets(line, sizeof line, fp) != NULL; i++) {
-		char *save = NULL, *tok;
-		if (strncmp(line, "#! args:", 8) != 0)
-			continue;
-		for (tok = strtok_r(line + 8, " \t\n", &save); tok != NULL;
-		    tok = strtok_r(NULL, " \t\n", &save)) {
-			char *v = strtok_r(NULL, " \t\n", &save);
-			if (v == NULL)
-				break;
-			if (strcmp(tok, "-n") == 0 && *nranks < 0)
-				*nranks = atoi(v);
-			else if (strcmp(tok, "--timeout") == 0 && *timeout < 0)
-				*timeout = atof(v);
-		}
-		break;
-	}
-	fclose(fp);
 }
 
 static void
@@ -104,11 +73,13 @@ main(int argc, char **argv)
 	struct session *s = &the_session;
 	struct shell_opts o;
 	int c, rc = EXIT_OK;
-	uint64_t area = 0;
 	char *cause = NULL;
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	/* Characters as the terminal encodes them (libedit, curses); numbers
+	 * stay in the C locale. */
+	setlocale(LC_CTYPE, "");
 	if (argc > 1 && strcmp(argv[1], "run") == 0)
 		return run_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "learn") == 0)
@@ -138,13 +109,6 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'A':
-			if (parse_uint(optarg, &area, 1, &cause) != 0 || area < 4096) {
-				fprintf(stderr, "colldb: --window-area %s: expected bytes (at least 4096)\n",
-				    optarg);
-				return EXIT_USAGE;
-			}
-			break;
 		case 'V':
 			printf("colldb %s\n", COLLDB_VERSION);
 			return EXIT_OK;
@@ -170,16 +134,11 @@ main(int argc, char **argv)
 		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
 		o.xfiles[o.nx++] = argv[i];
 	}
-	for (size_t i = 0; i < o.nx; i++) {
-		if (access(o.xfiles[i], R_OK) != 0) {
-			fprintf(stderr, "colldb: cannot read script '%s'\n", o.xfiles[i]);
-			shell_opts_release(&o);
-			return EXIT_USAGE;
-		}
+	if (!shell_opts_scripts_ok(&o, "colldb") ||
+	    (o.nx > 0 && shell_opts_from_script(&o, o.xfiles[0], "colldb") != 0)) {
+		shell_opts_release(&o);
+		return EXIT_USAGE;
 	}
-
-	if (o.nx > 0)
-		script_args(o.xfiles[0], &o.nranks, &o.timeout);
 	if (o.nranks < 1 || o.nranks > SEG_MAX_RANKS)
 		o.nranks = 4;
 	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
@@ -202,7 +161,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_fatal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = s;
-	if (session_open(s, o.nranks, o.name, area, &cause) != 0) {
+	if (session_open(s, o.nranks, o.name, o.area, &cause) != 0) {
 		fprintf(stderr, "colldb: cannot start %d ranks: %s\n", o.nranks, cause);
 		free(cause);
 		shell_opts_release(&o);
@@ -222,6 +181,15 @@ main(int argc, char **argv)
 		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	else if (!script.quit && s->interactive)
 		rc = repl_run(s);
+	if (s->batch && rc == EXIT_OK && !script.quit && !s->user) {
+		/* the end of a script: what is still running finishes (and
+		 * reports, e.g. a check's #wrong) before the world goes */
+		s->set.settle_explicit = 0;
+		session_settle(s);
+		out_flush_events();
+		if (s->watchdog_fired)
+			rc = EXIT_FAIL;
+	}
 	if (s->watchdog_fired && rc == EXIT_FAIL)
 		rc = EXIT_HANG;
 	shell_opts_release(&o);

@@ -141,8 +141,11 @@ spawn_user(struct session *s, int r, char **argv, char **cause)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != shell)
 			_exit(127);
-		if (devnull >= 0)
+		if (devnull >= 0) {
 			dup2(devnull, 0);
+			if (devnull != 0)
+				close(devnull);
+		}
 		dup2(outp[1], 1);
 		dup2(outp[1], 2);
 		fcntl(s->seg.fd, F_SETFD, 0);
@@ -343,12 +346,9 @@ run_main(int argc, char **argv)
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < o.nx; i++) {
-		if (access(o.xfiles[i], R_OK) != 0) {
-			fprintf(stderr, "colldb run: cannot read script '%s'\n", o.xfiles[i]);
-			shell_opts_release(&o);
-			return EXIT_USAGE;
-		}
+	if (!shell_opts_scripts_ok(&o, "colldb run")) {
+		shell_opts_release(&o);
+		return EXIT_USAGE;
 	}
 	if ((err = find_program(argv[optind])) != 0) {
 		fprintf(stderr, "colldb run: %s: %s\n", argv[optind], strerror(err));

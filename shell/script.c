@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "shell.h"
 #include "xmalloc.h"
@@ -126,6 +127,14 @@ script_run_file(struct session *s, const char *path)
 	if (fp == NULL) {
 		out_error("cannot open script '%s': %s", path, strerror(errno));
 		return -1;
+	}
+	{
+		struct stat st;
+		if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+			fclose(fp);
+			out_error("cannot run script '%s': it is a directory", path);
+			return -1;
+		}
 	}
 	script.depth++;
 	rc = script_run_stream(s, fp, path);

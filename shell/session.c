@@ -51,8 +51,11 @@ spawn_rank(struct session *s, int r, char **cause)
 		char a_seg[16], a_sock[16], a_rank[16];
 		int devnull = open("/dev/null", O_RDONLY);
 
-		if (devnull >= 0)
+		if (devnull >= 0) {
 			dup2(devnull, 0);
+			if (devnull != 0)
+				close(devnull);
+		}
 		dup2(outp[1], 1);
 		dup2(outp[1], 2);
 		fcntl(s->seg.fd, F_SETFD, 0);
@@ -704,6 +707,11 @@ int
 session_settle(struct session *s)
 {
 	uint64_t deadline = mono_ns() + (uint64_t)s->set.settle_ms * 1000000u;
+	/* A script waits for the world, however long the work takes (the
+	 * hang watchdog and Ctrl-C still end the wait), so its output does
+	 * not depend on the machine's speed; `set settle` makes it bounded,
+	 * and so do user programs (their own code may run for ever). */
+	int bounded = !s->batch || s->set.settle_explicit || s->user;
 	int rc = -1;
 
 	for (;;) {
@@ -712,7 +720,8 @@ session_settle(struct session *s)
 			rc = 0;
 			break;
 		}
-		if (mono_ns() >= deadline || shell_interrupted)
+		if ((bounded && mono_ns() >= deadline) || shell_interrupted ||
+		    s->watchdog_fired)
 			break;
 		session_pump(s, 1);
 	}

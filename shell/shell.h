@@ -71,6 +71,7 @@ struct settings {
 	int strict;		/* PyPTO's op/dtype restrictions */
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */
+	int settle_explicit;	/* set by the user: bounds batch runs too */
 };
 
 struct coll_run;
@@ -349,6 +350,7 @@ struct shell_opts {
 	int nranks;		/* -n, -1 when not given */
 	int batch, echo;
 	double timeout;		/* --timeout, < 0 when not given */
+	uint64_t area;		/* --window-area, 0 when not given */
 	char name[64];		/* --name, "" when not given */
 	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
 	size_t nx;
@@ -358,6 +360,12 @@ void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
 int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
+/* Every script readable and not a directory (else said; returns 0). */
+int shell_opts_scripts_ok(const struct shell_opts *o, const char *who);
+/* Take -n / --timeout from a script's "#! args:" line where o has none;
+ * 0, or -1 (said) when the line is malformed. */
+int shell_opts_from_script(struct shell_opts *o, const char *path,
+    const char *who);
 
 /* ---- cmd-watch.c ---------------------------------------------------------- */
 

@@ -64,6 +64,16 @@ cmd_report(struct cmdctx *ctx)
 		if (j == NULL || j->tag != ctx->subs[i].tag || !rank_alive(s, r))
 			continue;	/* done, or queued (said so already) */
 		st = rank_state_of(s, r);
+		if (st == RS_BLOCKED) {
+			/* blocked on a cell that already holds is about to
+			 * run on: that is "still running" */
+			struct seg_rank *b = seg_board(&s->seg, r);
+			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) +
+			    atomic_load(&b->wait_off)));
+			if (wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp), v,
+			    atomic_load(&b->wait_expected)))
+				st = RS_RUNNING;
+		}
 		strbuf_reset(&sb);
 		describe_rank(s, r, &sb, 0);
 		if (st == RS_BLOCKED) {
