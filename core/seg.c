@@ -1,6 +1,7 @@
 /* seg.c - the session segment; see seg.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,15 +163,27 @@ seg_lock(struct seg *s)
 	_Atomic uint32_t *l = &s->h->lock;
 	uint32_t c = 0;
 
-	/* Drepper's three-state mutex: 0 free, 1 locked, 2 contended. */
+	/* Drepper's three-state mutex: 0 free, 1 locked, 2 contended.  A
+	 * waiter looks every 50 ms whether the holder still lives, and takes
+	 * the lock over from a dead one. */
 	if (atomic_compare_exchange_strong(l, &c, 1))
-		return;
+		goto out;
 	if (c != 2)
 		c = atomic_exchange(l, 2);
 	while (c != 0) {
-		futex_wait((void *)l, 2, 0);
+		if (futex_wait((void *)l, 2, 50000000u) != 0) {
+			int32_t o = atomic_load(&s->h->lock_owner);
+			if (o > 0 && kill((pid_t)o, 0) != 0 && errno == ESRCH &&
+			    atomic_compare_exchange_strong(&s->h->lock_owner, &o,
+				(int32_t)getpid())) {
+				atomic_store(l, 2);
+				return;
+			}
+		}
 		c = atomic_exchange(l, 2);
 	}
+out:
+	atomic_store(&s->h->lock_owner, (int32_t)getpid());
 }
 
 void
@@ -178,6 +191,7 @@ seg_unlock(struct seg *s)
 {
 	_Atomic uint32_t *l = &s->h->lock;
 
+	atomic_store(&s->h->lock_owner, 0);
 	if (atomic_fetch_sub(l, 1) != 1) {
 		atomic_store(l, 0);
 		futex_wake((void *)l, 1);

@@ -137,6 +137,9 @@ struct seg_header {
 	char name[64];		/* session name */
 
 	_Atomic uint32_t lock;		/* seg_lock() futex mutex */
+	_Atomic int32_t lock_owner;	/* its holder's pid: a holder that dies
+					 * (a user rank killed in cdb_alloc)
+					 * does not keep it for ever */
 	_Atomic uint32_t gate_active;	/* ranks consult the gate at all */
 	_Atomic uint32_t win_seq;	/* bumped on window-table changes */
 	_Atomic uint32_t break_seq;	/* bumped on breakpoint changes */

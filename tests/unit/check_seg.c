@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "seg.h"
 
@@ -141,6 +143,23 @@ START_TEST(attach_rejects_foreign)
 }
 END_TEST
 
+START_TEST(lock_survives_a_dead_holder)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		seg_lock(&s);
+		_exit(0);	/* dies holding it */
+	}
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	seg_lock(&s);		/* would hang for ever without the takeover */
+	ck_assert_int_eq(atomic_load(&s.h->lock_owner), getpid());
+	seg_unlock(&s);
+	ck_assert_uint_eq(atomic_load(&s.h->lock), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -156,6 +175,7 @@ main(void)
 	tcase_add_test(tc, free_zeroes_and_reuses_top_only);
 	tcase_add_test(tc, board_and_names);
 	tcase_add_test(tc, attach_rejects_foreign);
+	tcase_add_test(tc, lock_survives_a_dead_holder);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
