@@ -91,8 +91,8 @@ found(struct diag_result *out, enum diag_cause c, int rank, int other,
 	struct diag_found *f;
 
 	for (int i = 0; i < out->nfound; i++) {
-		if (out->found[i].cause == c && out->found[i].other == other)
-			return;	/* said once is enough */
+		if (out->found[i].cause == c)
+			return;	/* one line per kind of cause is enough */
 	}
 	if (out->nfound == (int)(sizeof out->found / sizeof out->found[0]))
 		return;

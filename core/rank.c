@@ -411,6 +411,12 @@ rank_agent_main(int argc, char **argv)
 		return 1;
 	}
 	rank_pin(rc.rank, (int)rc.seg.h->nranks);
+	{
+		/* exec of /proc/self/exe names the process "exe" */
+		char comm[16];
+		snprintf(comm, sizeof comm, "colldb-rank%d", rc.rank);
+		prctl(PR_SET_NAME, comm);
+	}
 	rc_ = rank_serve(&rc);
 	rank_detach(&rc);
 	return rc_;

@@ -16,11 +16,16 @@ where_line(struct session *s, int r, struct strbuf *sb)
 	enum rank_state st = rank_state_of(s, r);
 	size_t mark;
 
-	strbuf_addf(sb, "rank %d: %s", r, rank_state_name(st));
 	if (s->rp[r].death != NULL) {
-		strbuf_addf(sb, "  %s", s->rp[r].death);
+		/* "exited with status 0" says its state itself */
+		const char *st_name = rank_state_name(st);
+		if (strncmp(s->rp[r].death, st_name, strlen(st_name)) == 0)
+			strbuf_addf(sb, "rank %d: %s", r, s->rp[r].death);
+		else
+			strbuf_addf(sb, "rank %d: %s  %s", r, st_name, s->rp[r].death);
 		return;
 	}
+	strbuf_addf(sb, "rank %d: %s", r, rank_state_name(st));
 	strbuf_addstr(sb, "  ");
 	mark = sb->len;
 	describe_rank(s, r, sb, 1);

@@ -104,8 +104,12 @@ print_ranks(struct cmdctx *ctx)
 			describe_rank(s, r, &sb, 0);
 		for (struct job *j = rank_job(s, r); j != NULL; j = j->next)
 			queued++;
-		out_printf("rank %d: %s%s%s", r, rank_state_name(st),
-		    sb.len ? "  " : "", sb.buf);
+		if (s->rp[r].death != NULL && strncmp(sb.buf, rank_state_name(st),
+		    strlen(rank_state_name(st))) == 0)
+			out_printf("rank %d: %s", r, sb.buf);	/* "exited with ..." */
+		else
+			out_printf("rank %d: %s%s%s", r, rank_state_name(st),
+			    sb.len ? "  " : "", sb.buf);
 		if (queued > 1)
 			out_printf(" (+%d queued)", queued - 1);
 		if (s->set.times)

@@ -132,12 +132,12 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 	}
 	/* A peer already waiting on that cell again waits for the next
 	 * round: this put precedes that round's notify, which is right. */
-	if (last != NULL && last->kind == UOP_NOTIFY &&
+	if (last != NULL && last->kind == UOP_NOTIFY && rank_alive(s, peer) &&
 	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
 		struct strbuf c = STRBUF_INIT;
 		describe_cell(&s->seg, last->off, 1, &c);
-		out_warning("put after notify: rank %d was released by %s and may read the data before this put lands; put first, then notify",
-		    peer, c.buf);
+		out_warning("put after notify: rank %d notified rank %d (%s) before this put; rank %d may act on the notify before the data lands: put first, then notify",
+		    from, peer, c.buf, peer);
 		strbuf_release(&c);
 		return 1;
 	}

@@ -77,13 +77,25 @@ colour(FILE *fp)
 	return sess != NULL && sess->set.color && isatty(fileno(fp));
 }
 
+static void emit_str(FILE *fp, const char *prefix, const char *sgr,
+    const char *text);
+
 static void
 emit(FILE *fp, const char *prefix, const char *sgr, const char *fmt,
     va_list ap)
 {
+	char *msg = xvasprintf(fmt, ap);
+
+	emit_str(fp, prefix, sgr, msg);
+	free(msg);
+}
+
+static void
+emit_str(FILE *fp, const char *prefix, const char *sgr, const char *text)
+{
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 
-	strbuf_vaddf(&msg, fmt, ap);
+	strbuf_addstr(&msg, text);
 	if (fp == stderr)
 		fflush(stdout);
 	if (colour(fp))
@@ -134,10 +146,15 @@ void
 out_warning(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	emit(stderr, "warning: ", "1;33", fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	/* a command aimed at many ranks says each distinct thing once */
+	if (strstr(out.capture.buf, msg) == NULL)
+		emit_str(stderr, "warning: ", "1;33", msg);
+	free(msg);
 }
 
 void
