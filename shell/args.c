@@ -65,7 +65,7 @@ arg_is_kv(const char *a, const char *key, const char **val)
 }
 
 int
-targets_live(struct cmdctx *ctx, struct rankset *out)
+targets_alive(struct cmdctx *ctx, struct rankset *out)
 {
 	struct session *s = ctx->s;
 
@@ -87,6 +87,16 @@ targets_live(struct cmdctx *ctx, struct rankset *out)
 		out_error("no live rank among the targets %s", ctx->target_text);
 		return -1;
 	}
+	return 0;
+}
+
+int
+targets_live(struct cmdctx *ctx, struct rankset *out)
+{
+	struct session *s = ctx->s;
+
+	if (targets_alive(ctx, out) != 0)
+		return -1;
 	/* every target must have room, or none is sent anything */
 	for (int r = 0; r < s->nranks; r++) {
 		char *cause = NULL;

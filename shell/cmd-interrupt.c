@@ -10,12 +10,13 @@ static enum cmd_retval
 cmd_interrupt_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
-	struct rankset live;
+	struct rankset live, hit;
 	int any = 0;
 
 	/* A dead rank named explicitly is an error, as for every command. */
-	if (targets_live(ctx, &live) != 0)
+	if (targets_alive(ctx, &live) != 0)
 		return CMD_ERROR;
+	rankset_clear(&hit);
 	for (int r = 0; r < s->nranks; r++) {
 		struct seg_rank *b = seg_board(&s->seg, r);
 		enum rank_state st;
@@ -29,6 +30,7 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 		else
 			atomic_store(&b->interrupt, 1);
 		any = 1;
+		rankset_add(&hit, r);
 		session_update_gate(s);
 		/* Wake its wait cell whatever state we read: it may have
 		 * blocked since, after checking the flag (the flag is set
@@ -38,6 +40,8 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 	}
 	if (!any)
 		out_printf("nothing to interrupt: no target rank is running, blocked or stopped\n");
+	else
+		report_moved(s, &hit);	/* where each one ended up */
 	return CMD_OK;
 }
 
@@ -45,5 +49,5 @@ const struct cmd_entry cmd_interrupt_entry = {
 	.name = "interrupt", .usage = "[@RANKS]",
 	.summary = "cancel a blocked wait, or stop a running rank",
 	.example = "interrupt @2", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 0, .flags = CMD_TARGETS, .exec = cmd_interrupt_exec,
+	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_interrupt_exec,
 };

@@ -46,7 +46,7 @@ cmd_kill_exec(struct cmdctx *ctx)
 		out_error("'kill' needs explicit ranks, e.g. '@2 kill'");
 		return CMD_ERROR;
 	}
-	if (targets_live(ctx, &live) != 0)
+	if (targets_alive(ctx, &live) != 0)
 		return CMD_ERROR;
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(&live, r))

@@ -122,7 +122,7 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	return 0;
 }
 
-static void
+void
 report_moved(struct session *s, const struct rankset *released)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "rank.h"
+#include "registry.h"
 #include "seg.h"
 #include "shell.h"
 #include "xmalloc.h"
@@ -43,6 +44,7 @@ on_fatal(int sig)
 {
 	if (have_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
+	registry_forget();	/* the ranks die with us (PDEATHSIG) */
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

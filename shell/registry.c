@@ -51,6 +51,17 @@ read_entry(const char *path, long *pid, int *fd, int *n)
 	return ok ? 0 : -1;
 }
 
+/* This process's entry, for registry_forget() in a signal handler. */
+static char entry_path[512];
+
+void
+registry_forget(void)
+{
+	if (entry_path[0] != '\0')
+		unlink(entry_path);	/* async-signal-safe */
+	entry_path[0] = '\0';
+}
+
 int
 registry_add(const char *name, int fd, int nranks, char **cause)
 {
@@ -80,6 +91,7 @@ registry_add(const char *name, int fd, int nranks, char **cause)
 		unlink(tmp);
 		goto out;
 	}
+	snprintf(entry_path, sizeof entry_path, "%s", path);
 	rc = 0;
 out:
 	free(tmp);
@@ -100,6 +112,7 @@ registry_remove(const char *name)
 	path = xasprintf("%s/%s", d, name);
 	if (read_entry(path, &pid, &fd, &n) == 0 && pid == getpid())
 		unlink(path);
+	entry_path[0] = '\0';
 	free(path);
 	free(d);
 }

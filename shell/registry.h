@@ -13,6 +13,8 @@
 int registry_add(const char *name, int fd, int nranks, char **cause);
 /* Remove this process's entry for name (no-op if another owns it). */
 void registry_remove(const char *name);
+/* Remove this process's entry; async-signal-safe (for fatal signals). */
+void registry_forget(void);
 /* Print the live sessions to fp; returns how many. */
 int registry_list(FILE *fp);
 /* Open a running session's segment read-only: fd, or -1 + cause. */

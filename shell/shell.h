@@ -275,7 +275,10 @@ int arg_is_kv(const char *a, const char *key, const char **val);
 int peer_syntax_ok(struct cmdctx *ctx, size_t i);
 int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);
 
-/* Targets the command applies to, minus dead ranks (warned). */
+/* Targets the command applies to, minus dead ranks (an explicit dead one
+ * is an error).  targets_live() also refuses when a target's queue is
+ * full (commands that send); targets_alive() does not (interrupt, kill). */
+int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
@@ -411,6 +414,9 @@ void where_line(struct session *s, int r, struct strbuf *sb);
  * *moved gets who was released.  0, or -1 + cause when none is stopped. */
 int ranks_release(struct session *s, const struct rankset *targets,
     int stepping, uint32_t n, struct rankset *moved, char **cause);
+/* Settle, then print the `where` line of every released rank (and of
+ * ranks that finished meanwhile). */
+void report_moved(struct session *s, const struct rankset *released);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
