@@ -212,6 +212,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		note_once(note);
 	if ((note = coll_warning(&c->cc.a, s->nranks)) != NULL)
 		out_warning("%s", note);
+	lint_coll_signal(s, &c->cc.a, c->title);
 	if (cc->check)
 		snapshot(s, c);
 	c->next = s->colls;

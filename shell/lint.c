@@ -143,3 +143,24 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 	}
 	return 0;
 }
+
+void
+lint_coll_signal(struct session *s, const struct coll_args *a, const char *title)
+{
+	struct strbuf c = STRBUF_INIT;
+
+	if (a->sig.count == 0 || a->sig.dtype != DT_I32)
+		return;
+	for (int r = 0; r < s->nranks; r++) {
+		const int32_t *cell = (const int32_t *)(seg_area(&s->seg, r) + a->sig.off);
+		for (uint64_t i = 0; i < a->sig.count; i++) {
+			if (cell[i] == 0)
+				continue;
+			describe_cell(&s->seg, a->sig.off + 4 * i, 1, &c);
+			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): credits left by an interrupted collective or a raw notify; its barriers may pass early (zero it first: fill %s zero)",
+			    title, r, c.buf, cell[i], a->sig.name != NULL ? a->sig.name : "SIG");
+			strbuf_release(&c);
+			return;
+		}
+	}
+}

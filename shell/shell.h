@@ -401,6 +401,9 @@ void lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
+/* A collective about to start on a signal with credits in it. */
+void lint_coll_signal(struct session *s, const struct coll_args *a,
+    const char *title);
 /* Returns 1 when it warned of a put after notify. */
 int lint_put(struct session *s, int from, int peer, uint64_t off,
     uint64_t bytes);
