@@ -396,6 +396,14 @@ run_main(int argc, char **argv)
 		else if (!have_tty)
 			rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	}
+	if (!s->interactive && !script.quit) {
+		int alive = 0;
+		for (int r = 0; r < s->nranks; r++)
+			alive += rank_alive(s, r);
+		if (alive > 0)
+			out_warning("the commands ended with %d rank%s of %s still running; they are stopped now (--batch runs the program to its end)",
+			    alive, alive == 1 ? "" : "s", argv[optind]);
+	}
 	shell_opts_release(&o);
 	fflush(stdout);
 	return rc;
