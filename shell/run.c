@@ -135,21 +135,12 @@ spawn_user(struct session *s, int r, char **argv, char **cause)
 	if (pid == 0) {
 		char num[16];
 		sigset_t none;
-		int devnull = open("/dev/null", O_RDONLY);
 
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (getppid() != shell)
 			_exit(127);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			if (devnull != 0)
-				close(devnull);
-		}
-		dup2(outp[1], 1);
-		dup2(outp[1], 2);
-		fcntl(s->seg.fd, F_SETFD, 0);
-		fcntl(sv[1], F_SETFD, 0);
+		rank_child_fds(s, sv, outp);
 		snprintf(num, sizeof num, "%d", s->seg.fd);
 		setenv("COLLDB_SEG_FD", num, 1);
 		snprintf(num, sizeof num, "%d", sv[1]);

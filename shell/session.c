@@ -49,17 +49,8 @@ spawn_rank(struct session *s, int r, char **cause)
 	}
 	if (pid == 0) {
 		char a_seg[16], a_sock[16], a_rank[16];
-		int devnull = open("/dev/null", O_RDONLY);
 
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			if (devnull != 0)
-				close(devnull);
-		}
-		dup2(outp[1], 1);
-		dup2(outp[1], 2);
-		fcntl(s->seg.fd, F_SETFD, 0);
-		fcntl(sv[1], F_SETFD, 0);
+		rank_child_fds(s, sv, outp);
 		snprintf(a_seg, sizeof a_seg, "%d", s->seg.fd);
 		snprintf(a_sock, sizeof a_sock, "%d", sv[1]);
 		snprintf(a_rank, sizeof a_rank, "%d", r);
@@ -70,6 +61,23 @@ spawn_rank(struct session *s, int r, char **cause)
 	}
 	rankproc_started(rp, pid, sv, outp);
 	return 0;
+}
+
+void
+rank_child_fds(struct session *s, const int sv[2], const int outp[2])
+{
+	int devnull = open("/dev/null", O_RDONLY);
+
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		if (devnull != 0)
+			close(devnull);
+	}
+	dup2(outp[1], 1);
+	dup2(outp[1], 2);
+	/* the two it needs survive the exec; everything else is CLOEXEC */
+	fcntl(s->seg.fd, F_SETFD, 0);
+	fcntl(sv[1], F_SETFD, 0);
 }
 
 void

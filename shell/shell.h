@@ -110,6 +110,9 @@ struct session {
 
 extern struct session *sess;
 
+/* In a new rank's child: /dev/null on stdin, the output pipe on stdout
+ * and stderr, the segment and socket fds kept across exec. */
+void rank_child_fds(struct session *s, const int sv[2], const int outp[2]);
 /* After fork: the parent's ends of a new rank's socket pair and output
  * pipe go to rp; the child's ends are closed. */
 void rankproc_started(struct rankproc *rp, pid_t pid, const int sv[2],
