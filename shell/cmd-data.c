@@ -62,13 +62,14 @@ static enum cmd_retval
 submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
     double v)
 {
-	char *what = words_rest(&ctx->w, ctx->line, 1);
+	char *what;
 	struct rankset live;
 	struct uop u;
 	struct strbuf sb = STRBUF_INIT;
 
 	if (targets_live(ctx, &live) != 0)
 		return CMD_ERROR;
+	what = words_rest(&ctx->w, ctx->line, 1);
 	memset(&u, 0, sizeof u);
 	u.kind = UOP_FILL;
 	u.dtype = rg->w->dtype;
