@@ -193,11 +193,13 @@ reduce_ok(enum cdb_reduce op)
 	return CDB_OK;
 }
 
-int
-cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags)
+/* allreduce and reduce_scatter: one buffer reduced in place */
+static int
+reducing(const char *fn, enum coll_kind kind, void *buf, int32_t *sig,
+    enum cdb_reduce op, unsigned flags, unsigned allowed)
 {
-	struct rank_ctx *rc = api_begin("cdb_allreduce");
-	struct coll_args a = { .kind = COLL_ALLREDUCE };
+	struct rank_ctx *rc = api_begin(fn);
+	struct coll_args a = { .kind = kind };
 	int err;
 
 	if (rc == NULL)
@@ -208,7 +210,14 @@ cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags)
 		return err;
 	a.op = (enum reduce_op)op;
 	a.mode = flags & CDB_RING ? MODE_RING : MODE_MESH;
-	return coll_run(rc, &a, flags, CDB_RING | CDB_BUILTIN | CDB_LOOSE);
+	return coll_run(rc, &a, flags, allowed);
+}
+
+int
+cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags)
+{
+	return reducing("cdb_allreduce", COLL_ALLREDUCE, buf, sig, op, flags,
+	    CDB_RING | CDB_BUILTIN | CDB_LOOSE);
 }
 
 int
@@ -274,16 +283,6 @@ int
 cdb_reduce_scatter(void *buf, int32_t *sig, enum cdb_reduce op,
     unsigned flags)
 {
-	struct rank_ctx *rc = api_begin("cdb_reduce_scatter");
-	struct coll_args a = { .kind = COLL_REDUCE_SCATTER };
-	int err;
-
-	if (rc == NULL)
-		return CDB_ERR_INIT;
-	if ((err = whole(rc, "buf", buf, &a.buf)) != CDB_OK ||
-	    (err = whole(rc, "sig", sig, &a.sig)) != CDB_OK ||
-	    (err = reduce_ok(op)) != CDB_OK)
-		return err;
-	a.op = (enum reduce_op)op;
-	return coll_run(rc, &a, flags, CDB_BUILTIN | CDB_LOOSE);
+	return reducing("cdb_reduce_scatter", COLL_REDUCE_SCATTER, buf, sig, op,
+	    flags, CDB_BUILTIN | CDB_LOOSE);
 }

@@ -246,11 +246,27 @@ values_ok(const double *v, size_t n)
 	return 1;
 }
 
+/* The smallest binary exponent among the nonzero values: the unit every
+ * value is an exact integer multiple of. */
+static int
+min_exponent(const double *v, size_t n)
+{
+	int emin = 0, e, first = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (split_double(v[i], &e) != 0 && (first || e < emin)) {
+			emin = e;
+			first = 0;
+		}
+	}
+	return emin;
+}
+
 double
 stats_fmean(const double *v, size_t n)
 {
 	struct big sum, x;
-	int emin = 0, e, first = 1;
+	int emin, e;
 	size_t i;
 	long double acc = 0;
 
@@ -258,12 +274,7 @@ stats_fmean(const double *v, size_t n)
 		BUG("fmean of nothing");
 	if (!values_ok(v, n))
 		goto fallback;
-	for (i = 0; i < n; i++) {
-		if (split_double(v[i], &e) != 0 && (first || e < emin)) {
-			emin = e;
-			first = 0;
-		}
-	}
+	emin = min_exponent(v, n);
 	big_set(&sum, 0);
 	for (i = 0; i < n; i++) {
 		uint64_t m = split_double(v[i], &e);
@@ -310,7 +321,7 @@ double
 stats_stdev(const double *v, size_t n)
 {
 	struct big sx, sxx, x, t, N, D;
-	int emin = 0, e, first = 1;
+	int emin, e;
 	size_t i;
 	long double mean = 0, ss = 0;
 
@@ -318,12 +329,7 @@ stats_stdev(const double *v, size_t n)
 		return 0.0;
 	if (!values_ok(v, n))
 		goto fallback;
-	for (i = 0; i < n; i++) {
-		if (split_double(v[i], &e) != 0 && (first || e < emin)) {
-			emin = e;
-			first = 0;
-		}
-	}
+	emin = min_exponent(v, n);
 	big_set(&sx, 0);
 	big_set(&sxx, 0);
 	for (i = 0; i < n; i++) {
