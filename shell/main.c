@@ -118,16 +118,8 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			switch (shell_opt(c, optarg, "colldb", &o)) {
-			case 1:
-				break;
-			case 0:
-				usage(stderr);
-				/* FALLTHROUGH */
-			default:
-				shell_opts_release(&o);
+			if (shell_opt_last(c, optarg, "colldb", &o, usage) != 0)
 				return EXIT_USAGE;
-			}
 		}
 	}
 	free(cause);

@@ -102,6 +102,20 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 	return 1;
 }
 
+int
+shell_opt_last(int c, const char *optarg, const char *who,
+    struct shell_opts *o, void (*usage)(FILE *))
+{
+	int r = shell_opt(c, optarg, who, o);
+
+	if (r == 1)
+		return 0;
+	if (r == 0)
+		usage(stderr);
+	shell_opts_release(o);
+	return -1;
+}
+
 /*
  * A script may say what world it needs on a "#! args: -n N [--timeout S]"
  * line (lessons, scenarios, recordings do); it is used when the command

@@ -307,22 +307,15 @@ run_main(int argc, char **argv)
 	char *cause = NULL;
 
 	shell_opts_init(&o);
+	argv[0] = (char *)"colldb run";	/* getopt's messages name the command */
 	while ((c = getopt_long(argc, argv, "+n:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			switch (shell_opt(c, optarg, "colldb run", &o)) {
-			case 1:
-				break;
-			case 0:
-				usage(stderr);
-				/* FALLTHROUGH */
-			default:
-				shell_opts_release(&o);
+			if (shell_opt_last(c, optarg, "colldb run", &o, usage) != 0)
 				return EXIT_USAGE;
-			}
 		}
 	}
 	batch_mode = o.batch;

@@ -118,6 +118,10 @@ status "no PROGRAM" 2 "$colldb" run -n 2
 status "-n 0" 2 "$colldb" run -n 0 ./ring
 has "-n 0 message" "colldb run: -n 0: expected 1..256 ranks"
 status "--batch with -x" 2 "$colldb" run --batch -x /dev/null ./ring
+status "unknown option" 2 "$colldb" run --frob ./ring
+has "unknown option named, as colldb run" "colldb run: unrecognized option '--frob'"
+status "-n without a value" 2 "$colldb" run -n
+has "missing value named" "colldb run: option requires an argument -- 'n'"
 status "missing program" 127 "$colldb" run ./no-such-program
 has "missing program message" "colldb run: ./no-such-program: No such file or directory"
 status "program not on PATH" 127 "$colldb" run no-such-program-anywhere
