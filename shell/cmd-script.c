@@ -69,15 +69,74 @@ expect_state(struct cmdctx *ctx)
 	return 0;
 }
 
+/*
+ * One expected value as the window would hold it: a float is rounded to
+ * the window's dtype (0.1 in an f32 window is the f32 nearest 0.1), an
+ * integer written out is compared exactly (i64 beyond 2^53).
+ */
+struct want {
+	const char *text;
+	double v;
+	int64_t iv;
+	int exact;
+};
+
+static int
+want_parse(const struct region *rg, char *text, struct want *w, char **cause)
+{
+	enum dtype dt = rg->w->dtype;
+
+	w->text = text;
+	w->exact = 0;
+	if (*text == '\0') {
+		*cause = xstrdup("empty value in the list (expected V[,V...])");
+		return -1;
+	}
+	if (parse_number(text, &w->v, cause) != 0)
+		return -1;
+	if (dtype_is_float(dt)) {
+		uint8_t tmp[8];
+
+		if (!isnan(w->v)) {
+			double typed;
+
+			dtype_put(dt, tmp, 0, w->v);
+			typed = dtype_get(dt, tmp, 0);
+			if (isinf(typed) && !isinf(w->v)) {
+				*cause = xasprintf("value %s out of range for %s", text,
+				    dtype_name(dt));
+				return -1;
+			}
+			w->v = typed;
+		}
+	} else if (parse_int(text, &w->iv, 0, NULL) == 0) {
+		w->exact = 1;
+	}
+	return 0;
+}
+
+static int
+want_matches(const struct region *rg, const uint8_t *base, uint64_t i,
+    const struct want *w)
+{
+	enum dtype dt = rg->w->dtype;
+	double v;
+
+	if (w->exact)
+		return dtype_get_int(dt, base, i) == w->iv;
+	v = dtype_get(dt, base, i);
+	return v == w->v || (isnan(v) && isnan(w->v));
+}
+
 static int
 expect_values(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
 	struct region rg;
 	struct strbuf got = STRBUF_INIT;
-	double *want = NULL;
+	struct want *want = NULL;
 	size_t nwant = 0;
-	char *list, *save = NULL, *cause = NULL;
+	char *list, *p, *cause = NULL;
 	int rc = 0;
 
 	if (region_arg(ctx, 0, &rg) != 0)
@@ -88,13 +147,20 @@ expect_values(struct cmdctx *ctx)
 		return arg_error(ctx, nargs(ctx) > 3 ? 3 : 1,
 		    "expected one value list like 1,2,3 (no spaces)");
 	list = xstrdup(arg(ctx, 2));
-	for (char *p = strtok_r(list, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+	for (p = list;;) {
+		char *comma = strchr(p, ',');
+
+		if (comma != NULL)
+			*comma = '\0';
 		want = xreallocarray(want, nwant + 1, sizeof *want);
-		if (parse_number(p, &want[nwant], &cause) != 0) {
+		if (want_parse(&rg, p, &want[nwant], &cause) != 0) {
 			rc = arg_error(ctx, 2, "%s", cause);
 			goto out;
 		}
 		nwant++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
 	}
 	if (nwant != 1 && nwant != rg.count) {
 		rc = arg_error(ctx, 2, "%zu values for %llu elements (give 1 or %llu)", nwant,
@@ -111,16 +177,16 @@ expect_values(struct cmdctx *ctx)
 		}
 		base = seg_area(&s->seg, r) + rg.w->off;
 		for (uint64_t i = 0; i < rg.count; i++) {
-			double v = dtype_get(rg.w->dtype, base, rg.first + i);
-			double w = want[nwant == 1 ? 0 : i];
-			if (v != w && !(isnan(v) && isnan(w))) {
+			const struct want *w = &want[nwant == 1 ? 0 : i];
+
+			if (!want_matches(&rg, base, rg.first + i, w)) {
 				struct strbuf cell = STRBUF_INIT;
 				describe_cell(&s->seg, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
 				    1, &cell);
 				strbuf_reset(&got);
 				dtype_format(rg.w->dtype, base, rg.first + i, &got);
-				rc = expect_fail("rank %d %s = %s, expected %g", r, cell.buf,
-				    got.buf, w);
+				rc = expect_fail("rank %d %s = %s, expected %s", r, cell.buf,
+				    got.buf, w->text);
 				strbuf_release(&cell);
 				break;
 			}
