@@ -10,23 +10,24 @@
 
 /*
  * Check that v can be stored in window w: integers must be whole numbers
- * within the dtype's range, floats must not overflow to infinity.  rank is
- * -1 for a plain value, else the rank on which a rank+K pattern yields v.
+ * within the dtype's range, floats must not overflow to infinity.  where
+ * is NULL for a value written out (checked exactly), else what yields v
+ * (" is 130 on rank 3,").
  */
 static int
 value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
-    int rank)
+    const char *where)
 {
 	static const long long lo[] = { [DT_U8] = 0, [DT_I8] = -128,
 		[DT_I16] = -32768, [DT_I32] = INT32_MIN, [DT_I64] = INT64_MIN };
 	static const long long hi[] = { [DT_U8] = 255, [DT_I8] = 127,
 		[DT_I16] = 32767, [DT_I32] = INT32_MAX, [DT_I64] = INT64_MAX };
 	enum dtype dt = w->dtype;
-	char where[64] = "";
+	int written = where == NULL;
 	uint8_t tmp[8];
 
-	if (rank >= 0)
-		snprintf(where, sizeof where, " is %g on rank %d,", v, rank);
+	if (written)
+		where = "";
 	if (dtype_is_float(dt)) {
 		dtype_put(dt, tmp, 0, v);
 		if (isfinite(v) && !isfinite(dtype_get(dt, tmp, 0))) {
@@ -37,7 +38,7 @@ value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
 		}
 		return 0;
 	}
-	if (rank < 0) {
+	if (written) {
 		/* an integer written out is checked exactly (i64 near its
 		 * limits does not survive a trip through double) */
 		int64_t iv;
@@ -50,7 +51,7 @@ value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
 	}
 	if (v != floor(v))
 		return arg_error(ctx, i, "value %s%s not an integer (%s is %s)", arg(ctx, i),
-		    rank >= 0 ? where : " is", w->name, dtype_name(dt));
+		    written ? " is" : where, w->name, dtype_name(dt));
 	if (v < (double)lo[dt] || v > (double)hi[dt] ||
 	    (dt == DT_I64 && v >= 0x1p63))
 		return arg_error(ctx, i, "value %s%s out of range for %s (%s: %lld..%lld)",
@@ -148,11 +149,14 @@ cmd_fill_exec(struct cmdctx *ctx)
 		}
 		v = (double)seed;
 	} else if (parse_number(what, &v, &cause) != 0) {
+		if (strstr(cause, "out of range") != NULL)
+			arg_error(ctx, 1, "%s", cause);	/* a number, too big */
+		else
+			arg_error(ctx, 1, "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
+			    what);
 		free(cause);
-		arg_error(ctx, 1, "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
-		    what);
 		return CMD_ERROR;
-	} else if (value_fits(ctx, 1, rg.w, v, -1) != 0) {
+	} else if (value_fits(ctx, 1, rg.w, v, NULL) != 0) {
 		return CMD_ERROR;
 	}
 	if (pat != FILL_RANDOM && nargs(ctx) > 2) {
@@ -164,8 +168,21 @@ cmd_fill_exec(struct cmdctx *ctx)
 		int first = rankset_first(&ctx->targets), last = first;
 		for (int r = first; r < ctx->s->nranks; r++)
 			last = rankset_has(&ctx->targets, r) ? r : last;
-		if (value_fits(ctx, 1, rg.w, v + first, first) != 0 ||
-		    value_fits(ctx, 1, rg.w, v + last, last) != 0)
+		char lo_at[64], hi_at[64];
+
+		snprintf(lo_at, sizeof lo_at, " is %g on rank %d,", v + first, first);
+		snprintf(hi_at, sizeof hi_at, " is %g on rank %d,", v + last, last);
+		if (value_fits(ctx, 1, rg.w, v + first, lo_at) != 0 ||
+		    value_fits(ctx, 1, rg.w, v + last, hi_at) != 0)
+			return CMD_ERROR;
+	}
+	/* iota counts 0 .. count-1 over the region */
+	if (pat == FILL_IOTA) {
+		char at[96];
+		double top = (double)(rg.count - 1);
+
+		snprintf(at, sizeof at, " reaches %g at the region's last element,", top);
+		if (value_fits(ctx, 1, rg.w, top, at) != 0)
 			return CMD_ERROR;
 	}
 	return submit_fill(ctx, &rg, pat, v);
@@ -246,7 +263,7 @@ cmd_set_exec(struct cmdctx *ctx)
 		free(cause);
 		return CMD_ERROR;
 	}
-	if (value_fits(ctx, 1, rg.w, v, -1) != 0)
+	if (value_fits(ctx, 1, rg.w, v, NULL) != 0)
 		return CMD_ERROR;
 	return submit_fill(ctx, &rg, FILL_VALUE, v);
 }

@@ -377,28 +377,46 @@ parse_number(const char *s, double *out, char **cause)
 	*out = strtod(s, &end);
 	if (end == s || *end != '\0' || isspace((unsigned char)*s))
 		return cause_set(cause, "bad number '%s' (expected a number)", s);
+	if (errno == ERANGE && isinf(*out))
+		return cause_set(cause, "number '%s' out of range (beyond a double's 1.8e308)", s);
 	return 0;
+}
+
+/* p without leading and trailing white space (the tail cut in place) */
+static char *
+trim(char *p)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	for (char *e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
+		*--e = '\0';
+	return p;
 }
 
 int
 parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause)
 {
 	size_t n = strlen(s);
-	char *body, *p, *save = NULL;
+	char *body, *p, *comma;
 	int rc = 0;
 
 	*ndim = 0;
-	if (n < 2 || s[0] != '[' || s[n - 1] != ']')
+	if (n < 3 || s[0] != '[' || s[n - 1] != ']')
 		return cause_set(cause, "bad shape '%s' (expected [d0,d1,...])", s);
 	body = xstrndup(s + 1, n - 2);
-	for (p = strtok_r(body, ",", &save); p != NULL; p = strtok_r(NULL, ",", &save)) {
+	/* every dimension written out: [4,] is a slip, not [4] */
+	for (p = body; p != NULL; p = comma != NULL ? comma + 1 : NULL) {
 		char *c2 = NULL;
-		while (isspace((unsigned char)*p))
-			p++;
-		for (char *e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
+
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma = '\0';
+		p = trim(p);
 		if (*ndim == max) {
 			rc = cause_set(cause, "shape '%s' has more than %d dimensions", s, max);
+			break;
+		}
+		if (*p == '\0') {
+			rc = cause_set(cause, "empty dimension in shape %s (expected a positive integer between the commas)", s);
 			break;
 		}
 		if (parse_uint(p, &dims[*ndim], 0, &c2) != 0 || dims[*ndim] == 0) {
@@ -439,14 +457,11 @@ parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 	body = xstrndup(br + 1, strlen(br) - 2);
 	p = body;
 	for (;;) {
-		char *colon, *c2 = NULL;
+		char *colon, *hi, *c2 = NULL;
 		next = strchr(p, ',');
 		if (next != NULL)
 			*next = '\0';
-		while (isspace((unsigned char)*p))
-			p++;
-		for (char *e = p + strlen(p); e > p && isspace((unsigned char)e[-1]);)
-			*--e = '\0';
+		p = trim(p);
 		if (out->nidx == 8) {
 			rc = cause_set(cause, "too many indices in '%s'", s);
 			break;
@@ -455,15 +470,19 @@ parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 		if (colon != NULL) {
 			out->idx[out->nidx].slice = 1;
 			*colon = '\0';
+			p = trim(p);
+			hi = trim(colon + 1);
 			if (*p != '\0') {
 				out->idx[out->nidx].has_lo = 1;
 				if (parse_int(p, &out->idx[out->nidx].lo, 0, &c2) != 0)
 					goto badnum;
 			}
-			if (colon[1] != '\0') {
+			if (*hi != '\0') {
 				out->idx[out->nidx].has_hi = 1;
-				if (parse_int(colon + 1, &out->idx[out->nidx].hi, 0, &c2) != 0)
+				if (parse_int(hi, &out->idx[out->nidx].hi, 0, &c2) != 0) {
+					p = hi;
 					goto badnum;
+				}
 			}
 		} else {
 			if (*p == '\0' || parse_int(p, &out->idx[out->nidx].lo, 0, &c2) != 0)
