@@ -58,6 +58,18 @@ targets_in_args(struct cmdctx *ctx)
 	return 0;
 }
 
+/* "start allreduce ...": the collective runs on all ranks, whatever the focus */
+static int
+start_all_ranks(struct cmdctx *ctx)
+{
+	const struct cmd_entry *inner;
+
+	if (strcmp(ctx->entry->name, "start") != 0 || nargs(ctx) == 0)
+		return 0;
+	inner = cmd_find(arg(ctx, 0), NULL);
+	return inner != NULL && (inner->flags & CMD_ALL_RANKS_ONLY);
+}
+
 void
 record_command(struct cmdctx *ctx)
 {
@@ -78,7 +90,7 @@ record_command(struct cmdctx *ctx)
 	while (*line == ' ' || *line == '\t')
 		line++;
 	if ((e->flags & CMD_TARGETS) && !ctx->explicit_targets &&
-	    !targets_in_args(ctx) &&
+	    !targets_in_args(ctx) && !start_all_ranks(ctx) &&
 	    !(strcmp(e->name, "set") == 0 && (nargs(ctx) == 0 || settings_is(arg(ctx, 0)))))
 		text = xasprintf("%s %s\n", ctx->target_text, line);
 	else

@@ -59,8 +59,13 @@ cmd_start_exec(struct cmdctx *ctx)
 		    e->name);
 		return CMD_ERROR;
 	}
+	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
+		out_error("'%s' always runs on all ranks; drop '%s'", e->name,
+		    ctx->target_text);
+		return CMD_ERROR;
+	}
 	rest = words_rest(&ctx->w, ctx->line, 0);
-	line = ctx->explicit_targets && !(e->flags & CMD_ALL_RANKS_ONLY) ?
+	line = ctx->explicit_targets ?
 	    xasprintf("%s %s", ctx->target_text, rest) : xstrdup(rest);
 	s->start_pflags = PROG_F_START;
 	record_suppress(1);

@@ -29,7 +29,9 @@ focus @all
 allreduce buf ring mode=ring
 break wait @1
 delete
+focus @1
 start allreduce buf ring mode=ring
+focus @all
 step 3
 # a failed command is not recorded
 expect error
@@ -60,6 +62,8 @@ grep -q '^set strict off$' "$tmp/rec.coll" && grep -q '^break wait @1$' "$tmp/re
 # an event follows the command that caused it
 awk '/^@2 wait sig\[3\]/ { w = NR } /^# \[rank 2\] blocked/ { e = NR } END { exit !(w && e == w + 1) }' "$tmp/rec.coll" ||
 	{ echo "FAIL: record: an event is not right after its command"; fail=1; }
+grep -q '^start allreduce buf ring mode=ring$' "$tmp/rec.coll" ||
+	{ echo "FAIL: record: a collective's start got the focus as a prefix"; fail=1; }
 grep -q '^alloc sig 4\|^pause\|^record' "$tmp/rec.coll" && { echo "FAIL: record: recorded what it must not"; fail=1; }
 
 # a session killed mid-way keeps what it recorded (written through)
