@@ -135,6 +135,8 @@ learn_main(int argc, char **argv)
 		for (tok = strtok_r(args, " ", &save); tok != NULL && ac < 12;
 		    tok = strtok_r(NULL, " ", &save))
 			av[ac++] = tok;
+		/* a lesson shows what it types */
+		av[ac++] = (char *)"--echo";
 		if (!isatty(STDIN_FILENO))
 			av[ac++] = (char *)"--batch";
 		av[ac++] = path;

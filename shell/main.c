@@ -74,7 +74,7 @@ main(int argc, char **argv)
 	};
 	struct session *s = &the_session;
 	struct shell_opts o;
-	int c, rc = EXIT_OK;
+	int c, rc = EXIT_OK, npos;
 	char *cause = NULL;
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
@@ -124,6 +124,7 @@ main(int argc, char **argv)
 	}
 	free(cause);
 	cause = NULL;
+	npos = argc - optind;	/* trailing FILEs: run them and exit */
 	for (int i = optind; i < argc; i++) {
 		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
 		o.xfiles[o.nx++] = argv[i];
@@ -171,7 +172,9 @@ main(int argc, char **argv)
 				break;
 		}
 	}
-	if (!script.quit && rc == EXIT_OK && s->batch && o.nx == 0)
+	/* -x scripts come first; piped commands follow them */
+	if (!script.quit && rc == EXIT_OK && s->batch &&
+	    (o.nx == 0 || (npos == 0 && !have_tty)))
 		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	else if (!script.quit && s->interactive)
 		rc = repl_run(s);

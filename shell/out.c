@@ -95,7 +95,15 @@ emit_str(FILE *fp, const char *prefix, const char *sgr, const char *text)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
 
-	strbuf_addstr(&msg, text);
+	/* one line, whatever the words quoted in it hold */
+	for (const char *p = text; *p != '\0'; p++) {
+		if (*p == '\n')
+			strbuf_addstr(&msg, "\\n");
+		else if ((unsigned char)*p < 0x20 && *p != '\t')
+			strbuf_addf(&msg, "\\x%02x", (unsigned char)*p);
+		else
+			strbuf_addch(&msg, *p);
+	}
 	if (fp == stderr)
 		fflush(stdout);
 	if (colour(fp))
@@ -161,11 +169,17 @@ void
 out_caret(size_t col, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t start = 0, end;
 
 	if (out.line == NULL || col > strlen(out.line))
 		return;
-	strbuf_addf(&sb, "  %s\n  ", out.line);
+	/* a command continued over lines: the line the column is on */
 	for (size_t i = 0; i < col; i++)
+		if (out.line[i] == '\n')
+			start = i + 1;
+	end = start + strcspn(out.line + start, "\n");
+	strbuf_addf(&sb, "  %.*s\n  ", (int)(end - start), out.line + start);
+	for (size_t i = start; i < col; i++)
 		strbuf_addch(&sb, out.line[i] == '\t' ? '\t' : ' ');
 	strbuf_addch(&sb, '^');
 	for (size_t i = 1; i < len && i < 60; i++)

@@ -39,7 +39,7 @@ repl_run(struct session *s)
 			continue;
 		}
 		if (cmd.len > 0 && !joined)
-			strbuf_addch(&cmd, '\n');	/* inside an open quote */
+			strbuf_addch(&cmd, ' ');	/* an open quote or bracket: one line */
 		strbuf_addstr(&cmd, line);
 		free(line);
 		joined = 0;

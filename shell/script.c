@@ -13,6 +13,45 @@
 
 struct script_state script;
 
+/* A script line longer than this is not a command (source /dev/zero) */
+#define SCRIPT_LINE_MAX (64 * 1024)
+
+/*
+ * One line of a script, newline kept, into *line: 1 read, 0 end of file,
+ * -1 a NUL byte or a line beyond SCRIPT_LINE_MAX (said).
+ */
+static int
+read_line(FILE *fp, char **line, size_t *cap, const char *name,
+    unsigned long lineno)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(fp)) != EOF) {
+		if (c == '\0') {
+			out_error("%s:%lu: a NUL byte (expected a text file of commands)",
+			    name, lineno);
+			return -1;
+		}
+		if (n == SCRIPT_LINE_MAX) {
+			out_error("%s:%lu: line longer than %d bytes", name, lineno,
+			    SCRIPT_LINE_MAX);
+			return -1;
+		}
+		if (n + 2 > *cap) {
+			*cap = *cap < 128 ? 128 : *cap * 2;
+			*line = xrealloc(*line, *cap);
+		}
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (n == 0)
+		return 0;
+	(*line)[n] = '\0';
+	return 1;
+}
+
 static int
 chomp(char *line)
 {
@@ -55,13 +94,20 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 	unsigned long lineno = 0, start = 0;
 	int rc = 0, incomplete = 0;
 
-	while (getline(&line, &cap, fp) >= 0) {
+	for (;;) {
 		enum cmd_retval rv;
-		int cont;
+		int cont, got = read_line(fp, &line, &cap, name, lineno + 1);
 
+		if (got <= 0) {
+			if (got < 0) {
+				script.failed = 1;
+				rc = -1;
+			}
+			break;
+		}
 		lineno++;
 		cont = chomp(line);
-		if (s->set.echo && !s->interactive) {
+		if (s->set.echo) {
 			const char *p = line + strspn(line, " \t");
 			char *e;
 			if (cmd.len == 0 && (*p == '#' || *p == '\0'))
@@ -75,7 +121,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		if (cmd.len == 0)
 			start = lineno;
 		else if (incomplete)
-			strbuf_addch(&cmd, '\n');
+			strbuf_addch(&cmd, ' ');	/* as if written on one line */
 		strbuf_addstr(&cmd, line);
 		if (cont)
 			continue;

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Invocation tier: how colldb takes its commands from -x scripts, trailing
+# FILEs and standard input, and what it does with input that is not a
+# script at all.  (Transcripts of commands are tests/golden.)
+set -u
+# sanitizer builds (make asan/ubsan) pass their options through env -i
+SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "  FAIL $1"; printf '%s\n' "$out" | head -10; }
+# run WANT-STATUS CMD...: output in $out
+run() {
+	want=$1
+	shift
+	out=$(env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C timeout 30 "$@" 2>&1)
+	st=$?
+}
+has() { printf '%s\n' "$out" | grep -qxF -- "$1"; }
+
+printf 'alloc pre [2] i32\n' >"$tmp/pre.coll"
+printf 'windows\n' >"$tmp/post.coll"
+
+# -x scripts run first, then the commands piped on stdin
+run 0 sh -c "printf 'windows\n' | ./colldb -n 1 -x $tmp/pre.coll"
+[ $st = 0 ] && has "pre   [2]    i32        8       0" && ok || bad "-x then piped stdin: stdin not run (exit $st)"
+# a failing -x script stops the run before stdin
+printf 'alloc pre [2] nosuchtype\n' >"$tmp/badpre.coll"
+run 1 sh -c "printf 'say reached\n' | ./colldb -n 1 -x $tmp/badpre.coll"
+[ $st = 1 ] && ! has "reached" && ok || bad "a failed -x script does not stop the run (exit $st)"
+# trailing FILEs are all there is: stdin is not read
+run 0 sh -c "printf 'say from-stdin\n' | ./colldb -n 1 $tmp/pre.coll $tmp/post.coll"
+[ $st = 0 ] && ! has "from-stdin" && has "pre   [2]    i32        8       0" && ok ||
+	bad "trailing FILEs: stdin read, or the files not run (exit $st)"
+
+# input that is not a script: one error, exit 1, no hang
+run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
+[ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||
+	bad "source /dev/zero (exit $st)"
+head -c 70000 /dev/zero | tr '\0' 'x' >"$tmp/long.coll"
+run 1 ./colldb -n 1 "$tmp/long.coll"
+[ $st = 1 ] && has "error: $tmp/long.coll:1: line longer than 65536 bytes" && ok ||
+	bad "a 70000-byte line (exit $st)"
+
+# a lesson shows the commands it runs
+run 0 sh -c "./colldb learn tag0 </dev/null"
+[ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||
+	bad "colldb learn does not show the lesson's commands (exit $st)"
+
+echo "  cli: $pass passed, $fail failed"
+[ $fail = 0 ]
