@@ -70,7 +70,7 @@ static const char *const kill_keywords[] = { "KILL", "TERM", "SEGV", "ABRT",
 
 const struct cmd_entry cmd_kill_entry = {
 	.name = "kill", .usage = "[SIGNAL]",
-	.summary = "send a signal (default KILL) to the target rank processes",
+	.summary = "send a signal (default KILL) to the ranks named by @R",
 	.example = "@2 kill SEGV", .group = GRP_CONTROL, .min_args = 0,
 	.max_args = 1, .flags = CMD_TARGETS, .keywords = kill_keywords,
 	.exec = cmd_kill_exec,

@@ -131,13 +131,18 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 			return 1;
 		}
 		break;
-	case K_SECS:
-		if (parse_number(val, &secs, &cause) != 0 || !(secs >= 0 && secs <= 86400)) {
+	case K_SECS: {
+		/* settle 0 would never let a command's results print */
+		double lo = strcmp(name, "settle") == 0 ? 0.001 : 0;
+
+		if (parse_number(val, &secs, &cause) != 0 || !(secs >= lo && secs <= 86400)) {
 			free(cause);
-			arg_error(ctx, 1, "bad value '%s' for %s (expected seconds, 0..86400)", val, name);
+			arg_error(ctx, 1, "bad value '%s' for %s (expected seconds, %g..86400)",
+			    val, name, lo);
 			return 1;
 		}
 		break;
+	}
 	case K_COUNT:
 		if (parse_uint(val, &count, 1, &cause) != 0 || count > UINT32_MAX) {
 			free(cause);
@@ -159,10 +164,6 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 	} else if (strcmp(name, "timeout") == 0)
 		s->set.timeout = secs;
 	else if (strcmp(name, "settle") == 0) {
-		if (secs < 0.001) {
-			arg_error(ctx, 1, "settle must be at least 0.001 seconds");
-			return 1;
-		}
 		s->set.settle_ms = (int)(secs * 1000);
 		s->set.settle_explicit = 1;
 	} else

@@ -297,7 +297,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 		goto fail;
 	}
 	if (ctx.explicit_targets && (ctx.entry->flags & CMD_ALL_RANKS_ONLY)) {
-		out_error("'%s' always runs on all ranks; drop '%s'", ctx.entry->name,
+		out_error("'%s' always runs on all ranks; drop '%s'", all.v[first].s,
 		    all.v[0].s);
 		out_caret(all.v[0].col, all.v[0].len);
 		goto fail;
@@ -310,7 +310,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 	}
 	if (ctx.explicit_targets && !(ctx.entry->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY))) {
 		out_error("'%s' does not take a rank target; drop '%s'",
-		    ctx.entry->name, all.v[0].s);
+		    all.v[first].s, all.v[0].s);
 		out_caret(all.v[0].col, all.v[0].len);
 		goto fail;
 	}
@@ -336,7 +336,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 	    all.n > first + 1 && all.v[first + 1].s[0] == '@' &&
 	    !all.v[first + 1].quoted && strcmp(ctx.entry->name, "focus") != 0) {
 		out_error("'%s' does not take a rank target; drop '%s'",
-		    ctx.entry->name, all.v[first + 1].s);
+		    all.v[first].s, all.v[first + 1].s);
 		out_caret(all.v[first + 1].col, all.v[first + 1].len);
 		goto fail;
 	}

@@ -170,7 +170,9 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		}
 		if (npos == (size_t)(shapes[kind].n + shapes[kind].nopt))
 			return arg_error(ctx, i, "unexpected '%s' (usage: %s %s)", a,
-			    coll_kind_name(kind), shapes[kind].usage);
+			    coll_kind_name(kind),
+			    strcmp(ctx->entry->name, coll_kind_name(kind)) == 0 ?
+			    ctx->entry->usage : shapes[kind].usage);
 		{
 			enum coll_arg role = shapes[kind].role[npos];
 			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 : 2;

@@ -72,10 +72,12 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 		}
 		return 1;
 	case 'A':
-		if (parse_uint(optarg, &o->area, 1, &cause) != 0 || o->area < 4096) {
-			free(cause);
-			fprintf(stderr, "%s: --window-area %s: expected bytes (at least 4096)\n",
-			    who, optarg);
+		v = parse_uint(optarg, &o->area, 1, &cause);
+		free(cause);
+		if (v != 0 || o->area < 4096) {
+			fprintf(stderr, "%s: --window-area %s: %s\n", who, optarg,
+			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
+			    "too small (expected at least 4096 bytes)");
 			return -1;
 		}
 		return 1;
