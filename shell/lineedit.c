@@ -55,7 +55,7 @@ getc_fn(EditLine *el, wchar_t *wc)
 {
 	(void)el;
 	for (;;) {
-		struct pollfd fds[2 * SEG_MAX_RANKS + 1];
+		struct pollfd fds[2 * SEG_MAX_RANKS + 2];
 		int n = 1, rc;
 		unsigned char c;
 		ssize_t got;

@@ -263,7 +263,7 @@ run_batch(struct session *s)
 		out_flush_events();
 		live = 0;
 		for (int r = 0; r < s->nranks; r++)
-			live += rank_alive(s, r);
+			live += s->rp[r].alive;	/* exec'd ones too: their end and output */
 		if (live == 0)
 			return worst_status(s);
 		if (batch_interrupted) {
@@ -272,7 +272,18 @@ run_batch(struct session *s)
 			return 130;
 		}
 		if (s->watchdog_fired) {
-			/* its diagnosis is out; nothing will move again */
+			/* its diagnosis is out; nothing will move again: where
+			 * each rank is, in the program's own lines */
+			struct strbuf sb = STRBUF_INIT;
+
+			for (int r = 0; r < s->nranks; r++) {
+				if (!rank_alive(s, r))
+					continue;
+				strbuf_reset(&sb);
+				where_line(s, r, &sb);
+				out_printf("%s\n", sb.buf);
+			}
+			strbuf_release(&sb);
 			fprintf(stderr, "colldb run: hang; killing %d rank%s\n", live,
 			    live == 1 ? "" : "s");
 			return EXIT_HANG;
@@ -428,7 +439,7 @@ run_rank_settled(struct session *s, int r)
 	struct seg_rank *b = seg_board(&s->seg, r);
 	uint64_t off;
 
-	if (!s->rp[r].alive)
+	if (!rank_alive(s, r))
 		return 1;
 	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))
 		return 0;

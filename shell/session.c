@@ -25,6 +25,41 @@ struct session *sess;
 
 static void job_free(struct job *j);
 
+/*
+ * A rank's end is seen by SIGCHLD, not only by its socket closing: a rank
+ * may exec another program (the socket closes, the process runs on and
+ * writes), or leave a child holding the socket (the process is gone, the
+ * socket stays open).  The handler writes to a pipe that every poll of
+ * the session watches.
+ */
+static int chld_pipe[2] = { -1, -1 };
+
+static void
+on_sigchld(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(chld_pipe[1], "c", 1) < 0) {
+		/* full: a wake-up is already pending */
+	}
+	errno = e;
+}
+
+static void
+watch_children(void)
+{
+	struct sigaction sa;
+
+	if (chld_pipe[0] >= 0 || pipe2(chld_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
 static int
 spawn_rank(struct session *s, int r, char **cause)
 {
@@ -109,6 +144,7 @@ session_prepare(struct session *s, int nranks, const char *name,
 		span_ring_default_bytes(nranks), cause) != 0)
 		return -1;
 	trace_init(s);
+	watch_children();
 	s->rp = xcalloc((size_t)nranks, sizeof *s->rp);
 	for (int r = 0; r < nranks; r++) {
 		s->rp[r].sock = s->rp[r].out = -1;
@@ -211,6 +247,9 @@ session_close(struct session *s)
 				kill(rp->pid, SIGKILL);
 				waitpid(rp->pid, NULL, 0);
 			}
+			/* what a user program forked dies with it */
+			if (s->user && rp->pid > 0)
+				kill(-rp->pid, SIGKILL);
 			if (rp->sock >= 0)
 				close(rp->sock);
 			if (rp->out >= 0)
@@ -297,7 +336,8 @@ session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank)
 int
 rank_alive(struct session *s, int r)
 {
-	return r >= 0 && r < s->nranks && s->rp[r].alive;
+	/* alive and still talking to us (not exec'd away) */
+	return r >= 0 && r < s->nranks && s->rp[r].alive && s->rp[r].sock >= 0;
 }
 
 enum rank_state
@@ -513,19 +553,21 @@ signame(int sig)
 	return buf;
 }
 
+/* Rank r's process ended with wait status st (reaped by the caller). */
 static void
-rank_gone(struct session *s, int r)
+rank_gone(struct session *s, int r, int st)
 {
 	struct rankproc *rp = &s->rp[r];
 	struct seg_rank *b = seg_board(&s->seg, r);
 	struct strbuf sb = STRBUF_INIT;
-	int st = 0;
 
 	if (!rp->alive)
 		return;
-	if (rp->pid > 0 && waitpid(rp->pid, &st, 0) < 0)
-		st = 0;
 	rp->alive = 0;
+	if (s->user && rp->pid > 0)
+		kill(-rp->pid, SIGKILL);	/* what it forked goes too */
+	free(rp->death);
+	rp->death = NULL;
 	rp->wstatus = st;
 	if (s->user)
 		run_rank_gone(s, r, st);	/* its own words, see run.c */
@@ -567,8 +609,84 @@ rank_gone(struct session *s, int r)
 		if (j->flags & JOB_COLL)
 			coll_job_done(s, j, -1, NULL, "rank died");
 	}
+	if (rp->sock >= 0)
+		close(rp->sock);
+	rp->sock = -1;
+}
+
+static void drain_output(struct session *s, int r, int final);
+
+/* Handle what rank r has sent; 1 when its socket closed. */
+static int
+read_msgs(struct session *s, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+
+	while (rp->sock >= 0) {
+		struct pollfd p = { rp->sock, POLLIN, 0 };
+		struct msg_hdr h;
+		void *payload;
+
+		if (poll(&p, 1, 0) <= 0)
+			return 0;
+		if (proto_recv(rp->sock, &h, &payload) <= 0) {
+			free(payload);
+			return 1;
+		}
+		if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
+			struct done_info di;
+			memcpy(&di, payload, sizeof di);
+			job_done(s, r, &h, &di, (char *)payload + sizeof di);
+		} else if (s->user) {
+			run_msg(s, r, &h, payload);
+		}
+		free(payload);
+	}
+	return 0;
+}
+
+/* Reap rank r if its process has ended: 1 if it had.  What it sent
+ * before it ended is handled first. */
+static int
+rank_reap(struct session *s, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+	int st = 0;
+
+	if (!rp->alive || rp->pid <= 0 || waitpid(rp->pid, &st, WNOHANG) != rp->pid)
+		return 0;
+	read_msgs(s, r);
+	drain_output(s, r, 1);
+	rank_gone(s, r, st);
+	return 1;
+}
+
+/*
+ * Rank r's socket closed.  Normally it is dying: reap it (its exit follows
+ * the close within moments).  A process still running after that has
+ * exec'd or closed the socket: colldb cannot control it any more, but its
+ * output keeps coming and its exit is reported when it happens.
+ */
+static void
+rank_hup(struct session *s, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+
 	close(rp->sock);
 	rp->sock = -1;
+	for (int i = 0; i < 200; i++) {
+		struct pollfd p = { rp->out, POLLIN, 0 };
+
+		if (rank_reap(s, r))
+			return;
+		if (rp->out >= 0)
+			drain_output(s, r, 0);
+		poll(rp->out >= 0 ? &p : NULL, rp->out >= 0, 1);
+	}
+	free(rp->death);
+	rp->death = xstrdup("left colldb: its connection closed while the process runs on");
+	out_event(r, "[rank %d] closed its connection to colldb and runs on (exec?): it can no longer be stopped or stepped; its output and exit are still reported",
+	    r);
 }
 
 static void
@@ -608,6 +726,10 @@ session_pollfds(struct session *s, struct pollfd *fds, int max)
 {
 	int n = 0;
 
+	if (chld_pipe[0] >= 0 && n < max) {
+		fds[n].fd = chld_pipe[0];
+		fds[n++].events = POLLIN;
+	}
 	for (int r = 0; r < s->nranks && n + 2 <= max; r++) {
 		if (s->rp[r].sock >= 0) {
 			fds[n].fd = s->rp[r].sock;
@@ -624,8 +746,9 @@ session_pollfds(struct session *s, struct pollfd *fds, int max)
 void
 session_pump(struct session *s, int timeout_ms)
 {
-	struct pollfd fds[2 * SEG_MAX_RANKS];
+	struct pollfd fds[2 * SEG_MAX_RANKS + 1];
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
+	char c[64];
 
 	watchdog_tick(s);
 	trace_drain(s);
@@ -637,38 +760,14 @@ session_pump(struct session *s, int timeout_ms)
 	if (poll(fds, (nfds_t)n, timeout_ms) <= 0)
 		return;
 	for (int r = 0; r < s->nranks; r++) {
-		struct rankproc *rp = &s->rp[r];
-		int hup = 0;
-
-		if (rp->out >= 0)
+		if (s->rp[r].out >= 0)
 			drain_output(s, r, 0);
-		while (rp->sock >= 0) {
-			struct pollfd p = { rp->sock, POLLIN, 0 };
-			struct msg_hdr h;
-			void *payload;
-			int st;
-
-			if (poll(&p, 1, 0) <= 0)
-				break;
-			st = proto_recv(rp->sock, &h, &payload);
-			if (st <= 0) {
-				hup = 1;
-				free(payload);
-				break;
-			}
-			if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
-				struct done_info di;
-				memcpy(&di, payload, sizeof di);
-				job_done(s, r, &h, &di, (char *)payload + sizeof di);
-			} else if (s->user) {
-				run_msg(s, r, &h, payload);
-			}
-			free(payload);
-		}
-		if (hup) {
-			drain_output(s, r, 1);
-			rank_gone(s, r);
-		}
+		if (read_msgs(s, r))
+			rank_hup(s, r);
+	}
+	if (chld_pipe[0] >= 0 && read(chld_pipe[0], c, sizeof c) > 0) {
+		for (int r = 0; r < s->nranks; r++)
+			rank_reap(s, r);
 	}
 }
 
@@ -681,7 +780,7 @@ rank_settled(struct session *s, int r)
 
 	if (s->user)
 		return run_rank_settled(s, r);
-	if (!s->rp[r].alive || s->rp[r].jobs == NULL)
+	if (!rank_alive(s, r) || s->rp[r].jobs == NULL)
 		return 1;
 	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))
 		return 0;	/* about to react to the shell */

@@ -9,12 +9,17 @@
  *	early	exit 4 before cdb_init
  *	hang	wait forever for a notify nobody sends
  *	spin	loop in its own code for 30 seconds, then exit 0
+ *	exec	exec a shell that writes 200000 lines (more than a pipe holds)
+ *		and exits 9
+ *	fork	leave a child that sleeps 60 seconds holding every descriptor
+ *		(the session's socket too), then finalize
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "colldb.h"
 
@@ -42,6 +47,15 @@ main(int argc, char **argv)
 	}
 	cdb_notify((rank + 1) % n, &sig[0], 1, CDB_ADD);
 	cdb_wait(&sig[0], CDB_GE, 1);
+	if (strcmp(how, "exec") == 0) {
+		execl("/bin/sh", "sh", "-c", "seq 1 200000; echo exec done; exit 9",
+		    (char *)NULL);
+		return 1;
+	}
+	if (strcmp(how, "fork") == 0 && fork() == 0) {
+		sleep(60);
+		_exit(0);
+	}
 	if (strcmp(how, "segv") == 0)
 		raise(SIGSEGV);
 	if (strcmp(how, "abort") == 0)
@@ -52,7 +66,7 @@ main(int argc, char **argv)
 			;
 	}
 	if (strcmp(how, "ok") != 0 && strcmp(how, "spin") != 0 &&
-	    strcmp(how, "early") != 0)
+	    strcmp(how, "early") != 0 && strcmp(how, "fork") != 0)
 		exit(atoi(how));
 	printf("rank %d: ok\n", rank);
 	return cdb_finalize() == CDB_OK ? 0 : 1;

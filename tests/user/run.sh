@@ -77,11 +77,12 @@ has "hang: the watchdog's diagnosis" "watchdog: no progress for 0.5s; diagnosis:
 has "hang: rank 1's wait" "  rank 1  blocked  wait flag[0] >= 1  now 0   writers: none pending (rank 0 wrote 0 with set)"
 has "hang: diagnose names tag 0" "likely cause: handshake tag 0 (Set with 0, wait >= 1); send a tag >= 1"
 has "hang: the ranks are killed" "colldb run: hang; killing 2 ranks"
+has "hang: where rank 0 waits, in the source" "rank 0: blocked  handshake-broken.c:46: wait flag[1] >= 1 (now 0)"
 status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
 has "ring-broken: diagnose names the row mismatch" "likely cause: notify/wait row mismatch: rank 3 notifies sig[1,3] of rank 0, but rank 0 waits on sig[0,3]; notify writes row my_rank of the peer, wait reads row src of self"
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
-has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:44"
-has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:44"
+has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:49"
+has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:49"
 has "the others finish" "[rank 3] rank 3: ok"
 status "worst status: exit 7" 7 "$colldb" run -n 2 --batch ./exits 7 ok
 status "worst status: SIGABRT" 134 "$colldb" run -n 2 --batch ./exits ok abort
@@ -112,6 +113,15 @@ done
 for f in $(grep -oE '\bcdb_[a-z_]+' docs/libcolldb.md | sort -u); do
 	printf '%s\n' "$api" | grep -qx "$f" || bad "docs/libcolldb.md names $f, which colldb.h lacks"
 done
+
+echo "-- ranks that exec or fork"
+status "a rank that execs: its output and exit still come through" 9 "$colldb" run -n 2 --batch ./exits exec
+has "exec'd rank's last line" "[rank 0] exec done"
+has "exec'd rank's exit" "[rank 0] exited with status 9 without cdb_finalize, in its own code after exits.c:49"
+t0=$(date +%s)
+status "a rank's child holding the socket does not keep the run going" 0 "$colldb" run -n 2 --batch ./exits fork
+[ $(( $(date +%s) - t0 )) -lt 20 ] && ok "the run ends with its ranks" || bad "the run waited for the rank's child"
+pgrep -f 'exits fork' >/dev/null && bad "the rank's child outlived colldb run" || ok "the rank's child is gone"
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
