@@ -95,6 +95,7 @@ libcolldb.a: $(O)/libcolldb.a
 libcolldb.so: $(CORE_OBJ)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $^ $(FFI_LIBS) $(LIBS)
+	$(Q)ln -sf libcolldb.so libcolldb.so.0	# what -L. -lcolldb programs load
 
 # The whole runtime goes in and is exported (-rdynamic), so a library that
 # `load` puts into an agent rank finds every cdb_* function (core/call.h).
@@ -193,12 +194,12 @@ SAN_OPTS = ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:detect_leak
 # ones back, whatever its result.
 asan:
 	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check; \
-	rc=$$?; rm -f colldb libcolldb.a libcolldb.so; \
+	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
 	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
 ubsan:
 	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check; \
-	rc=$$?; rm -f colldb libcolldb.a libcolldb.so; \
+	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
 	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
 valgrind: deps
@@ -243,7 +244,7 @@ install: all
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so colldb.pc \
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc \
 		colldb.1 tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean

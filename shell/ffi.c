@@ -144,9 +144,10 @@ parse_num(struct lexer *lx, struct ffi_arg *a)
 
 	if (is_float) {
 		a->kind = FA_FLOAT;
+		errno = 0;
 		a->f = strtod(text, &end);
-		if (*end != '\0' || end == text)
-			rc = -1;
+		if (*end != '\0' || end == text || (errno == ERANGE && isinf(a->f)))
+			rc = -1;	/* 1e400 is no double */
 	} else if (parse_int(text, &a->i, 0, &cause) == 0) {
 		a->kind = FA_INT;
 	} else if (parse_u64(text, &a->u) == 0) {
@@ -381,6 +382,8 @@ ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause)
 		if (t != CT__COUNT && call_type_is_int(t))
 			return cause_set(cause, "(%s) needs an integer, got %g",
 			    call_type_name(t), a->f);
+		if (t == CT_F32 && isfinite(a->f) && isinf((float)a->f))
+			return cause_set(cause, "%g does not fit (f32)", a->f);
 		out->kind = CA_FLOAT;
 		out->type = t == CT__COUNT ? CT_F64 : t;
 		out->f = a->f;

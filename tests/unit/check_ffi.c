@@ -120,6 +120,7 @@ START_TEST(errors_point_at_the_bad_part)
 	fails("f($x)", 2, 2, "bad argument '$x'");
 	fails("f(1..2)", 2, 4, "bad number '1..2'");
 	fails("f(12abc)", 2, 5, "bad number");
+	fails("f(1e400)", 2, 5, "bad number '1e400'");
 	fails("f(\"open)", 2, 6, "unterminated string");
 	fails("f(\"a\\0\")", 4, 2, "\\0");
 	fails("f((f16)1)", 3, 3, "unknown type 'f16'");
@@ -194,6 +195,7 @@ START_TEST(literals_and_casts)
 	no_number("f((u8)-1)", "-1 does not fit (u8)");
 	no_number("f((u32)4294967296)", "does not fit (u32)");
 	no_number("f((i64)18446744073709551615)", "does not fit (i64)");
+	no_number("f((f32)1e40)", "1e+40 does not fit (f32)");
 	no_number("f((i32)1.5)", "(i32) needs an integer, got 1.5");
 	free(cause);
 	cause = NULL;

@@ -207,6 +207,15 @@ else
 		bad "static link"; cat "$dest.log"
 	fi
 	status "installed static ring" 0 env COLLDB_NRANKS=2 "$dest/myring-static"
+	# in the tree: -Icore -L. -lcolldb, as docs/libcolldb.md says
+	if cc -std=c11 -o "$dest/intree" docs/examples/ring.c -Icore -L. -lcolldb 2>"$dest.log"; then
+		ok "ring.c links the tree's libcolldb.so"
+	else
+		bad "in-tree link"; cat "$dest.log"
+	fi
+	status "in-tree shared ring under colldb run" 0 env LD_LIBRARY_PATH="$top" \
+		"$colldb" run -n 2 --batch "$dest/intree"
+	has "in-tree ring result" "[rank 1] rank 1: out[0] = 3, 0 wrong"
 	man -l "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
 		ok "the man page documents colldb run" || bad "man page lacks colldb run"
 	rm -rf "$dest" "$dest.log"
