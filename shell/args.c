@@ -65,6 +65,23 @@ arg_is_kv(const char *a, const char *key, const char **val)
 }
 
 int
+arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i)
+{
+	const char *a = arg(ctx, i), *eq = strchr(a, '=');
+	size_t n;
+
+	if (eq == NULL)
+		return 0;
+	n = (size_t)(eq - a) + 1;	/* "key=" */
+	for (size_t k = from; k < i; k++) {
+		if (strncmp(arg(ctx, k), a, n) == 0)
+			return arg_error(ctx, i, "%.*s given twice (first as '%s')",
+			    (int)n - 1, a, arg(ctx, k));
+	}
+	return 0;
+}
+
+int
 targets_alive(struct cmdctx *ctx, struct rankset *out)
 {
 	struct session *s = ctx->s;

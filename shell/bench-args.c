@@ -4,8 +4,36 @@
 
 #include "bench.h"
 
-const char bench_expected[] = "rounds=, warmup=, dtype=, op=, mode=, "
-    "impl=, root=, check or json";
+/* What `bench [sweep] COLL` takes, for its error messages. */
+static void
+bench_expected(const struct bench_args *ba, char *buf, size_t size)
+{
+	static const char *const keys[] = { "op=", "mode=", "root=", "impl=", NULL };
+	enum coll_kind k = ba->cc.a.kind;
+	const char *item[12];
+	size_t n = 0, len = 0;
+
+	item[n++] = "rounds=";
+	item[n++] = "warmup=";
+	if (ba->sweep)
+		item[n++] = "factor=";
+	if (k != COLL_BARRIER)
+		item[n++] = "dtype=";
+	for (int i = 0; keys[i] != NULL; i++) {
+		char key[8];
+
+		snprintf(key, sizeof key, "%.*s", (int)strlen(keys[i]) - 1, keys[i]);
+		if (coll_option_allowed(k, key))
+			item[n++] = keys[i];
+	}
+	if (k != COLL_BARRIER)
+		item[n++] = "check";
+	item[n++] = "json";
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+		    i == 0 ? "" : i + 1 == n ? " or " : ", ", item[i]);
+}
 
 static int
 parse_count(struct cmdctx *ctx, size_t i, const char *key, const char *v,
@@ -47,6 +75,7 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 	size_t i = 0, npos = 0;
 	int have_root = 0;
 	const char *name;
+	char expected[160];
 
 	memset(ba, 0, sizeof *ba);
 	ba->rounds = 100;
@@ -73,6 +102,9 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		const char *a = arg(ctx, i), *v;
 		enum coll_kind k = ba->cc.a.kind;
 
+		if (arg_key_repeated(ctx, ba->at_coll + 1, i) != 0)
+			return -1;
+
 		if (arg_is_kv(a, "rounds", &v)) {
 			if (parse_count(ctx, i, "rounds", v, 1, &ba->rounds) != 0)
 				return -1;
@@ -95,8 +127,9 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		} else if (strcmp(a, "json") == 0) {
 			ba->cc.json = 1;
 		} else if (strchr(a, '=') != NULL) {
+			bench_expected(ba, expected, sizeof expected);
 			if (coll_option(ctx, i, k, &ba->cc, &have_root,
-			    bench_expected) != 0)
+			    expected) != 0)
 				return -1;
 		} else if (k == COLL_BARRIER && !ba->sweep) {
 			return arg_error(ctx, i, "barrier moves no data: 'bench barrier' takes no SIZE");
@@ -118,8 +151,9 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			ba->at_size = i;
 			npos++;
 		} else {
+			bench_expected(ba, expected, sizeof expected);
 			return arg_error(ctx, i, "unexpected '%s' (expected %s)", a,
-			    bench_expected);
+			    expected);
 		}
 	}
 	if (ba->cc.a.kind == COLL_BARRIER && ba->sweep) {

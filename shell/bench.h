@@ -59,7 +59,6 @@ struct bench_wins {
 };
 
 /* bench-args.c */
-extern const char bench_expected[];
 /* Parse `bench ...` (the words after the name); 0 or -1 (reported). */
 int bench_parse(struct cmdctx *ctx, struct bench_args *ba);
 /* Bytes SIZE must be a multiple of: the element, times N when every rank

@@ -98,11 +98,16 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 		any = 1;
 	}
 	if (!any) {
-		int busy = 0;
-		for (int r = 0; r < s->nranks; r++)
+		int busy = 0, alive = 0;
+		for (int r = 0; r < s->nranks; r++) {
 			busy |= rankset_has(targets, r) && rank_job(s, r) != NULL;
+			alive |= rankset_has(targets, r) && rank_alive(s, r);
+		}
+		if (!alive)
+			return cause_set(cause, "no target rank is alive (see 'ranks')");
 		return cause_set(cause, "no target rank is stopped%s", busy ?
 		    " (blocked ranks move when their cell changes; see 'where')" :
+		    s->user ? " (they run their program; 'break' stops them)" :
 		    " (use 'start COMMAND' to run one stopped)");
 	}
 	session_update_gate(s);

@@ -148,8 +148,8 @@ const struct cmd_entry cmd_tree_entry = {
 	.usage = "[launch=I] [ns] | mean [spread=stdev|minmax|both|none] [rank=R] [ns]",
 	.summary = "span tree of the last bench, as PyPTO prints it",
 	.example = "tree mean spread=both", .group = GRP_BENCH, .min_args = 0,
-	.max_args = 4, .flags = CMD_NO_SETTLE, .keywords = tree_keywords,
-	.exec = cmd_tree_exec,
+	.max_args = 4, .flags = CMD_NO_SETTLE | CMD_AGENTS_ONLY,
+	.keywords = tree_keywords, .exec = cmd_tree_exec,
 };
 
 /* ---- trace ----------------------------------------------------------------- */

@@ -22,8 +22,8 @@ static const struct {
 	[COLL_ALL_TO_ALL] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
 };
 
-static int
-allowed_option(enum coll_kind k, const char *key)
+int
+coll_option_allowed(enum coll_kind k, const char *key)
 {
 	if (strcmp(key, "op") == 0)
 		return k == COLL_ALLREDUCE || k == COLL_REDUCE_SCATTER;
@@ -66,7 +66,7 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
 	v = eq + 1;
 	snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
-	if (!allowed_option(kind, key))
+	if (!coll_option_allowed(kind, key))
 		return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
 		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
 	cc->argpos[CARG_OPTION] = i;
@@ -155,6 +155,9 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		if (eq != NULL) {
 			char key[32];
 			int skip = 0;
+
+			if (arg_key_repeated(ctx, first, i) != 0)
+				return -1;
 
 			snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
 			for (int k = 0; extra_keys != NULL && extra_keys[k] != NULL; k++)

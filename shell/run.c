@@ -654,6 +654,8 @@ run_refusal(const struct cmd_entry *e)
 		    "until the session ends" },
 		{ "bench", "bench times colldb's own collectives; these ranks run "
 		    "their program" },
+		{ "tree", "tree shows the spans of colldb's own bench; 'trace save' "
+		    "exports these ranks' spans" },
 		{ "load", "load and call run in colldb's own ranks (colldb -n N); "
 		    "these ranks are the program" },
 		{ "call", "load and call run in colldb's own ranks (colldb -n N); "

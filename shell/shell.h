@@ -272,6 +272,9 @@ const char *arg(struct cmdctx *ctx, size_t i);
 size_t nargs(struct cmdctx *ctx);
 /* key=value options from argument `from` on; unknown keys are errors. */
 int arg_is_kv(const char *a, const char *key, const char **val);
+/* Argument i is KEY=VALUE and one of arguments from..i-1 set KEY too:
+ * say so and return -1 (else 0). */
+int arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i);
 
 /* Peers: a rank number, next, prev or all (every rank but self).
  * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
@@ -572,6 +575,8 @@ int coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
  * collective's own options).  root= sets *have_root. */
 int coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
     struct coll_call *cc, int *have_root, const char *expected);
+/* Does a collective of kind take the option key ("op", "root", ...)? */
+int coll_option_allowed(enum coll_kind k, const char *key);
 /* Place the synthesized signal of a mesh allreduce (allocating it unless
  * dry), so cc->a.sig describes it.  0 or -1 (reported). */
 int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
