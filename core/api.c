@@ -113,6 +113,8 @@ api_fail(int err, const char *fmt, ...)
 	return err;
 }
 
+static int no_world(const char *fn);
+
 struct rank_ctx *
 api_begin(const char *fn)
 {
@@ -131,8 +133,7 @@ api_begin(const char *fn)
 	}
 	api.at_file = NULL;
 	if (rc == NULL)
-		api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
-		    "called after cdb_finalize" : "cdb_init has not been called");
+		no_world(fn);
 	return rc;
 }
 
@@ -474,12 +475,21 @@ cdb_finalize(void)
 	return err;
 }
 
+/* cdb_rank() and cdb_nranks() without a world: say why, as api_begin does */
+static int
+no_world(const char *fn)
+{
+	api.fn = fn;
+	return api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
+	    "called after cdb_finalize" : "cdb_init has not been called");
+}
+
 int
 cdb_rank(void)
 {
 	struct rank_ctx *rc = ctx();
 
-	return rc != NULL ? rc->rank : CDB_ERR_INIT;
+	return rc != NULL ? rc->rank : no_world("cdb_rank");
 }
 
 int
@@ -487,7 +497,7 @@ cdb_nranks(void)
 {
 	struct rank_ctx *rc = ctx();
 
-	return rc != NULL ? (int)rc->seg.h->nranks : CDB_ERR_INIT;
+	return rc != NULL ? (int)rc->seg.h->nranks : no_world("cdb_nranks");
 }
 
 /* ---- windows ----------------------------------------------------------------- */

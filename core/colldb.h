@@ -198,7 +198,8 @@ int cdb_init(void);
  */
 int cdb_finalize(void);
 
-/* This rank, 0 .. nranks-1; CDB_ERR_INIT (negative) before cdb_init(). */
+/* This rank, 0 .. nranks-1; CDB_ERR_INIT (negative, cdb_errmsg() says
+ * why) before cdb_init() or after cdb_finalize(). */
 int cdb_rank(void);
 /* The world size; CDB_ERR_INIT before cdb_init(). */
 int cdb_nranks(void);

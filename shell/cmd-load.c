@@ -158,7 +158,8 @@ cmd_load_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "cannot make a name from '%s'; use 'load %s as NAME'", path, path);
 		return CMD_ERROR;
 	}
-	if ((l = shlib_find(name)) != NULL) {
+	/* the same library again extends it to more ranks */
+	if ((l = shlib_find(name)) != NULL && strcmp(l->path, path) != 0) {
 		arg_error(ctx, nargs(ctx) == 3 ? 2 : 0, "a library named '%s' is already loaded (%s); use 'load LIB as OTHER'",
 		    name, l->path);
 		goto out;
@@ -167,6 +168,17 @@ cmd_load_exec(struct cmdctx *ctx)
 		goto out;
 	if (targets_live(ctx, &live) != 0)
 		goto out;
+	if (l != NULL) {
+		for (int r = 0; r < s->nranks; r++)
+			if (rankset_has(&l->ranks, r))
+				rankset_del(&live, r);
+		if (rankset_count(&live) == 0) {
+			t = rankset_format(&l->ranks, s->nranks);
+			arg_error(ctx, 0, "%s is already loaded as %s on %s", path, name, t);
+			free(t);
+			goto out;
+		}
+	}
 	call_results_begin();
 	for (int r = 0; r < s->nranks; r++) {
 		struct strbuf sb = STRBUF_INIT;
@@ -192,7 +204,14 @@ cmd_load_exec(struct cmdctx *ctx)
 		if (res[i].done && res[i].status == DONE_OK)
 			rankset_add(&ok, res[i].rank);
 	}
-	if (rankset_count(&ok) > 0) {
+	if (rankset_count(&ok) > 0 && l != NULL) {
+		for (int r = 0; r < s->nranks; r++)
+			if (rankset_has(&ok, r))
+				rankset_add(&l->ranks, r);
+		t = rankset_format(&ok, s->nranks);
+		out_printf("loaded %s as %s on %s\n", path, name, t);
+		free(t);
+	} else if (rankset_count(&ok) > 0) {
 		shlibs = xreallocarray(shlibs, nshlibs + 1, sizeof *shlibs);
 		shlibs[nshlibs].name = xstrdup(name);
 		shlibs[nshlibs].path = xstrdup(path);

@@ -144,6 +144,12 @@ rankset_add(struct rankset *s, int r)
 	s->w[r / 64] |= 1ull << (r % 64);
 }
 
+void
+rankset_del(struct rankset *s, int r)
+{
+	s->w[r / 64] &= ~(1ull << (r % 64));
+}
+
 int
 rankset_has(const struct rankset *s, int r)
 {

@@ -47,6 +47,7 @@ struct rankset {
 void rankset_clear(struct rankset *s);
 void rankset_all(struct rankset *s, int nranks);
 void rankset_add(struct rankset *s, int r);
+void rankset_del(struct rankset *s, int r);
 int rankset_has(const struct rankset *s, int r);
 int rankset_count(const struct rankset *s);
 int rankset_first(const struct rankset *s);

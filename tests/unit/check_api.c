@@ -33,8 +33,8 @@ START_TEST(before_init)
 {
 	int32_t x;
 
-	ck_assert_int_eq(cdb_rank(), CDB_ERR_INIT);
-	ck_assert_int_eq(cdb_nranks(), CDB_ERR_INIT);
+	failed(cdb_rank(), CDB_ERR_INIT, "cdb_init has not been called");
+	failed(cdb_nranks(), CDB_ERR_INIT, "cdb_init has not been called");
 	failed(cdb_notify(0, &x, 1, CDB_ADD), CDB_ERR_INIT, "cdb_init has not been called");
 	failed(cdb_finalize(), CDB_ERR_INIT, "cdb_init has not been called");
 	ck_assert_ptr_null(cdb_local("x"));
@@ -222,9 +222,10 @@ START_TEST(spans_strings_and_the_end)
 	ck_assert_str_eq(cdb_strerror(-99), "unknown error");
 	ck_assert_str_eq(cdb_strerror(3), "unknown error");
 	ck_assert_int_eq(cdb_finalize(), CDB_OK);
-	ck_assert_int_eq(cdb_rank(), CDB_ERR_INIT);
+	failed(cdb_rank(), CDB_ERR_INIT, "called after cdb_finalize");
 	failed(cdb_finalize(), CDB_ERR_INIT, "cdb_finalize called twice");
 	failed(cdb_init(), CDB_ERR_INIT, "cdb_init after cdb_finalize");
+	failed(cdb_nranks(), CDB_ERR_INIT, "called after cdb_finalize");
 	failed(cdb_barrier(NULL, 0), CDB_ERR_INIT, "called after cdb_finalize");
 }
 END_TEST
