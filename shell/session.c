@@ -243,13 +243,14 @@ session_close(struct session *s)
 		for (int r = 0; r < s->nranks; r++) {
 			struct rankproc *rp = &s->rp[r];
 			if (rp->pid > 0 && rp->alive) {
-				/* A rank blocked in a wait never reads QUIT. */
+				/* A rank blocked in a wait never reads QUIT;
+				 * what a user program forked dies with it (a
+				 * reaped rank's group went in rank_gone). */
 				kill(rp->pid, SIGKILL);
+				if (s->user)
+					kill(-rp->pid, SIGKILL);
 				waitpid(rp->pid, NULL, 0);
 			}
-			/* what a user program forked dies with it */
-			if (s->user && rp->pid > 0)
-				kill(-rp->pid, SIGKILL);
 			if (rp->sock >= 0)
 				close(rp->sock);
 			if (rp->out >= 0)
