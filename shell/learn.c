@@ -4,7 +4,9 @@
  * are "#! args: ..." (the world it needs) and "# one-line description".
  * Running one starts a session on it: interactive at a terminal (pause
  * waits for Enter, commands may be typed at a pause, the prompt stays
- * after the lesson), batch otherwise.
+ * after the lesson), batch otherwise.  It execs colldb on the lesson with
+ * COLLDB_LESSON set, which echoes the commands the lesson runs but not its
+ * comments, narration, pauses or checks.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -135,8 +137,8 @@ learn_main(int argc, char **argv)
 		for (tok = strtok_r(args, " ", &save); tok != NULL && ac < 12;
 		    tok = strtok_r(NULL, " ", &save))
 			av[ac++] = tok;
-		/* a lesson shows what it types */
-		av[ac++] = (char *)"--echo";
+		/* a lesson shows the commands it types (not its narration) */
+		setenv("COLLDB_LESSON", "1", 1);
 		if (!isatty(STDIN_FILENO))
 			av[ac++] = (char *)"--batch";
 		av[ac++] = path;

@@ -138,7 +138,10 @@ main(int argc, char **argv)
 		o.nranks = 4;
 	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	settings_init(&s->set);
-	s->set.echo = o.echo;
+	/* colldb learn runs a lesson showing the commands it types */
+	s->set.echo = o.echo ? ECHO_ALL :
+	    getenv("COLLDB_LESSON") != NULL ? ECHO_LESSON : ECHO_OFF;
+	unsetenv("COLLDB_LESSON");
 	if (o.timeout >= 0)
 		s->set.timeout = o.timeout;
 	s->interactive = (have_tty && !o.batch) || getenv("COLLDB_FAKETTY") != NULL;

@@ -66,6 +66,29 @@ chomp(char *line)
 	return cont;
 }
 
+/*
+ * Is this script line (the first of a command) echoed?  Transcripts
+ * (--echo) show every line; a lesson (ECHO_LESSON) shows only the
+ * commands it runs for the learner, not its comments, narration (say,
+ * whose text prints anyway), pauses or checks.
+ */
+static int
+echo_shows(struct session *s, const char *line)
+{
+	static const char *const quiet[] = { "say", "pause", "expect", NULL };
+	const char *p = line + strspn(line, " \t");
+	size_t n = strcspn(p, " \t");
+
+	if (s->set.echo != ECHO_LESSON)
+		return s->set.echo != 0;
+	if (*p == '#' || *p == '\0')
+		return 0;
+	for (int i = 0; quiet[i] != NULL; i++)
+		if (n == strlen(quiet[i]) && strncmp(p, quiet[i], n) == 0)
+			return 0;
+	return 1;
+}
+
 enum cmd_retval
 script_run_line(struct session *s, const char *text, int *incomplete)
 {
@@ -92,7 +115,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0, start = 0;
-	int rc = 0, incomplete = 0;
+	int rc = 0, incomplete = 0, shown = 0;
 
 	for (;;) {
 		enum cmd_retval rv;
@@ -107,7 +130,9 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		}
 		lineno++;
 		cont = chomp(line);
-		if (s->set.echo) {
+		if (cmd.len == 0)
+			shown = echo_shows(s, line);
+		if (shown) {
 			const char *p = line + strspn(line, " \t");
 			char *e;
 			if (cmd.len == 0 && (*p == '#' || *p == '\0'))

@@ -64,10 +64,13 @@ struct rankproc {
 	uint32_t orphan_pc;	/* where its first orphan stopped */
 };
 
+/* What script lines are echoed (see script.c) */
+enum { ECHO_OFF, ECHO_ALL, ECHO_LESSON };
+
 struct settings {
 	int times;		/* show times in state */
 	int color;
-	int echo;		/* echo commands (batch transcripts) */
+	int echo;		/* ECHO_ALL (transcripts), ECHO_LESSON or 0 */
 	int strict;		/* PyPTO's op/dtype restrictions */
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */

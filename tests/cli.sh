@@ -49,6 +49,8 @@ run 1 ./colldb -n 1 "$tmp/long.coll"
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||
 	bad "colldb learn does not show the lesson's commands (exit $st)"
+! printf '%s\n' "$out" | grep -q '^(colldb) say\|^#' && has "Lesson 2: the handshake of lesson 1, with tag 0." && ok ||
+	bad "colldb learn echoes its narration or comments"
 
 echo "  cli: $pass passed, $fail failed"
 [ $fail = 0 ]
