@@ -26,7 +26,7 @@ for t in "$O"/tests/check_*; do
 	fi
 done
 
-for tier in tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/docs.sh; do
+for tier in tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/docs.sh; do
 	[ -f "$tier" ] || continue
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1
