@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "out/outfile.h"
 #include "shell.h"
 #include "xmalloc.h"
 

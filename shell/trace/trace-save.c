@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "futex.h"
-#include "outfile.h"
+#include "out/outfile.h"
 #include "shell.h"
 #include "span.h"
 #include "xmalloc.h"
