@@ -150,6 +150,8 @@ int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, uint32_t repeat, char **cause);
 /* Handle whatever the ranks sent (non-blocking); events are queued. */
 void session_pump(struct session *s, int timeout_ms);
+/* Report, as events, what a rank corrupted in the segment (once each). */
+void session_check_segment(struct session *s);
 /* Wait until quiescent (or the settle limit); 0 = quiescent. */
 int session_settle(struct session *s);
 int session_quiescent(struct session *s);

@@ -39,8 +39,7 @@ abort_all(struct session *s)
 		atomic_store(&b->abort, 1);
 		atomic_store(&b->interrupt, 1);
 		if (rank_state_of(s, r) == RS_BLOCKED)
-			futex_wake(seg_area(&s->seg, r) +
-			    atomic_load(&b->wait_off), 1 << 30);
+			seg_cell_wake(&s->seg, r, atomic_load(&b->wait_off));
 		seg_ctl_kick(b);
 	}
 	atomic_store(&s->seg.h->gate_active, 1);

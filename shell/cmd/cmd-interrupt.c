@@ -35,7 +35,7 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 		/* Wake its wait cell whatever state we read: it may have
 		 * blocked since, after checking the flag (the flag is set
 		 * first, so it sees it on waking). */
-		futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
+		seg_cell_wake(&s->seg, r, atomic_load(&b->wait_off));
 		seg_ctl_kick(b);
 	}
 	if (!any)

@@ -78,7 +78,7 @@ cmd_world_exec(struct cmdctx *ctx)
 	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n", s->transport,
 	    s->name, ctx->target_text);
 	out_printf("windows    %d, %llu of %llu bytes per rank in use\n", n,
-	    (unsigned long long)used, (unsigned long long)s->seg.h->area_size);
+	    (unsigned long long)used, (unsigned long long)s->seg.area_size);
 	if (n > 0)
 		print_windows(s);
 	return CMD_OK;

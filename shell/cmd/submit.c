@@ -68,8 +68,7 @@ cmd_report(struct cmdctx *ctx)
 			/* blocked on a cell that already holds is about to
 			 * run on: that is "still running" */
 			struct seg_rank *b = seg_board(&s->seg, r);
-			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) +
-			    atomic_load(&b->wait_off)));
+			int32_t v = seg_cell_get(&s->seg, r, atomic_load(&b->wait_off));
 			if (wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp), v,
 			    atomic_load(&b->wait_expected)))
 				st = RS_RUNNING;

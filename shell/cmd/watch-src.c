@@ -114,7 +114,8 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops
 static void
 observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 {
-	uint32_t id = atomic_load(&ws->seg->h->cur_coll_id);
+	struct coll_args a;
+	uint32_t id = seg_cur_coll(ws->seg, &a);	/* checked: ranks can write it */
 
 	if (id == 0)
 		return;
@@ -125,12 +126,12 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 		ws->nprogs = out->nranks;
 		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
 		for (int r = 0; r < ws->nprogs; r++)
-			ws->progs[r] = coll_build(&ws->seg->h->cur_coll, ws->nprogs, r);
+			ws->progs[r] = coll_build(&a, ws->nprogs, r);
 		ws->coll_id = id;
 	}
 	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
 		struct seg_rank *b = seg_board(ws->seg, q);
-		enum rank_state st = (enum rank_state)atomic_load(&b->state);
+		enum rank_state st = seg_rank_state(b);
 		if ((st == RS_RUNNING || st == RS_STOPPED || st == RS_BLOCKED) &&
 		    atomic_load(&b->nops) == ws->progs[q]->nops)
 			mark_owed(out, sh, q, ws->progs[q]->ops, atomic_load(&b->pc),
@@ -145,8 +146,9 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	struct session *s = ws->sess;
 	struct strbuf sb = STRBUF_INIT;
 	struct shown sh;
+	char *corrupt;
 	uint64_t now = mono_ns();
-	int n = (int)h->nranks;
+	int n = ws->seg->nranks;
 
 	if (s != NULL && s->rp != NULL)
 		session_pump(s, 0);	/* events wait until the pane closes */
@@ -154,14 +156,14 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		return -1;
 	snap_set_ranks(out, n);
 	out->world = n;
-	snprintf(out->session, sizeof out->session, "%s", h->name);
+	snprintf(out->session, sizeof out->session, "%.*s", (int)sizeof h->name, h->name);
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);
 	for (int r = 0; r < n; r++) {
 		struct seg_rank *b = seg_board(ws->seg, r);
 		struct snap_rank *rk = &out->ranks[r];
-		enum rank_state st = (enum rank_state)atomic_load(&b->state);
+		enum rank_state st = seg_rank_state(b);
 
 		rk->state = snap_state_of(st);
 		rk->secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
@@ -175,7 +177,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		snprintf(rk->op, sizeof rk->op, "%s", sb.buf);
 		if (st == RS_BLOCKED) {
 			uint64_t off = atomic_load(&b->wait_off);
-			rk->now = atomic_load((_Atomic int32_t *)(seg_area(ws->seg, r) + off));
+			rk->now = seg_cell_get(ws->seg, r, off);
 			rk->expected = atomic_load(&b->wait_expected);
 			strbuf_reset(&sb);
 			describe_cell(ws->seg, off, 1, &sb);
@@ -206,6 +208,12 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		}
 	} else {
 		observer_owed(ws, out, &sh);
+	}
+	if (s == NULL && (corrupt = seg_take_reports(ws->seg)) != NULL) {
+		/* the observer's only line to say it on */
+		snprintf(ws->status, sizeof ws->status, "error: %.*s",
+		    (int)strcspn(corrupt, "\n"), corrupt);
+		free(corrupt);
 	}
 	if (ws->status[0] != '\0')
 		snprintf(out->status, sizeof out->status, "%s", ws->status);

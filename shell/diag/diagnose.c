@@ -106,8 +106,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 			r[q].wait_off = atomic_load(&b->wait_off);
 			r[q].cmp = (uint8_t)atomic_load(&b->wait_cmp);
 			r[q].expected = atomic_load(&b->wait_expected);
-			r[q].now = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, q) +
-			    r[q].wait_off));
+			r[q].now = seg_cell_get(&s->seg, q, r[q].wait_off);
 		}
 		if (rp->jobs != NULL) {
 			if (atomic_load(&b->prog_tag) == rp->jobs->tag &&

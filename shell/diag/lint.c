@@ -90,7 +90,7 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 {
 	struct strbuf c = STRBUF_INIT;
 	const struct diag_event *lw;
-	int32_t now = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, rank) + off));
+	int32_t now = seg_cell_get(&s->seg, rank, off);
 	int writers, sets, waited = 0;
 
 	describe_cell(&s->seg, off, 1, &c);

@@ -121,7 +121,7 @@ void
 describe_board(struct seg *sg, int r, struct strbuf *sb)
 {
 	struct seg_rank *b = seg_board(sg, r);
-	enum rank_state st = (enum rank_state)atomic_load(&b->state);
+	enum rank_state st = seg_rank_state(b);
 	struct uop cur;
 	char title[SEG_TITLE_MAX];
 	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
@@ -134,7 +134,7 @@ describe_board(struct seg *sg, int r, struct strbuf *sb)
 	describe_uop(sg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
 		strbuf_addf(sb, " (now %d)",
-		    atomic_load((_Atomic int32_t *)(seg_area(sg, r) + cur.dst)));
+		    seg_cell_get(sg, r, cur.dst));
 }
 
 void
@@ -171,7 +171,7 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 	describe_uop(&s->seg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
 		/* the cell now: why it blocks, or whether it will */
-		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));
+		int32_t v = seg_cell_get(&s->seg, r, cur.dst);
 		strbuf_addf(sb, " (now %d)", v);
 	}
 	if (verbose && st == RS_STOPPED &&

@@ -449,7 +449,7 @@ run_rank_settled(struct session *s, int r)
 	case RS_BLOCKED:
 		off = atomic_load(&b->wait_off);
 		return !wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp),
-		    atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off)),
+		    seg_cell_get(&s->seg, r, off),
 		    atomic_load(&b->wait_expected));
 	default:
 		return 0;	/* its own code runs, or it is leaving */
@@ -480,8 +480,7 @@ board_position(struct session *s, int r, const struct prog *prog,
 	strbuf_addstr(sb, ": ");
 	describe_uop(&s->seg, &cur, r, sb);
 	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
-		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
-		    &s->seg, r) + cur.dst)));
+		strbuf_addf(sb, " (now %d)", seg_cell_get(&s->seg, r, cur.dst));
 	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK)
 		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
 	else if (verbose && st == RS_STOPPED &&
@@ -594,7 +593,7 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 
 	if (atomic_load(&b->sleeping) && off >= u->dst &&
 	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
-		futex_wake(seg_area(&s->seg, ex->t->rank) + off, 1 << 30);
+		seg_cell_wake(&s->seg, ex->t->rank, off);
 }
 
 int
@@ -613,7 +612,7 @@ run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
 	ex.after_arg = s;
 	exec_reserve(&ex, p->acc_bytes);
 	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,
+		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size,
 			p->acc_bytes, &cause) != 0)
 			goto out;
 	}
