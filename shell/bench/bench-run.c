@@ -15,7 +15,6 @@
 #include "span.h"
 #include "xmalloc.h"
 
-extern volatile sig_atomic_t shell_interrupted;
 
 static int
 tag_queued(struct session *s, int r, uint32_t tag)
@@ -189,7 +188,7 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 {
 	char *cause = NULL;
 
-	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat,
+	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat, NULL,
 	    &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);

@@ -107,8 +107,7 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 			return cause_set(cause, "no target rank is alive (see 'ranks')");
 		return cause_set(cause, "no target rank is stopped%s", busy ?
 		    " (blocked ranks move when their cell changes; see 'where')" :
-		    s->user ? " (they run their program; 'break' stops them)" :
-		    " (use 'start COMMAND' to run one stopped)");
+		    s->kind->not_stopped_hint);
 	}
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
