@@ -1,7 +1,7 @@
 /*
  * run.c - `colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]`:
  * N copies of a program linked with libcolldb become the ranks of a
- * session (SPEC §2, §7).
+ * session (colldb.1, "colldb run"; docs/libcolldb.md).
  *
  * The shell makes the session segment as for its own agents, then starts
  * each rank with fork + execvp, passing COLLDB_SEG_FD, COLLDB_SOCK_FD,

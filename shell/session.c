@@ -1,7 +1,7 @@
 /*
  * session.c - the world behind the prompt: start the rank processes, send
  * them programs, read what they report, notice deaths, and decide when the
- * world is quiescent (SPEC §3, "Asynchronous model").
+ * world is quiescent (docs/design.md, "The asynchronous model").
  */
 #include <errno.h>
 #include <fcntl.h>
