@@ -230,13 +230,13 @@ else
 
 	# Into the loader's path, as root: make install runs ldconfig, so a
 	# program linked with pkg-config's flags runs as it is.  Done in a
-	# private mount namespace, on an empty /usr/local and a copy of /etc
-	# (the loader's cache), so this machine's are untouched.
+	# private mount namespace (unshare -m), on an empty /usr/local and a
+	# copy of /etc (the loader's cache), so this machine's are untouched.
 	dest=$(mktemp -d)
 	if [ "$(id -u)" = 0 ]; then
 		cp -a /etc "$dest/etc"
 		out=$(unshare -m sh -c '
-			mount --make-rprivate / && mount -t tmpfs tmpfs /usr/local &&
+			mount -t tmpfs tmpfs /usr/local &&
 			mount --bind "$1/etc" /etc || exit 99
 			make -s --no-print-directory install O="$2" PREFIX=/usr/local | tail -1 &&
 			cc -std=c11 -o "$1/myring" docs/examples/ring.c $(pkg-config --cflags --libs colldb) &&
