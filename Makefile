@@ -60,7 +60,7 @@ Q = @
 endif
 
 CORE_SRC = $(wildcard core/*.c core/coll/*.c)
-SHELL_SRC = $(filter-out shell/main.c,$(wildcard shell/*.c))
+SHELL_SRC = $(filter-out shell/start/main.c,$(wildcard shell/*/*.c))
 VIZ_SRC = $(wildcard viz/*.c)
 HELPER_SRC = $(wildcard tests/helper/*.c)
 UNIT_SRC = $(wildcard tests/unit/check_*.c)
@@ -111,9 +111,9 @@ libcolldb.so: $(CORE_OBJ)
 
 # The whole runtime goes in and is exported (-rdynamic), so a library that
 # `load` puts into an agent rank finds every cdb_* function (core/call.h).
-colldb: $(O)/shell/main.o $(O)/libapp.a $(O)/libcolldb.a
+colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/main.o $(O)/libapp.a \
+	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/start/main.o $(O)/libapp.a \
 		-Wl,--whole-archive $(O)/libcolldb.a -Wl,--no-whole-archive \
 		$(PKG_LIBS) $(LIBS)
 
@@ -188,7 +188,7 @@ check-layering:
 		echo "error: core/ must not include shell/ or viz/" >&2; exit 1; fi
 	@if grep -nE '#include "\.\./shell/' viz/*.c viz/*.h 2>/dev/null; then \
 		echo "error: viz/ must not include shell/" >&2; exit 1; fi
-	@if grep -lE '#include <n?curses' shell/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
+	@if grep -lE '#include <n?curses' shell/*/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
 		echo "error: only viz/curses.c may include curses" >&2; exit 1; fi
 
 # Sanitizer runs: ranks that crash on purpose must die by their signal (as
@@ -236,7 +236,7 @@ $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(FFI_LIBS) $(LIBS)
 
 fmt:
-	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
+	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] shell/*/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

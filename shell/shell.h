@@ -19,11 +19,11 @@
 #include "coll.h"
 #include "common.h"
 #include "diag.h"
-#include "parse.h"
+#include "lang/parse.h"
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
-#include "trace-meta.h"
+#include "trace/trace-meta.h"
 
 /* ---- session.c: the ranks behind the prompt ----------------------------- */
 
@@ -462,7 +462,7 @@ int run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc);
 /* Why a CMD_AGENTS_ONLY command is refused under `colldb run`. */
 const char *run_refusal(const struct cmd_entry *e);
 
-/* ---- ffi.c: the syntax of `call` (pure) ------------------------------------ */
+/* ---- lang/call-expr.c: the syntax of `call` (pure) ------------------------ */
 
 enum ffi_arg_kind {
 	FA_INT,		/* i (or u when big) */

@@ -1,9 +1,9 @@
-/* check_parse.c - the command language's lexical layer (shell/parse.c). */
+/* check_parse.c - the command language's lexical layer (shell/lang/parse.c). */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "lang/parse.h"
 
 static struct words w;
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "registry.h"
+#include "session/registry.h"
 #include "shell.h"
 #include "watch-src.h"
 #include "viz.h"

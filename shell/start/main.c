@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "rank.h"
-#include "registry.h"
+#include "session/registry.h"
 #include "seg.h"
 #include "shell.h"
 #include "xmalloc.h"
@@ -57,7 +57,7 @@ cleanup(void)
 	le_free();
 }
 
-#include "tool-logs.h"
+#include "trace/tool-logs.h"
 
 int
 main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * ffi.c - the syntax of `call [LIB:]SYM(ARGS) [-> TYPE]`: a pure parser
+ * call-expr.c - the syntax of `call [LIB:]SYM(ARGS) [-> TYPE]`: a pure parser
  * (no session, no I/O; tests/unit/check_ffi.c) and the conversion of a
  * literal with its cast into a typed call argument.  Window names, &buf[i],
  * rank and nranks are resolved by cmd-call.c against the session.

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../viz/stats.h"
+#include "stats.h"
 #include "bench.h"
 #include "span.h"
 #include "xmalloc.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../viz/stats.h"
-#include "../viz/tree.h"
+#include "stats.h"
+#include "tree.h"
 #include "shell.h"
 #include "span.h"
 #include "xmalloc.h"

@@ -4,8 +4,8 @@
 
 #include <jansson.h>
 
-#include "../core/strbuf.h"
-#include "../core/xmalloc.h"
+#include "strbuf.h"
+#include "xmalloc.h"
 #include "trace-meta.h"
 
 #define STRACE_HEAD "[colldb] trace v=1"

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/strbuf.h"
-#include "../core/xmalloc.h"
-#include "../viz/stats.h"
-#include "../viz/strace.h"
-#include "../viz/tree.h"
+#include "strbuf.h"
+#include "xmalloc.h"
+#include "stats.h"
+#include "strace.h"
+#include "tree.h"
 #include "tool-logs.h"
 #include "trace-meta.h"
 
