@@ -1,6 +1,6 @@
 /*
  * cmd-call.c - call [LIB:]SYM(ARGS) [-> TYPE]: call a C function inside
- * every target rank through libffi (SPEC §7), and the result collection
+ * every target rank through libffi (docs/libcolldb.md), and the result collection
  * load and call share.
  *
  * The syntax is shell/ffi.c's; here window names become this rank's

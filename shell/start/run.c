@@ -1,7 +1,7 @@
 /*
  * run.c - `colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]`:
  * N copies of a program linked with libcolldb become the ranks of a
- * session (docs/libcolldb.md).  The ranks themselves are
+ * session (colldb.1, "colldb run"; docs/libcolldb.md).  The ranks are
  * session/rank-user.c's; this is the command line, the wait for every
  * rank to reach cdb_init(), and --batch.
  *
