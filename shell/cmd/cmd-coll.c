@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -226,7 +227,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
-		atomic_store(&s->seg.h->gate_active, 1);
+		ctl_set_gate(&s->seg, 1);	/* before it is sent */
 	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
 		coll_job_done, &cause) != 0) {
 		out_error("%s", cause);

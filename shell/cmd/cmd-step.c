@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -86,14 +87,10 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 
 	rankset_clear(moved);
 	for (int r = 0; r < s->nranks; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
-
 		if (!rankset_has(targets, r) || !rank_alive(s, r) ||
 		    rank_state_of(s, r) != RS_STOPPED)
 			continue;
-		atomic_store(&b->credits, stepping ? n : 0);
-		atomic_store(&b->mode, stepping ? RUN_STEP : RUN_FREE);
-		atomic_store(&b->skip_pc, atomic_load(&b->pc) + 1);
+		ctl_release(&s->seg, r, stepping, n);
 		rankset_add(moved, r);
 		any = 1;
 	}
@@ -112,7 +109,7 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(moved, r))
-			seg_ctl_kick(seg_board(&s->seg, r));
+			ctl_kick(&s->seg, r);
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl.h"
 #include "futex.h"
 #include "out/out.h"
 #include "proto.h"
@@ -203,7 +204,7 @@ agent_submit(struct session *s, int r, struct prog *p, char *desc,
 	}
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
-		atomic_store(&s->seg.h->gate_active, 1);
+		ctl_set_gate(&s->seg, 1);	/* before it is sent */
 	*jp = session_submit(s, r, p, desc, flags, pflags, cause);
 	return *jp != NULL ? 0 : -1;
 }
@@ -213,20 +214,12 @@ agent_submit(struct session *s, int r, struct prog *p, char *desc,
 static int
 agent_interrupt(struct session *s, int r)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-
 	if (rank_job(s, r) == NULL)
 		return 0;
 	if (rank_state_of(s, r) == RS_STOPPED)
-		atomic_store(&b->abort, 1);
+		ctl_abandon(&s->seg, r);
 	else
-		atomic_store(&b->interrupt, 1);
-	session_update_gate(s);
-	/* Wake its wait cell whatever state we read: it may have blocked
-	 * since, after checking the flag (the flag is set first, so it sees
-	 * it on waking). */
-	futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
-	seg_ctl_kick(b);
+		ctl_interrupt(&s->seg, r);
 	return 1;
 }
 

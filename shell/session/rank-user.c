@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl.h"
 #include "exec.h"
 #include "futex.h"
 #include "out/out.h"
@@ -69,7 +70,7 @@ user_open(struct session *s, char **cause)
 	seg_unlink(&s->seg);
 	session_register(s);
 	for (int r = 0; r < s->nranks && !u->batch; r++)
-		atomic_store(&seg_board(&s->seg, r)->mode, RUN_STEP);
+		ctl_step_mode(&s->seg, r);
 	for (int r = 0; r < s->nranks; r++) {
 		if (rank_spawn(s, r, user_exec, u, cause) != 0)
 			return -1;
@@ -257,12 +258,7 @@ out:
 static int
 user_interrupt(struct session *s, int r)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-
-	atomic_store(&b->interrupt, 1);
-	session_update_gate(s);
-	futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
-	seg_ctl_kick(b);
+	ctl_interrupt(&s->seg, r);
 	return 1;
 }
 

@@ -5,6 +5,7 @@
  * its wait; at most `set settle` (docs/design.md, "The asynchronous
  * model").
  */
+#include "ctl.h"
 #include "futex.h"
 #include "session-int.h"
 
@@ -20,7 +21,7 @@ rank_board_settled(struct session *s, int r)
 		return 0;	/* about to react to the shell */
 	switch (rank_state_of(s, r)) {
 	case RS_STOPPED:
-		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+		return ctl_acted(&s->seg, r);
 	case RS_BLOCKED:
 		off = atomic_load(&b->wait_off);
 		return !wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp),
@@ -71,17 +72,12 @@ session_settle(struct session *s)
 void
 session_update_gate(struct session *s)
 {
-	uint32_t active = 0;
+	int active = ctl_gate_needed(&s->seg);
 
-	for (int i = 0; i < SEG_MAX_BREAKS && !active; i++)
-		active = s->seg.h->breaks[i].id != 0;
+	/* A program sent to start stopped has not set its mode yet. */
 	for (int r = 0; r < s->nranks && !active; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
-		active = atomic_load(&b->mode) == RUN_STEP ||
-		    atomic_load(&b->interrupt) || atomic_load(&b->abort);
-		/* A program sent to start stopped has not set its mode yet. */
 		for (struct job *j = s->rp[r].jobs; j != NULL && !active; j = j->next)
 			active = (j->flags & JOB_START) != 0;
 	}
-	atomic_store(&s->seg.h->gate_active, active);
+	ctl_set_gate(&s->seg, active);
 }
