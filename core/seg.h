@@ -297,9 +297,6 @@ void seg_win_ref(const struct seg_window *w, struct win_ref *ref);
 void seg_set_state(struct seg_rank *b, enum rank_state st);
 const char *rank_state_name(enum rank_state st);
 
-/* Bump a board slot's ctl word and wake a rank sleeping at its gate. */
-void seg_ctl_kick(struct seg_rank *b);
-
 /* Read a consistent copy of a board slot's current op and title; an op
  * whose kind, dtype, spaces or reduce op are out of range reads as kind
  * UOP__COUNT, all else zero. */
