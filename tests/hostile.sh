@@ -23,8 +23,18 @@ if [ "${COLLDB_HOSTILE_NS:-}" != 1 ]; then
 		command -v $t >/dev/null 2>&1 ||
 			{ echo "  FAIL hostile: needs $t (util-linux)"; exit 1; }
 	done
+	# In a chroot whose / is no mount point, unshare cannot make the
+	# mounts private; they must be already (no "shared:" in mountinfo).
+	prop=private
+	if ! unshare -m true 2>/dev/null; then
+		if grep -q ' shared:' /proc/self/mountinfo; then
+			echo "  FAIL hostile: shared mounts and no private mount namespace"
+			exit 1
+		fi
+		prop=unchanged
+	fi
 	COLLDB_HOSTILE_NS=1 COLLDB=$COLLDB exec unshare -m -p -f \
-		--propagation private --mount-proc sh "$0" "$@"
+		--propagation $prop --mount-proc sh "$0" "$@"
 fi
 # sanitizer builds (make asan/ubsan) pass their options through env -i
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
