@@ -75,6 +75,9 @@ struct settings {
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */
 	int settle_explicit;	/* set by the user: bounds batch runs too */
+	char reset_windows[512];	/* windows a repeat re-zeroes before
+					 * each iteration: "" (off), "all" or
+					 * "a,b" (set reset-windows) */
 };
 
 struct coll_run;
@@ -319,10 +322,23 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -399,6 +415,8 @@ extern const char *colldb_argv0;
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
 /* Analyse the session now; the caller releases *res and *in. */
 void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
 void diag_in_release(struct diag_in *in);
