@@ -179,6 +179,43 @@ find_cycle(const struct diag_in *in, const struct diag_result *out,
 	return 0;
 }
 
+/* A user program's rank that ended early, for a blocked rank nobody
+ * visible owes: the last one that notified it, else the first one. */
+static int
+ended_ower(const struct diag_in *in, int rank)
+{
+	int first = -1;
+
+	for (size_t i = in->nhist; i-- > 0;) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->target == rank &&
+		    e->writer != rank && in->r[e->writer].ended_open)
+			return e->writer;
+	}
+	for (int q = 0; q < in->nranks && first < 0; q++) {
+		if (q != rank && in->r[q].ended_open)
+			first = q;
+	}
+	return first;
+}
+
+/* A gone rank that owed a notify outranks every other cause: first. */
+static void
+dead_first(struct diag_result *out)
+{
+	struct diag_found dead[ARRAY_SIZE(out->found)], rest[ARRAY_SIZE(out->found)];
+	int nd = 0, nr = 0;
+
+	for (int i = 0; i < out->nfound; i++) {
+		if (out->found[i].cause == CAUSE_DEAD_OWER)
+			dead[nd++] = out->found[i];
+		else
+			rest[nr++] = out->found[i];
+	}
+	memcpy(out->found, dead, (size_t)nd * sizeof *dead);
+	memcpy(out->found + nd, rest, (size_t)nr * sizeof *rest);
+}
+
 static void
 put_after_notify(const struct diag_in *in, struct diag_result *out)
 {
@@ -293,6 +330,8 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			if (is_dead(in->r[b->owes[k].rank].state))
 				dead = b->owes[k].rank;
 		}
+		if (dead < 0)
+			dead = ended_ower(in, b->rank);
 		lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
 		if (dead >= 0) {
 			found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
@@ -327,6 +366,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	if (out->ncycle > 0)
 		found(out, CAUSE_WAIT_FIRST, out->cycle[0], out->cycle[1], 0, 0, 0);
 	put_after_notify(in, out);
+	dead_first(out);
 }
 
 void

@@ -20,7 +20,11 @@
  *    is blocked;
  *  - a rank marked open (a user program's rank running its own code, which
  *    colldb cannot see ahead) may still write any cell: while one lives,
- *    every blocked rank counts as releasable in time (SLOW, not HANG).
+ *    every blocked rank counts as releasable in time (SLOW, not HANG);
+ *  - an exited or dead rank that owes a blocked rank a notify (one of its
+ *    remaining micro-ops, or, for a user program's rank that ended before
+ *    cdb_finalize, any: preferably the one that last wrote to the blocked
+ *    rank) is the likely cause, above every other.
  *
  * Ownership: diag_result_release() frees what diag_analyze() allocated;
  * the input is borrowed and must outlive the result.
@@ -83,6 +87,10 @@ struct diag_rank {
 	int open;		/* runs code colldb cannot see (a user program
 				 * under `colldb run`, not blocked): it may
 				 * still write any cell, so nobody is HANG */
+	int ended_open;		/* a user program's rank that exited or died
+				 * before cdb_finalize: what it would still
+				 * have sent is unknown, so it may have owed
+				 * any notify */
 };
 
 struct diag_in {

@@ -100,6 +100,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 
 		r[q].state = rank_state_of(s, q);
 		r[q].open = s->user && rank_alive(s, q) && r[q].state != RS_BLOCKED;
+		r[q].ended_open = s->user && !rank_alive(s, q) && rp->ended_early;
 		r[q].secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
@@ -307,8 +308,9 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		strbuf_addstr(sb, "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
 		break;
 	case CAUSE_DEAD_OWER:
-		strbuf_addf(sb, "likely cause: rank %d died owing the notify to %s of rank %d (%s)\n",
-		    f->other, c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
+		strbuf_addf(sb, "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
+		    f->other, rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
+		    c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
 		break;
 	case CAUSE_PUT_AFTER_NOTIFY:
 		strbuf_addf(sb, "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",

@@ -561,6 +561,7 @@ run_rank_gone(struct session *s, int r, int st)
 	struct strbuf ctx = STRBUF_INIT;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 
+	rp->ended_early = was != RS_EXITED;
 	if (was == RS_STARTING) {
 		strbuf_addstr(&ctx, " before cdb_init");
 	} else if (was != RS_EXITED) {
