@@ -179,6 +179,23 @@ find_cycle(const struct diag_in *in, const struct diag_result *out,
 	return 0;
 }
 
+/* The awaited cell notified on another rank instead (by a rank other
+ * than the waiter, that never notified the waiter's cell): the rank it
+ * went to, and *writer; or -1. */
+static int
+wrong_peer(const struct diag_in *in, int rank, uint64_t off, int *writer)
+{
+	for (size_t i = in->nhist; i-- > 0;) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->off == off && e->target != rank &&
+		    e->writer != rank && e->writer != e->target) {
+			*writer = e->writer;
+			return e->target;
+		}
+	}
+	return -1;
+}
+
 /* A user program's rank that ended early, for a blocked rank nobody
  * visible owes: the last one that notified it, else the first one. */
 static int
@@ -321,7 +338,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		struct diag_block *b = &out->blocked[i];
 		const struct diag_rank *r = &in->r[b->rank];
 		const struct diag_event *lw;
-		int nwriters, any_set, set_writer, dead = -1, writer = -1;
+		int nwriters, any_set, set_writer, dead = -1, writer = -1, other;
 		uint64_t off2 = 0;
 
 		if (b->can_progress)
@@ -335,9 +352,9 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
 		if (dead >= 0) {
 			found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
-		} else if (lw != NULL && lw->op == NOTIFY_SET && r->cmp == CMP_GE &&
-		    !wait_cmp_holds(CMP_GE, lw->value, r->expected) && lw->value == 0 &&
-		    r->expected >= 1 && nwriters <= 1) {
+		} else if (lw != NULL && lw->op == NOTIFY_SET && lw->value == 0 &&
+		    !wait_cmp_holds((enum wait_cmp)r->cmp, 0, r->expected) &&
+		    nwriters <= 1) {
 			found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
 		} else if (any_set && nwriters >= 2) {
 			found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
@@ -346,6 +363,9 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			found(out, waited_before(in, b->rank, r->wait_off) ?
 			    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
 			    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
+		} else if (b->nowes == 0 && lw == NULL &&
+		    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
+			found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
 		} else if (b->nowes == 0 &&
 		    mismatch(in, in->seg, b->rank, r->wait_off, &off2, &writer)) {
 			found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);

@@ -41,7 +41,7 @@
 enum diag_verdict { DIAG_OK, DIAG_SLOW, DIAG_HANG };
 
 enum diag_cause {
-	CAUSE_TAG0,		/* Set with 0, wait >= k (k >= 1) */
+	CAUSE_TAG0,		/* Set with 0, a wait 0 does not satisfy */
 	CAUSE_SET_SHARED,	/* set on a cell several ranks write */
 	CAUSE_EQ_OVERSHOOT,	/* == on a counter that went past it */
 	CAUSE_REUSED,		/* a single-shot raw signal used again */
@@ -50,6 +50,7 @@ enum diag_cause {
 	CAUSE_DEAD_OWER,	/* a dead rank owed the notify */
 	CAUSE_PUT_AFTER_NOTIFY,	/* data written after the release */
 	CAUSE_SHORT,		/* what is owed cannot reach the value */
+	CAUSE_WRONG_PEER,	/* the cell was notified on another rank */
 	CAUSE_NOBODY,		/* nobody will write the cell again */
 	CAUSE__COUNT
 };
@@ -123,7 +124,8 @@ struct diag_found {
 	int other;		/* the other rank involved, or -1 */
 	uint64_t off;		/* the awaited cell */
 	uint64_t off2;		/* the cell actually written (row mismatch) */
-	int32_t v;		/* the value involved (tag, overshoot...) */
+	int32_t v;		/* the value involved (tag, overshoot...); for
+				 * wrong peer, the rank notified instead */
 };
 
 struct diag_result {
