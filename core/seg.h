@@ -224,9 +224,6 @@ void seg_win_ref(const struct seg_window *w, struct win_ref *ref);
 void seg_set_state(struct seg_rank *b, enum rank_state st);
 const char *rank_state_name(enum rank_state st);
 
-/* Bump a board slot's ctl word and wake a rank sleeping at its gate. */
-void seg_ctl_kick(struct seg_rank *b);
-
 /* Read a consistent copy of a board slot's current op and title. */
 void seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size);

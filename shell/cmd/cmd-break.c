@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -138,12 +139,8 @@ cmd_break_exec(struct cmdctx *ctx)
 			nb.ranks[r / 64] |= 1ull << (r % 64);
 	}
 	nb.id = ++s->next_break;
-	/* publish the body first, the id last: ranks skip id 0 */
-	memcpy((char *)slot + sizeof slot->id, (char *)&nb + sizeof nb.id,
-	    offsetof(struct seg_break, hits) - sizeof nb.id);
-	atomic_store(&slot->hits, 0);
-	atomic_store((_Atomic uint32_t *)&slot->id, nb.id);
-	atomic_fetch_add(&s->seg.h->break_seq, 1);
+	ctl_break_set(&s->seg, slot, &nb);
+	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	format_break(s, slot, &sb);
 	out_printf("breakpoint %u: %s\n", nb.id, sb.buf);
@@ -167,7 +164,7 @@ cmd_delete_exec(struct cmdctx *ctx)
 	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 		struct seg_break *bp = &s->seg.h->breaks[k];
 		if (bp->id != 0 && (id == 0 || bp->id == id)) {
-			atomic_store((_Atomic uint32_t *)&bp->id, 0);
+			ctl_break_clear(&s->seg, bp);
 			found++;
 		}
 	}
@@ -175,7 +172,7 @@ cmd_delete_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "no breakpoint %llu (see 'info breaks')", (unsigned long long)id);
 		return CMD_ERROR;
 	}
-	atomic_fetch_add(&s->seg.h->break_seq, 1);
+	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	if (id == 0)
 		out_printf("deleted %d breakpoint%s\n", found, found == 1 ? "" : "s");
