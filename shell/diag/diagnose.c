@@ -293,9 +293,13 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 	cell_text(s, f->off, &c);
 	switch (f->cause) {
 	case CAUSE_TAG0: {
-		struct seg_rank *b = seg_board(&s->seg, f->rank);
-		enum wait_cmp cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
-		int32_t want = atomic_load(&b->wait_expected);
+		struct view_board b;
+		enum wait_cmp cmp;
+		int32_t want;
+
+		view_board(&s->view, f->rank, &b);
+		cmp = b.wait_cmp;
+		want = b.wait_expected;
 
 		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
 		    wait_cmp_name(cmp), want);
