@@ -115,7 +115,7 @@ int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
-const char *nearest_window(struct seg *sg, const char *name);
+const char *nearest_window(struct view *v, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */

@@ -135,7 +135,7 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 				return 1;
 			}
 		}
-		if (nearest_window(&s->seg, name) == NULL) {
+		if (nearest_window(&s->view, name) == NULL) {
 			/* neither a window nor near one: say both readings */
 			*rv = CMD_ERROR;
 			arg_error(ctx, 0, "unknown setting or window '%s' (settings: times, color, echo, strict, timeout, settle, wait-giveup, reset-windows)",
