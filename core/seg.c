@@ -144,6 +144,7 @@ layout_copy(struct seg *s)
 {
 	const struct seg_header *h = s->h;
 
+	snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof h->name - 1, h->name);
 	s->nranks = (int)h->nranks;
 	s->area_size = h->area_size;
 	s->board_off = h->board_off;
@@ -560,14 +561,16 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 }
 
 void
-seg_win_free(struct seg *s, struct seg_window *w)
+seg_win_zero(struct seg *s, struct seg_window *w, int rank)
 {
 	uint64_t len = round_up(w->bytes, SEG_ALIGN);
 	ptrdiff_t i = w - s->wins;
 
 	if (i < 0 || i >= SEG_MAX_WINDOWS)
-		BUG("seg_win_free: not a window of this handle");
+		BUG("seg_win_zero: not a window of this handle");
 	for (int r = 0; r < s->nranks; r++) {
+		if (rank >= 0 && rank != r)
+			continue;
 		uint8_t *p = seg_area(s, r) + w->off;
 		uint8_t *lo = (uint8_t *)round_up((uintptr_t)p, PAGE);
 		uint8_t *hi = (uint8_t *)((uintptr_t)(p + len) / PAGE * PAGE);
@@ -580,6 +583,14 @@ seg_win_free(struct seg *s, struct seg_window *w)
 			memset(p, 0, len);
 		}
 	}
+}
+
+void
+seg_win_free(struct seg *s, struct seg_window *w)
+{
+	ptrdiff_t i = w - s->wins;
+
+	seg_win_zero(s, w, -1);
 	atomic_store_explicit((_Atomic uint8_t *)&s->h->windows[i].used, 0,
 	    memory_order_release);
 	memcpy(&s->raw[i], &s->h->windows[i], sizeof s->raw[i]);

@@ -22,7 +22,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
     cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
-    cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry;
+    cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
+    cmd_reset_entry, cmd_repeat_entry, cmd_end_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -33,6 +34,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_alloc_entry,
 	&cmd_free_entry,
 	&cmd_windows_entry,
+	&cmd_reset_entry,
 	&cmd_fill_entry,
 	&cmd_print_entry,
 	&cmd_set_entry,
@@ -63,6 +65,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_load_entry,
 	&cmd_call_entry,
 	&cmd_source_entry,
+	&cmd_repeat_entry,
+	&cmd_end_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
 	&cmd_record_entry,
@@ -366,6 +370,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 	if (!(ctx.entry->flags & CMD_NO_SETTLE) && s->rp != NULL) {
 		session_settle(s);
 		cmd_report(&ctx);
+		report_break_stops(s);
 		out_flush_events();
 		session_update_gate(s);
 	}

@@ -64,6 +64,20 @@ hist_record(struct session *s, const struct job *j)
 	}
 }
 
+void
+hist_forget(struct session *s, uint64_t lo, uint64_t hi)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->off < hi && lo < e->off + e->bytes)
+			continue;
+		s->hist[k++] = *e;
+	}
+	s->nhist = k;
+}
+
 static size_t
 add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 {
@@ -80,6 +94,12 @@ add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 	return n;
 }
 
+static const struct seg_window *
+win_at(void *arg, uint64_t off)
+{
+	return view_win_at(arg, off);
+}
+
 void
 diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 {
@@ -87,32 +107,35 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 	uint64_t now = mono_ns();
 
 	memset(in, 0, sizeof *in);
-	in->seg = &s->seg;
+	in->win_at = win_at;
+	in->win_arg = &s->view;
+	view_sample(&s->view);
 	in->nranks = s->nranks;
 	in->r = r;
 	in->hist = s->hist;
 	in->nhist = s->nhist;
 	for (int q = 0; q < s->nranks; q++) {
-		struct seg_rank *b = seg_board(&s->seg, q);
 		struct rankproc *rp = &s->rp[q];
 		struct diag_prog *v = NULL;
+		struct view_board b;
 		size_t n = 0;
 		uint32_t pc = 0;
 
-		r[q].state = rank_state_of(s, q);
+		view_board(&s->view, q, &b);
+		r[q].state = b.state;
 		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
-		r[q].secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
+		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
+		r[q].secs = (double)(now - b.state_ns) / 1e9;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
-			r[q].wait_off = atomic_load(&b->wait_off);
-			r[q].cmp = (uint8_t)atomic_load(&b->wait_cmp);
-			r[q].expected = atomic_load(&b->wait_expected);
-			r[q].now = seg_cell_get(&s->seg, q, r[q].wait_off);
+			r[q].wait_off = b.wait_off;
+			r[q].cmp = (uint8_t)b.wait_cmp;
+			r[q].expected = b.wait_expected;
+			r[q].now = view_cell(&s->view, q, r[q].wait_off);
 		}
 		if (rp->jobs != NULL) {
-			if (atomic_load(&b->prog_tag) == rp->jobs->tag &&
-			    r[q].state != RS_IDLE)
-				pc = atomic_load(&b->pc);
+			if (b.prog_tag == rp->jobs->tag && r[q].state != RS_IDLE)
+				pc = b.pc;
 			n = add_progs(&v, 0, rp->jobs, pc);
 		} else if (rp->orphans != NULL) {
 			n = add_progs(&v, 0, rp->orphans, rp->orphan_pc);
@@ -135,7 +158,7 @@ diag_in_release(struct diag_in *in)
 static void
 cell_text(struct session *s, uint64_t off, struct strbuf *sb)
 {
-	describe_cell(&s->seg, off, 1, sb);
+	describe_cell(&s->view, off, 1, sb);
 }
 
 static void
@@ -283,9 +306,23 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 
 	cell_text(s, f->off, &c);
 	switch (f->cause) {
-	case CAUSE_TAG0:
-		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait >= 1); send a tag >= 1\n");
+	case CAUSE_TAG0: {
+		struct view_board b;
+		enum wait_cmp cmp;
+		int32_t want;
+
+		view_board(&s->view, f->rank, &b);
+		cmp = b.wait_cmp;
+		want = b.wait_expected;
+
+		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
+		    wait_cmp_name(cmp), want);
+		if (cmp == CMP_EQ)
+			strbuf_addf(sb, "send tag %d\n", want);
+		else
+			strbuf_addf(sb, "send a tag %s %d\n", wait_cmp_name(cmp), want);
 		break;
+	}
 	case CAUSE_SET_SHARED:
 		strbuf_addf(sb, "likely cause: set on %s of rank %d, a cell several ranks write: the last set wins and the count stays %d; use add (AtomicAdd) for shared cells, set only for 1:1\n",
 		    c.buf, f->rank, f->v);
@@ -307,12 +344,17 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		strbuf_addstr(sb, "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
 		break;
 	case CAUSE_DEAD_OWER:
-		strbuf_addf(sb, "likely cause: rank %d died owing the notify to %s of rank %d (%s)\n",
-		    f->other, c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
+		strbuf_addf(sb, "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
+		    f->other, rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
+		    c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
 		break;
 	case CAUSE_PUT_AFTER_NOTIFY:
 		strbuf_addf(sb, "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",
 		    f->other, f->rank, c.buf, f->rank);
+		break;
+	case CAUSE_WRONG_PEER:
+		strbuf_addf(sb, "likely cause: notify to the wrong rank: rank %d notified rank %d's %s; rank %d waits on its own %s\n",
+		    f->other, f->v, c.buf, f->rank, c.buf);
 		break;
 	case CAUSE_SHORT:
 		strbuf_addf(sb, "likely cause: the notifies still owed to %s of rank %d cannot reach the value it waits for (a missing or short notify)\n",
@@ -387,8 +429,10 @@ progress_sig(struct session *s)
 	uint64_t sig = 0;
 
 	for (int q = 0; q < s->nranks; q++) {
-		struct seg_rank *b = seg_board(&s->seg, q);
-		sig = sig * 31 + atomic_load(&b->progress) + atomic_load(&b->state_ns);
+		struct view_board b;
+
+		view_board(&s->view, q, &b);
+		sig = sig * 31 + b.progress + b.state_ns;
 	}
 	return sig;
 }

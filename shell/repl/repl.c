@@ -5,11 +5,25 @@
 #include "shell.h"
 #include "xmalloc.h"
 
+static struct session *repl_sess;
+
+/* While the prompt waits for a key: a rank that ran into a breakpoint
+ * meanwhile (a user program, or one a blocked wait let go) says so. */
+static void
+repl_idle(void)
+{
+	if (repl_sess != NULL && repl_sess->rp != NULL)
+		report_break_stops(repl_sess);
+}
+
 int
 repl_run(struct session *s)
 {
 	struct strbuf cmd = STRBUF_INIT;
 	int rc = EXIT_OK, joined = 0;
+
+	repl_sess = s;
+	le_idle_hook = repl_idle;
 
 	for (;;) {
 		enum cmd_retval rv;
@@ -18,12 +32,13 @@ repl_run(struct session *s)
 
 		fflush(stdout);
 		out_set_prompt(&le_out_prompt);
-		line = le_read(cmd.len ? "... " : "(colldb) ");
+		line = le_read(cmd.len || script_block_open() ? "... " : "(colldb) ");
 		out_set_prompt(NULL);
-		if (line == NULL && cmd.len > 0) {
-			/* Ctrl-D at "...": drop the unfinished command */
+		if (line == NULL && (cmd.len > 0 || script_block_open())) {
+			/* Ctrl-D at "...": drop the unfinished command or block */
 			out_printf("\n");
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}
@@ -35,6 +50,7 @@ repl_run(struct session *s)
 			/* Ctrl-C: the line and any pending continuation go */
 			free(line);
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}
