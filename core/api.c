@@ -381,14 +381,17 @@ static int
 init_alone(void)
 {
 	struct seg s;
-	long n = 1;
-	int rank = 0, fd;
+	long n = CDB_STANDALONE_RANKS;
+	int rank = 0, fd, given;
 	pid_t parent = getpid();
 	char *cause = NULL;
 
-	if (env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n) < 0)
+	if ((given = env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n)) < 0)
 		return api_fail(CDB_ERR_ARG, "COLLDB_NRANKS='%s': expected 1..%d ranks",
 		    getenv("COLLDB_NRANKS"), SEG_MAX_RANKS);
+	if (given == 0)
+		fprintf(stderr, "colldb: %s: COLLDB_NRANKS is not set; running %d ranks\n",
+		    program_invocation_short_name, CDB_STANDALONE_RANKS);
 	if (seg_create(&s, "standalone", (int)n, seg_default_area((int)n), 4096,
 		&cause) != 0) {
 		api_fail(CDB_ERR_SYSTEM, "cannot create the shared memory: %s", cause);
