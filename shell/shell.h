@@ -47,6 +47,7 @@ struct job {
 	unsigned flags;		/* enum job_flags */
 	int coll;		/* collective instance id, 0 if none */
 	uint64_t lo, hi;	/* window-area bytes the program touches */
+	struct site site;	/* a user rank's call: where it was made */
 	struct job *next;
 };
 
@@ -435,6 +436,32 @@ int ranks_release(struct session *s, const struct rankset *targets,
 void report_moved(struct session *s, const struct rankset *released);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+/* Ids of until/advance's momentary breakpoints (not user-numbered). */
+#define BREAK_ID_UNTIL 0x80000000u
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
+/* "  [breakpoint N]" or "  [until]" for a rank stopped at one. */
+void break_stop_text(const struct seg_rank *b, struct strbuf *sb);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);

@@ -176,7 +176,7 @@ describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 	}
 	if (verbose && st == RS_STOPPED &&
 	    atomic_load(&b->stop_reason) == STOP_BREAK)
-		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
+		break_stop_text(b, sb);
 	else if (verbose && st == RS_STOPPED &&
 	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
 		strbuf_addstr(sb, "  [interrupted]");

@@ -413,8 +413,14 @@ run_msg(struct session *s, int r, const struct msg_hdr *h, const void *payload)
 	char *cause = NULL, *desc;
 	unsigned flags = 0;
 
-	if (h->type == MSG_PROG) {
-		if ((p = prog_decode(payload, h->len, &cause)) == NULL) {
+	struct site site;
+	struct job *j;
+
+	memset(&site, 0, sizeof site);
+	if (h->type == MSG_PROG && h->len >= sizeof site) {
+		memcpy(&site, payload, sizeof site);
+		if ((p = prog_decode((const char *)payload + sizeof site,
+		    h->len - sizeof site, &cause)) == NULL) {
 			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
 			free(cause);
 			return;
@@ -427,10 +433,13 @@ run_msg(struct session *s, int r, const struct msg_hdr *h, const void *payload)
 		p = coll_build(&cm->args, s->nranks, r);
 		desc = xstrndup(title, h->len - sizeof *cm);
 		flags = JOB_COLL;
+		site = cm->site;
 	} else {
 		return;	/* HELLO: the board already says it attached */
 	}
-	session_track(s, r, h->tag, p, desc, flags);
+	site.file[sizeof site.file - 1] = '\0';
+	j = session_track(s, r, h->tag, p, desc, flags);
+	j->site = site;
 }
 
 int
@@ -483,7 +492,7 @@ board_position(struct session *s, int r, const struct prog *prog,
 		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
 		    &s->seg, r) + cur.dst)));
 	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK)
-		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
+		break_stop_text(b, sb);
 	else if (verbose && st == RS_STOPPED &&
 	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
 		strbuf_addstr(sb, "  [interrupted]");
