@@ -1,8 +1,9 @@
-# colldb - plain Makefile (see docs/design.md, "Build").
+# colldb - plain Makefile (the layers: docs/design.md, "Layers").
 #
 #   make            build ./colldb, libcolldb.a, libcolldb.so
-#   make run        install missing -dev packages (as root), build, start 4 ranks
-#   make check      install step, build, run every test tier
+#   make deps       install the missing Debian packages (as root; mk/deps.sh)
+#   make run        install step (build packages), build, start 4 ranks
+#   make check      install step (every package), build, run every test tier
 #   make asan | ubsan | valgrind | bench | fmt | install | clean
 #
 # DEV=1 (and CI=true) add -Werror.  O=dir puts objects elsewhere.
@@ -26,6 +27,17 @@ endif
 ifneq ($(SANITIZER),)
 OPT = -O1
 SAN = -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+# A build needs the packages of mk/deps.sh's "build" group (and "test" for
+# the test programs).  The goals that run the install step first check
+# after it, in their sub-make; every other goal stops here, in one line.
+INSTALLING_GOALS = deps run check bench valgrind asan ubsan clean fmt
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+MISSING := $(shell sh mk/deps.sh --missing build $(if $(filter tests,$(MAKECMDGOALS)),test))
+ifneq ($(MISSING),)
+$(error missing packages: $(MISSING); 'make run' or 'make check' installs them (as root: 'make deps'))
+endif
 endif
 
 # pkg-config is asked lazily (recursive =), after the deps step ran.
@@ -62,7 +74,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc colldb.1
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both.
@@ -113,12 +125,6 @@ colldb.pc: mk/colldb.pc.in Makefile
 colldb-uninstalled.pc: mk/colldb-uninstalled.pc.in Makefile
 	$(Q)sed -e 's|@TOP@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-# The installed man page: docs/colldb.1 plus the docs/*.1.part fragments
-# not merged into it yet (mk/man.sh).
-MAN_PARTS = $(sort $(wildcard docs/*.1.part))
-colldb.1: mk/man.sh $(wildcard docs/colldb.1) $(MAN_PARTS)
-	$(Q)sh mk/man.sh $(VERSION) $(MAN_PARTS) > $@
-
 $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) $(LIBS)
@@ -162,12 +168,14 @@ $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
 
 # ---- dependencies ---------------------------------------------------------
 
+# Each goal installs the groups of mk/deps.sh's table it needs.
 deps:
-	@sh mk/deps.sh
+	@sh mk/deps.sh build test
 
 # ---- running --------------------------------------------------------------
 
-run: deps
+run:
+	@sh mk/deps.sh build
 	@$(MAKE) --no-print-directory all
 	./colldb -n 4
 
@@ -207,14 +215,16 @@ ubsan:
 	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
 	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
-valgrind: deps
+valgrind:
+	@sh mk/deps.sh build test valgrind
 	@$(MAKE) --no-print-directory all tests
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 	    $(O)/bench/memcpy-bw
 
-bench: deps
+bench:
+	@sh mk/deps.sh build
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(BENCH_BIN)
 	@sh bench/run.sh $(O)
@@ -244,13 +254,14 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mk/colldb.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
-	install -m 644 colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
+	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
 	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
-		colldb.1 tests/golden/*.got tests/user/*.got
+		tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean
 .SECONDARY:

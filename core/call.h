@@ -1,6 +1,6 @@
 /*
  * call.h - the LOAD and CALL micro-ops: shared libraries and C function
- * calls inside a rank, through dlopen() and libffi (SPEC §7).
+ * calls inside a rank, through dlopen() and libffi (docs/libcolldb.md).
  *
  * How a call travels.  The shell (shell/lang/call-expr.c parses `call`,
  * shell/cmd/cmd-load.c and cmd-call.c submit) builds a one-op program per

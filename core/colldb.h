@@ -12,7 +12,7 @@
  *	COLLDB_NRANKS=2 ./myring		   # standalone, 2 ranks, no debugger
  *	./myring				   # standalone, 4 ranks (with a note)
  *
- * THE MODEL (SPEC §1).  A world of N ranks, each a process.  A window is a
+ * THE MODEL (docs/libcolldb.md).  A world of N ranks, each a process.  A window is a
  * named symmetric buffer that exists on every rank at the same offset of
  * that rank's window area, zero-filled when it is created.  cdb_alloc()
  * returns this rank's local pointer to it; the same pointer is the

@@ -1,7 +1,7 @@
 /*
  * diag.h - hang diagnosis in protocol terms: who waits on which cell, who
  * can still change it, the wait-for graph and its cycles, a verdict, and
- * the likely cause among the known failure patterns (reference §6).
+ * the likely cause among the known failure patterns (docs/debugging.md).
  *
  * Pure analysis: the caller describes each rank (state, the wait it is on,
  * the micro-ops it will still run) and the writes it has seen complete;

@@ -8,6 +8,8 @@
  * rank's control fields on the board: step credits, interrupt, abort and
  * the breakpoint table; when it decides to stop it publishes `stopped`
  * and sleeps on the board's ctl futex until the shell changes something.
+ * core/ctl.h is the shell's side: the one writer of those fields, and the
+ * ordering rules both sides keep.
  *
  * Interrupt semantics: a blocked wait returns; a plain command is then
  * abandoned (DONE_ABORTED), a resumable program (a collective) stops at

@@ -367,13 +367,6 @@ seg_set_state(struct seg_rank *b, enum rank_state st)
 }
 
 void
-seg_ctl_kick(struct seg_rank *b)
-{
-	atomic_fetch_add(&b->ctl, 1);
-	futex_wake((void *)&b->ctl, 1);
-}
-
-void
 seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size)
 {

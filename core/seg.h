@@ -114,6 +114,8 @@ struct seg_break {
 };
 #define BREAK_BARRIER (1u << 31)
 #define BREAK_ANY_KIND 0x7fffffffu	/* every micro-op kind */
+#define BREAK_ID_UNTIL 0x80000000u	/* id bit of until/advance's momentary
+					 * entries (not numbered for the user) */
 
 /* One rank's slot on the status board (rank fields, then control fields). */
 struct seg_rank {
@@ -249,9 +251,6 @@ void seg_win_ref(const struct seg_window *w, struct win_ref *ref);
 /* Publish a rank state change (updates state_ns). */
 void seg_set_state(struct seg_rank *b, enum rank_state st);
 const char *rank_state_name(enum rank_state st);
-
-/* Bump a board slot's ctl word and wake a rank sleeping at its gate. */
-void seg_ctl_kick(struct seg_rank *b);
 
 /* Read a consistent copy of a board slot's current op and title. */
 void seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,

@@ -2,7 +2,7 @@
  * tree.h - span trees, formatted exactly as PyPTO's BenchmarkStats
  * print_tree() / print_mean_tree() (bench.py format_tree, format_mean_tree).
  *
- * The layout (reference section 5.3): a span's parent is the span whose
+ * The layout (PyPTO's print_tree; docs/benchmarking.md): a span's parent is the span whose
  * name is its longest proper dotted prefix, the label is the rest of the
  * name plus " [dev]" for device spans, siblings are ordered by start time
  * (stable), connectors are "|- " / "`- " with "|  " / "   " continuation;

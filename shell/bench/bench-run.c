@@ -11,11 +11,11 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ctl.h"
 #include "futex.h"
 #include "span.h"
 #include "xmalloc.h"
 
-extern volatile sig_atomic_t shell_interrupted;
 
 static int
 tag_queued(struct session *s, int r, uint32_t tag)
@@ -32,18 +32,9 @@ static void
 abort_all(struct session *s)
 {
 	for (int r = 0; r < s->nranks; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
-
-		if (!rank_alive(s, r) || rank_job(s, r) == NULL)
-			continue;
-		atomic_store(&b->abort, 1);
-		atomic_store(&b->interrupt, 1);
-		if (rank_state_of(s, r) == RS_BLOCKED)
-			futex_wake(seg_area(&s->seg, r) +
-			    atomic_load(&b->wait_off), 1 << 30);
-		seg_ctl_kick(b);
+		if (rank_alive(s, r) && rank_job(s, r) != NULL)
+			ctl_cancel(&s->seg, r);
 	}
-	atomic_store(&s->seg.h->gate_active, 1);
 }
 
 /* The progress line of a long bench (interactive only, never captured). */
@@ -172,11 +163,8 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 			out_error("bench interrupted");
 		shell_interrupted = 0;	/* the prompt need not see it again */
 		for (int r = 0; r < s->nranks; r++) {
-			struct seg_rank *b = seg_board(&s->seg, r);
-			if (rank_job(s, r) == NULL) {
-				atomic_store(&b->abort, 0);
-				atomic_store(&b->interrupt, 0);
-			}
+			if (rank_job(s, r) == NULL)
+				ctl_cancel_clear(&s->seg, r);
 		}
 		session_update_gate(s);
 	}
@@ -189,7 +177,7 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 {
 	char *cause = NULL;
 
-	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat,
+	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat, NULL,
 	    &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);

@@ -192,3 +192,8 @@ const struct cmd_entry cmd_bench_entry = {
 	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY, .keywords = bench_keywords,
 	.exec = cmd_bench_exec,
 };
+
+const struct session_hook bench_session_hook = {
+	.name = "bench",
+	.close = bench_last_free,
+};

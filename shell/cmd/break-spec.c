@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "brk.h"
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -152,7 +153,7 @@ parse_cells(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 	}
 	if ((w = seg_win_find(&ctx->s->seg, nb->win)) != NULL)
 		return check_cells(ctx, i, w, nb);
-	if (ctx->s->user)
+	if (ctx->s->kind->own_code)
 		return 0;	/* the program allocates it later */
 	return win_lookup(ctx, i, nb->win) == NULL ? -1 : 0;
 }
@@ -307,12 +308,12 @@ breaks_gc(struct session *s)
 			left |= __atomic_load_n(&bp->ranks[w], __ATOMIC_ACQUIRE) != 0;
 		if (((bp->flags & BRK_ONCE) && atomic_load(&bp->hits) > 0) ||
 		    ((bp->flags & BRK_ONCE_PER_RANK) && !left)) {
-			atomic_store((_Atomic uint32_t *)&bp->id, 0);
+			ctl_break_clear(&s->seg, bp);
 			changed = 1;
 		}
 	}
 	if (changed) {
-		atomic_fetch_add(&s->seg.h->break_seq, 1);
+		ctl_breaks_changed(&s->seg);
 		session_update_gate(s);
 	}
 }
@@ -337,23 +338,9 @@ break_add(struct session *s, const struct seg_break *nb,
 		if (rankset_has(ranks, r))
 			body.ranks[r / 64] |= 1ull << (r % 64);
 	}
-	/* publish the body first, the id last: ranks skip id 0 */
-	memcpy((char *)slot + sizeof slot->id, (char *)&body + sizeof body.id,
-	    offsetof(struct seg_break, hits) - sizeof body.id);
-	atomic_store(&slot->hits, 0);
-	atomic_store((_Atomic uint32_t *)&slot->id, id);
-	atomic_fetch_add(&s->seg.h->break_seq, 1);
+	body.id = id;
+	ctl_break_set(&s->seg, slot, &body);
+	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	return slot;
-}
-
-void
-break_stop_text(const struct seg_rank *b, struct strbuf *sb)
-{
-	uint32_t id = atomic_load(&b->stop_break);
-
-	if (id & BREAK_ID_UNTIL)
-		strbuf_addstr(sb, "  [until]");
-	else
-		strbuf_addf(sb, "  [breakpoint %u]", id);
 }

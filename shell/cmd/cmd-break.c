@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -119,7 +120,7 @@ cmd_delete_exec(struct cmdctx *ctx)
 	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 		struct seg_break *bp = &s->seg.h->breaks[k];
 		if (bp->id != 0 && (id == 0 || bp->id == id)) {
-			atomic_store((_Atomic uint32_t *)&bp->id, 0);
+			ctl_break_clear(&s->seg, bp);
 			found++;
 		}
 	}
@@ -127,7 +128,7 @@ cmd_delete_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "no breakpoint %llu (see 'info breaks')", (unsigned long long)id);
 		return CMD_ERROR;
 	}
-	atomic_fetch_add(&s->seg.h->break_seq, 1);
+	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	if (id == 0)
 		out_printf("deleted %d breakpoint%s\n", found, found == 1 ? "" : "s");

@@ -1,6 +1,6 @@
 /*
  * cmd-call.c - call [LIB:]SYM(ARGS) [-> TYPE]: call a C function inside
- * every target rank through libffi (SPEC §7), and the result collection
+ * every target rank through libffi (docs/libcolldb.md), and the result collection
  * load and call share.
  *
  * The syntax is shell/ffi.c's; here window names become this rank's
@@ -20,6 +20,9 @@
 #include "proto.h"
 #include "shell.h"
 #include "xmalloc.h"
+
+static void format_value(struct session *s, const char *text,
+    struct strbuf *sb);
 
 static struct {
 	struct call_result *v;
@@ -43,10 +46,44 @@ call_results_end(void)
 	memset(&results, 0, sizeof results);
 }
 
+/* A load or call job ended.  While a load/call command collects
+ * (call_results_begin()), the result is kept for it; later it prints as an
+ * event.  A rank that died reports itself. */
+static void
+call_job_done(struct session *s, struct job *j, const struct job_end *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int status = e->status;
+	const char *text = e->text;
+
+	if (status == JOB_DIED)
+		return;
+	for (size_t i = 0; results.active && i < results.n; i++) {
+		struct call_result *cr = &results.v[i];
+		if (cr->rank == j->rank && cr->tag == j->tag) {
+			cr->done = 1;
+			cr->status = status;
+			cr->text = xstrdup(text);
+			return;
+		}
+	}
+	/* finished after its command returned */
+	if (status == DONE_ERROR) {
+		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
+	} else if (status == DONE_ABORTED) {
+		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
+	} else if (j->prog != NULL && j->prog->nops > 0 &&
+	    j->prog->ops[0].kind == UOP_CALL) {
+		format_value(s, text, &sb);
+		out_event(j->rank, "[rank %d] %s %s", j->rank, j->desc, sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 int
 call_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
 {
-	if (cmd_submit(ctx, r, p, desc, JOB_CALL, 0) != 0)
+	if (cmd_submit_done(ctx, r, p, desc, JOB_CALL, 0, call_job_done) != 0)
 		return -1;
 	results.v = xreallocarray(results.v, results.n + 1, sizeof *results.v);
 	memset(&results.v[results.n], 0, sizeof results.v[0]);
@@ -88,33 +125,6 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 	} else {
 		strbuf_addf(sb, "= %s", text);
 	}
-}
-
-void
-call_job_done(struct session *s, struct job *j, int status, const char *text)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	for (size_t i = 0; results.active && i < results.n; i++) {
-		struct call_result *cr = &results.v[i];
-		if (cr->rank == j->rank && cr->tag == j->tag) {
-			cr->done = 1;
-			cr->status = status;
-			cr->text = xstrdup(text);
-			return;
-		}
-	}
-	/* finished after its command returned */
-	if (status == DONE_ERROR) {
-		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
-	} else if (status == DONE_ABORTED) {
-		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
-	} else if (j->prog != NULL && j->prog->nops > 0 &&
-	    j->prog->ops[0].kind == UOP_CALL) {
-		format_value(s, text, &sb);
-		out_event(j->rank, "[rank %d] %s %s", j->rank, j->desc, sb.buf);
-	}
-	strbuf_release(&sb);
 }
 
 int

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -119,23 +120,26 @@ report_check(struct session *s, struct coll_run *c)
 	free(in);
 }
 
-void coll_job_done(struct session *s, struct job *j, int status,
-    const struct done_info *di, const char *text);
-
-void
-coll_job_done(struct session *s, struct job *j, int status,
-    const struct done_info *di, const char *text)
+/* One rank's part of a collective ended (or its rank died): the
+ * collective reports once every rank's part has. */
+static void
+coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 {
 	struct coll_run **pp = &s->colls, *c;
+	int status = e->status;
+	const char *text = e->text;
 
-	(void)di;
+	if (status == DONE_ERROR) {
+		job_report_done(s, j, e);	/* "[rank N] ... failed: ..." */
+		return;
+	}
 	while (*pp != NULL && (*pp)->id != j->coll)
 		pp = &(*pp)->next;
 	if ((c = *pp) == NULL)
 		return;
 	if (status == DONE_ABORTED) {
 		rankset_add(&c->aborted, j->rank);
-	} else if (status < 0) {
+	} else if (status == JOB_DIED) {
 		rankset_add(&c->died, j->rank);
 	} else if (status != DONE_OK) {
 		rankset_add(&c->errored, j->rank);
@@ -223,9 +227,9 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
-		atomic_store(&s->seg.h->gate_active, 1);
+		ctl_set_gate(&s->seg, 1);	/* before it is sent */
 	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
-		&cause) != 0) {
+		coll_job_done, &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);
 		return -1;

@@ -3,7 +3,6 @@
  * at its next gate, or abandon the program of a stopped rank (core/rank.h
  * has the exact semantics).
  */
-#include "futex.h"
 #include "shell.h"
 
 static enum cmd_retval
@@ -18,25 +17,10 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	rankset_clear(&hit);
 	for (int r = 0; r < s->nranks; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
-		enum rank_state st;
-
-		/* a user rank is always somewhere in its program */
-		if (!rankset_has(&live, r) || (rank_job(s, r) == NULL && !s->user))
+		if (!rankset_has(&live, r) || !s->kind->interrupt(s, r))
 			continue;
-		st = rank_state_of(s, r);
-		if (st == RS_STOPPED && !s->user)
-			atomic_store(&b->abort, 1);
-		else
-			atomic_store(&b->interrupt, 1);
 		any = 1;
 		rankset_add(&hit, r);
-		session_update_gate(s);
-		/* Wake its wait cell whatever state we read: it may have
-		 * blocked since, after checking the flag (the flag is set
-		 * first, so it sees it on waking). */
-		futex_wake(seg_area(&s->seg, r) + atomic_load(&b->wait_off), 1 << 30);
-		seg_ctl_kick(b);
 	}
 	if (!any)
 		out_printf("nothing to interrupt: no target rank is running, blocked or stopped\n");

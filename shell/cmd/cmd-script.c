@@ -257,7 +257,6 @@ cmd_expect_exec(struct cmdctx *ctx)
 static enum cmd_retval
 cmd_sleep_exec(struct cmdctx *ctx)
 {
-	extern volatile sig_atomic_t shell_interrupted;
 	double secs;
 	char *cause = NULL;
 	uint64_t end;

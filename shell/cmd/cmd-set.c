@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -167,7 +168,7 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 		s->set.settle_ms = (int)(secs * 1000);
 		s->set.settle_explicit = 1;
 	} else
-		atomic_store(&s->seg.h->wait_giveup, (uint32_t)count);
+		ctl_set_wait_giveup(&s->seg, (uint32_t)count);
 	*rv = CMD_OK;
 	return 1;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -86,14 +87,10 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 
 	rankset_clear(moved);
 	for (int r = 0; r < s->nranks; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
-
 		if (!rankset_has(targets, r) || !rank_alive(s, r) ||
 		    rank_state_of(s, r) != RS_STOPPED)
 			continue;
-		atomic_store(&b->credits, stepping ? n : 0);
-		atomic_store(&b->mode, stepping ? RUN_STEP : RUN_FREE);
-		atomic_store(&b->skip_pc, atomic_load(&b->pc) + 1);
+		ctl_release(&s->seg, r, stepping, n);
 		rankset_add(moved, r);
 		any = 1;
 	}
@@ -107,13 +104,12 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 			return cause_set(cause, "no target rank is alive (see 'ranks')");
 		return cause_set(cause, "no target rank is stopped%s", busy ?
 		    " (blocked ranks move when their cell changes; see 'where')" :
-		    s->user ? " (they run their program; 'break' stops them)" :
-		    " (use 'start COMMAND' to run one stopped)");
+		    s->kind->not_stopped_hint);
 	}
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(moved, r))
-			seg_ctl_kick(seg_board(&s->seg, r));
+			ctl_kick(&s->seg, r);
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -21,9 +22,9 @@ drop_untils(struct session *s)
 	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 		struct seg_break *bp = &s->seg.h->breaks[k];
 		if (bp->id & BREAK_ID_UNTIL)
-			atomic_store((_Atomic uint32_t *)&bp->id, 0);
+			ctl_break_clear(&s->seg, bp);
 	}
-	atomic_fetch_add(&s->seg.h->break_seq, 1);
+	ctl_breaks_changed(&s->seg);
 }
 
 /* The call site stopped rank r is at, or NULL (in cdb_init, an agent). */

@@ -306,7 +306,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 		out_caret(all.v[0].col, all.v[0].len);
 		goto fail;
 	}
-	if (s->user && (ctx.entry->flags & CMD_AGENTS_ONLY)) {
+	if (s->kind->own_code && (ctx.entry->flags & CMD_AGENTS_ONLY)) {
 		out_error("'%s' is not available under 'colldb run': %s",
 		    ctx.entry->name, run_refusal(ctx.entry));
 		out_caret(all.v[first].col, all.v[first].len);

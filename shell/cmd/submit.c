@@ -16,38 +16,33 @@ prog_one(const char *title, const struct uop *u)
 }
 
 int
-cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
-    unsigned flags, unsigned pflags)
+cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, job_done_fn done)
 {
 	struct session *s = ctx->s;
-	struct job *head = rank_job(s, r), *j;
+	struct job *j;
 	char *cause = NULL;
 
-	if (s->user)
-		return run_submit(ctx, r, p, desc);
-	if (head != NULL) {
-		struct strbuf sb = STRBUF_INIT;
-		enum rank_state st = rank_state_of(s, r);
-		describe_rank(s, r, &sb, 0);
-		out_event(r, "[rank %d] %s is queued: rank %d is %s%s%s", r, desc, r,
-		    rank_state_name(st), sb.len ? " in " : "", sb.buf);
-		strbuf_release(&sb);
-		flags |= JOB_ANNOUNCE;
-	}
-	pflags |= s->start_pflags;
-	if (pflags & PROG_F_START)
-		atomic_store(&s->seg.h->gate_active, 1);
-	j = session_submit(s, r, p, desc, flags, pflags, &cause);
-	if (j == NULL) {
+	if (s->kind->submit(s, r, p, desc, flags, pflags, &j, &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);
 		return -1;
 	}
+	if (j == NULL)
+		return 0;	/* it ran at once */
+	j->done = done;
 	ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
 	ctx->subs[ctx->nsubs].rank = r;
 	ctx->subs[ctx->nsubs].tag = j->tag;
 	ctx->nsubs++;
 	return 0;
+}
+
+int
+cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags)
+{
+	return cmd_submit_done(ctx, r, p, desc, flags, pflags, NULL);
 }
 
 void

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "proto.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -99,7 +100,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 		uint32_t pc = 0;
 
 		r[q].state = rank_state_of(s, q);
-		r[q].open = s->user && rank_alive(s, q) && r[q].state != RS_BLOCKED;
+		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
 		r[q].secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
@@ -466,4 +467,29 @@ const struct cmd_entry cmd_diagnose_entry = {
 	.summary = "why nothing moves: who waits, who owes, the likely cause",
 	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
 	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
+};
+
+/* ---- the session hook ------------------------------------------------------ */
+
+static void
+diag_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
+{
+	(void)r;
+	if (e->status == DONE_OK && !(j->flags & JOB_COLL))
+		hist_record(s, j);
+}
+
+static void
+diag_close(struct session *s)
+{
+	free(s->hist);
+	s->hist = NULL;
+	s->nhist = s->ahist = 0;
+}
+
+const struct session_hook diag_session_hook = {
+	.name = "diag",
+	.pump = watchdog_tick,
+	.job_end = diag_job_end,
+	.close = diag_close,
 };

@@ -1,11 +1,5 @@
 /*
- * out.c - everything the shell prints goes through here: command output,
- * errors with a caret under the bad word, warnings, and rank events.
- *
- * Events that arrive while a command runs are held and printed in rank
- * order once the world is quiescent, so transcripts are deterministic.
- * Events that arrive while the prompt waits for a key are printed at once:
- * the half-typed line is cleared, the event printed, and the line redrawn.
+ * out.c - everything the shell prints goes through here (out.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shell.h"
+#include "out.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 struct event {
@@ -29,7 +24,9 @@ static struct {
 	const char *line;
 	struct strbuf capture;	/* the command running now */
 	struct strbuf prev;	/* the previous command, for expect output */
-	int prompt_active;
+	const struct out_prompt *prompt;	/* being edited, or NULL */
+	const int *colour;
+	void (*tap)(const char *text);
 } out = { .capture = STRBUF_INIT, .prev = STRBUF_INIT };
 
 void
@@ -39,9 +36,21 @@ out_set_line(const char *line)
 }
 
 void
-out_set_prompt_active(int active)
+out_set_prompt(const struct out_prompt *p)
 {
-	out.prompt_active = active;
+	out.prompt = p;
+}
+
+void
+out_use_colour(const int *on)
+{
+	out.colour = on;
+}
+
+void
+out_set_event_tap(void (*tap)(const char *text))
+{
+	out.tap = tap;
 }
 
 void
@@ -74,7 +83,7 @@ out_captured(void)
 static int
 colour(FILE *fp)
 {
-	return sess != NULL && sess->set.color && isatty(fileno(fp));
+	return out.colour != NULL && *out.colour && isatty(fileno(fp));
 }
 
 static void emit_str(FILE *fp, const char *prefix, const char *sgr,
@@ -195,22 +204,23 @@ out_caret(size_t col, size_t len)
 static void
 print_now(const char *text)
 {
-	if (out.prompt_active) {
-		int up = le_rows_above_cursor();
+	if (out.prompt != NULL) {
+		int up = out.prompt->rows_above_cursor();
 		if (up > 0)
 			fprintf(stdout, "\033[%dA", up);
 		fputs("\r\033[J", stdout);	/* the whole half-typed line */
 		fputs(text, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);
-		le_refresh();
+		out.prompt->refresh();
 	} else {
 		fputs(text, stdout);
 		fputc('\n', stdout);
 	}
 	strbuf_addstr(&out.capture, text);
 	strbuf_addch(&out.capture, '\n');
-	record_event(text);
+	if (out.tap != NULL)
+		out.tap(text);
 }
 
 void
@@ -222,7 +232,7 @@ out_event(int rank, const char *fmt, ...)
 	va_start(ap, fmt);
 	text = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (out.prompt_active) {
+	if (out.prompt != NULL) {
 		print_now(text);
 		free(text);
 		return;

@@ -26,7 +26,6 @@
 #include "shell.h"
 #include "xmalloc.h"
 
-volatile sig_atomic_t shell_interrupted;
 static volatile sig_atomic_t winch;
 static int cancelled;	/* the last le_read() ended with Ctrl-C */
 
@@ -350,3 +349,8 @@ le_free(void)
 	free(le.histfile);
 	memset(&le, 0, sizeof le);
 }
+
+const struct out_prompt le_out_prompt = {
+	.rows_above_cursor = le_rows_above_cursor,
+	.refresh = le_refresh,
+};

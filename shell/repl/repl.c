@@ -17,9 +17,9 @@ repl_run(struct session *s)
 		char *line;
 
 		fflush(stdout);
-		out_set_prompt_active(1);
+		out_set_prompt(&le_out_prompt);
 		line = le_read(cmd.len ? "... " : "(colldb) ");
-		out_set_prompt_active(0);
+		out_set_prompt(NULL);
 		if (line == NULL && cmd.len > 0) {
 			/* Ctrl-D at "...": drop the unfinished command */
 			out_printf("\n");

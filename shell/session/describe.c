@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "shell.h"
+#include "session.h"
 
 void
 describe_cell(struct seg *sg, uint64_t off, uint64_t count,
@@ -138,46 +138,43 @@ describe_board(struct seg *sg, int r, struct strbuf *sb)
 }
 
 void
-describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
+describe_position(struct session *s, int r, const struct prog *prog,
+    struct strbuf *sb, int verbose)
 {
 	struct seg_rank *b = seg_board(&s->seg, r);
 	enum rank_state st = rank_state_of(s, r);
-	struct job *j = rank_job(s, r);
-	struct uop cur;
+	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
 	char title[SEG_TITLE_MAX];
-	uint32_t pc, nops;
+	struct uop cur;
 
-	if (run_describe(s, r, sb, verbose))
-		return;
-	if (j == NULL || st == RS_IDLE || st == RS_DEAD || st == RS_EXITED) {
-		if (j != NULL && st == RS_IDLE)
-			strbuf_addf(sb, "%s (not started)", j->desc);
-		return;
-	}
 	seg_read_cur(b, &cur, title, sizeof title);
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	if (j->prog != NULL && pc < j->prog->nops)
-		cur = j->prog->ops[pc];
-	if (nops > 1 || (j->flags & JOB_COLL)) {
-		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
-		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, pc + 1, nops,
-		    phase[0] ? " " : "", phase);
+	if (prog != NULL && pc < prog->nops)
+		cur = prog->ops[pc];
+	strbuf_addstr(sb, title);
+	if (nops > 1) {
+		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
+		strbuf_addf(sb, " step %u/%u%s%s", pc + 1, nops, phase[0] ? " " : "",
+		    phase);
 	}
-	if (nops == 0) {
-		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
-		return;
-	}
+	strbuf_addstr(sb, ": ");
 	describe_uop(&s->seg, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
-		/* the cell now: why it blocks, or whether it will */
-		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));
-		strbuf_addf(sb, " (now %d)", v);
+	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
+		    &s->seg, r) + cur.dst)));
+	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK) {
+		uint32_t id = atomic_load(&b->stop_break);
+		if (id & BREAK_ID_UNTIL)
+			strbuf_addstr(sb, "  [until]");	/* until/advance */
+		else
+			strbuf_addf(sb, "  [breakpoint %u]", id);
 	}
-	if (verbose && st == RS_STOPPED &&
-	    atomic_load(&b->stop_reason) == STOP_BREAK)
-		break_stop_text(b, sb);
 	else if (verbose && st == RS_STOPPED &&
 	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
 		strbuf_addstr(sb, "  [interrupted]");
+}
+
+void
+describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	s->kind->describe(s, r, sb, verbose);
 }

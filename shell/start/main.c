@@ -159,7 +159,9 @@ main(int argc, char **argv)
 	signal(SIGHUP, on_fatal);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = s;
-	if (session_open(s, o.nranks, o.name, o.area, &cause) != 0) {
+	shell_wire(s);
+	if (session_open(s, &rank_kind_agent, NULL, o.nranks, o.name, o.area,
+		&cause) != 0) {
 		fprintf(stderr, "colldb: cannot start %d ranks: %s\n", o.nranks, cause);
 		free(cause);
 		shell_opts_release(&o);
@@ -181,7 +183,7 @@ main(int argc, char **argv)
 		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
 	else if (!script.quit && s->interactive)
 		rc = repl_run(s);
-	if (s->batch && rc == EXIT_OK && !script.quit && !s->user) {
+	if (s->batch && rc == EXIT_OK && !script.quit && !s->kind->own_code) {
 		/* the end of a script: what is still running finishes (and
 		 * reports, e.g. a check's #wrong) before the world goes */
 		s->set.settle_explicit = 0;

@@ -1,23 +1,9 @@
 /*
  * run.c - `colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]`:
  * N copies of a program linked with libcolldb become the ranks of a
- * session (SPEC §2, §7).
- *
- * The shell makes the session segment as for its own agents, then starts
- * each rank with fork + execvp, passing COLLDB_SEG_FD, COLLDB_SOCK_FD,
- * COLLDB_RANK and COLLDB_NRANKS in the environment (core/api.c reads
- * them), its stdout and stderr on a pipe (printed as "[rank N] text") and
- * stdin on /dev/null, in its own process group (the terminal's ^C is the
- * shell's) and killed if the shell dies.  Before it starts, every board
- * slot is put in step mode, so each rank stops inside cdb_init() until
- * `continue` or `step`; --batch leaves them free running.
- *
- * A user rank announces every call as a job (MSG_PROG or MSG_COLL, then
- * DONE: core/proto.h), so where/ranks/diagnose see its program.  Between
- * calls it is `running` in its own code.  What the prompt aims at it
- * (notify, put, get, fill, set) the shell carries out one-sided on the
- * segment, at once, whatever the rank is doing; a wait, a collective,
- * start, free, load and call are refused (run_refusal()).
+ * session (colldb.1, "colldb run"; docs/libcolldb.md).  The ranks are
+ * session/rank-user.c's; this is the command line, the wait for every
+ * rank to reach cdb_init(), and --batch.
  *
  * Exit status: --batch, the worst rank's (exit status, or 128 + signal),
  * or 3 when every rank left was blocked with no progress for --timeout
@@ -26,28 +12,24 @@
  * are killed.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec.h"
 #include "futex.h"
 #include "proto.h"
 #include "shell.h"
-#include "shm.h"
 #include "xmalloc.h"
 
 #define START_WAIT_NS (10ull * 1000000000u)
 
 static struct session run_session;
+static struct user_ranks user;
 static int batch_mode;
 static volatile sig_atomic_t batch_interrupted;
 
@@ -65,19 +47,6 @@ usage(FILE *fp)
 	    "ranks without a prompt, like mpirun: output lines are prefixed\n"
 	    "'[rank N]', the exit status is the worst rank's (128 + signal for a\n"
 	    "signal), 3 if every rank left hangs for --timeout seconds (default 10).\n");
-}
-
-static const char *
-signame(int sig)
-{
-	static char buf[32];
-	const char *n = sigabbrev_np(sig);
-
-	if (n == NULL)
-		snprintf(buf, sizeof buf, "signal %d", sig);
-	else
-		snprintf(buf, sizeof buf, "SIG%s", n);
-	return buf;
 }
 
 /* ---- starting the ranks ---------------------------------------------------- */
@@ -109,79 +78,6 @@ find_program(const char *prog)
 		path += n + (path[n] == ':');
 	}
 	return err;
-}
-
-static int
-spawn_user(struct session *s, int r, char **argv, char **cause)
-{
-	struct rankproc *rp = &s->rp[r];
-	pid_t shell = getpid(), pid;
-	int sv[2], outp[2];
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-		return cause_set(cause, "socketpair: %s", strerror(errno));
-	if (pipe2(outp, O_CLOEXEC) != 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return cause_set(cause, "pipe: %s", strerror(errno));
-	}
-	if ((pid = fork()) < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		close(outp[0]);
-		close(outp[1]);
-		return cause_set(cause, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		char num[16];
-		sigset_t none;
-
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != shell)
-			_exit(127);
-		rank_child_fds(s, sv, outp);
-		snprintf(num, sizeof num, "%d", s->seg.fd);
-		setenv("COLLDB_SEG_FD", num, 1);
-		snprintf(num, sizeof num, "%d", sv[1]);
-		setenv("COLLDB_SOCK_FD", num, 1);
-		snprintf(num, sizeof num, "%d", r);
-		setenv("COLLDB_RANK", num, 1);
-		snprintf(num, sizeof num, "%d", s->nranks);
-		setenv("COLLDB_NRANKS", num, 1);
-		signal(SIGPIPE, SIG_DFL);	/* the shell ignores it */
-		signal(SIGINT, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "colldb run: cannot execute %s: %s\n", argv[0],
-		    strerror(errno));
-		_exit(127);
-	}
-	rankproc_started(rp, pid, sv, outp);
-	return 0;
-}
-
-static int
-run_open(struct session *s, int nranks, const char *name, char **argv,
-    char **cause)
-{
-	if (session_prepare(s, nranks, name, 0, cause) != 0)
-		return -1;
-	s->user = 1;
-	/* the ranks inherit the descriptor: no name needed */
-	seg_unlink(&s->seg);
-	session_register(s);
-	for (int r = 0; r < nranks && !batch_mode; r++)
-		atomic_store(&seg_board(&s->seg, r)->mode, RUN_STEP);
-	for (int r = 0; r < nranks; r++) {
-		if (spawn_user(s, r, argv, cause) != 0) {
-			session_close(s);
-			return -1;
-		}
-	}
-	s->idle_since = mono_ns();
-	return 0;
 }
 
 static int
@@ -364,7 +260,11 @@ run_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = s;
-	if (run_open(s, o.nranks, o.name, argv + optind, &cause) != 0) {
+	shell_wire(s);
+	user.argv = argv + optind;
+	user.batch = batch_mode;
+	if (session_open(s, &rank_kind_user, &user, o.nranks, o.name, 0,
+		&cause) != 0) {
 		fprintf(stderr, "colldb run: cannot start %d ranks: %s\n", o.nranks, cause);
 		free(cause);
 		shell_opts_release(&o);
@@ -401,251 +301,6 @@ run_main(int argc, char **argv)
 	}
 	shell_opts_release(&o);
 	fflush(stdout);
-	return rc;
-}
-
-/* ---- user ranks inside the session -------------------------------------------- */
-
-void
-run_msg(struct session *s, int r, const struct msg_hdr *h, const void *payload)
-{
-	struct prog *p = NULL;
-	char *cause = NULL, *desc;
-	unsigned flags = 0;
-
-	struct site site;
-	struct job *j;
-
-	memset(&site, 0, sizeof site);
-	if (h->type == MSG_PROG && h->len >= sizeof site) {
-		memcpy(&site, payload, sizeof site);
-		if ((p = prog_decode((const char *)payload + sizeof site,
-		    h->len - sizeof site, &cause)) == NULL) {
-			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
-			free(cause);
-			return;
-		}
-		desc = xstrdup(p->title);
-	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
-		const struct coll_msg *cm = payload;
-		const char *title = (const char *)payload + sizeof *cm;
-
-		p = coll_build(&cm->args, s->nranks, r);
-		desc = xstrndup(title, h->len - sizeof *cm);
-		flags = JOB_COLL;
-		site = cm->site;
-	} else {
-		return;	/* HELLO: the board already says it attached */
-	}
-	site.file[sizeof site.file - 1] = '\0';
-	j = session_track(s, r, h->tag, p, desc, flags);
-	j->site = site;
-}
-
-int
-run_rank_settled(struct session *s, int r)
-{
-	struct seg_rank *b = seg_board(&s->seg, r);
-	uint64_t off;
-
-	if (!rank_alive(s, r))
-		return 1;
-	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))
-		return 0;
-	switch (rank_state_of(s, r)) {
-	case RS_STOPPED:
-		return atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
-	case RS_BLOCKED:
-		off = atomic_load(&b->wait_off);
-		return !wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp),
-		    atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off)),
-		    atomic_load(&b->wait_expected));
-	default:
-		return 0;	/* its own code runs, or it is leaving */
-	}
-}
-
-/* "TITLE [step k/K PHASE]: OP (now V) [breakpoint N]" from the board;
- * prog, if it is the program the board shows, names the phase. */
-static void
-board_position(struct session *s, int r, const struct prog *prog,
-    struct strbuf *sb, int verbose)
-{
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
-	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
-	char title[SEG_TITLE_MAX];
-	struct uop cur;
-
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (prog != NULL && pc < prog->nops)
-		cur = prog->ops[pc];
-	strbuf_addstr(sb, title);
-	if (nops > 1) {
-		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
-		strbuf_addf(sb, " step %u/%u%s%s", pc + 1, nops, phase[0] ? " " : "",
-		    phase);
-	}
-	strbuf_addstr(sb, ": ");
-	describe_uop(&s->seg, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
-		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
-		    &s->seg, r) + cur.dst)));
-	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK)
-		break_stop_text(b, sb);
-	else if (verbose && st == RS_STOPPED &&
-	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
-		strbuf_addstr(sb, "  [interrupted]");
-}
-
-/* Where user rank r is, from its board and its announced call. */
-static void
-describe_user(struct session *s, int r, struct strbuf *sb, int verbose)
-{
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
-	struct job *j = rank_job(s, r);
-	uint32_t tag = atomic_load(&b->prog_tag), pc, nops;
-	char title[SEG_TITLE_MAX];
-	struct uop cur;
-
-	if (st == RS_STARTING) {
-		strbuf_addstr(sb, "before cdb_init");
-		return;
-	}
-	if (st == RS_EXITED) {
-		strbuf_addstr(sb, "after cdb_finalize");
-		return;
-	}
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (nops == 0 && st == RS_STOPPED) {
-		strbuf_addf(sb, "in %s", title);
-		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
-			strbuf_addstr(sb, "  [interrupted]");
-		return;
-	}
-	if (pc >= nops && st == RS_RUNNING) {
-		strbuf_addf(sb, "in its own code after %s", title);
-		return;
-	}
-	board_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
-	    verbose);
-}
-
-int
-run_describe(struct session *s, int r, struct strbuf *sb, int verbose)
-{
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
-	struct job *j = rank_job(s, r);
-	uint32_t tag = atomic_load(&b->prog_tag);
-
-	if (!s->user) {
-		/* an agent in a load or call: the call, or inside it the
-		 * callee's own cdb_* op */
-		if (j == NULL || !(j->flags & JOB_CALL) ||
-		    (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED))
-			return 0;
-		strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
-		    j->desc);
-		if (tag != j->tag) {
-			strbuf_addstr(sb, " > ");
-			board_position(s, r, NULL, sb, verbose);
-		}
-		return 1;
-	}
-	if (rank_alive(s, r))
-		describe_user(s, r, sb, verbose);
-	return 1;
-}
-
-void
-run_rank_gone(struct session *s, int r, int st)
-{
-	struct rankproc *rp = &s->rp[r];
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state was = rank_state_of(s, r);
-	struct strbuf ctx = STRBUF_INIT;
-	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-
-	if (was == RS_STARTING) {
-		strbuf_addstr(&ctx, " before cdb_init");
-	} else if (was != RS_EXITED) {
-		if (!WIFSIGNALED(st))
-			strbuf_addstr(&ctx, " without cdb_finalize,");
-		strbuf_addstr(&ctx, rp->jobs != NULL ? " during " : " ");
-		describe_user(s, r, &ctx, 0);
-	}
-	if (WIFSIGNALED(st)) {
-		seg_set_state(b, RS_DEAD);
-		rp->death = xasprintf("killed by %s%s", signame(WTERMSIG(st)), ctx.buf);
-		out_event(r, "[rank %d] died: %s", r, rp->death);
-	} else {
-		seg_set_state(b, RS_EXITED);
-		rp->death = xasprintf("exited with status %d%s", code, ctx.buf);
-		/* like mpirun, --batch is quiet about ranks that ended well */
-		if (!batch_mode || code != 0 || was != RS_EXITED)
-			out_event(r, "[rank %d] %s", r, rp->death);
-	}
-	strbuf_release(&ctx);
-}
-
-/* A store the shell made for rank r may satisfy the wait it sleeps in:
- * notify wakes its waiter itself, a plain store (set, fill) does not. */
-static void
-wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
-{
-	struct session *s = arg;
-	struct seg_rank *b = seg_board(&s->seg, ex->t->rank);
-	uint64_t off = atomic_load(&b->wait_off);
-
-	if (atomic_load(&b->sleeping) && off >= u->dst &&
-	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
-		futex_wake(seg_area(&s->seg, ex->t->rank) + off, 1 << 30);
-}
-
-int
-run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
-{
-	struct session *s = ctx->s;
-	struct transport t;
-	struct exec ex;
-	char *cause = NULL;
-	int rc = -1;
-
-	shm_transport_init(&t, &s->seg, r);
-	t.nonblock = 1;
-	exec_init(&ex, &t);
-	ex.after_op = wake_after_fill;
-	ex.after_arg = s;
-	exec_reserve(&ex, p->acc_bytes);
-	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,
-			p->acc_bytes, &cause) != 0)
-			goto out;
-	}
-	for (size_t i = 0; i < p->nops; i++) {
-		int32_t seen;
-		int x = exec_uop(&ex, &p->ops[i], &seen, &cause);
-
-		if (x == EXEC_PENDING) {
-			cause_set(&cause, "the shell cannot wait for rank %d", r);
-			goto out;
-		}
-		if (x != EXEC_OK)
-			goto out;
-	}
-	rc = 0;
-out:
-	if (rc != 0)
-		out_error("%s for rank %d: %s", desc, r, cause);
-	free(cause);
-	exec_release(&ex);
-	t.ops->close(&t);
-	prog_free(p);
-	free(desc);
 	return rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * tool-logs.h - `colldb tree` and `colldb stats`: PyPTO's print_tree /
  * print_mean_tree and str(BenchmarkStats) on a [STRACE] log or a Chrome
- * trace-event JSON file, from the command line (SPEC section 2).
+ * trace-event JSON file, from the command line (colldb.1, "LOG ANALYSIS").
  *
  * Both take argv with argv[0] = the subcommand name and return the exit
  * status: 0 success, 1 nothing to show or an unreadable input (explained

@@ -271,7 +271,7 @@ drain_rank(struct session *s, struct trace *t, int r)
 
 			if (!stuck && keep(s, t, r, rec))
 				continue;
-			if (s->user) {
+			if (s->kind->own_code) {
 				hold(t, rec);
 				stuck = 1;
 			} else {
@@ -405,3 +405,18 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 	free(inv);
 	strbuf_release(&name);
 }
+
+static void
+trace_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
+{
+	(void)e;
+	trace_job_done(s, r, j);
+}
+
+const struct session_hook trace_session_hook = {
+	.name = "trace",
+	.open = trace_init,
+	.pump = trace_drain,
+	.job_end = trace_job_end,
+	.close = trace_free,
+};

@@ -1,11 +1,8 @@
 #!/bin/sh
 # tests/tty/continuation.sh [objdir]: Ctrl-C at the '...' continuation
-# prompt abandons the whole unfinished command, as in a shell.
-# KNOWN BUG (shell/repl.c, shell/lineedit.c): Ctrl-C there only empties
-# the current line and submits it, so after 'alloc buf \' the first part
-# runs on its own ("error: 'alloc' needs more arguments"), and inside an
-# unclosed quote the '...' prompt just comes back.  These checks fail
-# until that is fixed.
+# prompt abandons the whole unfinished command, as in a shell: neither
+# the first part of a backslash-continued command runs on its own, nor
+# does the '...' prompt come back inside an unclosed quote.
 name=continuation
 . "$(dirname "$0")/lib.sh"
 

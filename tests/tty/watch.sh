@@ -12,6 +12,7 @@ stty_before=$(T send-keys -t t 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0
 type_ "./colldb -n 4 --name ttywatch; echo rc=\$?"
 keys Enter
 prompt "start"
+cdb=$(colldb_pid)
 run 'alloc sig [6,4] i32' '(colldb) alloc sig'
 run 'alloc buf [64] f32' '(colldb) alloc buf'
 run 'alloc s2 [4,1] i32' '(colldb) alloc s2'
@@ -75,5 +76,6 @@ sleep 0.3
 stty_after=$(screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
 [ -n "$stty_before" ] && [ "$stty_before" = "$stty_after" ] && ok ||
 	bad "stty settings differ after watch ($stty_before / $stty_after)"
-[ -z "$(ls /dev/shm | grep '^colldb-')" ] && ok || bad "a /dev/shm segment was left"
+[ -n "$cdb" ] && [ -z "$(ls /dev/shm | grep "^colldb-$(id -u)-$cdb-")" ] && ok ||
+	bad "a /dev/shm segment of colldb pid ${cdb:-?} was left"
 tty_done

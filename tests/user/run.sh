@@ -10,6 +10,8 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need pgrep python3 groff pkg-config cc timeout
 O=build
 case ${1:-} in -*|'') ;; *) O=$1; shift ;; esac
 update=0
@@ -124,9 +126,15 @@ status "a rank that execs: its output and exit still come through" 9 "$colldb" r
 has "exec'd rank's last line" "[rank 0] exec done"
 has "exec'd rank's exit" "[rank 0] exited with status 9 without cdb_finalize, in its own code after exits.c:49"
 t0=$(date +%s)
-status "a rank's child holding the socket does not keep the run going" 0 "$colldb" run -n 2 --batch ./exits fork
+# (the unused third argument tells this run's processes from other runs')
+status "a rank's child holding the socket does not keep the run going" 0 "$colldb" run -n 2 --batch ./exits fork ok "tag-$$"
 [ $(( $(date +%s) - t0 )) -lt 20 ] && ok "the run ends with its ranks" || bad "the run waited for the rank's child"
-pgrep -f 'exits fork' >/dev/null && bad "the rank's child outlived colldb run" || ok "the rank's child is gone"
+pgrep -f "exits fork ok tag-$$" >/dev/null
+case $? in
+0) bad "the rank's child outlived colldb run" ;;
+1) ok "the rank's child is gone" ;;
+*) bad "pgrep failed" ;;
+esac
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
@@ -234,9 +242,43 @@ else
 	has "uninstalled ring result" "rank 2: out[0] = 6, 0 wrong"
 	status "... and under colldb run" 0 "$colldb" run -n 2 --batch "$dest/uninst"
 	has "uninstalled ring under colldb run" "[rank 1] rank 1: out[0] = 3, 0 wrong"
-	man -l "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
+	groff -man -Tascii -P-cbou "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
 		ok "the man page documents colldb run" || bad "man page lacks colldb run"
 	rm -rf "$dest" "$dest.log"
+
+	# Into the loader's path, as root: make install runs ldconfig, so a
+	# program linked with pkg-config's flags runs as it is.  Done in a
+	# private mount namespace (unshare -m), on an empty /usr/local and a
+	# copy of /etc (the loader's cache), so this machine's are untouched.
+	# In a chroot whose / is no mount point, unshare cannot make the
+	# mounts private; they must be already (no "shared:" in mountinfo).
+	dest=$(mktemp -d)
+	ns=
+	if [ "$(id -u)" = 0 ]; then
+		if unshare -m true 2>/dev/null; then ns="unshare -m"
+		elif ! grep -q ' shared:' /proc/self/mountinfo; then ns="unshare -m --propagation unchanged"
+		else echo "  skip make install PREFIX=/usr/local: shared mounts and no private namespace"
+		fi
+	fi
+	if [ -n "$ns" ]; then
+		cp -a /etc "$dest/etc"
+		out=$($ns sh -c '
+			mount -t tmpfs tmpfs /usr/local &&
+			mount --bind "$1/etc" /etc || exit 99
+			make -s --no-print-directory install O="$2" PREFIX=/usr/local | tail -1 &&
+			cc -std=c11 -o "$1/myring" docs/examples/ring.c $(pkg-config --cflags --libs colldb) &&
+			env -u LD_LIBRARY_PATH COLLDB_NRANKS=2 "$1/myring"' sh "$dest" "$O" 2>&1)
+		st=$?
+		if [ $st = 0 ]; then ok "make install PREFIX=/usr/local as root: a -lcolldb program runs"; else
+			bad "make install PREFIX=/usr/local as root (exit $st)"; printf '%s\n' "$out" | head -10; fi
+		has "make install ran ldconfig" "colldb: ran ldconfig: programs linked with -lcolldb find /usr/local/lib/libcolldb.so.0"
+	elif [ "$(id -u)" != 0 ]; then
+		echo "  skip make install PREFIX=/usr/local: needs root (a private mount namespace)"
+	fi
+	# elsewhere: make install says how to run programs
+	out=$(make -s --no-print-directory install O="$O" PREFIX="$dest/p" 2>&1 | tail -1)
+	has "make install elsewhere says what to do" "colldb: $dest/p/lib is not on the loader's path: run programs linked with -lcolldb with LD_LIBRARY_PATH=$dest/p/lib, or add $dest/p/lib to /etc/ld.so.conf.d/colldb.conf and run ldconfig"
+	rm -rf "$dest"
 fi
 fi
 
