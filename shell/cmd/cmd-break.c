@@ -174,7 +174,7 @@ breaks_list(struct session *s)
 
 const struct cmd_entry cmd_break_entry = {
 	.name = "break", .alias = "b", .usage = BREAK_USAGE,
-	.summary = "stop ranks before a call from a source line, a cdb_* function, any micro-op touching a row or cell, or micro-ops of a kind",
+	.summary = "stop at a source line, cdb_* call, row, cell or micro-op kind",
 	.example = "break ring.c:76 @1", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = break_kinds, .exec = cmd_break_exec,
@@ -182,7 +182,7 @@ const struct cmd_entry cmd_break_entry = {
 
 const struct cmd_entry cmd_tbreak_entry = {
 	.name = "tbreak", .usage = BREAK_USAGE,
-	.summary = "a breakpoint that is deleted by its first hit (on any rank)",
+	.summary = "a breakpoint deleted by its first hit (on any rank)",
 	.example = "tbreak cdb_wait", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = break_kinds, .exec = cmd_break_exec,

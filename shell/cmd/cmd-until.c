@@ -146,7 +146,7 @@ cmd_until_exec(struct cmdctx *ctx)
 
 const struct cmd_entry cmd_until_entry = {
 	.name = "until", .alias = "u", .usage = "[FILE:LINE|LINE|cdb_FUNCTION] [@RANKS]",
-	.summary = "run stopped targets until each reaches the location (no location: a call from a later line, out of a loop)",
+	.summary = "run stopped targets to a location (none: out of the loop)",
 	.example = "until ring.c:90", .group = GRP_CONTROL, .min_args = 0,
 	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.exec = cmd_until_exec,
