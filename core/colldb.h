@@ -12,14 +12,13 @@
  *	COLLDB_NRANKS=2 ./myring		   # standalone, 2 ranks, no debugger
  *	./myring				   # standalone, 4 ranks (with a note)
  *
- * THE MODEL (docs/libcolldb.md).  A world of N ranks, each a process.  A window is a
- * named symmetric buffer that exists on every rank at the same offset of
- * that rank's window area, zero-filled when it is created.  cdb_alloc()
- * returns this rank's local pointer to it; the same pointer is the
- * window's "symmetric address" for every operation below: notify, put and
- * get name a peer and a pointer into *this rank's* copy of a window, and
- * act on the same offset of the *peer's* copy.  Signal cells are int32_t
- * elements of an i32 window.
+ * THE MODEL (docs/libcolldb.md).  A world of N ranks, each a process.  A window
+ * is a named symmetric buffer that exists on every rank at the same offset of
+ * that rank's window area, zero-filled when it is created.  cdb_alloc() returns
+ * this rank's local pointer to it; the same pointer is the window's "symmetric
+ * address" for every operation below: notify, put and get name a peer and a
+ * pointer into *this rank's* copy of a window, and act on the same offset of
+ * the *peer's* copy.  Signal cells are int32_t elements of an i32 window.
  *
  *  - cdb_notify(peer, cell, v, CDB_ADD) does peer's cell += v atomically
  *    (CDB_SET stores v).  Every write this rank made before the notify is

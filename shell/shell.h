@@ -175,6 +175,8 @@ int le_cancelled(void);
 /* Terminal rows between the prompt's first row and the cursor (a long
  * half-typed line wraps); async output clears from there. */
 int le_rows_above_cursor(void);
+/* Run every tenth of a second while le_read() waits for a key. */
+extern void (*le_idle_hook)(void);
 /* The two above, for out_set_prompt() while le_read() runs. */
 extern const struct out_prompt le_out_prompt;
 
@@ -264,6 +266,12 @@ int ranks_release(struct session *s, const struct rankset *targets,
 /* Settle, then print the `where` line of every released rank (and of
  * ranks that finished meanwhile). */
 void report_moved(struct session *s, const struct rankset *released);
+/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
+ * event); no-op when r is not stopped at one. */
+void break_stop_said(struct session *s, int r);
+/* Every rank stopped at a breakpoint and not said so yet gets an event,
+ * whichever command (or other rank) made it run there. */
+void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the

@@ -13,9 +13,9 @@
  * Decisions:
  * - The composite has only the ready barrier: nothing stops root (which
  *   is done after the barrier) from overwriting its target while a slow
- *   rank is still reading it.  That is a latent race in PyPTO (docs/protocols.md:
- *   "emulate as written"), so we emit exactly that and add no
- *   read-complete barrier.  The builtin has the same gap after the last
+ *   rank is still reading it.  That is a latent race in PyPTO
+ *   (docs/protocols.md: "emulate as written"), so we emit exactly that
+ *   and add no read-complete barrier.  The builtin has the same gap after the last
  *   tile.
  * - Root's get from itself (composite) and its tile self-copy (builtin)
  *   are identities and are not emitted.

@@ -1,7 +1,7 @@
 /*
  * cmd-call.c - call [LIB:]SYM(ARGS) [-> TYPE]: call a C function inside
- * every target rank through libffi (docs/libcolldb.md), and the result collection
- * load and call share.
+ * every target rank through libffi (docs/libcolldb.md), and the result
+ * collection load and call share.
  *
  * The syntax is shell/ffi.c's; here window names become this rank's
  * pointer (an area offset the rank adds to its own base), &buf[i] the

@@ -128,6 +128,50 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	return 0;
 }
 
+/* Rank r is stopped at a breakpoint: that stop's key, or 0. */
+static int
+break_stop(struct session *s, int r, uint32_t *tag, uint64_t *progress)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+
+	if (!rank_alive(s, r) || atomic_load(&b->state) != RS_STOPPED ||
+	    atomic_load(&b->stop_reason) != STOP_BREAK)
+		return 0;
+	*tag = atomic_load(&b->prog_tag);
+	*progress = atomic_load(&b->progress);
+	return 1;
+}
+
+void
+break_stop_said(struct session *s, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+
+	if (break_stop(s, r, &rp->stop_said_tag, &rp->stop_said_progress))
+		rp->stop_said = 1;
+}
+
+void
+report_break_stops(struct session *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int r = 0; r < s->nranks; r++) {
+		struct rankproc *rp = &s->rp[r];
+		uint32_t tag;
+		uint64_t progress;
+
+		if (!break_stop(s, r, &tag, &progress) || (rp->stop_said &&
+		    rp->stop_said_tag == tag && rp->stop_said_progress == progress))
+			continue;
+		strbuf_reset(&sb);
+		describe_rank(s, r, &sb, 1);
+		out_event(r, "[rank %d] stopped before %s", r, sb.buf);
+		break_stop_said(s, r);
+	}
+	strbuf_release(&sb);
+}
+
 void
 report_moved(struct session *s, const struct rankset *released)
 {
@@ -154,10 +198,13 @@ report_moved(struct session *s, const struct rankset *released)
 		strbuf_reset(&sb);
 		where_line(s, r, &sb);
 		out_printf("%s\n", sb.buf);
+		break_stop_said(s, r);
 		if (j != NULL && rank_state_of(s, r) == RS_BLOCKED)
 			j->flags |= JOB_SAID_BLOCKED;	/* the line just said it */
 	}
 	strbuf_release(&sb);
+	report_break_stops(s);	/* ranks the released ones let run */
+	out_flush_events();
 }
 
 static enum cmd_retval

@@ -370,6 +370,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 	if (!(ctx.entry->flags & CMD_NO_SETTLE) && s->rp != NULL) {
 		session_settle(s);
 		cmd_report(&ctx);
+		report_break_stops(s);
 		out_flush_events();
 		session_update_gate(s);
 	}

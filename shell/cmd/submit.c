@@ -75,8 +75,13 @@ cmd_report(struct cmdctx *ctx)
 			out_event(r, "[rank %d] blocked: %s", r, sb.buf);
 			j->flags |= JOB_SAID_BLOCKED;
 		}
-		else if (st == RS_STOPPED)
+		else if (st == RS_STOPPED) {
+			/* with "[breakpoint N]" when one stopped it */
+			strbuf_reset(&sb);
+			describe_rank(s, r, &sb, 1);
 			out_event(r, "[rank %d] stopped before %s", r, sb.buf);
+			break_stop_said(s, r);
+		}
 		else
 			out_event(r, "[rank %d] still running: %s", r, sb.len ? sb.buf : j->desc);
 		j->flags |= JOB_ANNOUNCE;

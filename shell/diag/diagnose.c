@@ -101,6 +101,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 
 		r[q].state = rank_state_of(s, q);
 		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
+		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
 		r[q].secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
@@ -284,9 +285,19 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 
 	cell_text(s, f->off, &c);
 	switch (f->cause) {
-	case CAUSE_TAG0:
-		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait >= 1); send a tag >= 1\n");
+	case CAUSE_TAG0: {
+		struct seg_rank *b = seg_board(&s->seg, f->rank);
+		enum wait_cmp cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
+		int32_t want = atomic_load(&b->wait_expected);
+
+		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
+		    wait_cmp_name(cmp), want);
+		if (cmp == CMP_EQ)
+			strbuf_addf(sb, "send tag %d\n", want);
+		else
+			strbuf_addf(sb, "send a tag %s %d\n", wait_cmp_name(cmp), want);
 		break;
+	}
 	case CAUSE_SET_SHARED:
 		strbuf_addf(sb, "likely cause: set on %s of rank %d, a cell several ranks write: the last set wins and the count stays %d; use add (AtomicAdd) for shared cells, set only for 1:1\n",
 		    c.buf, f->rank, f->v);
@@ -308,12 +319,17 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		strbuf_addstr(sb, "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
 		break;
 	case CAUSE_DEAD_OWER:
-		strbuf_addf(sb, "likely cause: rank %d died owing the notify to %s of rank %d (%s)\n",
-		    f->other, c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
+		strbuf_addf(sb, "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
+		    f->other, rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
+		    c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
 		break;
 	case CAUSE_PUT_AFTER_NOTIFY:
 		strbuf_addf(sb, "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",
 		    f->other, f->rank, c.buf, f->rank);
+		break;
+	case CAUSE_WRONG_PEER:
+		strbuf_addf(sb, "likely cause: notify to the wrong rank: rank %d notified rank %d's %s; rank %d waits on its own %s\n",
+		    f->other, f->v, c.buf, f->rank, c.buf);
 		break;
 	case CAUSE_SHORT:
 		strbuf_addf(sb, "likely cause: the notifies still owed to %s of rank %d cannot reach the value it waits for (a missing or short notify)\n",

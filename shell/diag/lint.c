@@ -1,9 +1,10 @@
 /*
  * lint.c - warnings at the moment a command matches a known failure
- * pattern (docs/debugging.md, "Lint warnings"), before the hang shows: tag 0 in a Set
- * handshake, set on a cell several ranks write, == on a counter several
- * ranks add to, a raw signal reused, put after notify.  Warnings only:
- * the command still runs (sometimes that is the point of a lesson).
+ * pattern (docs/debugging.md, "Lint warnings"), before the hang shows:
+ * tag 0 in a Set handshake, set on a cell several ranks write, == on a
+ * counter several ranks add to, a raw signal reused, put after notify.
+ * Warnings only: the command still runs (sometimes that is the point of
+ * a lesson).
  */
 #include <string.h>
 

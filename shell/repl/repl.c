@@ -5,11 +5,25 @@
 #include "shell.h"
 #include "xmalloc.h"
 
+static struct session *repl_sess;
+
+/* While the prompt waits for a key: a rank that ran into a breakpoint
+ * meanwhile (a user program, or one a blocked wait let go) says so. */
+static void
+repl_idle(void)
+{
+	if (repl_sess != NULL && repl_sess->rp != NULL)
+		report_break_stops(repl_sess);
+}
+
 int
 repl_run(struct session *s)
 {
 	struct strbuf cmd = STRBUF_INIT;
 	int rc = EXIT_OK, joined = 0;
+
+	repl_sess = s;
+	le_idle_hook = repl_idle;
 
 	for (;;) {
 		enum cmd_retval rv;

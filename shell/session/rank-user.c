@@ -183,6 +183,7 @@ user_gone(struct session *s, int r, int st)
 
 	if (rp->pid > 0)
 		kill(-rp->pid, SIGKILL);	/* what it forked goes too */
+	rp->ended_early = was != RS_EXITED;
 	if (was == RS_STARTING) {
 		strbuf_addstr(&ctx, " before cdb_init");
 	} else if (was != RS_EXITED) {

@@ -187,6 +187,11 @@ struct rankproc {
 	char *death;		/* "killed by SIGKILL during ...", once dead */
 	struct job *orphans;	/* what a dead rank still had to run */
 	uint32_t orphan_pc;	/* where its first orphan stopped */
+	int ended_early;	/* a user rank gone before cdb_finalize */
+	/* the last breakpoint stop reported (program tag, micro-ops done) */
+	int stop_said;
+	uint32_t stop_said_tag;
+	uint64_t stop_said_progress;
 };
 
 /* What script lines are echoed (see cmd/script.c) */

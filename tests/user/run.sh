@@ -44,7 +44,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -87,6 +87,8 @@ has "hang: the ranks are killed" "colldb run: hang; killing 2 ranks"
 has "hang: where rank 0 waits, in the source" "rank 0: blocked  handshake-broken.c:46: wait flag[1] >= 1 (now 0)"
 status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
 has "ring-broken: diagnose names the row mismatch" "likely cause: notify/wait row mismatch: rank 3 notifies sig[1,3] of rank 0, but rank 0 waits on sig[0,3]; notify writes row my_rank of the peer, wait reads row src of self"
+status "ring-exit: rank 0 exits early, the ring hangs: exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-exit
+has "ring-exit: diagnose names the exited rank, not a row mismatch" "likely cause: rank 0 exited owing the notify to sig[1,0] of rank 1 (exited with status 3 without cdb_finalize, in its own code after ring-exit.c:41)"
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
 has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:49"
 has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:49"
