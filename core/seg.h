@@ -239,6 +239,9 @@ struct seg_window *seg_win_find(struct seg *s, const char *name);
 struct seg_window *seg_win_alloc(struct seg *s, const char *name,
     const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
     char **cause);
+/* Zero a window's bytes (its 32-byte padding included) on rank, or on
+ * every rank when rank is -1; whole pages go back to the kernel. */
+void seg_win_zero(struct seg *s, struct seg_window *w, int rank);
 /* Release a window; its bytes become zero on every rank. */
 void seg_win_free(struct seg *s, struct seg_window *w);
 /* Live windows in allocation order; returns how many were stored. */

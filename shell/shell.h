@@ -115,7 +115,7 @@ int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
-const char *nearest_window(struct seg *sg, const char *name);
+const char *nearest_window(struct view *v, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */
@@ -143,10 +143,23 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -229,6 +242,8 @@ void shell_wire(struct session *s);
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
 /* The history (hist_record) and the watchdog (watchdog_tick), as a
  * session hook. */
 extern const struct session_hook diag_session_hook;

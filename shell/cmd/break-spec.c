@@ -285,7 +285,7 @@ break_spec_format(struct session *s, const struct seg_break *bp,
 	strbuf_addstr(sb, t);
 	if (bp->has_cond) {
 		strbuf_addstr(sb, " if ");
-		describe_cell(&s->seg, bp->cell_off, 1, sb);
+		describe_cell(&s->view, bp->cell_off, 1, sb);
 		strbuf_addf(sb, " %s %d", wait_cmp_name(bp->cmp), bp->value);
 	}
 	free(t);

@@ -132,36 +132,33 @@ user_settled(struct session *s, int r)
 static void
 where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
 	struct job *j = rank_job(s, r);
-	uint32_t tag = atomic_load(&b->prog_tag), pc, nops;
+	struct view_board b;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
 
-	if (st == RS_STARTING) {
+	view_board(&s->view, r, &b);
+	if (b.state == RS_STARTING) {
 		strbuf_addstr(sb, "before cdb_init");
 		return;
 	}
-	if (st == RS_EXITED) {
+	if (b.state == RS_EXITED) {
 		strbuf_addstr(sb, "after cdb_finalize");
 		return;
 	}
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (nops == 0 && st == RS_STOPPED) {
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (b.nops == 0 && b.state == RS_STOPPED) {
 		strbuf_addf(sb, "in %s", title);
-		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+		if (verbose && b.stop_reason == STOP_INTERRUPT)
 			strbuf_addstr(sb, "  [interrupted]");
 		return;
 	}
-	if (pc >= nops && st == RS_RUNNING) {
+	if (b.pc >= b.nops && b.state == RS_RUNNING) {
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
-	describe_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
-	    verbose);
+	describe_position(s, r, j != NULL && j->tag == b.prog_tag ? j->prog : NULL,
+	    sb, verbose);
 }
 
 static void

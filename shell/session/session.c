@@ -41,6 +41,7 @@ session_prepare(struct session *s, int nranks, const char *name,
 	if (seg_create(&s->seg, name, nranks, area ? area : seg_default_area(nranks),
 		span_ring_default_bytes(nranks), cause) != 0)
 		return -1;
+	view_seg_init(&s->view, &s->seg);
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->open != NULL)
 			s->hooks[i]->open(s);

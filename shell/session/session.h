@@ -44,6 +44,7 @@
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
+#include "view/view.h"
 
 struct msg_hdr;
 struct done_info;
@@ -205,6 +206,9 @@ struct settings {
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */
 	int settle_explicit;	/* set by the user: bounds batch runs too */
+	char reset_windows[512];	/* windows a repeat re-zeroes before
+					 * each iteration: "" (off), "all" or
+					 * "a,b" (set reset-windows) */
 };
 
 /* State the floors above keep per session; opaque here. */
@@ -213,7 +217,9 @@ struct trace;
 struct bench_last;
 
 struct session {
-	struct seg seg;
+	struct seg seg;		/* what the shell writes (operations and
+				 * control go through it) */
+	struct view view;	/* what everything reads (view/view.h) */
 	int nranks;
 	char name[64];
 	const char *transport;
@@ -345,16 +351,20 @@ int rank_board_settled(struct session *s, int r);
 /* Describe rank r's position (the kind's describe). */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
 /* The same from the status board alone (observers). */
-void describe_board(struct seg *sg, int r, struct strbuf *sb);
+void describe_board(struct view *v, int r, struct strbuf *sb);
 /* "TITLE [step k/K PHASE]: OP (now V) [breakpoint N]" from rank r's
  * board; prog, if it is the program the board shows, names the phase. */
 void describe_position(struct session *s, int r, const struct prog *prog,
     struct strbuf *sb, int verbose);
+/* What follows the op: " (now V)" for a wait it blocks or stops in, and
+ * with verbose "  [breakpoint N]" / "  [interrupted]" when stopped. */
+void describe_stop(struct view *v, int r, const struct view_board *b,
+    const struct uop *cur, struct strbuf *sb, int verbose);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct seg *sg, const struct uop *u, int rank,
+void describe_uop(struct view *v, const struct uop *u, int rank,
     struct strbuf *sb);
 /* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
+void describe_cell(struct view *v, uint64_t off, uint64_t count,
     struct strbuf *sb);
 
 #endif

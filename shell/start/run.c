@@ -83,13 +83,14 @@ find_program(const char *prog)
 static int
 in_init(struct session *s, int r)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
 
-	if (rank_state_of(s, r) != RS_STOPPED || atomic_load(&b->nops) != 0)
+	view_board(&s->view, r, &b);
+	if (b.state != RS_STOPPED || b.nops != 0)
 		return 0;
-	seg_read_cur(b, &cur, title, sizeof title);
+	view_cur(&s->view, r, &cur, title, sizeof title);
 	return strcmp(title, "cdb_init") == 0;
 }
 

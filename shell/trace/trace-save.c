@@ -54,10 +54,20 @@ trace_json_us(struct strbuf *sb, uint64_t ns)
 	strbuf_addf(sb, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
+/* The window table the span's program was sent with, as a view. */
+static struct view *
+wins_view(const struct trace_span *sp, struct view *v)
+{
+	view_seg_init(v, sp->wins);
+	return v;
+}
+
 static void
 cell_text(const struct trace_span *sp, uint64_t off, struct strbuf *sb)
 {
-	describe_cell(sp->wins, off, 1, sb);
+	struct view v;
+
+	describe_cell(wins_view(sp, &v), off, 1, sb);
 }
 
 void
@@ -166,7 +176,9 @@ json_span(struct save_ctx *c, const struct trace_span *sp)
 	    "\"attrs\": ", (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
 	strbuf_add_json(&c->sb, attrs.buf);
 	if (sp->op != NULL) {
-		describe_uop(sp->wins, sp->op, rec->rank, &op);
+		struct view v;
+
+		describe_uop(wins_view(sp, &v), sp->op, rec->rank, &op);
 		strbuf_addstr(&c->sb, ", \"op\": ");
 		strbuf_add_json(&c->sb, op.buf);
 	}
