@@ -289,6 +289,28 @@ void break_stop_said(struct session *s, int r);
 void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
