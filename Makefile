@@ -74,7 +74,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both.
@@ -119,6 +119,11 @@ colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a
 
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# pkg-config prefers colldb-uninstalled.pc when PKG_CONFIG_PATH names the
+# tree: programs built that way find ./libcolldb.so by their rpath.
+colldb-uninstalled.pc: mk/colldb-uninstalled.pc.in Makefile
+	$(Q)sed -e 's|@TOP@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
@@ -255,7 +260,7 @@ install: all
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc \
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
 		tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean

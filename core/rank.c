@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "brk.h"
 #include "call.h"
 #include "coll.h"
 #include "futex.h"
@@ -51,39 +52,6 @@ rank_detach(struct rank_ctx *rc)
 }
 
 static int
-rank_bit(const struct seg_break *bp, int rank)
-{
-	return (bp->ranks[rank / 64] >> (rank % 64)) & 1;
-}
-
-static uint32_t
-break_match(struct rank_ctx *rc, const struct uop *u)
-{
-	struct seg_header *h = rc->seg.h;
-
-	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
-		struct seg_break *bp = &h->breaks[i];
-		uint32_t id = atomic_load_explicit((_Atomic uint32_t *)&bp->id,
-		    memory_order_acquire);
-
-		if (id == 0 || !rank_bit(bp, rc->rank))
-			continue;
-		if (!(bp->kinds & (1u << u->kind)) &&
-		    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
-			continue;
-		if (bp->has_cond) {
-			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&rc->seg,
-			    rc->rank) + bp->cell_off));
-			if (!wait_cmp_holds(bp->cmp, v, bp->value))
-				continue;
-		}
-		atomic_fetch_add(&bp->hits, 1);
-		return id;
-	}
-	return 0;
-}
-
-static int
 take_credit(struct seg_rank *b)
 {
 	uint32_t c = atomic_load(&b->credits);
@@ -119,7 +87,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		} else if (atomic_exchange(&b->interrupt, 0)) {
 			why = forced = STOP_INTERRUPT;	/* sticky too */
 		} else if (u != NULL && atomic_load(&b->skip_pc) != pc + 1 &&
-		    (bp = break_match(rc, u)) != 0) {
+		    (bp = brk_match(&rc->seg, rc->rank, &rc->site, pc, u)) != 0) {
 			why = STOP_BREAK;
 			atomic_store(&b->credits, 0);
 		} else if (atomic_load(&b->mode) == RUN_STEP && !take_credit(b)) {

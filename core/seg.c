@@ -283,11 +283,13 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 }
 
 void
-seg_win_free(struct seg *s, struct seg_window *w)
+seg_win_zero(struct seg *s, struct seg_window *w, int rank)
 {
 	uint64_t len = round_up(w->bytes, SEG_ALIGN);
 
 	for (uint32_t r = 0; r < s->h->nranks; r++) {
+		if (rank >= 0 && (uint32_t)rank != r)
+			continue;
 		uint8_t *p = seg_area(s, (int)r) + w->off;
 		uint8_t *lo = (uint8_t *)round_up((uintptr_t)p, PAGE);
 		uint8_t *hi = (uint8_t *)((uintptr_t)(p + len) / PAGE * PAGE);
@@ -300,6 +302,12 @@ seg_win_free(struct seg *s, struct seg_window *w)
 			memset(p, 0, len);
 		}
 	}
+}
+
+void
+seg_win_free(struct seg *s, struct seg_window *w)
+{
+	seg_win_zero(s, w, -1);
 	w->used = 0;
 	atomic_fetch_add(&s->h->win_seq, 1);
 }

@@ -33,6 +33,7 @@
 #include "coll.h"
 #include "dtype.h"
 #include "prog.h"
+#include "site.h"
 
 #define SEG_MAGIC 0x31474553424443ull /* "CDBSEG1" */
 #define SEG_MAX_RANKS 256
@@ -75,19 +76,46 @@ struct seg_window {
 	uint64_t seq;		/* allocation order */
 };
 
-/* Breakpoint: stop a rank before a micro-op that matches. */
+enum break_flags {
+	BRK_AT_CALL = 1 << 0,	/* only a user call's first micro-op, when
+				 * its site matches file/line/fn */
+	BRK_LINE_AFTER = 1 << 1, /* with BRK_AT_CALL: a line past `line` in
+				 * `file` (until without a location) */
+	BRK_CELLS = 1 << 2,	/* a micro-op touching the cells win/row/col
+				 * or the elements [lo, hi) */
+	BRK_ONCE = 1 << 3,	/* tbreak: the first hit (any rank) spends it */
+	BRK_ONCE_PER_RANK = 1 << 4, /* until/advance: each rank stops once;
+				 * its hit clears its bit in ranks */
+};
+
+/*
+ * Breakpoint: stop a rank before a micro-op that matches everything the
+ * entry asks: a kind, a call site, cells, and a condition on a cell.
+ * Evaluated by the ranks at their gate (core/brk.c), written by the shell.
+ */
 struct seg_break {
 	uint32_t id;		/* 0 = free slot */
 	uint32_t kinds;		/* bit (1 << enum uop_kind); BREAK_BARRIER */
 	uint8_t has_cond;
 	uint8_t cmp;		/* enum wait_cmp */
-	uint16_t reserved;
+	uint8_t flags;		/* enum break_flags */
+	uint8_t fn;		/* BRK_AT_CALL: enum api_fn, FN_NONE = any */
 	int32_t value;
 	uint64_t cell_off;	/* condition cell, in the rank's own area */
+	int32_t line;		/* BRK_AT_CALL: the call's line, 0 = any */
+	char file[SITE_FILE_MAX]; /* BRK_AT_CALL: its file, "" = any */
+	char win[SEG_NAME_MAX];	/* BRK_CELLS: the window, "" = any 2-D i32
+				 * window (break row R) */
+	int64_t row, col;	/* BRK_CELLS: index per dimension, -1 = any */
+	uint64_t lo, hi;	/* BRK_CELLS: flat elements [lo, hi) when
+				 * hi > 0 (then row/col are unused) */
 	uint64_t ranks[SEG_MAX_RANKS / 64];
 	_Atomic uint64_t hits;
 };
 #define BREAK_BARRIER (1u << 31)
+#define BREAK_ANY_KIND 0x7fffffffu	/* every micro-op kind */
+#define BREAK_ID_UNTIL 0x80000000u	/* id bit of until/advance's momentary
+					 * entries (not numbered for the user) */
 
 /* One rank's slot on the status board (rank fields, then control fields). */
 struct seg_rank {
@@ -112,6 +140,9 @@ struct seg_rank {
 	uint32_t reserved0;
 	struct uop cur;			/* the current micro-op */
 	char title[SEG_TITLE_MAX];	/* current program title */
+	struct site site;		/* a user program's current call (its
+					 * fn is FN_NONE between calls and for
+					 * agents); written before prog_tag */
 
 	/* written by the shell */
 	_Atomic uint32_t ctl;		/* futex word: bumped on every change */
@@ -208,6 +239,9 @@ struct seg_window *seg_win_find(struct seg *s, const char *name);
 struct seg_window *seg_win_alloc(struct seg *s, const char *name,
     const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
     char **cause);
+/* Zero a window's bytes (its 32-byte padding included) on rank, or on
+ * every rank when rank is -1; whole pages go back to the kernel. */
+void seg_win_zero(struct seg *s, struct seg_window *w, int rank);
 /* Release a window; its bytes become zero on every rank. */
 void seg_win_free(struct seg *s, struct seg_window *w);
 /* Live windows in allocation order; returns how many were stored. */

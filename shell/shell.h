@@ -143,10 +143,23 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -246,6 +259,8 @@ void shell_wire(struct session *s);
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
 /* The history (hist_record) and the watchdog (watchdog_tick), as a
  * session hook. */
 extern const struct session_hook diag_session_hook;
@@ -291,6 +306,28 @@ void break_stop_said(struct session *s, int r);
 void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);

@@ -275,7 +275,8 @@ cmd_set_exec(struct cmdctx *ctx)
 static const char *const fill_keywords[] = { "rank", "iota", "zero", "random",
 	NULL };
 static const char *const set_keywords[] = { "times", "color", "timeout",
-	"strict", "echo", "settle", "on", "off", NULL };
+	"strict", "echo", "settle", "wait-giveup", "reset-windows", "on", "off",
+	"all", NULL };
 
 const struct cmd_entry cmd_fill_entry = {
 	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",

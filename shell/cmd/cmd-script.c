@@ -307,7 +307,8 @@ cmd_pause_exec(struct cmdctx *ctx)
 	if (!s->interactive)
 		return CMD_OK;
 	for (;;) {
-		char *line = le_read("-- Enter to continue, or a command -- ");
+		char *line = le_read(script_block_open() ? "... " :
+		    "-- Enter to continue, or a command -- ");
 		int incomplete = 0;
 		enum cmd_retval rv;
 
@@ -315,10 +316,11 @@ cmd_pause_exec(struct cmdctx *ctx)
 			return CMD_QUIT;
 		if (le_cancelled()) {
 			free(line);
+			script_block_cancel();
 			out_error("interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
-		if (line[strspn(line, " \t")] == '\0') {
+		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
 			free(line);
 			return CMD_OK;
 		}

@@ -64,6 +64,20 @@ hist_record(struct session *s, const struct job *j)
 	}
 }
 
+void
+hist_forget(struct session *s, uint64_t lo, uint64_t hi)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->off < hi && lo < e->off + e->bytes)
+			continue;
+		s->hist[k++] = *e;
+	}
+	s->nhist = k;
+}
+
 static size_t
 add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 {

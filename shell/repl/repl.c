@@ -32,12 +32,13 @@ repl_run(struct session *s)
 
 		fflush(stdout);
 		out_set_prompt(&le_out_prompt);
-		line = le_read(cmd.len ? "... " : "(colldb) ");
+		line = le_read(cmd.len || script_block_open() ? "... " : "(colldb) ");
 		out_set_prompt(NULL);
-		if (line == NULL && cmd.len > 0) {
-			/* Ctrl-D at "...": drop the unfinished command */
+		if (line == NULL && (cmd.len > 0 || script_block_open())) {
+			/* Ctrl-D at "...": drop the unfinished command or block */
 			out_printf("\n");
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}
@@ -49,6 +50,7 @@ repl_run(struct session *s)
 			/* Ctrl-C: the line and any pending continuation go */
 			free(line);
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}

@@ -87,6 +87,7 @@ struct job {
 	unsigned flags;		/* enum job_flags */
 	int coll;		/* collective instance id, 0 if none */
 	uint64_t lo, hi;	/* window-area bytes the program touches */
+	struct site site;	/* a user rank's call: where it was made */
 	job_done_fn done;	/* NULL: job_report_done() */
 	struct job *next;
 };
@@ -103,6 +104,11 @@ struct session_hook {
 	void (*open)(struct session *s);
 	/* every session_pump(), before it polls */
 	void (*pump)(struct session *s);
+	/* a job rank r announced itself (a user program's call, j->site
+	 * says where from), before it runs: coll is its collective's
+	 * arguments (names NULL), or NULL for a single operation */
+	void (*job_begin)(struct session *s, int r, struct job *j,
+	    const struct coll_args *coll);
 	/* after a job's done callback (e->status as there; not for JOB_DIED) */
 	void (*job_end)(struct session *s, int r, struct job *j,
 	    const struct job_end *e);
@@ -200,6 +206,9 @@ struct settings {
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */
 	int settle_explicit;	/* set by the user: bounds batch runs too */
+	char reset_windows[512];	/* windows a repeat re-zeroes before
+					 * each iteration: "" (off), "all" or
+					 * "a,b" (set reset-windows) */
 };
 
 /* State the floors above keep per session; opaque here. */
