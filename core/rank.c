@@ -1,5 +1,6 @@
 /* rank.c - serve the shell, run programs through the gate; see rank.h. */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,54 @@
 
 enum { GATE_GO, GATE_ABORT };
 
+/* How long a rank whose transport needs progress sleeps between polls
+ * while it waits for the shell: 100 us for the first 10 ms (measured: a
+ * put across hosts to a rank polling so completes in about 1 ms), then
+ * 1 ms (idle ranks cost little). */
+static uint64_t
+idle_slice(uint64_t since)
+{
+	return mono_ns() - since < 10000000u ? 100000u : 1000000u;
+}
+
+/* Sleep while *word == val: on its futex, or driving the transport. */
+static void
+idle_wait(struct rank_ctx *rc, _Atomic uint32_t *word, uint32_t val)
+{
+	uint64_t t0;
+
+	if (rc->t.ops->progress == NULL || getenv("CDB_NOPROG")) {
+		while (atomic_load(word) == val)
+			futex_wait((void *)word, val, 0);
+		return;
+	}
+	t0 = mono_ns();
+	while (atomic_load(word) == val) {
+		rc->t.ops->progress(&rc->t);
+		futex_wait((void *)word, val, idle_slice(t0));
+	}
+}
+
+/* Wait until the shell's socket has something (driving the transport
+ * meanwhile when it needs it). */
+static void
+idle_recv(struct rank_ctx *rc)
+{
+	struct pollfd p = { rc->sock, POLLIN, 0 };
+	uint64_t t0 = mono_ns();
+
+	if (rc->t.ops->progress == NULL)
+		return;	/* proto_recv() blocks */
+	for (;;) {
+		uint64_t ns = idle_slice(t0);
+		struct timespec ts = { 0, (long)ns };
+
+		rc->t.ops->progress(&rc->t);
+		if (ppoll(&p, 1, &ts, NULL) != 0)
+			return;
+	}
+}
+
 int
 rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 {
@@ -30,14 +79,20 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 		seg_close(&rc->seg);
 		return cause_set(cause, "rank %d out of range", rank);
 	}
+	shm_transport_init(&rc->t, &rc->seg, rank);
+	rank_bind(rc, sock, rank);
+	return 0;
+}
+
+void
+rank_bind(struct rank_ctx *rc, int sock, int rank)
+{
 	rc->rank = rank;
 	rc->sock = sock;
 	rc->board = seg_board(&rc->seg, rank);
 	rc->board->pid = (int32_t)getpid();
-	shm_transport_init(&rc->t, &rc->seg, rank);
 	exec_init(&rc->ex, &rc->t);
 	seg_set_state(rc->board, RS_IDLE);
-	return 0;
 }
 
 void
@@ -100,8 +155,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		atomic_store(&b->stop_reason, why);
 		atomic_store(&b->stop_break, bp);
 		seg_set_state(b, RS_STOPPED);
-		while (atomic_load(&b->ctl) == ctl)
-			futex_wait((void *)&b->ctl, ctl, 0);
+		idle_wait(rc, &b->ctl, ctl);
 		seg_set_state(b, RS_RUNNING);
 		atomic_store(&b->stop_reason, STOP_NONE);
 	}
@@ -227,6 +281,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	}
 	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
 	    mono_ns());
+	if (rc->t.ops->flush != NULL)
+		rc->t.ops->flush(&rc->t);	/* its writes seen before its DONE */
 	di->pc = pc;
 	atomic_store(&b->pc, pc);
 	if (flags & PROG_F_USER) {
@@ -284,6 +340,7 @@ rank_serve(struct rank_ctx *rc)
 		void *payload;
 		int st;
 
+		idle_recv(rc);
 		st = proto_recv(rc->sock, &h, &payload);
 		if (st <= 0)
 			return st == 0 ? 0 : 1;
@@ -305,6 +362,14 @@ rank_serve(struct rank_ctx *rc)
 			}
 			break;
 		default:
+			if (rc->other != NULL) {
+				char *text = NULL;
+				st = rc->other(rc, &h, payload, &text);
+				free(payload);
+				reply(rc, h.tag, st, &di, text);
+				free(text);
+				continue;
+			}
 			cause_set(&cause, "unexpected message %u", h.type);
 		}
 		free(payload);

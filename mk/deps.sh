@@ -28,6 +28,12 @@ tmux		test	cmd tmux
 python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
+openmpi-bin	test	cmd mpirun.openmpi
+libopenmpi-dev	test	pc ompi-c
+mpich		test	cmd mpirun.mpich
+libmpich-dev	test	pc mpich
+iproute2	test	cmd ip
+util-linux	test	cmd nsenter
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 valgrind	valgrind	cmd valgrind

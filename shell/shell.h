@@ -207,7 +207,25 @@ struct shell_opts {
 	char name[64];		/* --name, "" when not given */
 	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
 	size_t nx;
+	int mpi;		/* -t mpi */
+	struct mpi_ranks mpi_ranks;	/* --hosts --mpirun --net --listen */
 };
+
+/* The transport options both commands take (-t is a short option). */
+#define SHELL_MPI_LONGOPTS \
+	{ "hosts", required_argument, NULL, 'H' }, \
+	{ "mpirun", required_argument, NULL, 'M' }, \
+	{ "net", required_argument, NULL, 'I' }, \
+	{ "listen", required_argument, NULL, 'L' }, \
+	{ "window-area", required_argument, NULL, 'A' }
+/* The window area an mpi session gets unless --window-area says: every
+ * page of an MPI window may be resident (Open MPI touches them all), so
+ * 256 MiB per rank, and 2 GiB over all ranks beyond 8. */
+#define MPI_AREA_PER (256ull << 20)
+#define MPI_AREA_TOTAL (2ull << 30)
+/* After the options: the transport's options agree with -t; 0 or -1
+ * (said).  Fills in the mpi defaults. */
+int shell_opts_transport_ok(struct shell_opts *o, const char *who);
 
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);

@@ -132,6 +132,12 @@ rank_hup(struct session *s, int r)
 
 	close(rp->sock);
 	rp->sock = -1;
+	if (s->kind->remote) {
+		/* not our child: the connection was the rank */
+		drain_output(s, r, 1);
+		rank_gone(s, r, -1);
+		return;
+	}
 	for (int i = 0; i < 200; i++) {
 		struct pollfd p = { rp->out, POLLIN, 0 };
 
@@ -188,6 +194,8 @@ session_pollfds(struct session *s, struct pollfd *fds, int max)
 		fds[n].fd = proc_chld_fd();
 		fds[n++].events = POLLIN;
 	}
+	if (s->kind != NULL && s->kind->pollfds != NULL)
+		n += s->kind->pollfds(s, fds + n, max - n);
 	for (int r = 0; r < s->nranks && n + 2 <= max; r++) {
 		if (s->rp[r].sock >= 0) {
 			fds[n].fd = s->rp[r].sock;
@@ -220,7 +228,7 @@ session_check_segment(struct session *s)
 void
 session_pump(struct session *s, int timeout_ms)
 {
-	struct pollfd fds[2 * SEG_MAX_RANKS + 1];
+	struct pollfd fds[2 * SEG_MAX_RANKS + 8];
 	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
 
 	for (int i = 0; i < s->nhooks; i++) {
@@ -235,6 +243,8 @@ session_pump(struct session *s, int timeout_ms)
 	}
 	if (poll(fds, (nfds_t)n, timeout_ms) <= 0)
 		return;
+	if (s->kind->pump != NULL)
+		s->kind->pump(s);	/* what came in, before the messages */
 	for (int r = 0; r < s->nranks; r++) {
 		if (s->rp[r].out >= 0)
 			drain_output(s, r, 0);

@@ -113,6 +113,8 @@ session_close(struct session *s)
 				proto_send(rp->sock, &h, NULL);
 			}
 		}
+		if (s->kind->close != NULL)
+			s->kind->close(s);
 		for (int r = 0; r < s->nranks; r++) {
 			struct rankproc *rp = &s->rp[r];
 			if (rp->pid > 0 && rp->alive) {
@@ -139,4 +141,18 @@ session_close(struct session *s)
 		registry_remove(s->name);
 	s->registered = 0;
 	seg_close(&s->seg);
+	free(s->over);
+	s->over = NULL;
+}
+
+void
+session_end(struct session *s, const char *why)
+{
+	if (s->over != NULL)
+		return;
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->ending != NULL)
+			s->hooks[i]->ending(s);
+	}
+	s->over = xstrdup(why);
 }

@@ -12,6 +12,8 @@
 #include "shell.h"
 #include "xmalloc.h"
 
+static int hosts_ok(const char *h);
+
 void
 shell_opts_init(struct shell_opts *o)
 {
@@ -71,6 +73,47 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 			return -1;
 		}
 		return 1;
+	case 't':
+		if (strcmp(optarg, "shm") == 0) {
+			o->mpi = 0;
+			return 1;
+		}
+		if (strcmp(optarg, "mpi") == 0) {
+			o->mpi = 1;
+			return 1;
+		}
+		fprintf(stderr, "%s: -t %s: unknown transport (expected shm or mpi)\n",
+		    who, optarg);
+		return -1;
+	case 'H':
+		if (!hosts_ok(optarg)) {
+			fprintf(stderr, "%s: --hosts %s: expected HOST[:N],... (N ranks on HOST, 1..%d)\n",
+			    who, optarg, SEG_MAX_RANKS);
+			return -1;
+		}
+		o->mpi_ranks.hosts = optarg;
+		return 1;
+	case 'M':
+		if (optarg[strspn(optarg, " \t")] == '\0') {
+			fprintf(stderr, "%s: --mpirun '%s': expected a command\n", who, optarg);
+			return -1;
+		}
+		o->mpi_ranks.mpirun = optarg;
+		return 1;
+	case 'I':
+		if (optarg[0] == '\0' || strlen(optarg) > 64) {
+			fprintf(stderr, "%s: --net '%s': expected an interface\n", who, optarg);
+			return -1;
+		}
+		o->mpi_ranks.net = optarg;
+		return 1;
+	case 'L':
+		if (optarg[0] == '\0' || strlen(optarg) > 100) {
+			fprintf(stderr, "%s: --listen '%s': expected ADDR[:PORT]\n", who, optarg);
+			return -1;
+		}
+		o->mpi_ranks.listen = optarg;
+		return 1;
 	case 'A':
 		v = parse_uint(optarg, &o->area, 1, &cause);
 		free(cause);
@@ -85,6 +128,66 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 	default:
 		return 0;
 	}
+}
+
+/* HOST[:N],...: names without spaces or commas, N 1..SEG_MAX_RANKS. */
+static int
+hosts_ok(const char *h)
+{
+	if (*h == '\0')
+		return 0;
+	for (;;) {
+		size_t n = strcspn(h, ":,");
+
+		if (n == 0 || strcspn(h, " \t") < n)
+			return 0;
+		h += n;
+		if (*h == ':') {
+			char *end;
+			long k = strtol(h + 1, &end, 10);
+			if (end == h + 1 || k < 1 || k > SEG_MAX_RANKS)
+				return 0;
+			h = end;
+		}
+		if (*h == '\0')
+			return 1;
+		if (*h != ',')
+			return 0;
+		h++;
+	}
+}
+
+int
+shell_opts_transport_ok(struct shell_opts *o, const char *who)
+{
+	const struct mpi_ranks *m = &o->mpi_ranks;
+	const char *opt = m->hosts != NULL ? "--hosts" : m->mpirun != NULL ?
+	    "--mpirun" : m->net != NULL ? "--net" : m->listen != NULL ? "--listen" :
+	    NULL;
+
+	if (!o->mpi && opt != NULL) {
+		fprintf(stderr, "%s: %s needs -t mpi\n", who, opt);
+		return -1;
+	}
+	if (!o->mpi)
+		return 0;
+	if (o->nranks < 0 && m->hosts != NULL) {
+		/* -n defaults to the slots --hosts names */
+		int n = 0;
+		for (const char *h = m->hosts; *h != '\0';) {
+			size_t k = strcspn(h, ",");
+			const char *colon = memchr(h, ':', k);
+			n += colon != NULL ? atoi(colon + 1) : 1;
+			h += k + (h[k] == ',');
+		}
+		o->nranks = n <= SEG_MAX_RANKS ? n : SEG_MAX_RANKS;
+	}
+	if (o->area == 0) {
+		uint64_t n = o->nranks > 0 ? (uint64_t)o->nranks : 4;
+		o->area = MPI_AREA_TOTAL / n < MPI_AREA_PER ?
+		    (MPI_AREA_TOTAL / n + 4095) / 4096 * 4096 : MPI_AREA_PER;
+	}
+	return 0;
 }
 
 int

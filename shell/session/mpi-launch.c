@@ -1,0 +1,427 @@
+/*
+ * mpi-launch.c - the MPI launcher of an mpi session: which MPI it is, its
+ * command line, its process group, its end.
+ *
+ * The settings.  Everything colldb asks of an MPI beyond `-n N PROGRAM`
+ * is here and nowhere else (docs/mpi.md, "Settings", says why each one):
+ *
+ *   Open MPI, always      --oversubscribe, --mca mpi_yield_when_idle 1,
+ *                         --mca orte_tmpdir_base DIR (its session files
+ *                         in a directory colldb removes), -x for the
+ *                         COLLDB_* variables; as root
+ *                         OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1
+ *             one host    --mca btl_vader_backing_directory DIR
+ *             across      --mca osc pt2pt --mca btl tcp,self
+ *             --net IF    --mca btl_tcp_if_include IF
+ *                         --mca oob_tcp_if_include IF
+ *             --hosts     --host H:N,...
+ *   MPICH     across      UCX_TLS=tcp,self
+ *             --net IF    UCX_NET_DEVICES=IF
+ *             --hosts     -hosts H:N,...
+ *
+ * A setting the user's --mpirun command gives too wins: the user's words
+ * come after colldb's.  Variables already in the environment stay as
+ * they are.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "futex.h"
+#include "mpi-int.h"
+#include "xmalloc.h"
+
+#ifndef COLLDB_LIBDIR
+#define COLLDB_LIBDIR "/usr/local/lib/colldb"
+#endif
+
+/* ---- which MPI ------------------------------------------------------------ */
+
+/* `cmd --version`'s output (at most 4 KiB, 10 s); 0 or -1 + cause. */
+static int
+version_text(const char *cmd, struct strbuf *out, char **cause)
+{
+	int p[2], st = 0;
+	pid_t pid;
+	char buf[512];
+	ssize_t n;
+	uint64_t deadline = mono_ns() + 10000000000ull;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return cause_set(cause, "pipe: %s", strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return cause_set(cause, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		execlp(cmd, cmd, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		struct pollfd pf = { p[0], POLLIN, 0 };
+		int left = (int)((deadline - mono_ns()) / 1000000);
+
+		if (mono_ns() >= deadline || poll(&pf, 1, left > 0 ? left : 0) <= 0)
+			break;
+		if ((n = read(p[0], buf, sizeof buf)) <= 0)
+			break;
+		if (out->len < 4096)
+			strbuf_add(out, buf, (size_t)n);
+	}
+	close(p[0]);
+	kill(-pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && out->len == 0)
+		return cause_set(cause, "cannot run the MPI launcher '%s'", cmd);
+	return 0;
+}
+
+int
+mpi_launch_flavor(const char *cmd, enum mpi_flavor *fl, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	if (version_text(cmd, &sb, cause) != 0) {
+		strbuf_release(&sb);
+		return -1;
+	}
+	if (strstr(sb.buf, "Open MPI") != NULL || strstr(sb.buf, "OpenRTE") != NULL)
+		*fl = MPI_OPENMPI;
+	else if (strstr(sb.buf, "HYDRA") != NULL || strstr(sb.buf, "MPICH") != NULL)
+		*fl = MPI_MPICH;
+	else
+		rc = cause_set(cause, "'%s --version' names neither Open MPI nor MPICH",
+		    cmd);
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* ---- the command line -------------------------------------------------------- */
+
+struct argv_b {
+	char **v;
+	size_t n, a;
+};
+
+static void
+add(struct argv_b *b, const char *s)
+{
+	if (b->n + 2 > b->a) {
+		b->a = b->a ? 2 * b->a : 32;
+		b->v = xreallocarray(b->v, b->a, sizeof *b->v);
+	}
+	b->v[b->n++] = xstrdup(s);
+	b->v[b->n] = NULL;
+}
+
+static void
+add2(struct argv_b *b, const char *a, const char *c)
+{
+	add(b, a);
+	add(b, c);
+}
+
+static void
+mca(struct argv_b *b, const char *name, const char *value)
+{
+	add(b, "--mca");
+	add2(b, name, value);
+}
+
+static void
+argv_free(struct argv_b *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+}
+
+/* Distinct hosts named by H:N,H:N (1 for none). */
+static int
+count_hosts(const char *hosts)
+{
+	char *copy, *save = NULL, *seen[256];
+	int n = 0;
+
+	if (hosts == NULL)
+		return 1;
+	copy = xstrdup(hosts);
+	for (char *t = strtok_r(copy, ",", &save); t != NULL && n < 256;
+	    t = strtok_r(NULL, ",", &save)) {
+		int dup = 0;
+
+		t[strcspn(t, ":")] = '\0';
+		for (int i = 0; i < n; i++)
+			dup |= strcmp(seen[i], t) == 0;
+		if (!dup)
+			seen[n++] = t;
+	}
+	free(copy);
+	return n > 0 ? n : 1;
+}
+
+/* The user's launcher names hosts itself (a host file, a host list). */
+static int
+names_hosts(const struct words *w)
+{
+	static const char *const opts[] = { "-f", "-hostfile", "--hostfile",
+		"-machinefile", "--machinefile", "-host", "--host", "-hosts",
+		"--hosts", "-H", "--default-hostfile" };
+
+	for (size_t i = 1; i < w->n; i++) {
+		for (size_t k = 0; k < ARRAY_SIZE(opts); k++) {
+			if (strcmp(w->v[i].s, opts[k]) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The plugin of this MPI: next to colldb (a build tree), then the
+ * installed one; COLLDB_MPI_PLUGIN overrides both. */
+static int
+find_plugin(struct mpi_world *w, char **cause)
+{
+	const char *name = w->flavor == MPI_OPENMPI ? "libcolldb-mpi-openmpi.so" :
+	    "libcolldb-mpi-mpich.so";
+	const char *env = getenv("COLLDB_MPI_PLUGIN");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env != NULL && env[0] != '\0') {
+		snprintf(w->plugin, sizeof w->plugin, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof exe - 64);
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		snprintf(w->plugin, sizeof w->plugin, "%.*s/%s", PATH_MAX - 64, exe,
+		    name);
+		if (access(w->plugin, R_OK) == 0)
+			return 0;
+	}
+	snprintf(w->plugin, sizeof w->plugin, "%s/%s", COLLDB_LIBDIR, name);
+	if (access(w->plugin, R_OK) == 0)
+		return 0;
+	return cause_set(cause, "this colldb has no %s plugin (%s): it was built without %s",
+	    w->flavor == MPI_OPENMPI ? "Open MPI" : "MPICH", name,
+	    w->flavor == MPI_OPENMPI ? "mpicc" : "mpicc.mpich");
+}
+
+static void
+env_default(const char *name, const char *value)
+{
+	setenv(name, value, 0);
+}
+
+/* The child: its own process group, no terminal, output to the pipe. */
+static void
+launcher_child(struct mpi_world *w, char **argv, int outfd)
+{
+	int null = open("/dev/null", O_RDONLY);
+	int across = w->opt->hosts != NULL ? count_hosts(w->opt->hosts) > 1 : 0;
+
+	setpgid(0, 0);
+	dup2(null, 0);
+	dup2(outfd, 1);
+	dup2(outfd, 2);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	setenv("COLLDB_SHELL", w->addr, 1);
+	setenv("COLLDB_TOKEN", w->token, 1);
+	setenv("COLLDB_MPI_PLUGIN", w->plugin, 1);
+	unsetenv("COLLDB_SEG_FD");
+	if (w->flavor == MPI_OPENMPI && geteuid() == 0) {
+		env_default("OMPI_ALLOW_RUN_AS_ROOT", "1");
+		env_default("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+	}
+	if (w->flavor == MPI_MPICH) {
+		if (across || getenv("COLLDB_MPI_ACROSS") != NULL)
+			env_default("UCX_TLS", "tcp,self");
+		if (w->opt->net != NULL)
+			env_default("UCX_NET_DEVICES", w->opt->net);
+	}
+	execvp(argv[0], argv);
+	fprintf(stderr, "colldb: cannot run %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int
+mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
+{
+	struct mpi_ranks *o = w->opt;
+	struct words uw = { 0 };
+	struct argv_b b = { 0 };
+	char num[32], *err = NULL;
+	int across, outp[2], rc = -1;
+	pid_t pid;
+
+	if (parse_line(o->mpirun != NULL ? o->mpirun : "mpirun", &uw, &err,
+	    NULL) != PARSE_OK || uw.n == 0) {
+		cause_set(cause, "--mpirun '%s': %s", o->mpirun != NULL ? o->mpirun : "",
+		    err != NULL ? err : "expected a command");
+		goto out;
+	}
+	if (mpi_launch_flavor(uw.v[0].s, &w->flavor, cause) != 0 ||
+	    find_plugin(w, cause) != 0)
+		goto out;
+	across = count_hosts(o->hosts) > 1 || names_hosts(&uw) ||
+	    getenv("COLLDB_MPI_ACROSS") != NULL;
+	add(&b, uw.v[0].s);
+	if (w->flavor == MPI_OPENMPI) {
+		char tmpl[] = "/tmp/colldb-mpi-XXXXXX";
+
+		if (mkdtemp(tmpl) == NULL) {
+			cause_set(cause, "mkdtemp: %s", strerror(errno));
+			goto out;
+		}
+		snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpl);
+		add(&b, "--oversubscribe");
+		mca(&b, "mpi_yield_when_idle", "1");
+		mca(&b, "orte_tmpdir_base", w->tmpdir);
+		if (!across)
+			mca(&b, "btl_vader_backing_directory", w->tmpdir);
+		else {
+			mca(&b, "osc", "pt2pt");
+			mca(&b, "btl", "tcp,self");
+		}
+		if (o->net != NULL) {
+			mca(&b, "btl_tcp_if_include", o->net);
+			mca(&b, "oob_tcp_if_include", o->net);
+		}
+		add2(&b, "-x", "COLLDB_SHELL");
+		add2(&b, "-x", "COLLDB_TOKEN");
+		add2(&b, "-x", "COLLDB_MPI_PLUGIN");
+		if (o->hosts != NULL)
+			add2(&b, "--host", o->hosts);
+	} else if (o->hosts != NULL) {
+		add2(&b, "-hosts", o->hosts);
+	}
+	for (size_t i = 1; i < uw.n; i++)
+		add(&b, uw.v[i].s);
+	snprintf(num, sizeof num, "%d", w->s->nranks);
+	add2(&b, "-n", num);
+	for (size_t i = 0; prog[i] != NULL; i++)
+		add(&b, prog[i]);
+
+	if (pipe2(outp, O_CLOEXEC) != 0) {
+		cause_set(cause, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	if ((pid = fork()) < 0) {
+		cause_set(cause, "fork: %s", strerror(errno));
+		close(outp[0]);
+		close(outp[1]);
+		goto out;
+	}
+	if (pid == 0)
+		launcher_child(w, b.v, outp[1]);
+	setpgid(pid, pid);	/* as the child does: no race either way */
+	close(outp[1]);
+	w->launcher = w->pgid = pid;
+	w->launcher_out = outp[0];
+	fcntl(w->launcher_out, F_SETFL, O_NONBLOCK);
+	rc = 0;
+out:
+	free(err);
+	words_free(&uw);
+	argv_free(&b);
+	return rc;
+}
+
+int
+mpi_launch_reap(struct mpi_world *w, int *st)
+{
+	int x = 0;
+
+	if (w->launcher <= 0) {
+		*st = w->launcher_status;
+		return 1;
+	}
+	if (waitpid(w->launcher, &x, WNOHANG) != w->launcher)
+		return 0;
+	w->launcher_status = *st = x;
+	w->launcher = 0;
+	return 1;
+}
+
+void
+mpi_launch_describe(int st, struct strbuf *sb)
+{
+	if (WIFSIGNALED(st))
+		strbuf_addf(sb, "killed by %s", signal_name(WTERMSIG(st)));
+	else
+		strbuf_addf(sb, "exited with status %d", WEXITSTATUS(st));
+}
+
+/* rm -r of a directory colldb made (no symlinks followed). */
+static void
+remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	if (d != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			char *sub;
+			struct stat st;
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			sub = xasprintf("%s/%s", path, e->d_name);
+			if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
+				remove_tree(sub);
+			else
+				unlink(sub);
+			free(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+void
+mpi_launch_end(struct mpi_world *w, int grace_ms)
+{
+	uint64_t deadline = mono_ns() + (uint64_t)grace_ms * 1000000u;
+	int st, sent = 0;
+
+	while (w->launcher > 0 && !mpi_launch_reap(w, &st)) {
+		if (mono_ns() >= deadline && sent == 0) {
+			kill(-w->launcher, SIGTERM);
+			sent = 1;
+			deadline = mono_ns() + 2000000000ull;
+		} else if (mono_ns() >= deadline && sent == 1) {
+			kill(-w->launcher, SIGKILL);
+			sent = 2;
+		}
+		poll(NULL, 0, 5);
+	}
+	/* what the launcher left behind in its group (a stray rank) */
+	if (w->pgid > 0)
+		kill(-w->pgid, SIGKILL);
+	w->pgid = 0;
+	if (w->tmpdir[0] != '\0') {
+		remove_tree(w->tmpdir);
+		w->tmpdir[0] = '\0';
+	}
+}
