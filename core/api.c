@@ -314,6 +314,13 @@ env_int(const char *name, long lo, long hi, long *out)
 	return 1;
 }
 
+static void
+mpi_at_exit(void)
+{
+	if (api.remote != NULL && api.mode == API_RUN)
+		remote_leave(api.remote);	/* its last words reach the shell */
+}
+
 /* A rank of an mpi session (`colldb run -t mpi`): the shell is reached
  * over TCP, the peers through MPI (core/remote.h). */
 static int
@@ -329,6 +336,7 @@ init_mpi(void)
 		return CDB_ERR_INIT;
 	}
 	api.remote = &rm;
+	atexit(mpi_at_exit);
 	unsetenv("COLLDB_SHELL");
 	unsetenv("COLLDB_MPI_PLUGIN");
 	api.mode = API_RUN;

@@ -143,6 +143,7 @@ attach(struct remote *rm, const char *token, char **cause)
 	a.sizes[1] = sizeof(struct seg_window);
 	a.sizes[2] = sizeof(struct span_rec);
 	a.sizes[3] = sizeof(struct ctl_op);
+	a.sizes[4] = sizeof(struct remote_board);
 	snprintf(a.token, sizeof a.token, "%s", token != NULL ? token : "");
 	a.rank = rm->rank;
 	a.nranks = rm->nranks;
@@ -185,9 +186,15 @@ send_board(struct remote *rm, uint32_t id)
 	rb->rank_ns = mono_ns();
 	memcpy(&rb->slot, b, sizeof rb->slot);
 	seg_read_cur(b, &rb->slot.cur, rb->slot.title, sizeof rb->slot.title);
-	if (atomic_load(&b->state) == RS_BLOCKED)
-		rb->wait_value = seg_cell_get(&rc->seg, rm->rank,
-		    atomic_load(&b->wait_off));
+	if (atomic_load(&b->state) == RS_BLOCKED) {
+		rb->value_off = atomic_load(&b->wait_off);
+		rb->has_value = 1;
+	} else if (rb->slot.cur.kind == UOP_WAIT && atomic_load(&b->nops) > 0) {
+		rb->value_off = rb->slot.cur.dst;
+		rb->has_value = 1;
+	}
+	if (rb->has_value)
+		rb->wait_value = seg_cell_get(&rc->seg, rm->rank, rb->value_off);
 	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
 		struct seg_break *bp = &rc->seg.h->breaks[i];
 
@@ -579,6 +586,21 @@ remote_alloc(struct remote *rm, const char *name, const uint64_t *shape,
 }
 
 void
+remote_leave(struct remote *rm)
+{
+	atomic_store(&rm->stopping, 1);
+	fflush(stdout);
+	fflush(stderr);
+	if (rm->pair[0] >= 0) {
+		close(rm->pair[0]);
+		rm->pair[0] = -1;
+	}
+	if (rm->thread_on)
+		pthread_join(rm->thread, NULL);
+	rm->thread_on = 0;
+}
+
+void
 remote_close(struct remote *rm)
 {
 	atomic_store(&rm->stopping, 1);
@@ -592,6 +614,10 @@ remote_close(struct remote *rm)
 	if (rm->thread_on)
 		pthread_join(rm->thread, NULL);
 	rm->thread_on = 0;
+	/* the rank has left the session (its last board said so) before
+	 * MPI_Finalize, which waits for every rank */
+	if (rm->tcp >= 0)
+		close(rm->tcp);
 	if (rm->rc != NULL && rm->rc->seg.h != NULL)
 		rank_detach(rm->rc);
 	if (rm->p != NULL && rm->base != NULL)
@@ -601,8 +627,6 @@ remote_close(struct remote *rm)
 		close(rm->pair[1]);
 	if (rm->outp[0] >= 0)
 		close(rm->outp[0]);
-	if (rm->tcp >= 0)
-		close(rm->tcp);
 	rm->pair[1] = rm->outp[0] = rm->tcp = -1;
 }
 

@@ -78,9 +78,10 @@ enum remote_kind { REMOTE_AGENT, REMOTE_USER };
 struct remote_attach {
 	uint32_t magic;		/* REMOTE_MAGIC */
 	uint32_t version;	/* REMOTE_VERSION */
-	uint32_t sizes[4];	/* seg_rank, seg_window, span_rec, ctl_op */
+	uint32_t sizes[5];	/* seg_rank, seg_window, span_rec, ctl_op,
+				 * remote_board */
 	char token[REMOTE_TOKEN_LEN + 1];
-	char reserved[7];
+	char reserved[3];
 	int32_t rank, nranks, pid;
 	uint32_t kind;		/* enum remote_kind */
 	char host[REMOTE_HOST_MAX];	/* gethostname() */
@@ -88,6 +89,10 @@ struct remote_attach {
 	char boot_id[40];	/* the kernel's: the same machine, the same clock */
 	uint64_t rank_ns;	/* mono_ns() when sent */
 };
+
+/* tests/mpi/stranger.py builds one by hand */
+_Static_assert(sizeof(struct remote_attach) == 256 && MSG_ATTACH == 6 &&
+    MSG_REFUSE == 8, "tests/mpi/stranger.py knows this layout");
 
 enum welcome_flags {
 	WELCOME_STEP = 1 << 0,	/* a user rank starts stopped in cdb_init */
@@ -109,8 +114,10 @@ struct remote_range {
 struct remote_board {
 	uint64_t ack;		/* MSG_CTL applied before it was read */
 	uint64_t rank_ns;	/* when read (the rank's clock) */
-	int32_t wait_value;	/* the cell a blocked rank waits on, now */
-	uint32_t reserved;
+	/* the cell its wait (blocked in it, or stopped before it) is on */
+	uint64_t value_off;
+	int32_t wait_value;
+	uint32_t has_value;
 	struct {
 		uint32_t id, hits;	/* this rank's count per breakpoint slot */
 	} brk[SEG_MAX_BREAKS];
@@ -201,6 +208,11 @@ void remote_busy(struct remote *rm, int busy);
 struct seg_window *remote_alloc(struct remote *rm, const char *name,
     const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
     char **cause);
+
+/* The process ends without remote_close() (a user program's exit()
+ * before cdb_finalize): the control thread ships what is left (the last
+ * DONE, the board) and stops; MPI is left to see the rank go. */
+void remote_leave(struct remote *rm);
 
 /* `colldb --agent-mpi`: the body of an agent of an mpi session. */
 int remote_agent_main(int argc, char **argv);

@@ -272,7 +272,7 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted) {
+	while (mono_ns() < end && !shell_interrupted && ctx->s->over == NULL) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
 	}

@@ -288,7 +288,8 @@ check_attach(struct mpi_world *w, struct pending *p, uint64_t now)
 	}
 	if (a.version != REMOTE_VERSION || a.sizes[0] != sizeof(struct seg_rank) ||
 	    a.sizes[1] != sizeof(struct seg_window) ||
-	    a.sizes[2] != sizeof(struct span_rec) || a.sizes[3] != sizeof(struct ctl_op)) {
+	    a.sizes[2] != sizeof(struct span_rec) || a.sizes[3] != sizeof(struct ctl_op) ||
+	    a.sizes[4] != sizeof(struct remote_board)) {
 		refuse(p, "another version of colldb (the same build must run everywhere)");
 		return -1;
 	}

@@ -40,6 +40,7 @@ struct mpi_link {
 				 * each a struct msg_hdr and its payload */
 	int64_t clock;		/* ns to add to the rank's CLOCK_MONOTONIC */
 	uint64_t ctl_sent;	/* MSG_CTL sent (main thread) */
+	int signal;		/* the last signal `kill` sent it (main) */
 	int pid;
 	char host[REMOTE_HOST_MAX];
 	/* under mu */
@@ -95,8 +96,8 @@ struct mpi_world {
 };
 
 /* mpi-launch.c */
-/* Which MPI the launcher is, from `CMD --version`; 0 or -1 + cause. */
-int mpi_launch_flavor(const char *cmd, enum mpi_flavor *fl, char **cause);
+/* Which MPI the launcher is, from `ARGV... --version`; 0 or -1 + cause. */
+int mpi_launch_flavor(char *const *argv, enum mpi_flavor *fl, char **cause);
 /* Start the launcher for w (its own process group, output to
  * w->launcher_out); argv is what the ranks run.  0 or -1 + cause. */
 int mpi_launch(struct mpi_world *w, char *const *prog, char **cause);

@@ -7,10 +7,13 @@
  *
  *   Open MPI, always      --oversubscribe, --mca mpi_yield_when_idle 1,
  *                         --mca orte_tmpdir_base DIR (its session files
- *                         in a directory colldb removes), -x for the
+ *                         in a directory colldb makes in /dev/shm and
+ *                         removes at the end), -x for the
  *                         COLLDB_* variables; as root
  *                         OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1
- *             one host    --mca btl_vader_backing_directory DIR
+ *             one host    --mca btl_vader_backing_directory DIR,
+ *                         --mca shmem_mmap_relocate_backing_file -1,
+ *                         --mca shmem_mmap_backing_file_base_dir DIR
  *             across      --mca osc pt2pt --mca btl tcp,self
  *             --net IF    --mca btl_tcp_if_include IF
  *                         --mca oob_tcp_if_include IF
@@ -19,9 +22,10 @@
  *             --net IF    UCX_NET_DEVICES=IF
  *             --hosts     -hosts H:N,...
  *
- * A setting the user's --mpirun command gives too wins: the user's words
- * come after colldb's.  Variables already in the environment stay as
- * they are.
+ * colldb's words come after the user's --mpirun words (which may be a
+ * wrapper that ends in the launcher); a --mca parameter the user's words
+ * set already is not given again (Open MPI refuses one given twice), so
+ * theirs wins, and so do variables already in the environment.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,10 +51,13 @@
 
 /* ---- which MPI ------------------------------------------------------------ */
 
-/* `cmd --version`'s output (at most 4 KiB, 10 s); 0 or -1 + cause. */
+/* `argv... --version`'s output (at most 4 KiB, 10 s); 0 or -1 + cause. */
 static int
-version_text(const char *cmd, struct strbuf *out, char **cause)
+version_text(char *const *argv, struct strbuf *out, char **cause)
 {
+	const char *cmd = argv[0];
+	size_t n_args = 0;
+	char **av;
 	int p[2], st = 0;
 	pid_t pid;
 	char buf[512];
@@ -66,11 +74,16 @@ version_text(const char *cmd, struct strbuf *out, char **cause)
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		while (argv[n_args] != NULL)
+			n_args++;
+		av = xcalloc(n_args + 2, sizeof *av);
+		memcpy(av, argv, n_args * sizeof *av);
+		av[n_args] = (char *)"--version";
 		setpgid(0, 0);
 		dup2(null, 0);
 		dup2(p[1], 1);
 		dup2(p[1], 2);
-		execlp(cmd, cmd, "--version", (char *)NULL);
+		execvp(cmd, av);
 		_exit(127);
 	}
 	close(p[1]);
@@ -94,12 +107,13 @@ version_text(const char *cmd, struct strbuf *out, char **cause)
 }
 
 int
-mpi_launch_flavor(const char *cmd, enum mpi_flavor *fl, char **cause)
+mpi_launch_flavor(char *const *argv, enum mpi_flavor *fl, char **cause)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *cmd = argv[0];
 	int rc = 0;
 
-	if (version_text(cmd, &sb, cause) != 0) {
+	if (version_text(argv, &sb, cause) != 0) {
 		strbuf_release(&sb);
 		return -1;
 	}
@@ -139,9 +153,18 @@ add2(struct argv_b *b, const char *a, const char *c)
 	add(b, c);
 }
 
+/* --mca NAME VALUE, unless the user's words set NAME (Open MPI refuses
+ * a parameter given twice): theirs wins. */
 static void
-mca(struct argv_b *b, const char *name, const char *value)
+mca(struct argv_b *b, const struct words *user, const char *name,
+    const char *value)
 {
+	for (size_t i = 1; i + 1 < user->n; i++) {
+		if ((strcmp(user->v[i].s, "--mca") == 0 ||
+		    strcmp(user->v[i].s, "-mca") == 0) &&
+		    strcmp(user->v[i + 1].s, name) == 0)
+			return;
+	}
 	add(b, "--mca");
 	add2(b, name, value);
 }
@@ -281,32 +304,47 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		    err != NULL ? err : "expected a command");
 		goto out;
 	}
-	if (mpi_launch_flavor(uw.v[0].s, &w->flavor, cause) != 0 ||
+	for (size_t i = 0; i < uw.n; i++)
+		add(&b, uw.v[i].s);
+	/* the whole command asked: a wrapper names its MPI too */
+	if (mpi_launch_flavor(b.v, &w->flavor, cause) != 0 ||
 	    find_plugin(w, cause) != 0)
 		goto out;
+	argv_free(&b);
+	memset(&b, 0, sizeof b);
 	across = count_hosts(o->hosts) > 1 || names_hosts(&uw) ||
 	    getenv("COLLDB_MPI_ACROSS") != NULL;
-	add(&b, uw.v[0].s);
+	/* the user's words first (a wrapper's too), then colldb's */
+	for (size_t i = 0; i < uw.n; i++)
+		add(&b, uw.v[i].s);
 	if (w->flavor == MPI_OPENMPI) {
-		char tmpl[] = "/tmp/colldb-mpi-XXXXXX";
+		/* memory, not disk: the windows' shared files live there */
+		char tmpl[64], tmpl2[64], *dir;
 
-		if (mkdtemp(tmpl) == NULL) {
+		/* named by the shell's pid: a leak is the dir of a dead one */
+		snprintf(tmpl, sizeof tmpl, "/dev/shm/colldb-mpi-%d-XXXXXX", (int)getpid());
+		snprintf(tmpl2, sizeof tmpl2, "/tmp/colldb-mpi-%d-XXXXXX", (int)getpid());
+		if ((dir = mkdtemp(tmpl)) == NULL && (dir = mkdtemp(tmpl2)) == NULL) {
 			cause_set(cause, "mkdtemp: %s", strerror(errno));
 			goto out;
 		}
-		snprintf(w->tmpdir, sizeof w->tmpdir, "%s", tmpl);
+		snprintf(w->tmpdir, sizeof w->tmpdir, "%s", dir);
 		add(&b, "--oversubscribe");
-		mca(&b, "mpi_yield_when_idle", "1");
-		mca(&b, "orte_tmpdir_base", w->tmpdir);
-		if (!across)
-			mca(&b, "btl_vader_backing_directory", w->tmpdir);
-		else {
-			mca(&b, "osc", "pt2pt");
-			mca(&b, "btl", "tcp,self");
+		mca(&b, &uw, "mpi_yield_when_idle", "1");
+		mca(&b, &uw, "orte_tmpdir_base", w->tmpdir);
+		if (!across) {
+			/* its shared memory files too: the window (osc rdma)
+			 * and the transfers (btl vader) */
+			mca(&b, &uw, "btl_vader_backing_directory", w->tmpdir);
+			mca(&b, &uw, "shmem_mmap_relocate_backing_file", "-1");
+			mca(&b, &uw, "shmem_mmap_backing_file_base_dir", w->tmpdir);
+		} else {
+			mca(&b, &uw, "osc", "pt2pt");
+			mca(&b, &uw, "btl", "tcp,self");
 		}
 		if (o->net != NULL) {
-			mca(&b, "btl_tcp_if_include", o->net);
-			mca(&b, "oob_tcp_if_include", o->net);
+			mca(&b, &uw, "btl_tcp_if_include", o->net);
+			mca(&b, &uw, "oob_tcp_if_include", o->net);
 		}
 		add2(&b, "-x", "COLLDB_SHELL");
 		add2(&b, "-x", "COLLDB_TOKEN");
@@ -316,8 +354,6 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	} else if (o->hosts != NULL) {
 		add2(&b, "-hosts", o->hosts);
 	}
-	for (size_t i = 1; i < uw.n; i++)
-		add(&b, uw.v[i].s);
 	snprintf(num, sizeof num, "%d", w->s->nranks);
 	add2(&b, "-n", num);
 	for (size_t i = 0; prog[i] != NULL; i++)
@@ -327,6 +363,8 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		cause_set(cause, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	/* ranks the launcher leaves behind become ours, and are reaped */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if ((pid = fork()) < 0) {
 		cause_set(cause, "fork: %s", strerror(errno));
 		close(outp[0]);
@@ -416,9 +454,19 @@ mpi_launch_end(struct mpi_world *w, int grace_ms)
 		}
 		poll(NULL, 0, 5);
 	}
-	/* what the launcher left behind in its group (a stray rank) */
-	if (w->pgid > 0)
+	/* what the launcher left behind in its group (a stray rank): killed,
+	 * and reaped once it is ours (we are a subreaper) */
+	if (w->pgid > 0) {
+		deadline = mono_ns() + 2000000000ull;
 		kill(-w->pgid, SIGKILL);
+		while (kill(-w->pgid, 0) == 0 && mono_ns() < deadline) {
+			while (waitpid(-w->pgid, NULL, WNOHANG) > 0)
+				;
+			poll(NULL, 0, 5);
+		}
+		while (waitpid(-w->pgid, NULL, WNOHANG) > 0)
+			;
+	}
 	w->pgid = 0;
 	if (w->tmpdir[0] != '\0') {
 		remove_tree(w->tmpdir);

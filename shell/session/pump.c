@@ -236,6 +236,8 @@ session_pump(struct session *s, int timeout_ms)
 			s->hooks[i]->pump(s);
 	}
 	session_check_segment(s);
+	if (s->kind->pump != NULL)
+		s->kind->pump(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

@@ -56,15 +56,19 @@ v_read(void *arg, int r, uint64_t off, void *dst, size_t n)
 	struct mpi_world *w = arg;
 	struct seg_rank *b = seg_board(&w->s->seg, r);
 
-	/* the cell a blocked rank waits on: as its last board saw it, so
-	 * settling judges state and value from the same moment */
-	if (n == sizeof(int32_t) && atomic_load(&b->state) == RS_BLOCKED &&
-	    atomic_load(&b->wait_off) == off) {
-		int32_t v;
+	struct mpi_link *l = &w->links[r];
+	int32_t v;
+	int have;
 
-		pthread_mutex_lock(&w->mu);
-		v = w->links[r].board.wait_value;
-		pthread_mutex_unlock(&w->mu);
+	/* the cell a blocked rank waits on: as its last board saw it, so
+	 * settling judges state and value from the same moment; so is the
+	 * cell its current wait is on once it is gone */
+	pthread_mutex_lock(&w->mu);
+	have = n == sizeof v && l->board.value_off == off && l->board.has_value &&
+	    (l->gone || atomic_load(&b->state) == RS_BLOCKED);
+	v = l->board.wait_value;
+	pthread_mutex_unlock(&w->mu);
+	if (have) {
 		memcpy(dst, &v, sizeof v);
 		return 0;
 	}
@@ -176,7 +180,8 @@ open_user(struct session *s, char **cause)
 
 /* ---- the job's end ------------------------------------------------------------- */
 
-/* The rank whose connection closed first, of those that closed. */
+/* The rank whose connection closed first, of those that closed without
+ * leaving the session first (a user rank after cdb_finalize). */
 static int
 first_gone(struct mpi_world *w)
 {
@@ -184,8 +189,10 @@ first_gone(struct mpi_world *w)
 
 	pthread_mutex_lock(&w->mu);
 	for (int r = 0; r < w->s->nranks; r++) {
-		if (w->links[r].gone && (first < 0 ||
-		    w->links[r].gone_ns < w->links[first].gone_ns))
+		struct mpi_link *l = &w->links[r];
+
+		if (l->gone && atomic_load(&l->board.slot.state) != RS_EXITED &&
+		    (first < 0 || l->gone_ns < w->links[first].gone_ns))
 			first = r;
 	}
 	pthread_mutex_unlock(&w->mu);
@@ -207,23 +214,35 @@ print_lines(struct mpi_world *w)
 	free(t);
 }
 
-/* Why rank r is gone, the first to go: what it did, where it ran. */
+/* Why rank r is gone, the first to go, in the local kinds' words: killed
+ * by the signal `kill` sent it (it raised that itself), or its
+ * connection closed; and what it did then. */
 static char *
 death_text(struct session *s, struct mpi_world *w, int r)
 {
 	struct rankproc *rp = &s->rp[r];
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf how = STRBUF_INIT, sb = STRBUF_INIT;
 	char *t;
 
-	if (rp->jobs != NULL)
-		describe_rank(s, r, &sb, 0);
-	else if (rp->last_op != NULL)
-		strbuf_addf(&sb, "after %s", rp->last_op);
+	if (w->links[r].signal != 0)
+		strbuf_addf(&how, "killed by %s", signal_name(w->links[r].signal));
 	else
-		strbuf_addstr(&sb, "while idle");
-	t = xasprintf("its connection closed %s%s (pid %d on %s)",
-	    rp->jobs != NULL ? "during " : "", sb.buf, w->links[r].pid,
-	    w->links[r].host);
+		strbuf_addstr(&how, "its connection closed");
+	if (w->user) {
+		where_user(s, r, &sb, 0);
+		t = xasprintf("%s%s%s", how.buf, rp->jobs != NULL ? " during " : " ",
+		    sb.buf);
+	} else {
+		if (rp->jobs != NULL)
+			describe_rank(s, r, &sb, 0);
+		else if (rp->last_op != NULL)
+			strbuf_addf(&sb, "after %s", rp->last_op);
+		else
+			strbuf_addstr(&sb, "while idle");
+		t = xasprintf("%s %s%s", how.buf, rp->jobs != NULL ? "during " : "",
+		    sb.buf);
+	}
+	strbuf_release(&how);
 	strbuf_release(&sb);
 	return t;
 }
@@ -271,14 +290,20 @@ static void
 job_lost(struct session *s, struct mpi_world *w)
 {
 	struct strbuf why = STRBUF_INIT;
-	uint64_t until = mono_ns() + 1000000000ull;
-	int st;
+	uint64_t until = mono_ns() + 3000000000ull;
+	int st, done = 0;
 
 	w->ended = 1;
-	/* what the launcher says about it (which signal), for a moment */
-	while (mono_ns() < until && !mpi_launch_reap(w, &st))
-		poll(NULL, 0, 20);
-	poll(NULL, 0, 50);
+	/* what the launcher says about it (which signal) comes as it ends */
+	while (!done && mono_ns() < until) {
+		int reaped = mpi_launch_reap(w, &st);
+
+		pthread_mutex_lock(&w->mu);
+		done = reaped && w->launcher_ended;
+		pthread_mutex_unlock(&w->mu);
+		if (!done)
+			poll(NULL, 0, 20);
+	}
 	print_lines(w);
 	strbuf_addf(&why, "rank %d died, and MPI ends the whole job with it",
 	    w->culprit);
@@ -335,8 +360,8 @@ mpi_kill(struct session *s, int r, int sig)
 {
 	struct mpi_world *w = world_of(s);
 
-	if (w != NULL)
-		mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0);
+	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0)
+		w->links[r].signal = sig;
 }
 
 /* ---- what the local kinds do ----------------------------------------------- */

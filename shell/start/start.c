@@ -106,7 +106,8 @@ commands(struct session *s, const struct shell_opts *o, size_t npos)
 static int
 finish(struct session *s, const struct start_mode *m, int rc)
 {
-	if (s->batch && rc == EXIT_OK && !script.quit && !s->kind->own_code) {
+	if (s->batch && rc == EXIT_OK && !script.quit && !s->kind->own_code &&
+	    s->over == NULL) {
 		/* the end of a script: what is still running finishes (and
 		 * reports, e.g. a check's #wrong) before the world goes */
 		s->set.settle_explicit = 0;
@@ -125,6 +126,8 @@ finish(struct session *s, const struct start_mode *m, int rc)
 	}
 	if (s->watchdog_fired && rc == EXIT_FAIL)
 		rc = EXIT_HANG;
+	if (s->over != NULL)
+		rc = EXIT_FAIL;
 	return rc;
 }
 
