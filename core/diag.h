@@ -66,6 +66,7 @@ struct diag_event {
 				 * released (a stale-data suspect) */
 	uint64_t off;		/* cell, or start of the put region */
 	uint64_t bytes;		/* 4 for a cell; the put's size */
+	struct site site;	/* a user program's call that did it */
 };
 
 /* A run of micro-ops a rank will still execute. */

@@ -238,6 +238,17 @@ extern const char *colldb_argv0;
 void shell_wire(struct session *s);
 
 
+/* ---- user/coll-match.c: collective matching for user programs ----------- */
+
+/* Warns when the ranks' k-th collectives differ (a session hook). */
+extern const struct session_hook match_session_hook;
+/* user/lint-user.c: the lint patterns for a user program's calls, with
+ * their source lines (a session hook). */
+extern const struct session_hook user_lint_session_hook;
+/* The last mismatch it warned of ("collective mismatch on sig: ..."),
+ * or NULL; borrowed until the session closes. */
+const char *coll_match_said(struct session *s);
+
 /* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
 
 /* Record a finished single command's notifies, puts and waits. */

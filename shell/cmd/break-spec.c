@@ -151,7 +151,7 @@ parse_cells(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 			nb->hi = colon != NULL ? (uint64_t)y : (uint64_t)x + 1;
 		}
 	}
-	if ((w = seg_win_find(&ctx->s->seg, nb->win)) != NULL)
+	if ((w = view_win_find(&ctx->s->view, nb->win)) != NULL)
 		return check_cells(ctx, i, w, nb);
 	if (ctx->s->kind->own_code)
 		return 0;	/* the program allocates it later */

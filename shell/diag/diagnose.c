@@ -43,6 +43,7 @@ hist_record(struct session *s, const struct job *j)
 		e.writer = j->rank;
 		e.value = u->value;
 		e.off = u->dst;
+		e.site = j->site;
 		switch (u->kind) {
 		case UOP_NOTIFY:
 			e.target = u->peer;
@@ -399,6 +400,9 @@ diag_format(struct session *s, const struct diag_in *in,
 			free(t);
 		}
 	}
+	if (coll_match_said(s) != NULL)	/* it explains all that follows */
+		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
+		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
 		cause_line(s, &res->found[i], sb);
 }
