@@ -75,6 +75,8 @@ struct diag_prog {
 	size_t nops;
 	size_t pc;		/* the first op still to run */
 	const char *title;
+	const struct site *site; /* a user program's call: its source line
+				 * (file "" when unknown) */
 };
 
 struct diag_rank {

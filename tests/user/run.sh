@@ -81,12 +81,13 @@ has "handshake -n 3 rank 2 message" "[rank 2] handshake: needs exactly 2 ranks (
 has "handshake -n 3 exit reported" "[rank 2] exited with status 2 without cdb_finalize, in its own code after cdb_init"
 status "handshake-broken hangs: watchdog exit 3" 3 "$colldb" run -n 2 --batch --timeout 0.5 ./handshake-broken
 has "hang: the watchdog's diagnosis" "watchdog: no progress for 0.5s; diagnosis:"
-has "hang: rank 1's wait" "  rank 1  blocked  wait flag[0] >= 1  now 0   writers: none pending (rank 0 wrote 0 with set)"
-has "hang: diagnose names tag 0" "likely cause: handshake tag 0 (Set with 0, wait >= 1); send a tag >= 1"
+has "hang: rank 1's wait, with its line and the set's" "  rank 1  blocked  wait flag[0] >= 1 at handshake-broken.c:49  now 0   writers: none pending: no remaining call sends it (rank 0 wrote 0 with set at handshake-broken.c:45)"
+has "hang: diagnose names tag 0 and its line" "likely cause: handshake tag 0 (Set with 0, wait >= 1; the set is handshake-broken.c:45); send a tag >= 1"
 has "hang: the ranks are killed" "colldb run: hang; killing 2 ranks"
 has "hang: where rank 0 waits, in the source" "rank 0: blocked  handshake-broken.c:46: wait flag[1] >= 1 (now 0)"
 status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
-has "ring-broken: diagnose names the row mismatch" "likely cause: notify/wait row mismatch: rank 3 notifies sig[1,3] of rank 0, but rank 0 waits on sig[0,3]; notify writes row my_rank of the peer, wait reads row src of self"
+has "ring-broken: diagnose names the row mismatch in the program's lines and rows" "likely cause: notify/wait mismatch: rank 3 notifies sig[1,3] of rank 0 at ring-broken.c:82, but rank 0 waits on sig[0,3] at ring-broken.c:84; the notify writes row 1, the wait reads row 0: make both compute the same row"
+has "ring-broken: each blocked rank's line" "  rank 2  blocked  wait sig[0,1] >= 1 at ring-broken.c:84  now 0   writers: none pending: no remaining call sends it"
 status "ring-exit: rank 0 exits early, the ring hangs: exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-exit
 has "ring-exit: diagnose names the exited rank, not a row mismatch" "likely cause: rank 0 exited owing the notify to sig[1,0] of rank 1 (exited with status 3 without cdb_finalize, in its own code after ring-exit.c:41)"
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
