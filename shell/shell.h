@@ -289,6 +289,9 @@ void break_stop_said(struct session *s, int r);
 void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
+ * words start at argument 0); 0 or -1 (said). */
+int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
