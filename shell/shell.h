@@ -234,7 +234,24 @@ int learn_main(int argc, char **argv);
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
-/* start.c: the session hooks, colour and the record tap, wired in. */
+/* start.c: the one start-up of `colldb` and `colldb run`. */
+struct start_mode {
+	const char *who;	/* "colldb", "colldb run": messages name it */
+	const struct rank_kind *kind;
+	void *kind_arg;
+	const char *program;	/* what the ranks run (warnings), or NULL */
+	size_t npos;		/* scripts given as FILE arguments (colldb) */
+	int scripts_end;	/* -x scripts are the whole session (run) */
+	/* instead of commands: run the world to its end (run --batch) */
+	int (*free_run)(struct session *s);
+	/* after the session opened, before any command */
+	void (*started)(struct session *s);
+};
+/* Open the session o asks for and run its commands; returns the exit
+ * status (o's defaults are filled in). */
+int shell_start(struct session *s, struct shell_opts *o,
+    const struct start_mode *m);
+/* The session hooks, colour and the record tap, wired in. */
 void shell_wire(struct session *s);
 
 
@@ -289,6 +306,28 @@ void break_stop_said(struct session *s, int r);
 void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
 /* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
  * words start at argument 0); 0 or -1 (said). */
 int rma_plan(struct cmdctx *ctx, int form);

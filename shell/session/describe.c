@@ -176,7 +176,10 @@ describe_stop(struct view *v, int r, const struct view_board *b,
 	if (cur->kind == UOP_WAIT &&
 	    (b->state == RS_BLOCKED || b->state == RS_STOPPED))
 		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur->dst));
-	if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK)
+	if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK &&
+	    (b->stop_break & BREAK_ID_UNTIL))
+		strbuf_addstr(sb, "  [until]");	/* until/advance */
+	else if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK)
 		strbuf_addf(sb, "  [breakpoint %u]", b->stop_break);
 	else if (verbose && b->state == RS_STOPPED &&
 	    b->stop_reason == STOP_INTERRUPT)

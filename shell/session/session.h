@@ -87,6 +87,7 @@ struct job {
 	unsigned flags;		/* enum job_flags */
 	int coll;		/* collective instance id, 0 if none */
 	uint64_t lo, hi;	/* window-area bytes the program touches */
+	struct site site;	/* a user rank's call: where it was made */
 	job_done_fn done;	/* NULL: job_report_done() */
 	struct job *next;
 };
@@ -103,6 +104,11 @@ struct session_hook {
 	void (*open)(struct session *s);
 	/* every session_pump(), before it polls */
 	void (*pump)(struct session *s);
+	/* a job rank r announced itself (a user program's call, j->site
+	 * says where from), before it runs: coll is its collective's
+	 * arguments (names NULL), or NULL for a single operation */
+	void (*job_begin)(struct session *s, int r, struct job *j,
+	    const struct coll_args *coll);
 	/* after a job's done callback (e->status as there; not for JOB_DIED) */
 	void (*job_end)(struct session *s, int r, struct job *j,
 	    const struct job_end *e);
@@ -321,6 +327,9 @@ void job_free(struct job *j);
 /* Handle whatever the ranks sent (waits up to timeout_ms for something);
  * events are queued (out_event). */
 void session_pump(struct session *s, int timeout_ms);
+/* Report, as events, what a rank corrupted in the segment (once each);
+ * session_pump() calls it. */
+void session_check_segment(struct session *s);
 /* poll() set for an event loop: fills fds, returns count. */
 int session_pollfds(struct session *s, struct pollfd *fds, int max);
 /* Alive and still talking to the shell (not exec'd away). */
