@@ -234,7 +234,24 @@ int learn_main(int argc, char **argv);
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
-/* start.c: the session hooks, colour and the record tap, wired in. */
+/* start.c: the one start-up of `colldb` and `colldb run`. */
+struct start_mode {
+	const char *who;	/* "colldb", "colldb run": messages name it */
+	const struct rank_kind *kind;
+	void *kind_arg;
+	const char *program;	/* what the ranks run (warnings), or NULL */
+	size_t npos;		/* scripts given as FILE arguments (colldb) */
+	int scripts_end;	/* -x scripts are the whole session (run) */
+	/* instead of commands: run the world to its end (run --batch) */
+	int (*free_run)(struct session *s);
+	/* after the session opened, before any command */
+	void (*started)(struct session *s);
+};
+/* Open the session o asks for and run its commands; returns the exit
+ * status (o's defaults are filled in). */
+int shell_start(struct session *s, struct shell_opts *o,
+    const struct start_mode *m);
+/* The session hooks, colour and the record tap, wired in. */
 void shell_wire(struct session *s);
 
 
@@ -322,6 +339,9 @@ struct seg_break *break_add(struct session *s, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);
+/* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
+ * words start at argument 0); 0 or -1 (said). */
+int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);

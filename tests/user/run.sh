@@ -167,6 +167,30 @@ case $? in
 *) bad "pgrep failed" ;;
 esac
 
+echo "-- colldb run starts like colldb"
+status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
+has "rank 3 ran" "[rank 3] rank 3: out[0] = 10, 0 wrong"
+# SIGTERM while a script runs: the registry entry goes, the ranks too
+name="term-$$"
+cmds=$(mktemp)
+printf 'sleep 30\n' >"$cmds"
+(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+	TERM=dumb "$colldb" run -n 2 --name "$name" -x "$cmds" ./ring \
+	</dev/null >/dev/null 2>&1) &
+pid=$!
+reg=/tmp/colldb-$(id -u)/$name
+for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+[ -e "$reg" ] && ok "colldb run registers its session" || bad "no registry entry $reg"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+st=$?
+[ "$st" = 143 ] && ok "SIGTERM ends colldb run with the signal's status" ||
+	bad "SIGTERM: exit $st, expected 143"
+[ ! -e "$reg" ] && ok "SIGTERM removes the registry entry" || bad "$reg left behind"
+for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
+pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
+rm -f "$cmds"
+
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
 status "-n 0" 2 "$colldb" run -n 0 ./ring
