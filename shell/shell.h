@@ -143,6 +143,9 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* The same for a line that must be complete (a script's, a pause's): an
+ * unclosed quote or bracket is an error naming it, at the line's end. */
+enum cmd_retval script_run_whole(struct session *s, const char *line);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */

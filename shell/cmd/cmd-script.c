@@ -303,7 +303,6 @@ cmd_pause_exec(struct cmdctx *ctx)
 		return CMD_OK;
 	for (;;) {
 		char *line = le_read("-- Enter to continue, or a command -- ");
-		int incomplete = 0;
 		enum cmd_retval rv;
 
 		if (line == NULL)
@@ -318,7 +317,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 			return CMD_OK;
 		}
 		le_history_add(line);
-		rv = script_run_line(s, line, &incomplete);
+		rv = script_run_whole(s, line);
 		free(line);
 		if (rv == CMD_QUIT)
 			return CMD_QUIT;

@@ -108,6 +108,30 @@ script_run_line(struct session *s, const char *text, int *incomplete)
 	return rv;
 }
 
+enum cmd_retval
+script_run_whole(struct session *s, const char *text)
+{
+	int expecting = script.expect_error, incomplete = 0;
+	enum cmd_retval rv = script_run_line(s, text, &incomplete);
+	struct words w;
+	char *cause = NULL;
+	size_t col = 0;
+
+	if (!incomplete)
+		return rv;
+	parse_line(text, &w, &cause, &col);
+	out_capture_begin();
+	out_error("%s: a script's command ends with its line (to go on, end the line with '\\')",
+	    cause != NULL ? cause : "unfinished line");
+	out_caret(col, 1);
+	free(cause);
+	if (expecting && script.expect_error) {
+		script.expect_error = 0;	/* this was the command to fail */
+		return CMD_OK;
+	}
+	return CMD_ERROR;
+}
+
 int
 script_run_stream(struct session *s, FILE *fp, const char *name)
 {
@@ -115,7 +139,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0, start = 0;
-	int rc = 0, incomplete = 0, shown = 0;
+	int rc = 0, shown = 0;
 
 	for (;;) {
 		enum cmd_retval rv;
@@ -145,14 +169,10 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		}
 		if (cmd.len == 0)
 			start = lineno;
-		else if (incomplete)
-			strbuf_addch(&cmd, ' ');	/* as if written on one line */
 		strbuf_addstr(&cmd, line);
 		if (cont)
 			continue;
-		rv = script_run_line(s, cmd.buf, &incomplete);
-		if (incomplete)
-			continue;
+		rv = script_run_whole(s, cmd.buf);
 		strbuf_reset(&cmd);
 		fflush(stdout);
 		if (rv == CMD_QUIT) {
@@ -168,7 +188,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		}
 	}
 	if (rc == 0 && cmd.len > 0) {
-		out_error("%s:%lu: unexpected end of file inside an unfinished command",
+		out_error("%s:%lu: unexpected end of file after a line ending in '\\'",
 		    name, start);
 		script.failed = 1;
 		rc = -1;
