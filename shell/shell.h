@@ -243,6 +243,10 @@ void diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb);
 /* expect hang / expect nohang: 0 when the verdict agrees. */
 int diag_expect_hang(struct session *s, int want_hang);
+/* The ranks' states were just shown (where, ranks, diagnose, expect);
+ * diag_state_unshown(): they changed since, or were never shown. */
+void diag_state_shown(struct session *s);
+int diag_state_unshown(struct session *s);
 /* Called while the shell waits: fires the hang watchdog when due. */
 void watchdog_tick(struct session *s);
 /* lint.c: warnings for commands that match a known failure pattern. */

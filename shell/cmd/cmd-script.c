@@ -244,6 +244,7 @@ cmd_expect_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 		rc = expect_state(ctx);
+		diag_state_shown(ctx->s);
 	} else if (nargs(ctx) >= 2) {
 		rc = expect_values(ctx);	/* says what is wrong with it */
 	} else {
@@ -266,10 +267,16 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
 		return CMD_ERROR;
 	}
+	/* The hang watchdog fires during a sleep: its report shows at once,
+	 * and in batch it ends the sleep (the script stops there). */
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted) {
+	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
+		unsigned reports = ctx->s->wd_reports;
+
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
+		if (ctx->s->wd_reports != reports)
+			out_flush_events();
 	}
 	if (shell_interrupted) {
 		/* Ctrl-C: consume it here (else the next prompt sees it too)

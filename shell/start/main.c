@@ -22,6 +22,35 @@ static struct session the_session;
 static struct termios saved_tty;
 static int have_tty;
 
+/*
+ * A batch script that ends with ranks blocked says so, with where each
+ * one waits, unless its last look at the ranks (where, ranks, diagnose,
+ * expect) showed them so.  Not an error (exit 0): the scenarios that
+ * show a hang end in one on purpose, and `expect nohang` (or the
+ * watchdog during a `sleep`) is how a script makes a hang fail.
+ */
+static void
+say_still_blocked(struct session *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		n += rank_alive(s, r) && rank_state_of(s, r) == RS_BLOCKED;
+	if (n == 0)
+		return;
+	out_warning("the script ended with %d rank%s blocked (exit status 0; 'expect nohang' makes it an error):",
+	    n, n == 1 ? "" : "s");
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r) || rank_state_of(s, r) != RS_BLOCKED)
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		out_printf("%s\n", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 static void
 usage(FILE *fp)
 {
@@ -191,6 +220,8 @@ main(int argc, char **argv)
 		out_flush_events();
 		if (s->watchdog_fired)
 			rc = EXIT_FAIL;
+		else if (diag_state_unshown(s))
+			say_still_blocked(s);
 	}
 	if (s->watchdog_fired && rc == EXIT_FAIL)
 		rc = EXIT_HANG;
