@@ -74,7 +74,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both.
@@ -120,6 +120,11 @@ colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# pkg-config prefers colldb-uninstalled.pc when PKG_CONFIG_PATH names the
+# tree: programs built that way find ./libcolldb.so by their rpath.
+colldb-uninstalled.pc: mk/colldb-uninstalled.pc.in Makefile
+	$(Q)sed -e 's|@TOP@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
 $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CHECK_LIBS) $(PKG_LIBS) $(LIBS)
@@ -137,7 +142,7 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 EXAMPLES = ring ring-broken handshake handshake-broken
 USER_TESTS = exits ring-exit
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
-	      $(USER_TESTS:%=$(O)/examples/%)
+	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
 
 examples: $(EXAMPLE_BIN)
@@ -156,6 +161,14 @@ $(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 # Never sanitized: it must load into whatever ./colldb is (a sanitized
 # library needs its runtime loaded first).
 $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
+
+# tests/user/libhostile.c: a library that writes over the segment (it sees
+# core's internal headers); never sanitized, as libkern.so.
+$(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
@@ -255,7 +268,7 @@ install: all
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc \
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
 		tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean

@@ -107,10 +107,11 @@ found(struct diag_result *out, enum diag_cause c, int rank, int other,
 
 /* A notify into rank's window near the awaited cell that nobody waits on. */
 static int
-mismatch(const struct diag_in *in, struct seg *sg, int rank, uint64_t off,
-    uint64_t *off2, int *writer)
+mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
+    int *writer)
 {
-	struct seg_window *w = sg != NULL ? seg_win_at(sg, off) : NULL;
+	const struct seg_window *w = in->win_at != NULL ?
+	    in->win_at(in->win_arg, off) : NULL;
 
 	if (w == NULL)
 		return 0;
@@ -367,7 +368,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
 			found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
 		} else if (b->nowes == 0 &&
-		    mismatch(in, in->seg, b->rank, r->wait_off, &off2, &writer)) {
+		    mismatch(in, b->rank, r->wait_off, &off2, &writer)) {
 			found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
 		} else if (b->nowes > 0 && !b->releasable) {
 			found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);

@@ -95,7 +95,10 @@ struct diag_rank {
 };
 
 struct diag_in {
-	struct seg *seg;	/* window bounds (row mismatch); may be NULL */
+	/* The window holding area offset off, for a row mismatch's bounds
+	 * (the caller's window table; may be NULL). */
+	const struct seg_window *(*win_at)(void *arg, uint64_t off);
+	void *win_arg;
 	int nranks;
 	const struct diag_rank *r;
 	const struct diag_event *hist;

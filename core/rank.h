@@ -39,6 +39,8 @@ struct rank_ctx {
 				 * reply (its return value; owned) */
 	uint32_t iter;		/* repetition of the program running (its
 				 * spans carry it; see span.h) */
+	struct site site;	/* the user call running (fn FN_NONE: none);
+				 * breakpoints match on it */
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */

@@ -115,7 +115,7 @@ int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
-const char *nearest_window(struct seg *sg, const char *name);
+const char *nearest_window(struct view *v, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */
@@ -146,10 +146,23 @@ enum cmd_retval script_run_line(struct session *s, const char *line,
 /* The same for a line that must be complete (a script's, a pause's): an
  * unclosed quote or bracket is an error naming it, at the line's end. */
 enum cmd_retval script_run_whole(struct session *s, const char *line);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -224,7 +237,24 @@ int learn_main(int argc, char **argv);
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
-/* start.c: the session hooks, colour and the record tap, wired in. */
+/* start.c: the one start-up of `colldb` and `colldb run`. */
+struct start_mode {
+	const char *who;	/* "colldb", "colldb run": messages name it */
+	const struct rank_kind *kind;
+	void *kind_arg;
+	const char *program;	/* what the ranks run (warnings), or NULL */
+	size_t npos;		/* scripts given as FILE arguments (colldb) */
+	int scripts_end;	/* -x scripts are the whole session (run) */
+	/* instead of commands: run the world to its end (run --batch) */
+	int (*free_run)(struct session *s);
+	/* after the session opened, before any command */
+	void (*started)(struct session *s);
+};
+/* Open the session o asks for and run its commands; returns the exit
+ * status (o's defaults are filled in). */
+int shell_start(struct session *s, struct shell_opts *o,
+    const struct start_mode *m);
+/* The session hooks, colour and the record tap, wired in. */
 void shell_wire(struct session *s);
 
 
@@ -232,6 +262,8 @@ void shell_wire(struct session *s);
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
 /* The history (hist_record) and the watchdog (watchdog_tick), as a
  * session hook. */
 extern const struct session_hook diag_session_hook;
@@ -281,6 +313,28 @@ void break_stop_said(struct session *s, int r);
 void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);

@@ -62,6 +62,19 @@ run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
 [ $st = 0 ] && ! has "watchdog: no progress for 1s; diagnosis:" && has "[rank 1] wait sig[0] >= 1 satisfied (value 1)" &&
 	ok || bad "the watchdog fired for a SLOW verdict (exit $st)"
 
+# sizes are range-checked before any arithmetic: an option, a script's
+# '#! args:' line, or a total over the ranks that does not fit
+run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
+[ $st = 2 ] && has "colldb: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "--window-area 2^63-1 (exit $st)"
+printf '#! args: -n 8 --window-area 9223372036854775807\nwindows\n' >"$tmp/area.coll"
+run 2 ./colldb "$tmp/area.coll"
+[ $st = 2 ] && has "$tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "'#! args: --window-area 2^63-1' (exit $st)"
+run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
+[ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
+	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
+
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||

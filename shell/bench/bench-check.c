@@ -61,7 +61,7 @@ bench_check(struct session *s, const struct coll_args *a,
 		goto out;
 	for (int r = 0; r < s->nranks; r++) {
 		snap[r] = xmalloc(hi - lo);
-		memcpy(snap[r], seg_area(&s->seg, r) + lo, hi - lo);
+		view_read(&s->view, r, lo, snap[r], hi - lo);
 		base[r] = snap[r] - lo;	/* coll_expect indexes by area offset */
 	}
 	if (bench_submit(s, a, 1, tags) != 0 || bench_wait(s, tags, NULL) != 0)
@@ -69,13 +69,15 @@ bench_check(struct session *s, const struct coll_args *a,
 	*wrong = 0;
 	for (int r = 0; r < s->nranks; r++) {
 		struct coll_output o;
-		void *want;
+		void *want, *got;
 
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		got = xmalloc(o.count * dtype_size(o.dtype) + 1);
 		coll_expect(a, s->nranks, r, base, want);
-		*wrong += (int64_t)coll_wrong(a, s->nranks, want,
-		    seg_area(&s->seg, r) + o.off, o.count);
+		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
+		*wrong += (int64_t)coll_wrong(a, s->nranks, want, got, o.count);
+		free(got);
 		free(want);
 	}
 	if ((bw->has_src && fill_all(s, &bw->src, FILL_VALUE, 0) != 0) ||

@@ -57,7 +57,10 @@ progress_start(struct session *s, struct progress *pg, long runs)
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = rank_job(s, r);
 
-		pg->base[r] = atomic_load(&seg_board(&s->seg, r)->progress);
+		struct view_board b;
+
+		view_board(&s->view, r, &b);
+		pg->base[r] = b.progress;
 		pg->nops[r] = j != NULL && j->prog != NULL ? j->prog->nops : 0;
 	}
 }
@@ -72,8 +75,11 @@ progress_tick(struct session *s, struct progress *pg)
 		return;
 	pg->last_ns = now;
 	for (int r = 0; r < s->nranks; r++) {
-		uint64_t p = atomic_load(&seg_board(&s->seg, r)->progress) -
-		    pg->base[r];
+		struct view_board b;
+		uint64_t p;
+
+		view_board(&s->view, r, &b);
+		p = b.progress - pg->base[r];
 
 		if (pg->nops[r] > 0)
 			done = MIN(done, p / pg->nops[r]);

@@ -127,12 +127,12 @@ targets_live(struct cmdctx *ctx, struct rankset *out)
 }
 
 const char *
-nearest_window(struct seg *sg, const char *name)
+nearest_window(struct view *v, const char *name)
 {
 	struct seg_window *list[SEG_MAX_WINDOWS];
 	const char *best = NULL;
 	size_t bestd = 3;
-	int n = seg_win_list(sg, list, SEG_MAX_WINDOWS);
+	int n = view_win_list(v, list, SEG_MAX_WINDOWS);
 
 	for (int k = 0; k < n; k++) {
 		size_t d = edit_distance(name, list[k]->name);
@@ -147,15 +147,15 @@ nearest_window(struct seg *sg, const char *name)
 struct seg_window *
 win_lookup(struct cmdctx *ctx, size_t i, const char *name)
 {
-	struct seg_window *w = seg_win_find(&ctx->s->seg, name);
+	struct seg_window *w = view_win_find(&ctx->s->view, name);
 	const char *best;
 
 	if (w != NULL)
 		return w;
-	best = nearest_window(&ctx->s->seg, name);
+	best = nearest_window(&ctx->s->view, name);
 	if (best != NULL)
 		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
-	else if (seg_win_list(&ctx->s->seg, &w, 1) == 0)
+	else if (view_win_list(&ctx->s->view, &w, 1) == 0)
 		arg_error(ctx, i, "unknown window '%s' (there are no windows; see 'alloc')", name);
 	else
 		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);

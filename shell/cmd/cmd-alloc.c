@@ -86,7 +86,7 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		for (int d = 0; d < ndim; d++) {
 			if (shape[d] > UINT64_MAX / n) {
 				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
-				    size, (unsigned long long)s->seg.h->area_size);
+				    size, (unsigned long long)s->seg.area_size);
 				return CMD_ERROR;
 			}
 			n *= shape[d];
@@ -105,35 +105,43 @@ fail:
 	return CMD_ERROR;
 }
 
+int
+window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w)
+{
+	struct session *s = ctx->s;
+	struct strbuf sb = STRBUF_INIT;
+	struct job *head, *j;
+	int r;
+
+	if (!session_range_busy(s, w->off, w->off + w->bytes, &r))
+		return 0;
+	/* Name the job that uses the window: the one running, or one queued
+	 * behind it. */
+	head = j = rank_job(s, r);
+	while (j != NULL && !(j->lo < w->off + w->bytes && w->off < j->hi))
+		j = j->next;
+	if (j == NULL)
+		j = head;
+	if (j == head)
+		describe_rank(s, r, &sb, 0);
+	if (sb.len == 0)
+		strbuf_addstr(&sb, j->desc);
+	if (j != head)
+		strbuf_addstr(&sb, ", queued");
+	arg_error(ctx, i, "window '%s' is in use by rank %d (%s)", w->name, r,
+	    sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
 static enum cmd_retval
 cmd_free_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
 	struct seg_window *w = win_lookup(ctx, 0, arg(ctx, 0));
-	int r;
 
-	if (w == NULL)
+	if (w == NULL || window_busy(ctx, 0, w) != 0)
 		return CMD_ERROR;
-	if (session_range_busy(s, w->off, w->off + w->bytes, &r)) {
-		/* Name the job that uses the window: the one running, or one
-		 * queued behind it. */
-		struct strbuf sb = STRBUF_INIT;
-		struct job *head = rank_job(s, r), *j = head;
-		while (j != NULL && !(j->lo < w->off + w->bytes && w->off < j->hi))
-			j = j->next;
-		if (j == NULL)
-			j = head;
-		if (j == head)
-			describe_rank(s, r, &sb, 0);
-		if (sb.len == 0)
-			strbuf_addstr(&sb, j->desc);
-		if (j != head)
-			strbuf_addstr(&sb, ", queued");
-		arg_error(ctx, 0, "window '%s' is in use by rank %d (%s)", w->name, r,
-		    sb.buf);
-		strbuf_release(&sb);
-		return CMD_ERROR;
-	}
 	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
 		struct seg_break *bp = &s->seg.h->breaks[i];
 		if (bp->id != 0 && bp->has_cond && bp->cell_off >= w->off &&

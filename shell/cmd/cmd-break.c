@@ -1,8 +1,9 @@
 /*
- * cmd-break.c - break, delete and the breakpoint list.  Breakpoints live in
- * the segment's table so ranks evaluate them at their step gate without
- * asking the shell: kinds (a bit per micro-op kind, or "the first micro-op
- * of a credit barrier"), a rank mask and an optional cell condition.
+ * cmd-break.c - break, tbreak, delete and the breakpoint list.
+ * Breakpoints live in the segment's table so ranks evaluate them at their
+ * step gate without asking the shell (core/brk.c): what they stop at
+ * (break-spec.c: kinds, call sites, cells), a rank mask and an optional
+ * cell condition.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,46 +11,6 @@
 #include "ctl.h"
 #include "shell.h"
 #include "xmalloc.h"
-
-static const char *const break_kinds[] = { "notify", "wait", "put", "get",
-	"reduce", "barrier", "copy", NULL };
-
-static unsigned
-kind_bits(const char *k)
-{
-	enum uop_kind uk;
-
-	if (strcmp(k, "barrier") == 0)
-		return BREAK_BARRIER;
-	if (uop_kind_from_name(k, &uk) == 0 && uk <= UOP_COPY)
-		return 1u << uk;
-	return 0;
-}
-
-static void
-format_break(struct session *s, const struct seg_break *bp, struct strbuf *sb)
-{
-	struct rankset set;
-	char *t;
-
-	rankset_clear(&set);
-	for (int r = 0; r < s->nranks; r++) {
-		if ((bp->ranks[r / 64] >> (r % 64)) & 1)
-			rankset_add(&set, r);
-	}
-	t = rankset_format(&set, s->nranks);
-	for (int i = 0; break_kinds[i] != NULL; i++) {
-		if (bp->kinds & kind_bits(break_kinds[i]))
-			strbuf_addf(sb, "%s ", break_kinds[i]);
-	}
-	strbuf_addstr(sb, t);
-	if (bp->has_cond) {
-		strbuf_addstr(sb, " if ");
-		describe_cell(&s->seg, bp->cell_off, 1, sb);
-		strbuf_addf(sb, " %s %d", wait_cmp_name(bp->cmp), bp->value);
-	}
-	free(t);
-}
 
 static int
 parse_cmp(const char *s, enum wait_cmp *out)
@@ -65,32 +26,22 @@ parse_cmp(const char *s, enum wait_cmp *out)
 	return -1;
 }
 
-static enum cmd_retval
-cmd_break_exec(struct cmdctx *ctx)
+/* "@RANKS" and "if CELL CMP V" after a location, from argument i on. */
+int
+break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set)
 {
 	struct session *s = ctx->s;
-	struct seg_break nb, *slot = NULL;
-	struct rankset set = ctx->targets;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i = 1;
 
-	memset(&nb, 0, sizeof nb);
-	nb.kinds = kind_bits(arg(ctx, 0));
-	if (nb.kinds == 0) {
-		arg_error(ctx, 0, "unknown breakpoint kind '%s' (expected notify, wait, put, get, reduce, copy or barrier)",
-		    arg(ctx, 0));
-		return CMD_ERROR;
-	}
+	*set = ctx->targets;
 	if (i < nargs(ctx) && arg(ctx, i)[0] == '@') {
 		char *cause = NULL;
-		if (ctx->explicit_targets) {
-			arg_error(ctx, i, "give the ranks once");
-			return CMD_ERROR;
-		}
-		if (parse_ranks(arg(ctx, i), s->nranks, &set, &cause) != 0) {
+		if (ctx->explicit_targets)
+			return arg_error(ctx, i, "give the ranks once");
+		if (parse_ranks(arg(ctx, i), s->nranks, set, &cause) != 0) {
 			arg_error(ctx, i, "%s", cause);
 			free(cause);
-			return CMD_ERROR;
+			return -1;
 		}
 		i++;
 	}
@@ -100,50 +51,55 @@ cmd_break_exec(struct cmdctx *ctx)
 		enum wait_cmp cmp;
 		char *cause = NULL;
 
-		if (strcmp(arg(ctx, i), "if") != 0) {
-			arg_error(ctx, i, "unexpected '%s' (expected @RANKS or 'if CELL CMP V')", arg(ctx, i));
-			return CMD_ERROR;
-		}
+		if (strcmp(arg(ctx, i), "if") != 0)
+			return arg_error(ctx, i, "unexpected '%s' (expected @RANKS or 'if CELL CMP V')", arg(ctx, i));
 		if (nargs(ctx) != i + 4) {
 			cmd_usage_error(ctx, "a condition is 'if CELL CMP V'");
-			return CMD_ERROR;
+			return -1;
 		}
 		if (cell_arg(ctx, i + 1, &cell) != 0)
-			return CMD_ERROR;
-		if (parse_cmp(arg(ctx, i + 2), &cmp) != 0) {
-			arg_error(ctx, i + 2, "bad comparison '%s' (expected ==, >=, !=, >, < or <=)",
+			return -1;
+		if (parse_cmp(arg(ctx, i + 2), &cmp) != 0)
+			return arg_error(ctx, i + 2, "bad comparison '%s' (expected ==, >=, !=, >, < or <=)",
 			    arg(ctx, i + 2));
-			return CMD_ERROR;
-		}
 		if (parse_int(arg(ctx, i + 3), &v, 0, &cause) != 0 || v < INT32_MIN ||
 		    v > INT32_MAX) {
 			free(cause);
-			arg_error(ctx, i + 3, "bad value '%s' (expected an i32)", arg(ctx, i + 3));
-			return CMD_ERROR;
+			return arg_error(ctx, i + 3, "bad value '%s' (expected an i32)", arg(ctx, i + 3));
 		}
-		nb.has_cond = 1;
-		nb.cmp = (uint8_t)cmp;
-		nb.value = (int32_t)v;
-		nb.cell_off = cell.w->off + cell.first * 4;
+		nb->has_cond = 1;
+		nb->cmp = (uint8_t)cmp;
+		nb->value = (int32_t)v;
+		nb->cell_off = cell.w->off + cell.first * 4;
 	}
-	for (int k = 0; k < SEG_MAX_BREAKS && slot == NULL; k++) {
-		if (s->seg.h->breaks[k].id == 0)
-			slot = &s->seg.h->breaks[k];
-	}
-	if (slot == NULL) {
-		out_error("too many breakpoints (at most %d; see 'delete')", SEG_MAX_BREAKS);
+	return 0;
+}
+
+static enum cmd_retval
+cmd_break_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct seg_break nb, *slot;
+	struct rankset set;
+	struct strbuf sb = STRBUF_INIT;
+	int once = strcmp(ctx->entry->name, "tbreak") == 0;
+	size_t i = 0;
+
+	memset(&nb, 0, sizeof nb);
+	if (break_spec_parse(ctx, &i, &nb) != 0 ||
+	    break_tail_parse(ctx, i, &nb, &set) != 0)
 		return CMD_ERROR;
-	}
-	for (int r = 0; r < s->nranks; r++) {
-		if (rankset_has(&set, r))
-			nb.ranks[r / 64] |= 1ull << (r % 64);
-	}
-	nb.id = ++s->next_break;
-	ctl_break_set(&s->seg, slot, &nb);
-	ctl_breaks_changed(&s->seg);
-	session_update_gate(s);
-	format_break(s, slot, &sb);
-	out_printf("breakpoint %u: %s\n", nb.id, sb.buf);
+	if (once)
+		nb.flags |= BRK_ONCE;
+	if ((slot = break_add(s, &nb, &set, s->next_break + 1)) == NULL)
+		return CMD_ERROR;
+	s->next_break++;
+	break_spec_format(s, slot, NULL, &sb);
+	if ((nb.flags & BRK_CELLS) && nb.win[0] != '\0' &&
+	    seg_win_find(&s->seg, nb.win) == NULL)
+		strbuf_addf(&sb, " (pending: no window '%s' yet)", nb.win);
+	out_printf("%sbreakpoint %u: %s\n", once ? "temporary " : "", slot->id,
+	    sb.buf);
 	strbuf_release(&sb);
 	return CMD_OK;
 }
@@ -185,6 +141,7 @@ breaks_list(struct session *s)
 	struct strbuf sb = STRBUF_INIT;
 	int any = 0;
 
+	breaks_gc(s);
 	for (uint32_t id = 1; id <= s->next_break; id++) {
 		for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 			struct seg_break *bp = &s->seg.h->breaks[k];
@@ -192,24 +149,42 @@ breaks_list(struct session *s)
 			if (bp->id != id)
 				continue;
 			strbuf_reset(&sb);
-			format_break(s, bp, &sb);
+			break_spec_format(s, bp, NULL, &sb);
 			hits = atomic_load(&bp->hits);
 			out_printf("%u  %s  (hit %llu time%s)\n", id, sb.buf,
 			    (unsigned long long)hits, hits == 1 ? "" : "s");
 			any = 1;
 		}
 	}
+	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
+		struct seg_break *bp = &s->seg.h->breaks[k];
+		if (!(bp->id & BREAK_ID_UNTIL))
+			continue;
+		strbuf_reset(&sb);
+		break_spec_format(s, bp, NULL, &sb);
+		out_printf("until  %s  (ranks still on their way)\n", sb.buf);
+		any = 1;
+	}
 	if (!any)
 		out_printf("no breakpoints\n");
 	strbuf_release(&sb);
 }
 
+#define BREAK_USAGE "FILE:LINE|cdb_FUNCTION|row R|cell WIN[R,C]|notify|wait|put|get|reduce|copy|barrier [@RANKS] [if CELL CMP V]"
+
 const struct cmd_entry cmd_break_entry = {
-	.name = "break", .alias = "b",
-	.usage = "notify|wait|put|get|reduce|copy|barrier [@RANKS] [if CELL CMP V]",
-	.summary = "stop ranks before matching micro-ops",
-	.example = "break wait @2 if sig[0,1] >= 1", .group = GRP_CONTROL,
-	.min_args = 1, .max_args = 6, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.name = "break", .alias = "b", .usage = BREAK_USAGE,
+	.summary = "stop at a source line, cdb_* call, row, cell or micro-op kind",
+	.example = "break ring.c:76 @1", .group = GRP_CONTROL,
+	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.keywords = break_kinds, .exec = cmd_break_exec,
+};
+
+const struct cmd_entry cmd_tbreak_entry = {
+	.name = "tbreak", .usage = BREAK_USAGE,
+	.summary = "a breakpoint deleted by its first hit (on any rank)",
+	.example = "tbreak cdb_wait", .group = GRP_CONTROL,
+	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = break_kinds, .exec = cmd_break_exec,
 };
 

@@ -111,13 +111,13 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 		strbuf_addf(sb, "= %g", strtod(text + 4, NULL));
 	} else if (strncmp(text, "ptr area+", 9) == 0) {
 		uint64_t off = strtoull(text + 9, NULL, 10);
-		struct seg_window *w = seg_win_at(&s->seg, off);
+		struct seg_window *w = view_win_at(&s->view, off);
 
 		if (w != NULL && w->off == off) {
 			strbuf_addf(sb, "= %s", w->name);
 		} else {
 			strbuf_addstr(sb, "= &");
-			describe_cell(&s->seg, off, 1, sb);
+			describe_cell(&s->view, off, 1, sb);
 		}
 	} else if (strchr(text, ' ') != NULL) {
 		strbuf_addf(sb, "= %s", strchr(text, ' ') + 1);	/* "TYPE VALUE" */
@@ -185,12 +185,12 @@ arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
 static struct seg_window *
 window(struct cmdctx *ctx, const struct ffi_arg *a, const char *name)
 {
-	struct seg_window *w = seg_win_find(&ctx->s->seg, name);
+	struct seg_window *w = view_win_find(&ctx->s->view, name);
 	const char *best;
 
 	if (w != NULL)
 		return w;
-	best = nearest_window(&ctx->s->seg, name);
+	best = nearest_window(&ctx->s->view, name);
 	if (best != NULL)
 		arg_fail(ctx, a, "unknown window '%s' (did you mean '%s'?)", name, best);
 	else

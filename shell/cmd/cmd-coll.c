@@ -82,7 +82,7 @@ snapshot(struct session *s, struct coll_run *c)
 	c->in = xcalloc((size_t)s->nranks, sizeof *c->in);
 	for (int r = 0; r < s->nranks; r++) {
 		c->in[r] = xmalloc(hi - lo);
-		memcpy(c->in[r], seg_area(&s->seg, r) + lo, hi - lo);
+		view_read(&s->view, r, lo, c->in[r], hi - lo);
 	}
 }
 
@@ -93,6 +93,7 @@ report_check(struct session *s, struct coll_run *c)
 	const void **in = xcalloc((size_t)s->nranks, sizeof *in);
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t total = 0;
+	void *got = NULL;
 
 	for (int r = 0; r < s->nranks; r++)
 		in[r] = c->in[r] - c->in_lo;	/* coll_expect indexes by area offset */
@@ -103,8 +104,10 @@ report_check(struct session *s, struct coll_run *c)
 
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		got = xrealloc(got, o.count * dtype_size(o.dtype) + 1);
 		coll_expect(a, s->nranks, r, (const void *const *)in, want);
-		wrong = coll_wrong(a, s->nranks, want, seg_area(&s->seg, r) + o.off, o.count);
+		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
+		wrong = coll_wrong(a, s->nranks, want, got, o.count);
 		if (wrong != 0)
 			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "", r,
 			    (unsigned long long)wrong);
@@ -117,6 +120,7 @@ report_check(struct session *s, struct coll_run *c)
 		out_event(INT_MAX, "%s: done, #wrong %llu (%s)", c->title,
 		    (unsigned long long)total, sb.buf);
 	strbuf_release(&sb);
+	free(got);
 	free(in);
 }
 

@@ -196,11 +196,13 @@ print_region_values(struct session *s, int r, const struct region *rg,
     struct strbuf *sb)
 {
 	const struct seg_window *w = rg->w;
-	const uint8_t *base = seg_area(&s->seg, r) + w->off;
+	uint64_t esz = dtype_size(w->dtype), shown = MIN(rg->count, PRINT_LIMIT);
+	uint8_t *vals = xmalloc(shown * esz);
 	int rows;
 	int nd = w->ndim;
 	uint64_t row;
 
+	view_read(&s->view, r, w->off + rg->first * esz, vals, shown * esz);
 	while (nd > 1 && w->shape[nd - 1] == 1)
 		nd--;	/* [4,1] prints as a flat list */
 	row = nd > 1 ? w->shape[nd - 1] : 0;
@@ -211,11 +213,12 @@ print_region_values(struct session *s, int r, const struct region *rg,
 		uint64_t e = rg->first + i;
 		if (i > 0)
 			strbuf_addstr(sb, rows && e % row == 0 ? " | " : " ");
-		dtype_format(w->dtype, base, e, sb);
+		dtype_format(w->dtype, vals, i, sb);
 	}
 	if (rg->count > PRINT_LIMIT)
 		strbuf_addf(sb, " ... (%llu more)",
 		    (unsigned long long)(rg->count - PRINT_LIMIT));
+	free(vals);
 }
 
 static enum cmd_retval
@@ -227,6 +230,7 @@ cmd_print_exec(struct cmdctx *ctx)
 
 	if (region_arg(ctx, 0, &rg) != 0)
 		return CMD_ERROR;
+	view_sample(&s->view);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&ctx->targets, r))
 			continue;
@@ -271,7 +275,8 @@ cmd_set_exec(struct cmdctx *ctx)
 static const char *const fill_keywords[] = { "rank", "iota", "zero", "random",
 	NULL };
 static const char *const set_keywords[] = { "times", "color", "timeout",
-	"strict", "echo", "settle", "on", "off", NULL };
+	"strict", "echo", "settle", "wait-giveup", "reset-windows", "on", "off",
+	"all", NULL };
 
 const struct cmd_entry cmd_fill_entry = {
 	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",

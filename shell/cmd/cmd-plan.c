@@ -22,7 +22,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 
 	for (size_t i = 0; i < p->nops; i++) {
 		strbuf_reset(&sb);
-		describe_uop(&s->seg, &p->ops[i], rank, &sb);
+		describe_uop(&s->view, &p->ops[i], rank, &sb);
 		wop = MAX(wop, sb.len);
 		wphase = MAX(wphase, strlen(prog_str_at(p, p->ops[i].phase)));
 	}
@@ -35,7 +35,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 			continue;
 		}
 		strbuf_reset(&sb);
-		describe_uop(&s->seg, u, rank, &sb);
+		describe_uop(&s->view, u, rank, &sb);
 		out_printf("%s%*zu  %-*s  %-*s  %s\n", indent, wnum, i + 1, (int)wphase,
 		    prog_str_at(p, u->phase), (int)wop, sb.buf, prog_str_at(p, u->name));
 	}

@@ -116,15 +116,15 @@ want_parse(const struct region *rg, char *text, struct want *w, char **cause)
 }
 
 static int
-want_matches(const struct region *rg, const uint8_t *base, uint64_t i,
+want_matches(const struct region *rg, const uint8_t *vals, uint64_t i,
     const struct want *w)
 {
 	enum dtype dt = rg->w->dtype;
 	double v;
 
 	if (w->exact)
-		return dtype_get_int(dt, base, i) == w->iv;
-	v = dtype_get(dt, base, i);
+		return dtype_get_int(dt, vals, i) == w->iv;
+	v = dtype_get(dt, vals, i);
 	return v == w->v || (isnan(v) && isnan(w->v));
 }
 
@@ -136,6 +136,8 @@ expect_values(struct cmdctx *ctx)
 	struct strbuf got = STRBUF_INIT;
 	struct want *want = NULL;
 	size_t nwant = 0;
+	uint8_t *vals = NULL;
+	uint64_t esz;
 	char *list, *p, *cause = NULL;
 	int rc = 0;
 
@@ -167,24 +169,26 @@ expect_values(struct cmdctx *ctx)
 		    (unsigned long long)rg.count, (unsigned long long)rg.count);
 		goto out;
 	}
+	esz = dtype_size(rg.w->dtype);
+	vals = xmalloc(rg.count * esz);
+	view_sample(&s->view);
 	for (int r = 0; r < s->nranks && rc == 0; r++) {
-		const uint8_t *base;
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		if (!rank_alive(s, r)) {
 			rc = expect_fail("rank %d is %s", r, rank_state_name(rank_state_of(s, r)));
 			break;
 		}
-		base = seg_area(&s->seg, r) + rg.w->off;
+		view_read(&s->view, r, rg.w->off + rg.first * esz, vals, rg.count * esz);
 		for (uint64_t i = 0; i < rg.count; i++) {
 			const struct want *w = &want[nwant == 1 ? 0 : i];
 
-			if (!want_matches(&rg, base, rg.first + i, w)) {
+			if (!want_matches(&rg, vals, i, w)) {
 				struct strbuf cell = STRBUF_INIT;
-				describe_cell(&s->seg, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
+				describe_cell(&s->view, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
 				    1, &cell);
 				strbuf_reset(&got);
-				dtype_format(rg.w->dtype, base, rg.first + i, &got);
+				dtype_format(rg.w->dtype, vals, i, &got);
 				rc = expect_fail("rank %d %s = %s, expected %s", r, cell.buf,
 				    got.buf, w->text);
 				strbuf_release(&cell);
@@ -193,6 +197,7 @@ expect_values(struct cmdctx *ctx)
 		}
 	}
 out:
+	free(vals);
 	free(cause);
 	free(list);
 	free(want);
@@ -309,17 +314,19 @@ cmd_pause_exec(struct cmdctx *ctx)
 	if (!s->interactive)
 		return CMD_OK;
 	for (;;) {
-		char *line = le_read("-- Enter to continue, or a command -- ");
+		char *line = le_read(script_block_open() ? "... " :
+		    "-- Enter to continue, or a command -- ");
 		enum cmd_retval rv;
 
 		if (line == NULL)
 			return CMD_QUIT;
 		if (le_cancelled()) {
 			free(line);
+			script_block_cancel();
 			out_error("interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
-		if (line[strspn(line, " \t")] == '\0') {
+		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
 			free(line);
 			return CMD_OK;
 		}

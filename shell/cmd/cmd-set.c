@@ -9,7 +9,7 @@
 #include "shell.h"
 #include "xmalloc.h"
 
-enum kind { K_BOOL, K_SECS, K_COUNT };
+enum kind { K_BOOL, K_SECS, K_COUNT, K_WINDOWS };
 
 static const struct setting {
 	const char *name;
@@ -23,6 +23,7 @@ static const struct setting {
 	{ "timeout", K_SECS, "hang watchdog, seconds without progress (0 = off)" },
 	{ "settle", K_SECS, "how long a command waits for the world to settle" },
 	{ "wait-giveup", K_COUNT, "sim mode: a wait returns after N polls (0 = never)" },
+	{ "reset-windows", K_WINDOWS, "windows a repeat re-zeroes before each iteration (off, all, or NAME,NAME...)" },
 };
 
 int
@@ -61,9 +62,49 @@ show(struct session *s, const struct setting *st)
 		out_printf("timeout      %g\n", v->timeout);
 	else if (strcmp(st->name, "settle") == 0)
 		out_printf("settle       %g\n", v->settle_ms / 1000.0);
+	else if (strcmp(st->name, "reset-windows") == 0)
+		out_printf("reset-windows %s\n", v->reset_windows[0] ?
+		    v->reset_windows : "off");
 	else
 		out_printf("wait-giveup  %u\n",
 		    (unsigned)atomic_load(&s->seg.h->wait_giveup));
+}
+
+/* `set reset-windows off|all|NAME[,NAME...]`: names must exist now. */
+static int
+set_reset_windows(struct cmdctx *ctx, const char *val)
+{
+	struct session *s = ctx->s;
+	char *list, *save = NULL;
+	int rc = 0;
+
+	if (strcmp(val, "off") == 0) {
+		s->set.reset_windows[0] = '\0';
+		return 0;
+	}
+	if (strlen(val) >= sizeof s->set.reset_windows)
+		return arg_error(ctx, 1, "too long a window list for reset-windows (at most %zu characters)",
+		    sizeof s->set.reset_windows - 1);
+	if (strcmp(val, "all") != 0) {
+		list = xstrdup(val);
+		if (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,") != NULL)
+			rc = arg_error(ctx, 1, "bad window list '%s' for reset-windows (expected off, all or NAME,NAME...)",
+			    val);
+		for (char *t = strtok_r(list, ",", &save); rc == 0 && t != NULL;
+		    t = strtok_r(NULL, ",", &save)) {
+			if (strcmp(t, "all") == 0)
+				rc = arg_error(ctx, 1, "'all' resets every window; give it alone");
+			else if (seg_win_find(&s->seg, t) == NULL)
+				rc = arg_error(ctx, 1, "unknown window '%s' in reset-windows%s", t,
+				    seg_win_list(&s->seg, (struct seg_window *[1]){ NULL }, 1) ?
+				    " (see 'windows')" : " (there are no windows; see 'alloc')");
+		}
+		free(list);
+		if (rc != 0)
+			return -1;
+	}
+	snprintf(s->set.reset_windows, sizeof s->set.reset_windows, "%s", val);
+	return 0;
 }
 
 int
@@ -94,10 +135,10 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 				return 1;
 			}
 		}
-		if (nearest_window(&s->seg, name) == NULL) {
+		if (nearest_window(&s->view, name) == NULL) {
 			/* neither a window nor near one: say both readings */
 			*rv = CMD_ERROR;
-			arg_error(ctx, 0, "unknown setting or window '%s' (settings: times, color, echo, strict, timeout, settle, wait-giveup)",
+			arg_error(ctx, 0, "unknown setting or window '%s' (settings: times, color, echo, strict, timeout, settle, wait-giveup, reset-windows)",
 			    name);
 			return 1;
 		}
@@ -151,6 +192,10 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 			return 1;
 		}
 		break;
+	case K_WINDOWS:
+		if (set_reset_windows(ctx, val) == 0)
+			*rv = CMD_OK;
+		return 1;
 	}
 	if (strcmp(name, "times") == 0)
 		s->set.times = on;

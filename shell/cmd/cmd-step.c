@@ -132,13 +132,14 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 static int
 break_stop(struct session *s, int r, uint32_t *tag, uint64_t *progress)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 
-	if (!rank_alive(s, r) || atomic_load(&b->state) != RS_STOPPED ||
-	    atomic_load(&b->stop_reason) != STOP_BREAK)
+	view_board(&s->view, r, &b);
+	if (!rank_alive(s, r) || b.state != RS_STOPPED ||
+	    b.stop_reason != STOP_BREAK)
 		return 0;
-	*tag = atomic_load(&b->prog_tag);
-	*progress = atomic_load(&b->progress);
+	*tag = b.prog_tag;
+	*progress = b.progress;
 	return 1;
 }
 

@@ -92,7 +92,7 @@ watch_dump(struct cmdctx *ctx)
 		}
 	}
 	memset(&ws, 0, sizeof ws);
-	ws.seg = &ctx->s->seg;
+	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
 	w = watch_new(&src, &ws, &opts);
 	watch_refresh(w);
@@ -128,7 +128,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	memset(&ws, 0, sizeof ws);
-	ws.seg = &ctx->s->seg;
+	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
@@ -148,6 +148,7 @@ watch_main(int argc, char **argv)
 	struct watch_opts opts = WATCH_OPTS_INIT;
 	struct watch_src ws;
 	struct seg sg;
+	struct view v;
 	char *cause = NULL;
 	pid_t pid = 0;
 	int fd, rc;
@@ -169,7 +170,8 @@ watch_main(int argc, char **argv)
 		return 1;
 	}
 	memset(&ws, 0, sizeof ws);
-	ws.seg = &sg;
+	view_seg_init(&v, &sg);
+	ws.view = &v;
 	ws.pid = pid;
 	ws.readonly = 1;
 	opts.readonly = 1;

@@ -19,7 +19,7 @@ static void
 print_windows(struct session *s)
 {
 	struct seg_window *list[SEG_MAX_WINDOWS];
-	int n = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS);
+	int n = view_win_list(&s->view, list, SEG_MAX_WINDOWS);
 	size_t wn = 4, ws = 5, wb = 5, wo = 6;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -64,7 +64,7 @@ cmd_world_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
 	struct seg_window *list[SEG_MAX_WINDOWS];
-	int n = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS), live = 0;
+	int n = view_win_list(&s->view, list, SEG_MAX_WINDOWS), live = 0;
 	uint64_t used = 0;
 
 	for (int r = 0; r < s->nranks; r++)
@@ -78,7 +78,7 @@ cmd_world_exec(struct cmdctx *ctx)
 	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n", s->transport,
 	    s->name, ctx->target_text);
 	out_printf("windows    %d, %llu of %llu bytes per rank in use\n", n,
-	    (unsigned long long)used, (unsigned long long)s->seg.h->area_size);
+	    (unsigned long long)used, (unsigned long long)view_area_size(&s->view));
 	if (n > 0)
 		print_windows(s);
 	return CMD_OK;
@@ -90,11 +90,14 @@ print_ranks(struct cmdctx *ctx)
 	struct session *s = ctx->s;
 	struct strbuf sb = STRBUF_INIT;
 
+	view_sample(&s->view);
 	for (int r = 0; r < s->nranks; r++) {
-		enum rank_state st = rank_state_of(s, r);
-		struct seg_rank *b = seg_board(&s->seg, r);
+		struct view_board b;
+		enum rank_state st;
 		int queued = 0;
 
+		view_board(&s->view, r, &b);
+		st = b.state;
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		strbuf_reset(&sb);
@@ -113,8 +116,7 @@ print_ranks(struct cmdctx *ctx)
 		if (queued > 1)
 			out_printf(" (+%d queued)", queued - 1);
 		if (s->set.times)
-			out_printf("  [%.1fs]", (double)(mono_ns() -
-			    atomic_load(&b->state_ns)) / 1e9);
+			out_printf("  [%.1fs]", (double)(mono_ns() - b.state_ns) / 1e9);
 		out_printf("\n");
 	}
 	strbuf_release(&sb);

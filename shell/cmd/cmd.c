@@ -21,8 +21,10 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
+    cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry,
     cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
-    cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry;
+    cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
+    cmd_reset_entry, cmd_repeat_entry, cmd_end_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -33,6 +35,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_alloc_entry,
 	&cmd_free_entry,
 	&cmd_windows_entry,
+	&cmd_reset_entry,
 	&cmd_fill_entry,
 	&cmd_print_entry,
 	&cmd_set_entry,
@@ -53,6 +56,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_step_entry,
 	&cmd_continue_entry,
 	&cmd_break_entry,
+	&cmd_tbreak_entry,
+	&cmd_until_entry,
+	&cmd_advance_entry,
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
@@ -63,6 +69,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_load_entry,
 	&cmd_call_entry,
 	&cmd_source_entry,
+	&cmd_repeat_entry,
+	&cmd_end_entry,
 	&cmd_expect_entry,
 	&cmd_sleep_entry,
 	&cmd_record_entry,

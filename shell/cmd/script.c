@@ -4,14 +4,24 @@
  * 1), unless `expect error` announced that the next command must fail.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lang/loop.h"
 #include "shell.h"
 #include "xmalloc.h"
 
 struct script_state script;
+
+/*
+ * The repeat block being typed or read, NULL when none.  While it is open
+ * its lines are only collected; nothing runs until its `end`, so a script
+ * (or the prompt) that starts never finds one open that is not its own.
+ */
+static struct loop_block *open_block;
+static unsigned long open_block_line;	/* where it began, in its script */
 
 /* A script line longer than this is not a command (source /dev/zero) */
 #define SCRIPT_LINE_MAX (64 * 1024)
@@ -89,11 +99,177 @@ echo_shows(struct session *s, const char *line)
 	return 1;
 }
 
+static const char *
+resolve_cmd(const char *word)
+{
+	const struct cmd_entry *e = cmd_find(word, NULL);
+
+	return e != NULL ? e->name : NULL;
+}
+
+int
+script_block_open(void)
+{
+	return open_block != NULL;
+}
+
+void
+script_block_cancel(void)
+{
+	if (open_block == NULL)
+		return;
+	loop_block_release(open_block);
+	free(open_block);
+	open_block = NULL;
+}
+
+static enum cmd_retval
+line_error(const char *text, const char *cause, size_t col, size_t len)
+{
+	out_set_line(text);
+	out_capture_begin();
+	out_error("%s", cause);
+	out_caret(col, len);
+	return CMD_ERROR;
+}
+
+/* Running a block: the session, and where it stopped. */
+struct block_run {
+	struct session *s;
+	const struct loop_block *top;
+	uint64_t iter;		/* of the innermost block */
+	enum cmd_retval rv;
+};
+
+static int
+block_iter(void *arg, const struct loop_block *b, uint64_t k)
+{
+	extern volatile sig_atomic_t shell_interrupted;
+	struct block_run *br = arg;
+
+	br->iter = k;
+	if (shell_interrupted) {
+		shell_interrupted = 0;
+		out_error("'%s' interrupted before iteration %llu of %llu", b->head,
+		    (unsigned long long)k + 1, (unsigned long long)b->count);
+		br->rv = CMD_ERROR;
+		return -1;
+	}
+	if (windows_reset_each(br->s) != 0) {
+		br->rv = CMD_ERROR;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+block_line(void *arg, const char *text)
+{
+	extern volatile sig_atomic_t shell_interrupted;
+	struct block_run *br = arg;
+	enum cmd_retval rv;
+
+	if (shell_interrupted) {
+		shell_interrupted = 0;
+		out_error("repeat interrupted");
+		br->rv = CMD_ERROR;
+		return -1;
+	}
+	rv = script_run_whole(br->s, text);	/* a body holds whole commands */
+	if (rv == CMD_OK && br->s->watchdog_fired)
+		rv = CMD_ERROR;
+	if (rv != CMD_OK) {
+		br->rv = rv;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+block_bad(void *arg, const char *head, const char *cause)
+{
+	struct block_run *br = arg;
+
+	line_error(head, cause, 0, strlen(head));
+	br->rv = CMD_ERROR;
+	return -1;
+}
+
+static enum cmd_retval
+block_run(struct session *s, struct loop_block *b)
+{
+	struct block_run br = { s, b, 0, CMD_OK };
+	struct loop_ops ops = { block_iter, block_line, block_bad, resolve_cmd };
+
+	if (loop_block_run(b, &ops, &br) != 0 && br.rv == CMD_ERROR &&
+	    b->count > 1)
+		out_printf("note: '%s' stopped in iteration %llu of %llu\n", b->head,
+		    (unsigned long long)br.iter + 1, (unsigned long long)b->count);
+	return br.rv;
+}
+
+/*
+ * A line while a block is open, or a line that opens or wrongly closes
+ * one: 1 when handled (*rv set), 0 when it is an ordinary command.
+ */
+static int
+block_line_in(struct session *s, const char *text, enum cmd_retval *rv)
+{
+	char *cause = NULL;
+	size_t col = 0, len = 0;
+	uint64_t n = 0;
+	int rc;
+
+	if (open_block != NULL) {
+		rc = loop_block_feed(open_block, text, resolve_cmd, &cause, &col, &len);
+		if (rc < 0) {
+			*rv = line_error(text, cause, col, len);
+		} else if (rc == 1) {
+			struct loop_block *b = open_block;
+			open_block = NULL;
+			*rv = block_run(s, b);
+			loop_block_release(b);
+			free(b);
+		} else {
+			*rv = CMD_OK;
+		}
+		free(cause);
+		return 1;
+	}
+	switch (loop_classify(text, resolve_cmd, &n, &cause, &col, &len)) {
+	case LOOP_REPEAT:
+		open_block = xcalloc(1, sizeof *open_block);
+		loop_block_init(open_block, n, text + strspn(text, " \t"));
+		*rv = CMD_OK;
+		break;
+	case LOOP_END:
+		*rv = line_error(text, "'end' without a repeat", 0, strlen(text));
+		break;
+	case LOOP_BAD:
+		*rv = line_error(text, cause, col, len);
+		break;
+	default:
+		return 0;
+	}
+	free(cause);
+	return 1;
+}
+
 enum cmd_retval
 script_run_line(struct session *s, const char *text, int *incomplete)
 {
 	int expecting = script.expect_error;
-	enum cmd_retval rv = cmd_run_line(s, text, incomplete);
+	enum cmd_retval rv;
+
+	*incomplete = 0;
+	if (block_line_in(s, text, &rv)) {
+		/* an `expect error` before the block is for its first command */
+		if (rv != CMD_ERROR || !expecting || !script.expect_error)
+			return rv;
+		script.expect_error = 0;
+		return CMD_OK;
+	}
+	rv = cmd_run_line(s, text, incomplete);
 
 	if (*incomplete)
 		return CMD_OK;
@@ -121,7 +297,7 @@ script_run_whole(struct session *s, const char *text)
 		return rv;
 	parse_line(text, &w, &cause, &col);
 	out_capture_begin();
-	out_error("%s: a script's command ends with its line (to go on, end the line with '\\')",
+	out_error("%s: here a command ends with its line (to go on, end the line with '\\')",
 	    cause != NULL ? cause : "unfinished line");
 	out_caret(col, 1);
 	free(cause);
@@ -162,13 +338,17 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			if (cmd.len == 0 && (*p == '#' || *p == '\0'))
 				e = xasprintf("%s\n", line);
 			else
-				e = xasprintf("%s%s%s\n", cmd.len == 0 ? "(colldb) " : "... ",
+				e = xasprintf("%s%s%s\n", cmd.len == 0 &&
+				    !script_block_open() ? "(colldb) " : "... ",
 				    line, cont ? "\\" : "");
 			out_echo(e);
 			free(e);
 		}
-		if (cmd.len == 0)
+		if (cmd.len == 0) {
 			start = lineno;
+			if (!script_block_open())
+				open_block_line = lineno;
+		}
 		strbuf_addstr(&cmd, line);
 		if (cont)
 			continue;
@@ -180,6 +360,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			break;
 		}
 		if (rv == CMD_ERROR || s->watchdog_fired) {
+			script_block_cancel();
 			script.failed = 1;
 			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,
 			    s->watchdog_fired ? " by the hang watchdog" : "");
@@ -187,6 +368,14 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			break;
 		}
 	}
+	if (rc == 0 && script_block_open()) {
+		out_error("%s:%lu: '%s' has no 'end' (the file ends inside it)",
+		    name, open_block_line, open_block->head);
+		script_block_cancel();
+		script.failed = 1;
+		rc = -1;
+	}
+	script_block_cancel();
 	if (rc == 0 && cmd.len > 0) {
 		out_error("%s:%lu: unexpected end of file after a line ending in '\\'",
 		    name, start);

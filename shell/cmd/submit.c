@@ -45,6 +45,15 @@ cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	return cmd_submit_done(ctx, r, p, desc, flags, pflags, NULL);
 }
 
+static uint32_t
+prog_tag_of(struct session *s, int r)
+{
+	struct view_board b;
+
+	view_board(&s->view, r, &b);
+	return b.prog_tag;
+}
+
 void
 cmd_report(struct cmdctx *ctx)
 {
@@ -62,11 +71,11 @@ cmd_report(struct cmdctx *ctx)
 		if (st == RS_BLOCKED) {
 			/* blocked on a cell that already holds is about to
 			 * run on: that is "still running" */
-			struct seg_rank *b = seg_board(&s->seg, r);
-			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) +
-			    atomic_load(&b->wait_off)));
-			if (wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp), v,
-			    atomic_load(&b->wait_expected)))
+			struct view_board b;
+
+			view_board(&s->view, r, &b);
+			if (wait_cmp_holds(b.wait_cmp,
+			    view_cell(&s->view, r, b.wait_off), b.wait_expected))
 				st = RS_RUNNING;
 		}
 		strbuf_reset(&sb);
@@ -92,7 +101,7 @@ cmd_report(struct cmdctx *ctx)
 		if (j == NULL || !(j->flags & JOB_ANNOUNCE) || (j->flags & JOB_COLL) ||
 		    (j->flags & JOB_SAID_BLOCKED) || !rank_alive(s, r) ||
 		    rank_state_of(s, r) != RS_BLOCKED ||
-		    atomic_load(&seg_board(&s->seg, r)->prog_tag) != j->tag)
+		    prog_tag_of(s, r) != j->tag)
 			continue;
 		strbuf_reset(&sb);
 		describe_rank(s, r, &sb, 0);

@@ -1,7 +1,7 @@
 /*
- * watch-src.c - fill the watch pane's snapshot (viz/snap.h) from a session
- * segment.  Observation never messages a rank: everything comes from the
- * status board, the window table and the windows themselves.  With the
+ * watch-src.c - fill the watch pane's snapshot (viz/snap.h) from a view of
+ * the world (view/view.h).  Observation never messages a rank: everything
+ * comes from the status board, the window table and the windows themselves.  With the
  * shell's own session the queued programs tell who owes which cell; an
  * observer attached from outside rebuilds the collective in progress from
  * the segment's cur_coll record.
@@ -46,7 +46,7 @@ static void
 add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 {
 	struct seg_window *list[SEG_MAX_WINDOWS];
-	int n = seg_win_list(ws->seg, list, SEG_MAX_WINDOWS);
+	int n = view_win_list(ws->view, list, SEG_MAX_WINDOWS);
 
 	sh->n = 0;
 	for (int i = 0; i < n; i++) {
@@ -82,7 +82,7 @@ add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 		}
 		sw = snap_add_win(out, name, k, shape);
 		for (int r = 0; r < out->nranks; r++)
-			memcpy(snap_row(sw, r), seg_area(ws->seg, r) + w->off, cells * 4);
+			view_read(ws->view, r, w->off, snap_row(sw, r), cells * 4);
 		sh->w[sh->n++] = w;
 	}
 }
@@ -114,7 +114,8 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops
 static void
 observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 {
-	uint32_t id = atomic_load(&ws->seg->h->cur_coll_id);
+	struct coll_args cur;
+	uint32_t id = view_cur_coll(ws->view, &cur);
 
 	if (id == 0)
 		return;
@@ -125,15 +126,16 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 		ws->nprogs = out->nranks;
 		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
 		for (int r = 0; r < ws->nprogs; r++)
-			ws->progs[r] = coll_build(&ws->seg->h->cur_coll, ws->nprogs, r);
+			ws->progs[r] = coll_build(&cur, ws->nprogs, r);
 		ws->coll_id = id;
 	}
 	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
-		struct seg_rank *b = seg_board(ws->seg, q);
-		enum rank_state st = (enum rank_state)atomic_load(&b->state);
-		if ((st == RS_RUNNING || st == RS_STOPPED || st == RS_BLOCKED) &&
-		    atomic_load(&b->nops) == ws->progs[q]->nops)
-			mark_owed(out, sh, q, ws->progs[q]->ops, atomic_load(&b->pc),
+		struct view_board b;
+
+		view_board(ws->view, q, &b);
+		if ((b.state == RS_RUNNING || b.state == RS_STOPPED ||
+		    b.state == RS_BLOCKED) && b.nops == ws->progs[q]->nops)
+			mark_owed(out, sh, q, ws->progs[q]->ops, b.pc,
 			    ws->progs[q]->nops);
 	}
 }
@@ -141,45 +143,47 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 int
 watch_src_fill(struct watch_src *ws, struct snap *out)
 {
-	struct seg_header *h = ws->seg->h;
+	struct view *v = ws->view;
 	struct session *s = ws->sess;
 	struct strbuf sb = STRBUF_INIT;
 	struct shown sh;
+	char *corrupt;
 	uint64_t now = mono_ns();
-	int n = (int)h->nranks;
+	int n = view_nranks(v);
 
 	if (s != NULL && s->rp != NULL)
 		session_pump(s, 0);	/* events wait until the pane closes */
-	if (atomic_load(&h->ended) || (ws->pid > 0 && kill(ws->pid, 0) != 0))
+	if (view_ended(v) || (ws->pid > 0 && kill(ws->pid, 0) != 0))
 		return -1;
+	view_sample(v);
 	snap_set_ranks(out, n);
 	out->world = n;
-	snprintf(out->session, sizeof out->session, "%s", h->name);
+	snprintf(out->session, sizeof out->session, "%s", view_session(v));
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);
 	for (int r = 0; r < n; r++) {
-		struct seg_rank *b = seg_board(ws->seg, r);
 		struct snap_rank *rk = &out->ranks[r];
-		enum rank_state st = (enum rank_state)atomic_load(&b->state);
+		struct view_board b;
 
-		rk->state = snap_state_of(st);
-		rk->secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
+		view_board(v, r, &b);
+		rk->state = snap_state_of(b.state);
+		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);
 		else if (s != NULL && rank_job(s, r) != NULL)
 			describe_rank(s, r, &sb, 1);
 		else
-			describe_board(ws->seg, r, &sb);
+			describe_board(v, r, &sb);
 		snprintf(rk->op, sizeof rk->op, "%s", sb.buf);
-		if (st == RS_BLOCKED) {
-			uint64_t off = atomic_load(&b->wait_off);
-			rk->now = atomic_load((_Atomic int32_t *)(seg_area(ws->seg, r) + off));
-			rk->expected = atomic_load(&b->wait_expected);
+		if (b.state == RS_BLOCKED) {
+			uint64_t off = b.wait_off;
+			rk->now = view_cell(v, r, off);
+			rk->expected = b.wait_expected;
 			strbuf_reset(&sb);
-			describe_cell(ws->seg, off, 1, &sb);
-			strbuf_addf(&sb, " %s %d", wait_cmp_name(atomic_load(&b->wait_cmp)),
+			describe_cell(v, off, 1, &sb);
+			strbuf_addf(&sb, " %s %d", wait_cmp_name(b.wait_cmp),
 			    rk->expected);
 			snprintf(rk->on, sizeof rk->on, "%s", sb.buf);
 			for (int i = 0; i < sh.n; i++) {
@@ -195,17 +199,25 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	snap_mark_awaited(out);
 	if (s != NULL) {
 		for (int q = 0; q < n; q++) {
-			struct seg_rank *b = seg_board(ws->seg, q);
+			struct view_board b;
+
+			view_board(v, q, &b);
 			for (struct job *j = rank_job(s, q); j != NULL; j = j->next) {
 				size_t from = 0;
-				if (j == rank_job(s, q) && atomic_load(&b->prog_tag) == j->tag)
-					from = atomic_load(&b->pc);
+				if (j == rank_job(s, q) && b.prog_tag == j->tag)
+					from = b.pc;
 				if (j->prog != NULL)
 					mark_owed(out, &sh, q, j->prog->ops, from, j->prog->nops);
 			}
 		}
 	} else {
 		observer_owed(ws, out, &sh);
+	}
+	if (s == NULL && (corrupt = view_take_reports(v)) != NULL) {
+		/* the observer's only line to say it on */
+		snprintf(ws->status, sizeof ws->status, "error: %.*s",
+		    (int)strcspn(corrupt, "\n"), corrupt);
+		free(corrupt);
 	}
 	if (ws->status[0] != '\0')
 		snprintf(out->status, sizeof out->status, "%s", ws->status);

@@ -1,7 +1,8 @@
 /*
- * watch-src.h - the watch pane's data source: a session segment, seen by
- * the shell that owns it (sess set) or by an observer attached from
- * another terminal (sess NULL, readonly, pid of the owning shell).
+ * watch-src.h - the watch pane's data source: a view of the world
+ * (view/view.h), seen by the shell that owns the session (sess set) or by
+ * an observer attached from another terminal (sess NULL, readonly, pid of
+ * the owning shell).
  */
 #ifndef COLLDB_WATCH_SRC_H
 #define COLLDB_WATCH_SRC_H
@@ -9,13 +10,13 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "seg.h"
 #include "snap.h"
+#include "view/view.h"
 
 struct session;
 
 struct watch_src {
-	struct seg *seg;
+	struct view *view;	/* borrowed */
 	struct session *sess;	/* NULL for an outside observer */
 	pid_t pid;		/* observer: the owning shell (liveness) */
 	int readonly;

@@ -64,6 +64,20 @@ hist_record(struct session *s, const struct job *j)
 	}
 }
 
+void
+hist_forget(struct session *s, uint64_t lo, uint64_t hi)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->off < hi && lo < e->off + e->bytes)
+			continue;
+		s->hist[k++] = *e;
+	}
+	s->nhist = k;
+}
+
 static size_t
 add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 {
@@ -80,6 +94,12 @@ add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 	return n;
 }
 
+static const struct seg_window *
+win_at(void *arg, uint64_t off)
+{
+	return view_win_at(arg, off);
+}
+
 void
 diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 {
@@ -87,34 +107,35 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 	uint64_t now = mono_ns();
 
 	memset(in, 0, sizeof *in);
-	in->seg = &s->seg;
+	in->win_at = win_at;
+	in->win_arg = &s->view;
+	view_sample(&s->view);
 	in->nranks = s->nranks;
 	in->r = r;
 	in->hist = s->hist;
 	in->nhist = s->nhist;
 	for (int q = 0; q < s->nranks; q++) {
-		struct seg_rank *b = seg_board(&s->seg, q);
 		struct rankproc *rp = &s->rp[q];
 		struct diag_prog *v = NULL;
+		struct view_board b;
 		size_t n = 0;
 		uint32_t pc = 0;
 
-		r[q].state = rank_state_of(s, q);
+		view_board(&s->view, q, &b);
+		r[q].state = b.state;
 		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
 		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
-		r[q].secs = (double)(now - atomic_load(&b->state_ns)) / 1e9;
+		r[q].secs = (double)(now - b.state_ns) / 1e9;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
-			r[q].wait_off = atomic_load(&b->wait_off);
-			r[q].cmp = (uint8_t)atomic_load(&b->wait_cmp);
-			r[q].expected = atomic_load(&b->wait_expected);
-			r[q].now = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, q) +
-			    r[q].wait_off));
+			r[q].wait_off = b.wait_off;
+			r[q].cmp = (uint8_t)b.wait_cmp;
+			r[q].expected = b.wait_expected;
+			r[q].now = view_cell(&s->view, q, r[q].wait_off);
 		}
 		if (rp->jobs != NULL) {
-			if (atomic_load(&b->prog_tag) == rp->jobs->tag &&
-			    r[q].state != RS_IDLE)
-				pc = atomic_load(&b->pc);
+			if (b.prog_tag == rp->jobs->tag && r[q].state != RS_IDLE)
+				pc = b.pc;
 			n = add_progs(&v, 0, rp->jobs, pc);
 		} else if (rp->orphans != NULL) {
 			n = add_progs(&v, 0, rp->orphans, rp->orphan_pc);
@@ -137,7 +158,7 @@ diag_in_release(struct diag_in *in)
 static void
 cell_text(struct session *s, uint64_t off, struct strbuf *sb)
 {
-	describe_cell(&s->seg, off, 1, sb);
+	describe_cell(&s->view, off, 1, sb);
 }
 
 static void
@@ -286,9 +307,13 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 	cell_text(s, f->off, &c);
 	switch (f->cause) {
 	case CAUSE_TAG0: {
-		struct seg_rank *b = seg_board(&s->seg, f->rank);
-		enum wait_cmp cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
-		int32_t want = atomic_load(&b->wait_expected);
+		struct view_board b;
+		enum wait_cmp cmp;
+		int32_t want;
+
+		view_board(&s->view, f->rank, &b);
+		cmp = b.wait_cmp;
+		want = b.wait_expected;
 
 		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
 		    wait_cmp_name(cmp), want);
@@ -405,8 +430,10 @@ progress_sig(struct session *s)
 	uint64_t sig = 0;
 
 	for (int q = 0; q < s->nranks; q++) {
-		struct seg_rank *b = seg_board(&s->seg, q);
-		sig = sig * 31 + atomic_load(&b->progress) + atomic_load(&b->state_ns);
+		struct view_board b;
+
+		view_board(&s->view, q, &b);
+		sig = sig * 31 + b.progress + b.state_ns;
 	}
 	return sig;
 }

@@ -14,13 +14,14 @@
 static const struct uop *
 pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 
+	view_board(&s->view, r, &b);
 	for (struct job *j = rank_job(s, r); j != NULL; j = j->next) {
 		size_t i = 0;
-		if (j == rank_job(s, r) && atomic_load(&b->prog_tag) == j->tag &&
-		    rank_state_of(s, r) != RS_IDLE)
-			i = atomic_load(&b->pc);
+		if (j == rank_job(s, r) && b.prog_tag == j->tag &&
+		    b.state != RS_IDLE)
+			i = b.pc;
 		for (; j->prog != NULL && i < j->prog->nops; i++) {
 			const struct uop *u = &j->prog->ops[i];
 			if (u->kind == kind && u->dst == off &&
@@ -60,7 +61,7 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	const struct diag_event *lw;
 	int writers, sets, other = -1;
 
-	describe_cell(&s->seg, off, 1, &c);
+	describe_cell(&s->view, off, 1, &c);
 	if (!rank_alive(s, peer))
 		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",
 		    peer, rank_state_name(rank_state_of(s, peer)));
@@ -91,10 +92,10 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 {
 	struct strbuf c = STRBUF_INIT;
 	const struct diag_event *lw;
-	int32_t now = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, rank) + off));
+	int32_t now = view_cell(&s->view, rank, off);
 	int writers, sets, waited = 0;
 
-	describe_cell(&s->seg, off, 1, &c);
+	describe_cell(&s->view, off, 1, &c);
 	lw = last_notify(s, rank, off, &writers, &sets);
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
@@ -136,7 +137,7 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 	if (last != NULL && last->kind == UOP_NOTIFY && rank_alive(s, peer) &&
 	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
 		struct strbuf c = STRBUF_INIT;
-		describe_cell(&s->seg, last->off, 1, &c);
+		describe_cell(&s->view, last->off, 1, &c);
 		out_warning("put after notify: rank %d notified rank %d (%s) before this put; rank %d may act on the notify before the data lands: put first, then notify",
 		    from, peer, c.buf, peer);
 		strbuf_release(&c);
@@ -153,13 +154,14 @@ lint_coll_signal(struct session *s, const struct coll_args *a, const char *title
 	if (a->sig.count == 0 || a->sig.dtype != DT_I32)
 		return;
 	for (int r = 0; r < s->nranks; r++) {
-		const int32_t *cell = (const int32_t *)(seg_area(&s->seg, r) + a->sig.off);
 		for (uint64_t i = 0; i < a->sig.count; i++) {
-			if (cell[i] == 0)
+			int32_t cell = view_cell(&s->view, r, a->sig.off + 4 * i);
+
+			if (cell == 0)
 				continue;
-			describe_cell(&s->seg, a->sig.off + 4 * i, 1, &c);
+			describe_cell(&s->view, a->sig.off + 4 * i, 1, &c);
 			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): credits left by an interrupted collective or a raw notify; its barriers may pass early (zero it first: fill %s zero)",
-			    title, r, c.buf, cell[i], a->sig.name != NULL ? a->sig.name : "SIG");
+			    title, r, c.buf, cell, a->sig.name != NULL ? a->sig.name : "SIG");
 			strbuf_release(&c);
 			return;
 		}

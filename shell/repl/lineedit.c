@@ -143,7 +143,7 @@ candidates(const char *line, size_t cur, const char *word, char ***out,
 	} else if (e != NULL) {
 		if (sess != NULL && sess->seg.h != NULL) {
 			struct seg_window *list[SEG_MAX_WINDOWS];
-			int nw = seg_win_list(&sess->seg, list, SEG_MAX_WINDOWS);
+			int nw = view_win_list(&sess->view, list, SEG_MAX_WINDOWS);
 			for (int i = 0; i < nw; i++)
 				ADD(list[i]->name);
 		}

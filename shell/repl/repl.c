@@ -68,12 +68,14 @@ repl_run(struct session *s)
 		free(more);
 		more = cmd.len ? more_prompt(cmd.buf, joined, starts, nstarts) : NULL;
 		out_set_prompt(&le_out_prompt);
-		line = le_read(more != NULL ? more : "(colldb) ");
+		line = le_read(more != NULL ? more :
+		    script_block_open() ? "... " : "(colldb) ");
 		out_set_prompt(NULL);
-		if (line == NULL && cmd.len > 0) {
-			/* Ctrl-D at "...": drop the unfinished command */
+		if (line == NULL && (cmd.len > 0 || script_block_open())) {
+			/* Ctrl-D at "...": drop the unfinished command or block */
 			out_printf("\n");
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}
@@ -85,6 +87,7 @@ repl_run(struct session *s)
 			/* Ctrl-C: the line and any pending continuation go */
 			free(line);
 			strbuf_reset(&cmd);
+			script_block_cancel();
 			joined = 0;
 			continue;
 		}

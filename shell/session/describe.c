@@ -7,10 +7,10 @@
 #include "session.h"
 
 void
-describe_cell(struct seg *sg, uint64_t off, uint64_t count,
+describe_cell(struct view *v, uint64_t off, uint64_t count,
     struct strbuf *sb)
 {
-	struct seg_window *w = seg_win_at(sg, off);
+	struct seg_window *w = view_win_at(v, off);
 	uint64_t esz, first;
 
 	if (w == NULL) {
@@ -47,7 +47,7 @@ describe_cell(struct seg *sg, uint64_t off, uint64_t count,
 }
 
 static void
-operand(struct seg *s, int space, const struct uop *u, uint64_t off,
+operand(struct view *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
@@ -64,7 +64,7 @@ operand(struct seg *s, int space, const struct uop *u, uint64_t off,
 static const char *const fill_names[] = { "", "rank", "iota", "random" };
 
 void
-describe_uop(struct seg *s, const struct uop *u, int rank,
+describe_uop(struct view *s, const struct uop *u, int rank,
     struct strbuf *sb)
 {
 	switch (u->kind) {
@@ -118,53 +118,60 @@ describe_uop(struct seg *s, const struct uop *u, int rank,
 }
 
 void
-describe_board(struct seg *sg, int r, struct strbuf *sb)
+describe_board(struct view *v, int r, struct strbuf *sb)
 {
-	struct seg_rank *b = seg_board(sg, r);
-	enum rank_state st = (enum rank_state)atomic_load(&b->state);
+	struct view_board b;
 	struct uop cur;
 	char title[SEG_TITLE_MAX];
-	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
 
-	if (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED)
+	view_board(v, r, &b);
+	if (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED)
 		return;
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (nops > 1)
-		strbuf_addf(sb, "%s step %u/%u: ", title, pc + 1, nops);
-	describe_uop(sg, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
-		strbuf_addf(sb, " (now %d)",
-		    atomic_load((_Atomic int32_t *)(seg_area(sg, r) + cur.dst)));
+	view_cur(v, r, &cur, title, sizeof title);
+	if (b.nops > 1)
+		strbuf_addf(sb, "%s step %u/%u: ", title, b.pc + 1, b.nops);
+	describe_uop(v, &cur, r, sb);
+	if (cur.kind == UOP_WAIT && (b.state == RS_BLOCKED || b.state == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur.dst));
 }
 
 void
 describe_position(struct session *s, int r, const struct prog *prog,
     struct strbuf *sb, int verbose)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
-	uint32_t pc = atomic_load(&b->pc), nops = atomic_load(&b->nops);
+	struct view_board b;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
 
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (prog != NULL && pc < prog->nops)
-		cur = prog->ops[pc];
+	view_board(&s->view, r, &b);
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (prog != NULL && b.pc < prog->nops)
+		cur = prog->ops[b.pc];
 	strbuf_addstr(sb, title);
-	if (nops > 1) {
+	if (b.nops > 1) {
 		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
-		strbuf_addf(sb, " step %u/%u%s%s", pc + 1, nops, phase[0] ? " " : "",
-		    phase);
+		strbuf_addf(sb, " step %u/%u%s%s", b.pc + 1, b.nops,
+		    phase[0] ? " " : "", phase);
 	}
 	strbuf_addstr(sb, ": ");
-	describe_uop(&s->seg, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED))
-		strbuf_addf(sb, " (now %d)", atomic_load((_Atomic int32_t *)(seg_area(
-		    &s->seg, r) + cur.dst)));
-	if (verbose && st == RS_STOPPED && atomic_load(&b->stop_reason) == STOP_BREAK)
-		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
-	else if (verbose && st == RS_STOPPED &&
-	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+	describe_uop(&s->view, &cur, r, sb);
+	describe_stop(&s->view, r, &b, &cur, sb, verbose);
+}
+
+void
+describe_stop(struct view *v, int r, const struct view_board *b,
+    const struct uop *cur, struct strbuf *sb, int verbose)
+{
+	if (cur->kind == UOP_WAIT &&
+	    (b->state == RS_BLOCKED || b->state == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur->dst));
+	if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK &&
+	    (b->stop_break & BREAK_ID_UNTIL))
+		strbuf_addstr(sb, "  [until]");	/* until/advance */
+	else if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK)
+		strbuf_addf(sb, "  [breakpoint %u]", b->stop_break);
+	else if (verbose && b->state == RS_STOPPED &&
+	    b->stop_reason == STOP_INTERRUPT)
 		strbuf_addstr(sb, "  [interrupted]");
 }
 

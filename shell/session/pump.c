@@ -25,7 +25,7 @@ rank_alive(struct session *s, int r)
 enum rank_state
 rank_state_of(struct session *s, int r)
 {
-	return (enum rank_state)atomic_load(&seg_board(&s->seg, r)->state);
+	return view_state(&s->view, r);
 }
 
 struct job *
@@ -39,7 +39,7 @@ static void
 rank_gone(struct session *s, int r, int st)
 {
 	struct rankproc *rp = &s->rp[r];
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 	struct job_end died = { .status = JOB_DIED, .text = "rank died" };
 	int queued = -1;	/* the head is what it was doing */
 
@@ -56,8 +56,8 @@ rank_gone(struct session *s, int r, int st)
 		out_event(r, "[rank %d] %d queued command%s dropped", r, queued,
 		    queued == 1 ? "" : "s");
 	/* What it still had to run stays for diagnose ("died owing ..."). */
-	rp->orphan_pc = atomic_load(&b->prog_tag) == (rp->jobs ? rp->jobs->tag : 0) ?
-	    atomic_load(&b->pc) : 0;
+	view_board(&s->view, r, &b);
+	rp->orphan_pc = b.prog_tag == (rp->jobs ? rp->jobs->tag : 0) ? b.pc : 0;
 	rp->orphans = rp->jobs;
 	rp->jobs = NULL;
 	for (struct job *j = rp->orphans; j != NULL; j = j->next) {
@@ -201,6 +201,22 @@ session_pollfds(struct session *s, struct pollfd *fds, int max)
 	return n;
 }
 
+/* A rank wrote over what the shell reads in the segment (a `call` into a
+ * library that scribbles): say so once; the shell goes on with its own
+ * checked copy (core/seg.h). */
+void
+session_check_segment(struct session *s)
+{
+	char *r, *line, *save = NULL;
+
+	if (s->seg.h == NULL || (r = view_take_reports(&s->view)) == NULL)
+		return;
+	for (line = strtok_r(r, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		out_event(-1, "error: %s", line);
+	free(r);
+}
+
 void
 session_pump(struct session *s, int timeout_ms)
 {
@@ -211,6 +227,7 @@ session_pump(struct session *s, int timeout_ms)
 		if (s->hooks[i]->pump != NULL)
 			s->hooks[i]->pump(s);
 	}
+	session_check_segment(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

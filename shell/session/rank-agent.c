@@ -88,16 +88,16 @@ agent_open(struct session *s, char **cause)
 static int
 in_call(struct session *s, int r, struct strbuf *sb, int verbose)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
 	struct job *j = rank_job(s, r);
+	struct view_board b;
 
+	view_board(&s->view, r, &b);
 	if (j == NULL || !(j->flags & JOB_CALL) ||
-	    (st != RS_RUNNING && st != RS_STOPPED && st != RS_BLOCKED))
+	    (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED))
 		return 0;
 	strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
 	    j->desc);
-	if (atomic_load(&b->prog_tag) != j->tag) {
+	if (b.prog_tag != j->tag) {
 		strbuf_addstr(sb, " > ");
 		describe_position(s, r, NULL, sb, verbose);
 	}
@@ -107,46 +107,35 @@ in_call(struct session *s, int r, struct strbuf *sb, int verbose)
 static void
 agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
 	struct job *j = rank_job(s, r);
+	struct view_board b;
 	struct uop cur;
 	char title[SEG_TITLE_MAX];
-	uint32_t pc, nops;
 
 	if (in_call(s, r, sb, verbose))
 		return;
-	if (j == NULL || st == RS_IDLE || st == RS_DEAD || st == RS_EXITED) {
-		if (j != NULL && st == RS_IDLE)
+	view_board(&s->view, r, &b);
+	if (j == NULL || b.state == RS_IDLE || b.state == RS_DEAD ||
+	    b.state == RS_EXITED) {
+		if (j != NULL && b.state == RS_IDLE)
 			strbuf_addf(sb, "%s (not started)", j->desc);
 		return;
 	}
-	seg_read_cur(b, &cur, title, sizeof title);
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	if (j->prog != NULL && pc < j->prog->nops)
-		cur = j->prog->ops[pc];
-	if (nops > 1 || (j->flags & JOB_COLL)) {
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (j->prog != NULL && b.pc < j->prog->nops)
+		cur = j->prog->ops[b.pc];
+	if (b.nops > 1 || (j->flags & JOB_COLL)) {
 		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
-		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, pc + 1, nops,
+		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, b.pc + 1, b.nops,
 		    phase[0] ? " " : "", phase);
 	}
-	if (nops == 0) {
+	if (b.nops == 0) {
 		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
 		return;
 	}
-	describe_uop(&s->seg, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (st == RS_BLOCKED || st == RS_STOPPED)) {
-		/* the cell now: why it blocks, or whether it will */
-		int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + cur.dst));
-		strbuf_addf(sb, " (now %d)", v);
-	}
-	if (verbose && st == RS_STOPPED &&
-	    atomic_load(&b->stop_reason) == STOP_BREAK)
-		strbuf_addf(sb, "  [breakpoint %u]", atomic_load(&b->stop_break));
-	else if (verbose && st == RS_STOPPED &&
-	    atomic_load(&b->stop_reason) == STOP_INTERRUPT)
-		strbuf_addstr(sb, "  [interrupted]");
+	describe_uop(&s->view, &cur, r, sb);
+	/* the cell now: why it blocks, or whether it will */
+	describe_stop(&s->view, r, &b, &cur, sb, verbose);
 }
 
 static int

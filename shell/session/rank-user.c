@@ -83,28 +83,41 @@ static void
 user_message(struct session *s, int r, const struct msg_hdr *h,
     const void *payload)
 {
+	const struct coll_msg *cm = NULL;
 	struct prog *p = NULL;
 	char *cause = NULL, *desc;
 	unsigned flags = 0;
+	struct site site;
+	struct job *j;
 
-	if (h->type == MSG_PROG) {
-		if ((p = prog_decode(payload, h->len, &cause)) == NULL) {
+	memset(&site, 0, sizeof site);
+	if (h->type == MSG_PROG && h->len >= sizeof site) {
+		memcpy(&site, payload, sizeof site);
+		if ((p = prog_decode((const char *)payload + sizeof site,
+		    h->len - sizeof site, &cause)) == NULL) {
 			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
 			free(cause);
 			return;
 		}
 		desc = xstrdup(p->title);
 	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
-		const struct coll_msg *cm = payload;
 		const char *title = (const char *)payload + sizeof *cm;
 
+		cm = payload;
 		p = coll_build(&cm->args, s->nranks, r);
 		desc = xstrndup(title, h->len - sizeof *cm);
 		flags = JOB_COLL;
+		site = cm->site;
 	} else {
 		return;	/* HELLO: the board already says it attached */
 	}
-	session_track(s, r, h->tag, p, desc, flags);
+	site.file[sizeof site.file - 1] = '\0';
+	j = session_track(s, r, h->tag, p, desc, flags);
+	j->site = site;
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->job_begin != NULL)
+			s->hooks[i]->job_begin(s, r, j, cm != NULL ? &cm->args : NULL);
+	}
 }
 
 static int
@@ -119,36 +132,33 @@ user_settled(struct session *s, int r)
 static void
 where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	enum rank_state st = rank_state_of(s, r);
 	struct job *j = rank_job(s, r);
-	uint32_t tag = atomic_load(&b->prog_tag), pc, nops;
+	struct view_board b;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
 
-	if (st == RS_STARTING) {
+	view_board(&s->view, r, &b);
+	if (b.state == RS_STARTING) {
 		strbuf_addstr(sb, "before cdb_init");
 		return;
 	}
-	if (st == RS_EXITED) {
+	if (b.state == RS_EXITED) {
 		strbuf_addstr(sb, "after cdb_finalize");
 		return;
 	}
-	pc = atomic_load(&b->pc);
-	nops = atomic_load(&b->nops);
-	seg_read_cur(b, &cur, title, sizeof title);
-	if (nops == 0 && st == RS_STOPPED) {
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (b.nops == 0 && b.state == RS_STOPPED) {
 		strbuf_addf(sb, "in %s", title);
-		if (verbose && atomic_load(&b->stop_reason) == STOP_INTERRUPT)
+		if (verbose && b.stop_reason == STOP_INTERRUPT)
 			strbuf_addstr(sb, "  [interrupted]");
 		return;
 	}
-	if (pc >= nops && st == RS_RUNNING) {
+	if (b.pc >= b.nops && b.state == RS_RUNNING) {
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
-	describe_position(s, r, j != NULL && j->tag == tag ? j->prog : NULL, sb,
-	    verbose);
+	describe_position(s, r, j != NULL && j->tag == b.prog_tag ? j->prog : NULL,
+	    sb, verbose);
 }
 
 static void
@@ -205,7 +215,7 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 
 	if (atomic_load(&b->sleeping) && off >= u->dst &&
 	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
-		futex_wake(seg_area(&s->seg, ex->t->rank) + off, 1 << 30);
+		seg_cell_wake(&s->seg, ex->t->rank, off);
 }
 
 /* Carry out p for rank r in the shell, one-sided on the segment. */
@@ -228,7 +238,7 @@ user_submit(struct session *s, int r, struct prog *p, char *desc,
 	ex.after_arg = s;
 	exec_reserve(&ex, p->acc_bytes);
 	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,
+		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size,
 			p->acc_bytes, &why) != 0)
 			goto out;
 	}

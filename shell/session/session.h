@@ -44,6 +44,7 @@
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
+#include "view/view.h"
 
 struct msg_hdr;
 struct done_info;
@@ -86,6 +87,7 @@ struct job {
 	unsigned flags;		/* enum job_flags */
 	int coll;		/* collective instance id, 0 if none */
 	uint64_t lo, hi;	/* window-area bytes the program touches */
+	struct site site;	/* a user rank's call: where it was made */
 	job_done_fn done;	/* NULL: job_report_done() */
 	struct job *next;
 };
@@ -102,6 +104,11 @@ struct session_hook {
 	void (*open)(struct session *s);
 	/* every session_pump(), before it polls */
 	void (*pump)(struct session *s);
+	/* a job rank r announced itself (a user program's call, j->site
+	 * says where from), before it runs: coll is its collective's
+	 * arguments (names NULL), or NULL for a single operation */
+	void (*job_begin)(struct session *s, int r, struct job *j,
+	    const struct coll_args *coll);
 	/* after a job's done callback (e->status as there; not for JOB_DIED) */
 	void (*job_end)(struct session *s, int r, struct job *j,
 	    const struct job_end *e);
@@ -199,6 +206,9 @@ struct settings {
 	double timeout;		/* hang watchdog, seconds (0 = off) */
 	int settle_ms;		/* how long a command waits for quiescence */
 	int settle_explicit;	/* set by the user: bounds batch runs too */
+	char reset_windows[512];	/* windows a repeat re-zeroes before
+					 * each iteration: "" (off), "all" or
+					 * "a,b" (set reset-windows) */
 };
 
 /* State the floors above keep per session; opaque here. */
@@ -207,7 +217,9 @@ struct trace;
 struct bench_last;
 
 struct session {
-	struct seg seg;
+	struct seg seg;		/* what the shell writes (operations and
+				 * control go through it) */
+	struct view view;	/* what everything reads (view/view.h) */
 	int nranks;
 	char name[64];
 	const char *transport;
@@ -319,6 +331,9 @@ void job_free(struct job *j);
 /* Handle whatever the ranks sent (waits up to timeout_ms for something);
  * events are queued (out_event). */
 void session_pump(struct session *s, int timeout_ms);
+/* Report, as events, what a rank corrupted in the segment (once each);
+ * session_pump() calls it. */
+void session_check_segment(struct session *s);
 /* poll() set for an event loop: fills fds, returns count. */
 int session_pollfds(struct session *s, struct pollfd *fds, int max);
 /* Alive and still talking to the shell (not exec'd away). */
@@ -343,16 +358,20 @@ int rank_board_settled(struct session *s, int r);
 /* Describe rank r's position (the kind's describe). */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
 /* The same from the status board alone (observers). */
-void describe_board(struct seg *sg, int r, struct strbuf *sb);
+void describe_board(struct view *v, int r, struct strbuf *sb);
 /* "TITLE [step k/K PHASE]: OP (now V) [breakpoint N]" from rank r's
  * board; prog, if it is the program the board shows, names the phase. */
 void describe_position(struct session *s, int r, const struct prog *prog,
     struct strbuf *sb, int verbose);
+/* What follows the op: " (now V)" for a wait it blocks or stops in, and
+ * with verbose "  [breakpoint N]" / "  [interrupted]" when stopped. */
+void describe_stop(struct view *v, int r, const struct view_board *b,
+    const struct uop *cur, struct strbuf *sb, int verbose);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct seg *sg, const struct uop *u, int rank,
+void describe_uop(struct view *v, const struct uop *u, int rank,
     struct strbuf *sb);
 /* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
+void describe_cell(struct view *v, uint64_t off, uint64_t count,
     struct strbuf *sb);
 
 #endif

@@ -14,19 +14,17 @@ volatile sig_atomic_t shell_interrupted;
 int
 rank_board_settled(struct session *s, int r)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
-	uint64_t off;
+	struct view_board b;
 
-	if (atomic_load(&b->interrupt) || atomic_load(&b->abort))
+	view_board(&s->view, r, &b);
+	if (b.pending)
 		return 0;	/* about to react to the shell */
-	switch (rank_state_of(s, r)) {
+	switch (b.state) {
 	case RS_STOPPED:
-		return ctl_acted(&s->seg, r);
+		return b.acted;
 	case RS_BLOCKED:
-		off = atomic_load(&b->wait_off);
-		return !wait_cmp_holds((enum wait_cmp)atomic_load(&b->wait_cmp),
-		    atomic_load((_Atomic int32_t *)(seg_area(&s->seg, r) + off)),
-		    atomic_load(&b->wait_expected));
+		return !wait_cmp_holds(b.wait_cmp,
+		    view_cell(&s->view, r, b.wait_off), b.wait_expected);
 	default:
 		return 0;	/* it runs, or it is leaving */
 	}

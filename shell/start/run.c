@@ -83,21 +83,23 @@ find_program(const char *prog)
 static int
 in_init(struct session *s, int r)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 	char title[SEG_TITLE_MAX];
 	struct uop cur;
 
-	if (rank_state_of(s, r) != RS_STOPPED || atomic_load(&b->nops) != 0)
+	view_board(&s->view, r, &b);
+	if (b.state != RS_STOPPED || b.nops != 0)
 		return 0;
-	seg_read_cur(b, &cur, title, sizeof title);
+	view_cur(&s->view, r, &cur, title, sizeof title);
 	return strcmp(title, "cdb_init") == 0;
 }
 
 /* Wait until every rank stopped in cdb_init (or is gone); say which did
  * not, and what the prompt has to work with. */
 static void
-wait_started(struct session *s, const char *prog)
+wait_started(struct session *s)
 {
+	const char *prog = user.argv[0];
 	uint64_t deadline = mono_ns() + START_WAIT_NS;
 	int stopped = 0;
 
@@ -189,14 +191,6 @@ run_batch(struct session *s)
 
 /* ---- the entry point -------------------------------------------------------- */
 
-static void
-cleanup(void)
-{
-	if (run_session.seg.h != NULL)
-		session_close(&run_session);
-	le_free();
-}
-
 int
 run_main(int argc, char **argv)
 {
@@ -208,10 +202,11 @@ run_main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct start_mode mode = { .who = "colldb run", .kind = &rank_kind_user,
+		.kind_arg = &user, .scripts_end = 1, .started = wait_started };
 	struct session *s = &run_session;
 	struct shell_opts o;
-	int have_tty, c, err, rc = EXIT_OK;
-	char *cause = NULL;
+	int c, err, rc;
 
 	shell_opts_init(&o);
 	argv[0] = (char *)"colldb run";	/* getopt's messages name the command */
@@ -247,60 +242,13 @@ run_main(int argc, char **argv)
 		return err == ENOENT ? 127 : 126;
 	}
 
-	have_tty = isatty(STDIN_FILENO);
-	settings_init(&s->set);
-	s->set.echo = o.echo;
-	if (o.timeout >= 0)
-		s->set.timeout = o.timeout;
-	s->interactive = !batch_mode && ((have_tty && o.nx == 0) ||
-	    getenv("COLLDB_FAKETTY") != NULL);
-	s->batch = !s->interactive;
-	if (o.name[0] == '\0')
-		snprintf(o.name, sizeof o.name, "colldb-%d", (int)getpid());
-	signal(SIGPIPE, SIG_IGN);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	sess = s;
-	shell_wire(s);
 	user.argv = argv + optind;
 	user.batch = batch_mode;
-	if (session_open(s, &rank_kind_user, &user, o.nranks, o.name, 0,
-		&cause) != 0) {
-		fprintf(stderr, "colldb run: cannot start %d ranks: %s\n", o.nranks, cause);
-		free(cause);
-		shell_opts_release(&o);
-		return EXIT_FAIL;
-	}
-	atexit(cleanup);
-	if (batch_mode) {
-		rc = run_batch(s);
-		shell_opts_release(&o);
-		fflush(stdout);
-		return rc;
-	}
-	le_init("colldb", have_tty && s->interactive);
-	wait_started(s, argv[optind]);
-	for (size_t i = 0; i < o.nx && !script.quit; i++) {
-		if (script_run_file(s, o.xfiles[i]) != 0) {
-			rc = EXIT_FAIL;
-			break;
-		}
-	}
-	if (!script.quit && rc == EXIT_OK) {
-		if (s->interactive)
-			rc = repl_run(s);
-		else if (!have_tty)
-			rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
-	}
-	if (!s->interactive && !script.quit) {
-		int alive = 0;
-		for (int r = 0; r < s->nranks; r++)
-			alive += rank_alive(s, r);
-		if (alive > 0)
-			out_warning("the commands ended with %d rank%s of %s still running; they are stopped now (--batch runs the program to its end)",
-			    alive, alive == 1 ? "" : "s", argv[optind]);
-	}
+	mode.program = argv[optind];
+	if (batch_mode)
+		mode.free_run = run_batch;
+	rc = shell_start(s, &o, &mode);
 	shell_opts_release(&o);
-	fflush(stdout);
 	return rc;
 }
 

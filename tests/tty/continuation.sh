@@ -54,6 +54,28 @@ type_ 'b'; keys Enter
 wait_for has_line 'a b' "the continued say ran"
 prompt "continued say"
 
+# cont-3: a repeat block is typed at '...' and runs at its end
+keys C-l
+run 'alloc sig [2,1] i32' '(colldb)'
+type_ 'repeat 2'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+wait_for last_is '...' "the body is collected, not run"
+type_ 'end'; keys Enter
+prompt "end runs the block"
+run '@1 print sig' 'rank 1: 2 0'
+
+# cont-4: Ctrl-C at '...' drops an open block
+type_ 'repeat 5'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C at '...' drops the block"
+type_ 'end'; keys Enter
+wait_for has "'end' without a repeat" "the block is gone"
+prompt "stray end"
+run '@1 print sig' 'rank 1: 2 0'
+
 keys C-d
 wait_for has 'rc=0' "Ctrl-D exits with status 0"
 tty_done

@@ -49,8 +49,13 @@ has() {
 
 if [ $# -eq 0 ]; then
 echo "-- standalone"
-status "ring, 1 rank" 0 ./ring
+status "ring, no COLLDB_NRANKS: 4 ranks" 0 ./ring
+has "ring, default: the note" "colldb: ring: COLLDB_NRANKS is not set; running 4 ranks"
+for r in 0 1 2 3; do has "ring default rank $r" "rank $r: out[0] = 10, 0 wrong"; done
+status "ring, COLLDB_NRANKS=1" 0 env COLLDB_NRANKS=1 ./ring
 has "ring, 1 rank: result" "rank 0: out[0] = 1, 0 wrong"
+printf '%s\n' "$out" | grep -q 'not set' && bad "a note although COLLDB_NRANKS is set" ||
+	ok "no note when COLLDB_NRANKS is set"
 status "ring, COLLDB_NRANKS=4" 0 env COLLDB_NRANKS=4 ./ring
 for r in 0 1 2 3; do has "ring standalone rank $r" "rank $r: out[0] = 10, 0 wrong"; done
 status "handshake, COLLDB_NRANKS=2" 0 env COLLDB_NRANKS=2 ./handshake
@@ -132,6 +137,30 @@ case $? in
 1) ok "the rank's child is gone" ;;
 *) bad "pgrep failed" ;;
 esac
+
+echo "-- colldb run starts like colldb"
+status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
+has "rank 3 ran" "[rank 3] rank 3: out[0] = 10, 0 wrong"
+# SIGTERM while a script runs: the registry entry goes, the ranks too
+name="term-$$"
+cmds=$(mktemp)
+printf 'sleep 30\n' >"$cmds"
+(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+	TERM=dumb "$colldb" run -n 2 --name "$name" -x "$cmds" ./ring \
+	</dev/null >/dev/null 2>&1) &
+pid=$!
+reg=/tmp/colldb-$(id -u)/$name
+for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+[ -e "$reg" ] && ok "colldb run registers its session" || bad "no registry entry $reg"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+st=$?
+[ "$st" = 143 ] && ok "SIGTERM ends colldb run with the signal's status" ||
+	bad "SIGTERM: exit $st, expected 143"
+[ ! -e "$reg" ] && ok "SIGTERM removes the registry entry" || bad "$reg left behind"
+for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
+pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
+rm -f "$cmds"
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
@@ -226,6 +255,19 @@ else
 	status "in-tree shared ring under colldb run" 0 env LD_LIBRARY_PATH="$top" \
 		"$colldb" run -n 2 --batch "$dest/intree"
 	has "in-tree ring result" "[rank 1] rank 1: out[0] = 3, 0 wrong"
+	# through the tree's colldb-uninstalled.pc: no LD_LIBRARY_PATH needed
+	# shellcheck disable=SC2046
+	if flags=$(PKG_CONFIG_PATH="$top" pkg-config --cflags --libs colldb) &&
+		cc -std=c11 -o "$dest/uninst" docs/examples/ring.c $flags 2>"$dest.log"; then
+		ok "ring.c builds with PKG_CONFIG_PATH=the tree ($flags)"
+	else
+		bad "ring.c against colldb-uninstalled.pc"; cat "$dest.log"
+	fi
+	status "uninstalled pkg-config ring runs standalone without LD_LIBRARY_PATH" 0 \
+		env COLLDB_NRANKS=3 "$dest/uninst"
+	has "uninstalled ring result" "rank 2: out[0] = 6, 0 wrong"
+	status "... and under colldb run" 0 "$colldb" run -n 2 --batch "$dest/uninst"
+	has "uninstalled ring under colldb run" "[rank 1] rank 1: out[0] = 3, 0 wrong"
 	groff -man -Tascii -P-cbou "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
 		ok "the man page documents colldb run" || bad "man page lacks colldb run"
 	rm -rf "$dest" "$dest.log"
