@@ -142,7 +142,7 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 EXAMPLES = ring ring-broken handshake handshake-broken
 USER_TESTS = exits ring-exit
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
-	      $(USER_TESTS:%=$(O)/examples/%)
+	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
 
 examples: $(EXAMPLE_BIN)
@@ -161,6 +161,14 @@ $(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 # Never sanitized: it must load into whatever ./colldb is (a sanitized
 # library needs its runtime loaded first).
 $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
+
+# tests/user/libhostile.c: a library that writes over the segment (it sees
+# core's internal headers); never sanitized, as libkern.so.
+$(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \

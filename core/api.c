@@ -512,7 +512,7 @@ cdb_nranks(void)
 {
 	struct rank_ctx *rc = ctx();
 
-	return rc != NULL ? (int)rc->seg.h->nranks : no_world("cdb_nranks");
+	return rc != NULL ? rc->seg.nranks : no_world("cdb_nranks");
 }
 
 /* ---- windows ----------------------------------------------------------------- */
@@ -662,7 +662,7 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 
 	if (ptr == NULL)
 		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
-	if (p < area || p >= area + rc->seg.h->area_size ||
+	if (p < area || p >= area + rc->seg.area_size ||
 	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
 		return api_fail(CDB_ERR_WINDOW, "%s does not point into a window of this rank",
 		    what);

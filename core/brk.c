@@ -122,8 +122,7 @@ brk_match(struct seg *sg, int rank, const struct site *site, uint32_t pc,
 		if ((bp->flags & BRK_CELLS) && !brk_touches(sg, bp, u))
 			continue;
 		if (bp->has_cond) {
-			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(sg, rank) +
-			    bp->cell_off));
+			int32_t v = seg_cell_get(sg, rank, bp->cell_off);
 			if (!wait_cmp_holds(bp->cmp, v, bp->value))
 				continue;
 		}

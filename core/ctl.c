@@ -33,7 +33,7 @@ flag_and_wake(struct seg *sg, int r, _Atomic uint32_t *flag1,
 	if (flag2 != NULL)
 		atomic_store(flag2, 1);
 	atomic_store(&sg->h->gate_active, 1);
-	futex_wake(seg_area(sg, r) + atomic_load(&b->wait_off), 1 << 30);
+	seg_cell_wake(sg, r, atomic_load(&b->wait_off));
 	ctl_kick(sg, r);
 }
 
@@ -89,7 +89,7 @@ ctl_gate_needed(struct seg *sg)
 		if (sg->h->breaks[i].id != 0)
 			return 1;
 	}
-	for (int r = 0; r < (int)sg->h->nranks; r++) {
+	for (int r = 0; r < sg->nranks; r++) {
 		struct seg_rank *b = seg_board(sg, r);
 
 		if (atomic_load(&b->mode) == RUN_STEP ||

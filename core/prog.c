@@ -11,7 +11,8 @@ static const char *const kind_names[UOP__COUNT] = {
 	[UOP_FILL] = "fill",	 [UOP_CALL] = "call",	  [UOP_LOAD] = "load",
 };
 
-static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=" };
+static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=",
+	">=" };
 
 struct prog *
 prog_new(const char *title)
@@ -140,6 +141,8 @@ wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
 		return now == expected;
 	case CMP_GE:
 		return now >= expected;
+	case CMP_UGE:
+		return (uint32_t)now >= (uint32_t)expected;
 	case CMP_NE:
 		return now != expected;
 	case CMP_GT:

@@ -26,7 +26,7 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 	memset(rc, 0, sizeof *rc);
 	if (seg_attach_fd(&rc->seg, seg_fd, 1, cause) != 0)
 		return -1;
-	if (rank < 0 || (uint32_t)rank >= rc->seg.h->nranks) {
+	if (rank < 0 || rank >= rc->seg.nranks) {
 		seg_close(&rc->seg);
 		return cause_set(cause, "rank %d out of range", rank);
 	}
@@ -146,8 +146,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	/* Validate everything first: a bad program is an error, not a write
 	 * into another rank's memory. */
 	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], (int)rc->seg.h->nranks,
-			rc->seg.h->area_size, p->acc_bytes, cause) != 0)
+		if (exec_check(&p->ops[i], rc->seg.nranks,
+			rc->seg.area_size, p->acc_bytes, cause) != 0)
 			return DONE_ERROR;
 	}
 	if (!(flags & PROG_F_USER)) {
@@ -164,7 +164,7 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	seg_set_state(b, RS_RUNNING);
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
-	    seg_spans(&rc->seg, rc->rank), rc->seg.h->span_bytes, p, rc->rank,
+	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
 	    tag, rc->iter);
 	if (sw.ring != NULL)
 		t1 = mono_ns();
@@ -297,7 +297,7 @@ rank_serve(struct rank_ctx *rc)
 		case MSG_COLL:
 			if (h.len == sizeof(struct coll_msg)) {
 				struct coll_msg *cm = payload;
-				p = coll_build(&cm->args, (int)rc->seg.h->nranks,
+				p = coll_build(&cm->args, rc->seg.nranks,
 				    rc->rank);
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
 			} else {
@@ -378,7 +378,7 @@ rank_agent_main(int argc, char **argv)
 		free(cause);
 		return 1;
 	}
-	rank_pin(rc.rank, (int)rc.seg.h->nranks);
+	rank_pin(rc.rank, rc.seg.nranks);
 	{
 		/* exec of /proc/self/exe names the process "exe" */
 		char comm[16];

@@ -353,6 +353,9 @@ struct seg_break *break_add(struct session *s, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);
+/* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
+ * words start at argument 0); 0 or -1 (said). */
+int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);

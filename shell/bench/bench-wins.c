@@ -151,10 +151,10 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		free(cause);
 		return -1;
 	}
-	if (bw->need > s->seg.h->area_size) {
+	if (bw->need > s->seg.area_size) {
 		arg_error(ctx, ba->at_size, "bench needs %llu bytes of window area per rank; the area holds %llu",
 		    (unsigned long long)bw->need,
-		    (unsigned long long)s->seg.h->area_size);
+		    (unsigned long long)s->seg.area_size);
 		return -1;
 	}
 	p = coll_build(a, s->nranks, 0);

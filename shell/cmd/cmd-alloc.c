@@ -86,7 +86,7 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		for (int d = 0; d < ndim; d++) {
 			if (shape[d] > UINT64_MAX / n) {
 				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
-				    size, (unsigned long long)s->seg.h->area_size);
+				    size, (unsigned long long)s->seg.area_size);
 				return CMD_ERROR;
 			}
 			n *= shape[d];

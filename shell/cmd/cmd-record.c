@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out/outfile.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -160,7 +161,7 @@ static enum cmd_retval
 cmd_record_exec(struct cmdctx *ctx)
 {
 	const char *path = arg(ctx, 0);
-	char *head;
+	char *head, *why = NULL;
 	int fd;
 
 	if (nargs(ctx) == 0) {
@@ -183,9 +184,10 @@ cmd_record_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "already recording to %s (record stop first)", rec.path);
 		return CMD_ERROR;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = outfile_append(path, 0644, &why);
 	if (fd < 0) {
-		arg_error(ctx, 0, "cannot record to '%s': %s", path, strerror(errno));
+		arg_error(ctx, 0, "cannot record to '%s': %s", path, why);
+		free(why);
 		return CMD_ERROR;
 	}
 	rec.fd = fd;

@@ -24,7 +24,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry,
     cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
-    cmd_reset_entry, cmd_repeat_entry, cmd_end_entry;
+    cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
+    cmd_remote_load_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -43,6 +44,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_wait_entry,
 	&cmd_put_entry,
 	&cmd_get_entry,
+	&cmd_remote_store_entry,
+	&cmd_remote_load_entry,
 	&cmd_interrupt_entry,
 	&cmd_kill_entry,
 	&cmd_allreduce_entry,

@@ -147,6 +147,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	struct session *s = ws->sess;
 	struct strbuf sb = STRBUF_INIT;
 	struct shown sh;
+	char *corrupt;
 	uint64_t now = mono_ns();
 	int n = view_nranks(v);
 
@@ -211,6 +212,12 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		}
 	} else {
 		observer_owed(ws, out, &sh);
+	}
+	if (s == NULL && (corrupt = view_take_reports(v)) != NULL) {
+		/* the observer's only line to say it on */
+		snprintf(ws->status, sizeof ws->status, "error: %.*s",
+		    (int)strcspn(corrupt, "\n"), corrupt);
+		free(corrupt);
 	}
 	if (ws->status[0] != '\0')
 		snprintf(out->status, sizeof out->status, "%s", ws->status);

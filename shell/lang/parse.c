@@ -439,6 +439,46 @@ parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause)
 }
 
 int
+parse_int_list(const char *s, int64_t *out, int max, int *n, char **cause)
+{
+	size_t len = strlen(s);
+	char *body, *p, *comma;
+	int rc = 0;
+
+	*n = 0;
+	if (len < 2 || s[0] != '[' || s[len - 1] != ']')
+		return cause_set(cause, "bad list '%s' (expected [i0,i1,...])", s);
+	body = xstrndup(s + 1, len - 2);
+	if (*trim(body) == '\0') {
+		free(body);
+		return cause_set(cause, "empty list '%s' (expected [i0,i1,...])", s);
+	}
+	for (p = body; p != NULL; p = comma != NULL ? comma + 1 : NULL) {
+		char *c2 = NULL;
+
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma = '\0';
+		p = trim(p);
+		if (*n == max) {
+			rc = cause_set(cause, "list '%s' has more than %d entries", s, max);
+			break;
+		}
+		if (*p == '\0') {
+			rc = cause_set(cause, "empty entry in %s (expected an integer between the commas)", s);
+			break;
+		}
+		if (parse_int(p, &out[*n], 0, &c2) != 0) {
+			free(c2);
+			rc = cause_set(cause, "bad entry '%s' in %s (expected an integer)", p, s);
+			break;
+		}
+		(*n)++;
+	}
+	free(body);
+	return rc;
+}
+
+int
 parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 {
 	const char *br = strchr(s, '[');

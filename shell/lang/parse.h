@@ -70,6 +70,10 @@ int parse_number(const char *s, double *out, char **cause);
 int parse_shape(const char *s, uint64_t *dims, int max, int *ndim,
     char **cause);
 
+/* "[0,-1,2]" -> signed integers (offsets); 0 or -1 + cause. */
+int parse_int_list(const char *s, int64_t *out, int max, int *n,
+    char **cause);
+
 /*
  * A region is "name", "name[i]" (flat element), "name[a:b]" (flat slice,
  * either bound optional) or "name[i,j,...]" (one index per dimension; the

@@ -51,8 +51,13 @@ operand(struct view *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
-		uint64_t esz = dtype_size(dtype_acc(u->dtype));
-		strbuf_addf(sb, "acc[%llu:%llu]", (unsigned long long)(off / esz),
+		/* a staging tile holds the data dtype, the accumulator its
+		 * accumulation type */
+		int raw = (u->flags & UOP_F_RAW) != 0;
+		uint64_t esz = dtype_size(raw ? (enum dtype)u->dtype :
+		    dtype_acc(u->dtype));
+		strbuf_addf(sb, "%s[%llu:%llu]", raw ? "stage" : "acc",
+		    (unsigned long long)(off / esz),
 		    (unsigned long long)(off / esz + u->count));
 		return;
 	}
@@ -81,9 +86,15 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 	case UOP_PUT:
 	case UOP_GET:
 		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
-		describe_cell(s, u->dst, u->count, sb);
+		if (u->kind == UOP_GET && u->dsp == SP_ACC)
+			operand(s, SP_ACC, u, u->dst, sb);
+		else
+			describe_cell(s, u->dst, u->count, sb);
 		strbuf_addf(sb, " %d ", u->peer);
-		describe_cell(s, u->src, u->count, sb);
+		if (u->kind == UOP_PUT && u->ssp == SP_ACC)
+			operand(s, SP_ACC, u, u->src, sb);
+		else
+			describe_cell(s, u->src, u->count, sb);
 		if (u->op == ATOMIC_ADD)
 			strbuf_addstr(sb, " atomic=add");
 		break;

@@ -201,6 +201,22 @@ session_pollfds(struct session *s, struct pollfd *fds, int max)
 	return n;
 }
 
+/* A rank wrote over what the shell reads in the segment (a `call` into a
+ * library that scribbles): say so once; the shell goes on with its own
+ * checked copy (core/seg.h). */
+void
+session_check_segment(struct session *s)
+{
+	char *r, *line, *save = NULL;
+
+	if (s->seg.h == NULL || (r = view_take_reports(&s->view)) == NULL)
+		return;
+	for (line = strtok_r(r, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		out_event(-1, "error: %s", line);
+	free(r);
+}
+
 void
 session_pump(struct session *s, int timeout_ms)
 {
@@ -211,6 +227,7 @@ session_pump(struct session *s, int timeout_ms)
 		if (s->hooks[i]->pump != NULL)
 			s->hooks[i]->pump(s);
 	}
+	session_check_segment(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

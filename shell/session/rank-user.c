@@ -215,7 +215,7 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 
 	if (atomic_load(&b->sleeping) && off >= u->dst &&
 	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
-		futex_wake(seg_area(&s->seg, ex->t->rank) + off, 1 << 30);
+		seg_cell_wake(&s->seg, ex->t->rank, off);
 }
 
 /* Carry out p for rank r in the shell, one-sided on the segment. */
@@ -238,7 +238,7 @@ user_submit(struct session *s, int r, struct prog *p, char *desc,
 	ex.after_arg = s;
 	exec_reserve(&ex, p->acc_bytes);
 	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.h->area_size,
+		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size,
 			p->acc_bytes, &why) != 0)
 			goto out;
 	}

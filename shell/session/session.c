@@ -59,13 +59,16 @@ void
 session_register(struct session *s)
 {
 	/* a name already in use only costs `colldb watch NAME` */
-	char *why = NULL;
+	char *why = NULL, *note = NULL;
 
-	if (registry_add(s->name, s->seg.fd, s->nranks, &why) == 0)
+	if (registry_add(s->name, s->seg.fd, s->nranks, &note, &why) == 0)
 		s->registered = 1;
 	else if (s->interactive)
-		fprintf(stderr, "colldb: warning: %s; 'colldb watch %s' shows the other one\n",
-		    why, s->name);
+		fprintf(stderr, "colldb: warning: %s; colldb watch cannot show "
+		    "this session\n", why);
+	if (note != NULL)	/* someone else's file where ours should be */
+		fprintf(stderr, "colldb: warning: %s\n", note);
+	free(note);
 	free(why);
 }
 

@@ -327,6 +327,9 @@ void job_free(struct job *j);
 /* Handle whatever the ranks sent (waits up to timeout_ms for something);
  * events are queued (out_event). */
 void session_pump(struct session *s, int timeout_ms);
+/* Report, as events, what a rank corrupted in the segment (once each);
+ * session_pump() calls it. */
+void session_check_segment(struct session *s);
 /* poll() set for an event loop: fills fds, returns count. */
 int session_pollfds(struct session *s, struct pollfd *fds, int max);
 /* Alive and still talking to the shell (not exec'd away). */

@@ -74,10 +74,11 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 	case 'A':
 		v = parse_uint(optarg, &o->area, 1, &cause);
 		free(cause);
-		if (v != 0 || o->area < 4096) {
+		if (v != 0 || o->area < 4096 || o->area > SEG_AREA_MAX) {
 			fprintf(stderr, "%s: --window-area %s: %s\n", who, optarg,
 			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
-			    "too small (expected at least 4096 bytes)");
+			    o->area < 4096 ? "too small (expected at least 4096 bytes)" :
+			    "too large (expected at most 64 TiB over all ranks)");
 			return -1;
 		}
 		return 1;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "out/outfile.h"
 #include "shell.h"
 #include "span.h"
 #include "xmalloc.h"
@@ -270,30 +271,20 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
     const struct trace_meta *meta, uint64_t *nspans, char **cause)
 {
 	struct save_ctx c;
-	struct stat st;
-	char *tmp = NULL;
-	int rc = -1, exists = lstat(path, &st) == 0;
+	struct outfile of;
+	char *why = NULL;
+	int rc = -1;
 
 	memset(&c, 0, sizeof c);
 	c.fmt = fmt;
 	c.first = 1;
 	c.flows = trace_flows_new();
 	strbuf_init(&c.sb, 1 << 17);
-	/* A new file, or a plain one with one name, is replaced atomically
-	 * (write aside, rename; its mode kept).  Anything else -- a symlink,
-	 * a hard link, a device, a pipe -- is written in place. */
-	if (!exists || (S_ISREG(st.st_mode) && st.st_nlink == 1)) {
-		tmp = xasprintf("%s.tmp%d", path, (int)getpid());
-		c.fp = fopen(tmp, "w");
-		if (c.fp != NULL && exists)
-			fchmod(fileno(c.fp), st.st_mode & 07777);
-	} else {
-		c.fp = fopen(path, "w");
-	}
-	if (c.fp == NULL) {
-		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
+	/* A plain file is replaced atomically (its mode kept); a device, a
+	 * pipe or a link of the user's is written in place (outfile.h). */
+	if (outfile_open(&of, path, &why) != 0)
 		goto out;
-	}
+	c.fp = of.fp;
 	if (fmt == TRACE_JSON)
 		json_header(&c, s, meta);
 	else
@@ -305,22 +296,15 @@ trace_save(struct session *s, const char *path, enum trace_format fmt,
 		strbuf_addstr(&c.sb, "\n]}\n");
 	}
 	flush_sb(&c);
-	if (ferror(c.fp) | (fclose(c.fp) != 0)) {
-		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
-		if (tmp != NULL)
-			unlink(tmp);
+	if (outfile_commit(&of, &why) != 0)
 		goto out;
-	}
-	if (tmp != NULL && rename(tmp, path) != 0) {
-		cause_set(cause, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
 	*nspans = c.nspans;
 	rc = 0;
 out:
+	if (why != NULL)
+		cause_set(cause, "cannot write '%s': %s", path, why);
+	free(why);
 	strbuf_release(&c.sb);
 	trace_flows_free(c.flows);
-	free(tmp);
 	return rc;
 }

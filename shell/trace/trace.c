@@ -41,7 +41,7 @@ struct trace {
 	size_t nprogs, aprogs;
 	uint32_t *map;		/* open addressing: tag -> progs index + 1 */
 	size_t mapcap;
-	struct seg *wins;	/* window-table snapshots (heap headers) */
+	struct seg *wins;	/* window-table snapshots (seg_win_snapshot) */
 	size_t nwins;
 	uint32_t wins_seq;	/* win_seq of the last snapshot */
 	struct span_rec *scratch;
@@ -112,16 +112,11 @@ static size_t
 wins_now(struct session *s, struct trace *t)
 {
 	uint32_t seq = atomic_load(&s->seg.h->win_seq);
-	struct seg_header *h;
 
 	if (t->nwins > 0 && seq == t->wins_seq)
 		return t->nwins - 1;
-	h = xmalloc(sizeof *h);
-	memcpy(h, s->seg.h, sizeof *h);
 	t->wins = xreallocarray(t->wins, t->nwins + 1, sizeof *t->wins);
-	memset(&t->wins[t->nwins], 0, sizeof t->wins[t->nwins]);
-	t->wins[t->nwins].h = h;
-	t->wins[t->nwins].fd = -1;
+	seg_win_snapshot(&s->seg, &t->wins[t->nwins]);
 	t->wins_seq = seq;
 	return t->nwins++;
 }
@@ -187,7 +182,7 @@ forget(struct trace *t)
 			prog_free(t->progs[i].prog);
 	}
 	for (size_t i = 0; i < t->nwins; i++)
-		free(t->wins[i].h);
+		seg_close(&t->wins[i]);
 	free(t->wins);
 	free(t->progs);
 	free(t->map);
@@ -253,7 +248,7 @@ static void
 drain_rank(struct session *s, struct trace *t, int r)
 {
 	struct span_ring *ring = seg_spans(&s->seg, r);
-	uint64_t bytes = s->seg.h->span_bytes;
+	uint64_t bytes = s->seg.span_bytes;
 	size_t got, k = 0;
 	int stuck = 0;	/* a record of r waits: the later ones wait too */
 
@@ -286,7 +281,7 @@ drain_rank(struct session *s, struct trace *t, int r)
 void
 trace_drain(struct session *s)
 {
-	if (s->trace == NULL || s->seg.h == NULL || s->seg.h->span_bytes == 0)
+	if (s->trace == NULL || s->seg.h == NULL || s->seg.span_bytes == 0)
 		return;
 	for (int r = 0; r < s->nranks; r++)
 		drain_rank(s, s->trace, r);
@@ -297,7 +292,7 @@ trace_job_done(struct session *s, int r, struct job *j)
 {
 	struct trace_prog *tp;
 
-	if (s->trace == NULL || s->seg.h->span_bytes == 0)
+	if (s->trace == NULL || s->seg.span_bytes == 0)
 		return;
 	s->trace->finishing = j;
 	drain_rank(s, s->trace, r);
@@ -326,7 +321,7 @@ trace_clear(struct session *s)
 uint64_t
 trace_lost(struct session *s, int r)
 {
-	if (s->seg.h->span_bytes == 0)
+	if (s->seg.span_bytes == 0)
 		return 0;
 	return span_ring_lost(seg_spans(&s->seg, r)) - s->trace->lost_base[r];
 }

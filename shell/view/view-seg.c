@@ -15,13 +15,13 @@ seg_of(struct view *v)
 static const char *
 seg_session(struct view *v)
 {
-	return seg_of(v)->h->name;
+	return seg_of(v)->name;	/* copied at create/attach: terminated */
 }
 
 static int
 seg_nranks(struct view *v)
 {
-	return (int)seg_of(v)->h->nranks;
+	return seg_of(v)->nranks;
 }
 
 static void
@@ -35,7 +35,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 {
 	struct seg_rank *b = seg_board(seg_of(v), r);
 
-	out->state = (enum rank_state)atomic_load(&b->state);
+	out->state = seg_rank_state(b);	/* ranks write it: checked */
 	out->state_ns = atomic_load(&b->state_ns);
 	out->progress = atomic_load(&b->progress);
 	out->pc = atomic_load(&b->pc);
@@ -64,7 +64,8 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 	struct seg *sg = seg_of(v);
 	const uint8_t *src;
 
-	if (off > sg->h->area_size || n > sg->h->area_size - off) {
+	if (r < 0 || r >= sg->nranks || off > sg->area_size ||
+	    n > sg->area_size - off) {
 		memset(dst, 0, n);
 		return -1;
 	}
@@ -82,7 +83,7 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 static uint64_t
 seg_area_size(struct view *v)
 {
-	return seg_of(v)->h->area_size;
+	return seg_of(v)->area_size;
 }
 
 static int
@@ -112,18 +113,23 @@ seg_gen(struct view *v)
 static uint32_t
 seg_coll(struct view *v, struct coll_args *out)
 {
-	struct seg_header *h = seg_of(v)->h;
-	uint32_t id = atomic_load(&h->cur_coll_id);
+	struct coll_args a;
 
-	if (id != 0 && out != NULL)
-		*out = h->cur_coll;
-	return id;
+	/* checked like a command's: ranks can write it (core/seg.h) */
+	return seg_cur_coll(seg_of(v), out != NULL ? out : &a);
 }
 
 static int
 seg_ended(struct view *v)
 {
 	return atomic_load(&seg_of(v)->h->ended) != 0;
+}
+
+static char *
+seg_reports(struct view *v)
+{
+	seg_win_sync(seg_of(v));
+	return seg_take_reports(seg_of(v));
 }
 
 static const struct view_ops view_seg_ops = {
@@ -141,6 +147,7 @@ static const struct view_ops view_seg_ops = {
 	.win_gen = seg_gen,
 	.cur_coll = seg_coll,
 	.ended = seg_ended,
+	.take_reports = seg_reports,
 };
 
 void

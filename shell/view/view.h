@@ -101,6 +101,10 @@ struct view_ops {
 	uint32_t (*cur_coll)(struct view *v, struct coll_args *out);
 	/* Whether the session behind it has ended. */
 	int (*ended)(struct view *v);
+	/* What the view found corrupt in what ranks can write, since last
+	 * asked: lines ("segment header corrupted at window 3 (dtype
+	 * 0x41)"), the caller's to free; NULL if nothing.  May be NULL. */
+	char *(*take_reports)(struct view *v);
 };
 
 struct view {
@@ -209,6 +213,12 @@ static inline int
 view_ended(struct view *v)
 {
 	return v->ops->ended(v);
+}
+
+static inline char *
+view_take_reports(struct view *v)
+{
+	return v->ops->take_reports != NULL ? v->ops->take_reports(v) : NULL;
 }
 
 #endif
