@@ -168,6 +168,9 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* The same for a line that must be complete (a script's, a pause's): an
+ * unclosed quote or bracket is an error naming it, at the line's end. */
+enum cmd_retval script_run_whole(struct session *s, const char *line);
 /* A repeat block is being collected (the prompt shows "... "). */
 int script_block_open(void);
 /* Drop the block being collected (Ctrl-C at the prompt). */
@@ -297,6 +300,10 @@ void diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb);
 /* expect hang / expect nohang: 0 when the verdict agrees. */
 int diag_expect_hang(struct session *s, int want_hang);
+/* The ranks' states were just shown (where, ranks, diagnose, expect);
+ * diag_state_unshown(): they changed since, or were never shown. */
+void diag_state_shown(struct session *s);
+int diag_state_unshown(struct session *s);
 /* Called while the shell waits: fires the hang watchdog when due. */
 void watchdog_tick(struct session *s);
 /* lint.c: warnings for commands that match a known failure pattern. */

@@ -4,6 +4,7 @@
  * (bench.h has how).  Figures are masked as '*' unless bench_figures()
  * (docs/benchmarking.md, "Transcripts").
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,7 +119,12 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 		bench_result_release(&res, s->nranks);
 	}
 	if (rv == CMD_OK && ba->cc.json) {
-		strbuf_addstr(&js, "]}");
+		strbuf_addstr(&js, "], \"avg_busbw_GBps\": ");
+		if (ba->cc.a.kind != COLL_BARRIER && isfinite(busbw_sum / rows))
+			strbuf_addf(&js, "%.9g", busbw_sum / rows);
+		else
+			strbuf_addstr(&js, "null");
+		strbuf_addch(&js, '}');
 		out_printf("%s\n", js.buf);
 	} else if (rv == CMD_OK) {
 		bench_sweep_footer(s, busbw_sum / rows);

@@ -107,7 +107,7 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 {
 	if (strcmp(text, "void") == 0) {
 		strbuf_addstr(sb, "done");
-	} else if (strncmp(text, "f64 ", 4) == 0) {
+	} else if (strncmp(text, "f64 ", 4) == 0 || strncmp(text, "f32 ", 4) == 0) {
 		strbuf_addf(sb, "= %g", strtod(text + 4, NULL));
 	} else if (strncmp(text, "ptr area+", 9) == 0) {
 		uint64_t off = strtoull(text + 9, NULL, 10);
@@ -119,9 +119,8 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 			strbuf_addstr(sb, "= &");
 			describe_cell(&s->view, off, 1, sb);
 		}
-	} else if (strncmp(text, "ptr ", 4) == 0 || strncmp(text, "i32 ", 4) == 0 ||
-	    strncmp(text, "i64 ", 4) == 0) {
-		strbuf_addf(sb, "= %s", text + 4);
+	} else if (strchr(text, ' ') != NULL) {
+		strbuf_addf(sb, "= %s", strchr(text, ' ') + 1);	/* "TYPE VALUE" */
 	} else {
 		strbuf_addf(sb, "= %s", text);
 	}
@@ -348,11 +347,12 @@ out:
 }
 
 static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
-	"void", "i32", "i64", "f64", "ptr", NULL };
+	"void", "ptr", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32",
+	"f64", NULL };
 
 const struct cmd_entry cmd_call_entry = {
-	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> void|i32|i64|f64|ptr]",
-	.summary = "call a C function in the target ranks (libffi)",
+	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> TYPE]",
+	.summary = "call a C function in the ranks; TYPE: void, ptr or a dtype",
 	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
 	.keywords = call_keywords,

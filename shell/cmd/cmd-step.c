@@ -252,6 +252,7 @@ cmd_where_exec(struct cmdctx *ctx)
 		out_printf("%s\n", sb.buf);
 	}
 	strbuf_release(&sb);
+	diag_state_shown(s);
 	return CMD_OK;
 }
 

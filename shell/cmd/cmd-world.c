@@ -120,6 +120,7 @@ print_ranks(struct cmdctx *ctx)
 		out_printf("\n");
 	}
 	strbuf_release(&sb);
+	diag_state_shown(ctx->s);
 }
 
 static enum cmd_retval
