@@ -91,7 +91,7 @@ cmd_break_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	if (once)
 		nb.flags |= BRK_ONCE;
-	if ((slot = break_add(s, &nb, &set, s->next_break + 1)) == NULL)
+	if ((slot = break_add(ctx, &nb, &set, s->next_break + 1)) == NULL)
 		return CMD_ERROR;
 	s->next_break++;
 	break_spec_format(s, slot, NULL, &sb);

@@ -64,7 +64,7 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 			view_board(&s->view, r, &b);
 			if (!rank_alive(s, r) || b.state != RS_STOPPED)
 				continue;	/* it stops when it gets there: it cannot */
-			out_error("rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
+			cmd_error(ctx, "rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
 			    r, b.nops == 0 ? "in cdb_init" : "in a command",
 			    ctx->entry->name);
 			return -1;
@@ -82,7 +82,7 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 		memcpy(nb.file, st.file, sizeof nb.file);
 		nb.line = line > 0 ? line : st.line;
 		nb.flags |= BRK_AT_CALL | (line > 0 ? 0 : BRK_LINE_AFTER);
-		if (break_add(s, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
+		if (break_add(ctx, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
 			return -1;
 	}
 	return 0;
@@ -133,11 +133,11 @@ cmd_until_exec(struct cmdctx *ctx)
 			drop_untils(s);
 			return CMD_ERROR;
 		}
-	} else if (break_add(s, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
+	} else if (break_add(ctx, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
 		return CMD_ERROR;
 	}
 	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		drop_untils(s);
 		session_update_gate(s);
