@@ -283,6 +283,17 @@ int shell_start(struct session *s, struct shell_opts *o,
 void shell_wire(struct session *s);
 
 
+/* ---- user/coll-match.c: collective matching for user programs ----------- */
+
+/* Warns when the ranks' k-th collectives differ (a session hook). */
+extern const struct session_hook match_session_hook;
+/* user/lint-user.c: the lint patterns for a user program's calls, with
+ * their source lines (a session hook). */
+extern const struct session_hook user_lint_session_hook;
+/* The last mismatch it warned of ("collective mismatch on sig: ..."),
+ * or NULL; borrowed until the session closes. */
+const char *coll_match_said(struct session *s);
+
 /* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
 
 /* Record a finished single command's notifies, puts and waits. */
@@ -358,7 +369,7 @@ int break_spec_is_location(const char *a);
 void break_spec_format(struct session *s, const struct seg_break *bp,
     const struct rankset *ranks, struct strbuf *sb);
 /* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
-struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+struct seg_break *break_add(struct cmdctx *ctx, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);

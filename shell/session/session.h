@@ -215,6 +215,7 @@ struct settings {
 struct coll_run;
 struct trace;
 struct bench_last;
+struct coll_match;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -259,6 +260,7 @@ struct session {
 	struct coll_run *colls;	/* collectives in progress (cmd-coll.c) */
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
+	struct coll_match *match;	/* user collectives entered (user/) */
 };
 
 /* The session of this process (one per process), NULL before it opens. */

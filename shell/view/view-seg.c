@@ -43,6 +43,8 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 	out->prog_tag = atomic_load(&b->prog_tag);
 	out->stop_reason = (enum stop_reason)atomic_load(&b->stop_reason);
 	out->stop_break = atomic_load(&b->stop_break);
+	out->site = b->site;
+	out->site.file[sizeof out->site.file - 1] = '\0';
 	out->wait_off = atomic_load(&b->wait_off);
 	out->wait_cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
 	out->wait_expected = atomic_load(&b->wait_expected);

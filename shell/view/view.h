@@ -70,6 +70,7 @@ struct view_board {
 	int sleeping;		/* in the futex of its wait */
 	int pending;		/* an interrupt or abort not acted on yet */
 	int acted;		/* its gate saw the shell's latest control */
+	struct site site;	/* a user program's current (or last) call */
 };
 
 struct view;
