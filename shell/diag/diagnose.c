@@ -166,7 +166,8 @@ cell_text(struct session *s, uint64_t off, struct strbuf *sb)
 static void
 wait_text(struct session *s, const struct diag_rank *r, struct strbuf *sb)
 {
-	strbuf_addstr(sb, "wait ");
+	/* only a deferred condition compares unsigned */
+	strbuf_addstr(sb, r->cmp == CMP_UGE ? "defer_wait " : "wait ");
 	cell_text(s, r->wait_off, sb);
 	strbuf_addf(sb, " %s %d", wait_cmp_name(r->cmp), r->expected);
 }
@@ -501,6 +502,16 @@ diag_format(struct session *s, const struct diag_in *in,
 		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
 		cause_line(s, in, &res->found[i], sb);
+	for (int q = 0; q < s->nranks; q++) {
+		size_t mark = sb->len;
+
+		strbuf_addf(sb, "  rank %d  ", q);
+		describe_defers(s, q, sb);
+		if (sb->buf[sb->len - 1] == ' ')
+			strbuf_setlen(sb, mark);	/* none pending */
+		else
+			strbuf_addch(sb, '\n');
+	}
 }
 
 static enum cmd_retval
