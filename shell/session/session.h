@@ -197,6 +197,9 @@ struct rankproc {
 	int stop_said;
 	uint32_t stop_said_tag;
 	uint64_t stop_said_progress;
+	/* when the rank last moved (micro-ops done or a state change), for
+	 * "no progress" (shell/diag's watchdog keeps it) */
+	uint64_t moved_key, moved_ns;
 };
 
 /* What script lines are echoed (see cmd/script.c) */
@@ -292,6 +295,9 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
+/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
+ * tracer): it cannot move until SIGCONT, whatever its board says. */
+int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
 

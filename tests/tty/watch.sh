@@ -75,7 +75,7 @@ obs | grep -q '1 blocked' && ok || bad "the observer stopped after the corruptio
 type_ 'quit'; keys Enter
 wait_for has 'rc=0' "colldb exits with status 0"
 i=0; while [ $i -lt 60 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q 'session ttywatch ended' && ok || bad "the observer does not say the session ended"
+obs | grep -q 'session ttywatch ended' && ok || { bad "the observer does not say the session ended"; T capture-pane -p -t t:obs -S -50 | sed 's/^/    obs| /' | tail -30; T list-windows; }
 obs | grep -q 'obs-rc=0' && ok || bad "the observer did not exit 0"
 
 # the terminal is sane again
