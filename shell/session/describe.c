@@ -51,8 +51,13 @@ operand(struct view *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
-		uint64_t esz = dtype_size(dtype_acc(u->dtype));
-		strbuf_addf(sb, "acc[%llu:%llu]", (unsigned long long)(off / esz),
+		/* a staging tile holds the data dtype, the accumulator its
+		 * accumulation type */
+		int raw = (u->flags & UOP_F_RAW) != 0;
+		uint64_t esz = dtype_size(raw ? (enum dtype)u->dtype :
+		    dtype_acc(u->dtype));
+		strbuf_addf(sb, "%s[%llu:%llu]", raw ? "stage" : "acc",
+		    (unsigned long long)(off / esz),
 		    (unsigned long long)(off / esz + u->count));
 		return;
 	}
@@ -74,16 +79,22 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
-		strbuf_addstr(sb, "wait ");
+		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
 		describe_cell(s, u->dst, 1, sb);
 		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
 		break;
 	case UOP_PUT:
 	case UOP_GET:
 		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
-		describe_cell(s, u->dst, u->count, sb);
+		if (u->kind == UOP_GET && u->dsp == SP_ACC)
+			operand(s, SP_ACC, u, u->dst, sb);
+		else
+			describe_cell(s, u->dst, u->count, sb);
 		strbuf_addf(sb, " %d ", u->peer);
-		describe_cell(s, u->src, u->count, sb);
+		if (u->kind == UOP_PUT && u->ssp == SP_ACC)
+			operand(s, SP_ACC, u, u->src, sb);
+		else
+			describe_cell(s, u->src, u->count, sb);
 		if (u->op == ATOMIC_ADD)
 			strbuf_addstr(sb, " atomic=add");
 		break;
@@ -179,4 +190,20 @@ void
 describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 {
 	s->kind->describe(s, r, sb, verbose);
+}
+
+void
+describe_defers(struct session *s, int r, struct strbuf *sb)
+{
+	const struct seg_defer *d[DEFER_MAX];
+	size_t n = session_defers(s, r, d, DEFER_MAX), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i]->tag != 0)
+			continue;	/* carried: the program shows it */
+		strbuf_addstr(sb, k++ == 0 ? "deferred for its next command: " : ", ");
+		describe_cell(&s->view, d[i]->off, 1, sb);
+		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
+		    view_cell(&s->view, r, d[i]->off));
+	}
 }

@@ -114,6 +114,97 @@ session_queue_full(struct session *s, int r, char **cause)
 	return 1;
 }
 
+/* Observers read the conditions from the segment header. */
+static void
+defers_publish(struct session *s)
+{
+	memcpy(s->seg.h->defers, s->defers, sizeof s->defers);
+}
+
+size_t
+session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
+		const struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r)
+			out[n++] = d;
+	}
+	return n;
+}
+
+int
+session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause)
+{
+	struct seg_defer *slot = NULL;
+	int mine = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r && d->tag == 0)
+			mine++;
+		else if (!d->used && slot == NULL)
+			slot = d;
+	}
+	if (mine >= DEFER_MAX)
+		return cause_set(cause, "rank %d already has %d deferred conditions (at most %d per waiter)",
+		    r, mine, DEFER_MAX);
+	if (slot == NULL)
+		return cause_set(cause, "too many deferred conditions pending (at most %d in a session)",
+		    SEG_MAX_DEFERS);
+	slot->rank = r;
+	slot->tag = 0;
+	slot->off = off;
+	slot->expected = expected;
+	slot->used = 1;
+	defers_publish(s);
+	return 0;
+}
+
+/* Rank r's pending conditions into c, tagged with tag from now on. */
+static size_t
+defer_take(struct session *s, int r, uint32_t tag, struct defer_cond *c)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < DEFER_MAX; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != 0)
+			continue;
+		memset(&c[n], 0, sizeof c[n]);
+		c[n].off = d->off;
+		c[n].expected = d->expected;
+		d->tag = tag;
+		n++;
+	}
+	if (n > 0)
+		defers_publish(s);
+	return n;
+}
+
+/* The program tagged tag was not sent (back to pending), or ended. */
+static void
+defer_release(struct session *s, int r, uint32_t tag, int ended)
+{
+	int changed = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != tag || tag == 0)
+			continue;
+		if (ended)
+			d->used = 0;
+		else
+			d->tag = 0;
+		changed = 1;
+	}
+	if (changed)
+		defers_publish(s);
+}
+
 struct job *
 session_submit(struct session *s, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags, char **cause)
@@ -124,15 +215,22 @@ session_submit(struct session *s, int r, struct prog *p, char *desc,
 
 	if (session_queue_full(s, r, cause))
 		goto fail;
-	prog_encode(p, &sb);
 	h.tag = s->next_tag++;
+	{
+		struct defer_cond c[DEFER_MAX];
+		prog_add_deferred(p, c, defer_take(s, r, h.tag, c));
+	}
+	prog_encode(p, &sb);
 	h.len = (uint32_t)sb.len;
 	if (sb.len > PROTO_MAX_MSG) {
 		cause_set(cause, "program too large (%zu bytes)", sb.len);
+		defer_release(s, r, h.tag, 0);
 		goto fail;
 	}
-	if (send_or_fail(s, r, &h, sb.buf, cause) != 0)
+	if (send_or_fail(s, r, &h, sb.buf, cause) != 0) {
+		defer_release(s, r, h.tag, 0);
 		goto fail;
+	}
 	strbuf_release(&sb);
 	j = job_new(r, h.tag, p, desc,
 	    flags | ((pflags & PROG_F_START) ? JOB_START : 0));
@@ -216,6 +314,7 @@ coll_withdraw(struct session *s, int upto)
 			continue;
 		j->flags |= JOB_WITHDRAWN;
 		j->done = NULL;	/* the collective is not reported */
+		defer_release(s, r, j->tag, 0);	/* its conditions wait again */
 	}
 	session_withdraw_tick(s);
 }
@@ -262,8 +361,10 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		struct job *j;
 
 		h.tag = s->next_tag++;
+		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
 		if (send_or_fail(s, r, &h, &cm, &why) != 0) {
 			/* it died just now: every rank runs it, or none does */
+			defer_release(s, r, h.tag, 0);
 			coll_withdraw(s, r);
 			cause_set(cause, "%s; %s withdrawn from the ranks before it", why,
 			    r == 0 ? "nothing" : "the collective is");
@@ -271,6 +372,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 			return -1;
 		}
 		p = coll_build(a, s->nranks, r);
+		prog_add_deferred(p, cm.defer, cm.ndefer);
 		j = job_new(r, h.tag, p, xstrdup(p->title),
 		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
 		j->coll = coll_id;
@@ -316,6 +418,7 @@ session_job_end(struct session *s, int r, uint32_t tag,
 	if ((j = *pp) == NULL)
 		return;
 	*pp = j->next;
+	defer_release(s, r, tag, 1);
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
 	if (j->done != NULL)
