@@ -260,7 +260,7 @@ int shell_opts_from_script(struct shell_opts *o, const char *path,
 
 /* ---- cmd-watch.c ---------------------------------------------------------- */
 
-/* `colldb watch [NAME]`. */
+/* `colldb watch [NAME [@RANKS]]`. */
 int watch_main(int argc, char **argv);
 /* learn.c: `colldb learn [LESSON]`. */
 int learn_main(int argc, char **argv);

@@ -163,7 +163,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-/* colldb watch [NAME] */
+/* colldb watch [NAME [@RANKS]] */
 int
 watch_main(int argc, char **argv)
 {
