@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "futex.h"
 #include "out/out.h"
 #include "proto.h"
 #include "session-int.h"

@@ -53,6 +53,7 @@
 #include "coll.h"
 #include "prog.h"
 #include "seg.h"
+#include "site.h"
 
 /* One rank's board slot, sampled. */
 struct view_board {
@@ -70,6 +71,7 @@ struct view_board {
 	int sleeping;		/* in the futex of its wait */
 	int pending;		/* an interrupt or abort not acted on yet */
 	int acted;		/* its gate saw the shell's latest control */
+	struct site site;	/* a user program's call in progress (site.h) */
 };
 
 struct view;
