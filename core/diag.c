@@ -43,6 +43,8 @@ releasable(const struct diag_rank *r, const struct diag_block *b)
 	}
 	if (r->cmp == CMP_GE)
 		return hi + pos >= r->expected;
+	if (r->cmp == CMP_UGE)		/* a negative value reads as huge */
+		return hi + pos >= r->expected || lo + neg < 0;
 	if (r->cmp == CMP_EQ)
 		return lo + neg <= r->expected && r->expected <= hi + pos;
 	return b->nowes > 0;

@@ -66,6 +66,7 @@ struct diag_event {
 				 * released (a stale-data suspect) */
 	uint64_t off;		/* cell, or start of the put region */
 	uint64_t bytes;		/* 4 for a cell; the put's size */
+	struct site site;	/* a user program's call that did it */
 };
 
 /* A run of micro-ops a rank will still execute. */
@@ -74,6 +75,8 @@ struct diag_prog {
 	size_t nops;
 	size_t pc;		/* the first op still to run */
 	const char *title;
+	const struct site *site; /* a user program's call: its source line
+				 * (file "" when unknown) */
 };
 
 struct diag_rank {

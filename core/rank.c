@@ -300,6 +300,8 @@ rank_serve(struct rank_ctx *rc)
 				struct coll_msg *cm = payload;
 				p = coll_build(&cm->args, rc->seg.nranks,
 				    rc->rank);
+				prog_add_deferred(p, cm->defer,
+				    MIN(cm->ndefer, DEFER_MAX));
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
 			} else {
 				cause_set(&cause, "malformed collective message");

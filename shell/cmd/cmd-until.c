@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctl.h"
 #include "cmd/cmd.h"
+#include "ctl.h"
 #include "xmalloc.h"
 
 static uint32_t until_seq;
@@ -27,8 +27,7 @@ drop_untils(struct session *s)
 	ctl_breaks_changed(&s->seg);
 }
 
-/* The call site stopped rank r is at, in *out: 0, or -1 when it is at
- * none (in cdb_init, an agent). */
+/* The call site stopped rank r is at, or 0 (in cdb_init, an agent). */
 static int
 stopped_site(struct session *s, int r, struct site *out)
 {
@@ -37,9 +36,9 @@ stopped_site(struct session *s, int r, struct site *out)
 	view_board(&s->view, r, &b);
 	if (!rank_alive(s, r) || b.state != RS_STOPPED || b.nops == 0 ||
 	    b.site.fn == FN_NONE || b.site.file[0] == '\0')
-		return -1;
+		return 0;
 	*out = b.site;
-	return 0;
+	return 1;
 }
 
 /* One entry per distinct site of the stopped ranks in set: `until` (no
@@ -52,14 +51,14 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 	struct rankset left = *set;
 
 	for (int r = 0; r < s->nranks; r++) {
-		struct site here, *st = &here;
+		struct site st;
 		struct seg_break nb = *proto;
 		struct rankset group;
 
 		if (!rankset_has(&left, r))
 			continue;
 		rankset_del(&left, r);
-		if (stopped_site(s, r, &here) != 0) {
+		if (!stopped_site(s, r, &st)) {
 			struct view_board b;
 
 			view_board(&s->view, r, &b);
@@ -74,16 +73,16 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 		rankset_add(&group, r);
 		for (int q = r + 1; q < s->nranks; q++) {
 			struct site o;
-			if (rankset_has(&left, q) && stopped_site(s, q, &o) == 0 &&
-			    strcmp(o.file, st->file) == 0 && o.line == st->line) {
+			if (rankset_has(&left, q) && stopped_site(s, q, &o) &&
+			    strcmp(o.file, st.file) == 0 && o.line == st.line) {
 				rankset_add(&group, q);
 				rankset_del(&left, q);
 			}
 		}
-		memcpy(nb.file, st->file, sizeof nb.file);
-		nb.line = line > 0 ? line : st->line;
+		memcpy(nb.file, st.file, sizeof nb.file);
+		nb.line = line > 0 ? line : st.line;
 		nb.flags |= BRK_AT_CALL | (line > 0 ? 0 : BRK_LINE_AFTER);
-		if (break_add(s, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
+		if (break_add(ctx, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
 			return -1;
 	}
 	return 0;
@@ -134,7 +133,7 @@ cmd_until_exec(struct cmdctx *ctx)
 			drop_untils(s);
 			return CMD_ERROR;
 		}
-	} else if (break_add(s, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
+	} else if (break_add(ctx, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
 		return CMD_ERROR;
 	}
 	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {

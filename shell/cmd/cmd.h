@@ -266,7 +266,7 @@ int break_spec_is_location(const char *a);
 void break_spec_format(struct session *s, const struct seg_break *bp,
     const struct rankset *ranks, struct strbuf *sb);
 /* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
-struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+struct seg_break *break_add(struct cmdctx *ctx, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);

@@ -12,6 +12,7 @@
 #include "diag/diagnose.h"
 #include "out/out.h"
 #include "proto.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define HIST_MAX 8192
@@ -44,6 +45,7 @@ hist_record(struct session *s, const struct job *j)
 		e.writer = j->rank;
 		e.value = u->value;
 		e.off = u->dst;
+		e.site = j->site;
 		switch (u->kind) {
 		case UOP_NOTIFY:
 			e.target = u->peer;
@@ -90,6 +92,7 @@ add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 		(*v)[n].nops = j->prog->nops;
 		(*v)[n].pc = n == 0 ? MIN(pc0, j->prog->nops) : 0;
 		(*v)[n].title = j->desc;
+		(*v)[n].site = &j->site;
 		n++;
 	}
 	return n;
@@ -165,9 +168,27 @@ cell_text(struct session *s, uint64_t off, struct strbuf *sb)
 static void
 wait_text(struct session *s, const struct diag_rank *r, struct strbuf *sb)
 {
-	strbuf_addstr(sb, "wait ");
+	/* only a deferred condition compares unsigned */
+	strbuf_addstr(sb, r->cmp == CMP_UGE ? "defer_wait " : "wait ");
 	cell_text(s, r->wait_off, sb);
 	strbuf_addf(sb, " %s %d", wait_cmp_name(r->cmp), r->expected);
+}
+
+/* " at ring.c:40" for a user program's call, else nothing. */
+static void
+site_at(const struct site *st, struct strbuf *sb)
+{
+	char loc[SITE_FILE_MAX + 16];
+
+	if (st != NULL && site_text(st, loc, sizeof loc)[0] != '\0')
+		strbuf_addf(sb, " at %s", loc);
+}
+
+/* The source line of the call rank q runs now, if it is a user call. */
+static const struct site *
+cur_site(const struct diag_in *in, int q)
+{
+	return in->r[q].nprogs > 0 ? in->r[q].progs[0].site : NULL;
 }
 
 static void
@@ -193,6 +214,11 @@ owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b
 		    ", " : "", o->rank, rank_state_name(in->r[o->rank].state));
 		if (p->nops > 1)
 			strbuf_addf(sb, ", %s step %zu/%zu", p->title, o->index + 1, p->nops);
+		if (p->nops <= 1 && p->site != NULL && p->site->file[0] != '\0') {
+			/* a collective's title already starts with its line */
+			strbuf_addch(sb, ',');
+			site_at(p->site, sb);	/* the line that will send it */
+		}
 		if (o->op == NOTIFY_SET)
 			strbuf_addf(sb, ", will set %d)", o->value);
 		else if (count > 1)
@@ -271,6 +297,7 @@ rank_line(struct session *s, const struct diag_in *in,
 	if (b != NULL) {
 		strbuf_addstr(sb, "  ");
 		wait_text(s, r, sb);
+		site_at(cur_site(in, q), sb);
 		strbuf_addf(sb, "  now %d   writers: ", r->now);
 		owe_text(s, in, b, &t);
 		if (t.len == 0) {
@@ -282,9 +309,14 @@ rank_line(struct session *s, const struct diag_in *in,
 					lw = e;
 			}
 			strbuf_addstr(&t, "none pending");
-			if (lw != NULL)
-				strbuf_addf(&t, " (rank %d wrote %d with %s)", lw->writer,
+			if (s->kind->own_code)
+				strbuf_addstr(&t, ": no remaining call sends it");
+			if (lw != NULL) {
+				strbuf_addf(&t, " (rank %d wrote %d with %s", lw->writer,
 				    lw->value, lw->op == NOTIFY_SET ? "set" : "add");
+				site_at(&lw->site, &t);
+				strbuf_addch(&t, ')');
+			}
 		}
 		strbuf_add(sb, t.buf, t.len);
 	} else if (s->rp[q].death != NULL) {
@@ -300,8 +332,59 @@ rank_line(struct session *s, const struct diag_in *in,
 	strbuf_release(&t);
 }
 
+/* Row i, column j of cell off in its window ([i] alone for 1-D). */
+static int
+cell_rc(struct session *s, uint64_t off, uint64_t *row, uint64_t *col)
+{
+	struct seg_window *w = view_win_at(&s->view, off);
+	uint64_t k, cols;
+
+	if (w == NULL || w->ndim != 2)
+		return 0;
+	k = (off - w->off) / dtype_size((enum dtype)w->dtype);
+	cols = w->shape[1];
+	*row = k / cols;
+	*col = k % cols;
+	return 1;
+}
+
+/* The row mismatch in the program's own terms: its two lines, and which
+ * index of the cell they disagree on. */
 static void
-cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
+mismatch_user(struct session *s, const struct diag_in *in,
+    const struct diag_found *f, const char *waited, const char *written,
+    struct strbuf *sb)
+{
+	const struct site *ns = NULL;
+	uint64_t r1, c1, r2, c2;
+
+	for (size_t i = 0; i < in->nhist; i++) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->writer == f->other &&
+		    e->target == f->rank && e->off == f->off2)
+			ns = &e->site;
+	}
+	strbuf_addf(sb, "likely cause: notify/wait mismatch: rank %d notifies %s of rank %d",
+	    f->other, written, f->rank);
+	site_at(ns, sb);
+	strbuf_addf(sb, ", but rank %d waits on %s", f->rank, waited);
+	site_at(cur_site(in, f->rank), sb);
+	if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
+	    c1 == c2)
+		strbuf_addf(sb, "; the notify writes row %llu, the wait reads row %llu: make both compute the same row",
+		    (unsigned long long)r2, (unsigned long long)r1);
+	else if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
+	    r1 == r2)
+		strbuf_addf(sb, "; the notify writes column %llu, the wait reads column %llu: make both compute the same column",
+		    (unsigned long long)c2, (unsigned long long)c1);
+	else
+		strbuf_addstr(sb, "; make the notify and the wait name the same cell");
+	strbuf_addch(sb, '\n');
+}
+
+static void
+cause_line(struct session *s, const struct diag_in *in,
+    const struct diag_found *f, struct strbuf *sb)
 {
 	struct strbuf c = STRBUF_INIT, c2 = STRBUF_INIT;
 
@@ -316,8 +399,20 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		cmp = b.wait_cmp;
 		want = b.wait_expected;
 
-		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
+		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d",
 		    wait_cmp_name(cmp), want);
+		if (s->kind->own_code) {
+			const struct site *ss = NULL;
+			for (size_t i = 0; i < in->nhist; i++) {
+				const struct diag_event *e = &in->hist[i];
+				if (e->kind == UOP_NOTIFY && e->op == NOTIFY_SET &&
+				    e->target == f->rank && e->off == f->off && e->value == 0)
+					ss = &e->site;
+			}
+			if (ss != NULL && ss->file[0] != '\0')
+				strbuf_addf(sb, "; the set is %s:%d", ss->file, (int)ss->line);
+		}
+		strbuf_addstr(sb, "); ");
 		if (cmp == CMP_EQ)
 			strbuf_addf(sb, "send tag %d\n", want);
 		else
@@ -338,6 +433,10 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		break;
 	case CAUSE_ROW_MISMATCH:
 		cell_text(s, f->off2, &c2);
+		if (s->kind->own_code) {
+			mismatch_user(s, in, f, c.buf, c2.buf, sb);
+			break;
+		}
 		strbuf_addf(sb, "likely cause: notify/wait row mismatch: rank %d notifies %s of rank %d, but rank %d waits on %s; notify writes row my_rank of the peer, wait reads row src of self\n",
 		    f->other, c2.buf, f->rank, f->rank, c.buf);
 		break;
@@ -400,8 +499,21 @@ diag_format(struct session *s, const struct diag_in *in,
 			free(t);
 		}
 	}
+	if (coll_match_said(s) != NULL)	/* it explains all that follows */
+		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
+		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
-		cause_line(s, &res->found[i], sb);
+		cause_line(s, in, &res->found[i], sb);
+	for (int q = 0; q < s->nranks; q++) {
+		size_t mark = sb->len;
+
+		strbuf_addf(sb, "  rank %d  ", q);
+		describe_defers(s, q, sb);
+		if (sb->buf[sb->len - 1] == ' ')
+			strbuf_setlen(sb, mark);	/* none pending */
+		else
+			strbuf_addch(sb, '\n');
+	}
 }
 
 /* The progress signature: changes whenever any rank does anything. */

@@ -40,6 +40,8 @@ void watchdog_tick(struct session *s);
 /* lint.c: warnings for commands that match a known failure pattern. */
 void lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value);
+/* A defer_wait registered on rank's cell off (>= expected, unsigned). */
+void lint_defer(struct session *s, int rank, uint64_t off, int32_t expected);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
 /* A collective about to start on a signal with credits in it. */

@@ -112,6 +112,97 @@ session_queue_full(struct session *s, int r, char **cause)
 	return 1;
 }
 
+/* Observers read the conditions from the segment header. */
+static void
+defers_publish(struct session *s)
+{
+	memcpy(s->seg.h->defers, s->defers, sizeof s->defers);
+}
+
+size_t
+session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
+		const struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r)
+			out[n++] = d;
+	}
+	return n;
+}
+
+int
+session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause)
+{
+	struct seg_defer *slot = NULL;
+	int mine = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r && d->tag == 0)
+			mine++;
+		else if (!d->used && slot == NULL)
+			slot = d;
+	}
+	if (mine >= DEFER_MAX)
+		return cause_set(cause, "rank %d already has %d deferred conditions (at most %d per waiter)",
+		    r, mine, DEFER_MAX);
+	if (slot == NULL)
+		return cause_set(cause, "too many deferred conditions pending (at most %d in a session)",
+		    SEG_MAX_DEFERS);
+	slot->rank = r;
+	slot->tag = 0;
+	slot->off = off;
+	slot->expected = expected;
+	slot->used = 1;
+	defers_publish(s);
+	return 0;
+}
+
+/* Rank r's pending conditions into c, tagged with tag from now on. */
+static size_t
+defer_take(struct session *s, int r, uint32_t tag, struct defer_cond *c)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < DEFER_MAX; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != 0)
+			continue;
+		memset(&c[n], 0, sizeof c[n]);
+		c[n].off = d->off;
+		c[n].expected = d->expected;
+		d->tag = tag;
+		n++;
+	}
+	if (n > 0)
+		defers_publish(s);
+	return n;
+}
+
+/* The program tagged tag was not sent (back to pending), or ended. */
+static void
+defer_release(struct session *s, int r, uint32_t tag, int ended)
+{
+	int changed = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != tag || tag == 0)
+			continue;
+		if (ended)
+			d->used = 0;
+		else
+			d->tag = 0;
+		changed = 1;
+	}
+	if (changed)
+		defers_publish(s);
+}
+
 struct job *
 session_submit(struct session *s, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags, char **cause)
@@ -122,15 +213,22 @@ session_submit(struct session *s, int r, struct prog *p, char *desc,
 
 	if (session_queue_full(s, r, cause))
 		goto fail;
-	prog_encode(p, &sb);
 	h.tag = s->next_tag++;
+	{
+		struct defer_cond c[DEFER_MAX];
+		prog_add_deferred(p, c, defer_take(s, r, h.tag, c));
+	}
+	prog_encode(p, &sb);
 	h.len = (uint32_t)sb.len;
 	if (sb.len > PROTO_MAX_MSG) {
 		cause_set(cause, "program too large (%zu bytes)", sb.len);
+		defer_release(s, r, h.tag, 0);
 		goto fail;
 	}
-	if (send_or_fail(s, r, &h, sb.buf, cause) != 0)
+	if (send_or_fail(s, r, &h, sb.buf, cause) != 0) {
+		defer_release(s, r, h.tag, 0);
 		goto fail;
+	}
 	strbuf_release(&sb);
 	j = job_new(r, h.tag, p, desc,
 	    flags | ((pflags & PROG_F_START) ? JOB_START : 0));
@@ -195,12 +293,15 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		struct job *j;
 
 		h.tag = s->next_tag++;
+		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
 		if (send_or_fail(s, r, &h, &cm, cause) != 0) {
+			defer_release(s, r, h.tag, 0);
 			if (r == 0)
 				prog_free(p0);
 			return -1;
 		}
 		p = r == 0 ? p0 : coll_build(a, s->nranks, r);
+		prog_add_deferred(p, cm.defer, cm.ndefer);
 		j = job_new(r, h.tag, p, xstrdup(p->title),
 		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
 		j->coll = coll_id;
@@ -246,6 +347,7 @@ session_job_end(struct session *s, int r, uint32_t tag,
 	if ((j = *pp) == NULL)
 		return;
 	*pp = j->next;
+	defer_release(s, r, tag, 1);
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
 	if (j->done != NULL)

@@ -215,6 +215,7 @@ struct settings {
 struct coll_run;
 struct trace;
 struct bench_last;
+struct coll_match;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -250,12 +251,16 @@ struct session {
 				 * ranks (where, ranks, diagnose, expect)
 				 * showed; 0: none yet */
 	/* completed writes and waits, kept by shell/diag for diagnose */
+	struct seg_defer defers[SEG_MAX_DEFERS];	/* defer_wait conditions
+				 * (session_defer); mirrored into the
+				 * segment header for observers */
 	struct diag_event *hist;
 	size_t nhist, ahist;
 	/* the floors above */
 	struct coll_run *colls;	/* collectives in progress (cmd-coll.c) */
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
+	struct coll_match *match;	/* user collectives entered (user/) */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -324,6 +329,22 @@ void session_job_end(struct session *s, int r, uint32_t tag,
     const struct job_end *e);
 /* Any job (queued or running) touching bytes [lo, hi)? */
 int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
+/*
+ * Deferred conditions (defer_wait): session_defer() registers cell off
+ * >= expected (unsigned) for rank r; the next program sent to r carries
+ * it as its last WAITs (prog_add_deferred), so it does not complete until
+ * the condition holds.  0, or -1 + cause (DEFER_MAX per rank, or the
+ * segment's table is full).  session_defers() lists rank r's conditions,
+ * pending (tag 0) and carried (the program's tag); the pointers are
+ * borrowed until the next job starts or ends.
+ */
+int session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause);
+size_t session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max);
+/* describe.c: rank r's pending deferred conditions, "deferred for its next
+ * command: sig[0] >= 1 (now 0), ..."; nothing when none. */
+void describe_defers(struct session *s, int r, struct strbuf *sb);
 void job_free(struct job *j);
 
 /* ---- reading the ranks (pump.c) ----------------------------------------------- */
