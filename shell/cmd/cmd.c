@@ -238,6 +238,10 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 {
 	enum cmd_retval rv;
 
+	/* What happened while the shell waited for this line (a rank that
+	 * died meanwhile) is known before the command looks at the ranks. */
+	if (s->rp != NULL)
+		session_pump(s, 0);
 	record_begin();
 	rv = run_line(s, line, incomplete);
 	record_end();
