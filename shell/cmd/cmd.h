@@ -357,7 +357,7 @@ int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 
-/* ---- cmd-watch.c: `colldb watch [NAME]` ------------------------------------ */
+/* ---- cmd-watch.c: `colldb watch [NAME [@RANKS]]` --------------------------- */
 
 int watch_main(int argc, char **argv);
 
