@@ -16,9 +16,10 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "call.h"
 #include "colldb.h"
 #include "proto.h"
-#include "remote.h"
+#include "remote-rank.h"
 #include "xmalloc.h"
 
 _Static_assert(CDB_F64 == (int)DT_F64 && CDB_I32 == (int)DT_I32,
@@ -249,12 +250,16 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	}
 	rc->site = api.site;
 	b->site = api.site;
+	if (nested)
+		call_nested_enter();	/* the shell's signal waits */
 	if (api.remote != NULL)
 		remote_busy(api.remote, 1);
 	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
 	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
 	if (api.remote != NULL)
 		remote_busy(api.remote, 0);
+	if (nested)
+		call_nested_leave();
 	if (nested) {
 		rc->site = saved_site;
 		b->site = saved_site;

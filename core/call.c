@@ -2,6 +2,8 @@
 #include <dlfcn.h>
 #include <ffi.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,9 +228,7 @@ call_desc_decode(const char *text, struct call_desc *d, char **cause)
 		cause_set(cause, "malformed call descriptor");
 		goto out;
 	}
-	if (call_type_from_name(f[3], &d->ret) != 0 ||
-	    (d->ret != CT_VOID && d->ret != CT_I32 && d->ret != CT_I64 &&
-		d->ret != CT_F64 && d->ret != CT_PTR)) {
+	if (call_type_from_name(f[3], &d->ret) != 0) {
 		cause_set(cause, "bad return type '%s'", f[3]);
 		goto out;
 	}
@@ -407,14 +407,32 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 	} r;
 	uint8_t *area = seg_area(&rc->seg, rc->rank);
 
+	float f;
+
+	/* libffi widens an integer result to ffi_arg; a float stays one */
 	memcpy(&r, rv, sizeof r);
+	memcpy(&f, rv, sizeof f);
 	switch (ret) {
 	case CT_VOID:
 		return xstrdup("void");
+	case CT_I8:
+		return xasprintf("i8 %d", (int)(int8_t)r.s);
+	case CT_I16:
+		return xasprintf("i16 %d", (int)(int16_t)r.s);
 	case CT_I32:
 		return xasprintf("i32 %" PRId32, (int32_t)r.s);
 	case CT_I64:
 		return xasprintf("i64 %" PRId64, r.l);
+	case CT_U8:
+		return xasprintf("u8 %u", (unsigned)(uint8_t)r.a);
+	case CT_U16:
+		return xasprintf("u16 %u", (unsigned)(uint16_t)r.a);
+	case CT_U32:
+		return xasprintf("u32 %" PRIu32, (uint32_t)r.a);
+	case CT_U64:
+		return xasprintf("u64 %" PRIu64, (uint64_t)r.l);
+	case CT_F32:
+		return xasprintf("f32 %.9g", (double)f);
 	case CT_F64:
 		return xasprintf("f64 %.17g", r.d);
 	default:
@@ -425,6 +443,59 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 			    (unsigned long long)((uint8_t *)r.p - area));
 		return xasprintf("ptr %p", r.p);
 	}
+}
+
+/* 1 while the called function's own code runs (CALL_END_SIGNAL ends it),
+ * 2 while it is inside libcolldb (the signal waits for the gate). */
+static volatile sig_atomic_t call_state;
+static sigjmp_buf call_env;
+
+static void
+on_call_end(int sig)
+{
+	(void)sig;
+	if (call_state == 1) {
+		call_state = 0;
+		siglongjmp(call_env, 1);
+	}
+}
+
+void
+call_end_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_call_end;	/* no SA_RESTART: a futex wait returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(CALL_END_SIGNAL, &sa, NULL);
+}
+
+void
+call_nested_enter(void)
+{
+	if (call_state == 1)
+		call_state = 2;
+}
+
+void
+call_nested_leave(void)
+{
+	if (call_state == 2)
+		call_state = 1;
+}
+
+/* The call itself, alone in its frame so nothing else lives across the
+ * jump: 0 when fn returned, 1 when CALL_END_SIGNAL ended it. */
+static __attribute__((noinline)) int
+call_guarded(ffi_cif *cif, void (*fn)(void), void *rv, void **ptrs)
+{
+	if (sigsetjmp(call_env, 1) != 0)
+		return 1;
+	call_state = 1;
+	ffi_call(cif, fn, rv, ptrs);
+	call_state = 0;
+	return 0;
 }
 
 static int
@@ -464,10 +535,13 @@ do_call(struct rank_ctx *rc, const char *text, char **result, char **cause)
 	memset(&rv, 0, sizeof rv);
 	memcpy(&fn, &sym, sizeof fn);	/* object to function pointer */
 	api_nest_begin(rc);
-	ffi_call(&cif, fn, &rv, ptrs);
+	rc_ = call_guarded(&cif, fn, &rv, ptrs);
+	if (rc_ != 0)
+		cause_set(cause, "the function did not return: ended by a signal "
+		    "(SIG%s); what it held is lost", sigabbrev_np(CALL_END_SIGNAL));
 	api_nest_end();
-	*result = format_result(rc, d.ret, &rv);
-	rc_ = 0;
+	if (rc_ == 0)
+		*result = format_result(rc, d.ret, &rv);
 out:
 	call_desc_release(&d);
 	return rc_;
@@ -487,5 +561,5 @@ call_exec(struct rank_ctx *rc, const struct prog *p, const struct uop *u,
 		rc_ = do_load(text, cause);
 	else
 		rc_ = do_call(rc, text, result, cause);
-	return rc_ == 0 ? EXEC_OK : EXEC_ERROR;
+	return rc_ == 0 ? EXEC_OK : rc_ == 1 ? EXEC_ENDED : EXEC_ERROR;
 }

@@ -27,7 +27,9 @@
  * itself (colldb and libc), so `call getpid() -> i32` works.
  *
  * Results.  call_exec() leaves the return value as text for the DONE
- * reply: "void", "i32 -5", "i64 7", "f64 2.5" (%.17g), "ptr NULL",
+ * reply: "void", "TYPE VALUE" for the integer types ("i32 -5", "u8 255",
+ * "u64 18446744073709551615"), "f64 2.5" (%.17g), "f32 1.5" (%.9g),
+ * "ptr NULL",
  * "ptr area+OFF" (into this rank's window area, so the shell can name the
  * window) or "ptr 0xHEX".
  *
@@ -43,6 +45,8 @@
  */
 #ifndef COLLDB_CALL_H
 #define COLLDB_CALL_H
+
+#include <signal.h>
 
 #include <stdint.h>
 
@@ -89,11 +93,13 @@ struct call_arg {
 struct call_desc {
 	char *lib;		/* library name, "" = search (owned) */
 	char *sym;		/* owned */
-	enum call_type ret;	/* VOID, I32, I64, F64 or PTR */
+	enum call_type ret;	/* any */
 	int nargs;
 	struct call_arg args[CALL_MAX_ARGS];
 };
 
+/* What `call ... -> TYPE` takes, for messages. */
+#define CALL_RET_TYPES "void, ptr, i8, i16, i32, i64, u8, u16, u32, u64, f32 or f64"
 /* "i32", "ptr", ...; call_type_from_name() returns -1 if unknown. */
 const char *call_type_name(enum call_type t);
 int call_type_from_name(const char *s, enum call_type *out);
@@ -110,9 +116,27 @@ int call_desc_decode(const char *text, struct call_desc *d, char **cause);
  * Run LOAD or CALL micro-op u of program p on rank rc.  Returns EXEC_OK
  * (with *result set for a CALL) or EXEC_ERROR + cause: a malformed
  * descriptor, dlopen's dlerror() text, an unknown library name or symbol,
- * a window offset outside the area.
+ * a window offset outside the area; or EXEC_ENDED + cause when the call
+ * was ended by CALL_END_SIGNAL (below).
  */
 int call_exec(struct rank_ctx *rc, const struct prog *p, const struct uop *u,
     char **result, char **cause);
+
+/*
+ * Ending a call that does not return.  A function that loops for ever
+ * never reaches a step gate, so `interrupt` cannot stop it with a flag;
+ * the shell sends the rank CALL_END_SIGNAL instead.  While the function's
+ * own code runs, the handler (call_end_install(), agents only) jumps back
+ * out of the call (siglongjmp): the op ends with EXEC_ENDED and the
+ * program as abandoned.  What the function held (a lock, memory) stays
+ * held: a debugger's last resort, said so in the report.  While the call
+ * is inside libcolldb (a nested cdb_* op) the signal does nothing: the
+ * interrupt flag ends that op at its gate instead.
+ */
+#define CALL_END_SIGNAL SIGUSR2
+void call_end_install(void);
+/* Bracket the nested libcolldb ops of a call (core/api.c). */
+void call_nested_enter(void);
+void call_nested_leave(void);
 
 #endif

@@ -216,6 +216,18 @@ ctl_breaks_changed(struct seg *sg)
 }
 
 void
+ctl_adopt(struct seg *sg, int r, const struct seg_rank *theirs)
+{
+	struct seg_rank *b = seg_board(sg, r);
+
+	atomic_store(&b->mode, atomic_load(&theirs->mode));
+	atomic_store(&b->credits, atomic_load(&theirs->credits));
+	atomic_store(&b->interrupt, atomic_load(&theirs->interrupt));
+	atomic_store(&b->abort, atomic_load(&theirs->abort));
+	atomic_store(&b->skip_pc, atomic_load(&theirs->skip_pc));
+}
+
+void
 ctl_set_wait_giveup(struct seg *sg, uint32_t n)
 {
 	ctl_rank(sg, CTL_WAIT_GIVEUP, -1, n, 0);

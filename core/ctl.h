@@ -119,6 +119,12 @@ void ctl_break_clear(struct seg *sg, struct seg_break *slot);
 /* After one or more ctl_break_* calls. */
 void ctl_breaks_changed(struct seg *sg);
 
+/* Rank r is elsewhere and theirs is its board slot as it was, after it
+ * had applied every change sent to it: take its side of the control words
+ * (what its gate consumed: credits, interrupt, abort, skip_pc; the mode
+ * its programs set). */
+void ctl_adopt(struct seg *sg, int r, const struct seg_rank *theirs);
+
 /* `set wait-giveup N`: waits give up after n polls (0 = never). */
 void ctl_set_wait_giveup(struct seg *sg, uint32_t n);
 

@@ -18,7 +18,7 @@
 #include "exec.h"
 #include "futex.h"
 #include "mpi.h"
-#include "remote.h"
+#include "remote-rank.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 
@@ -393,7 +393,9 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 }
 
 /* Before the shell hears that a program ended or began, it gets what the
- * rank printed, its span records and its board as they are now. */
+ * rank printed and its span records.  Not its board: that would run ahead
+ * of the message (a program ended on the board, its DONE not read yet),
+ * and the shell samples when it wants one. */
 static int
 before_relay(uint32_t type)
 {
@@ -442,7 +444,6 @@ control_main(void *arg)
 					fflush(stdout);
 					drain_out(rm);
 					ship_spans(rm);
-					send_board(rm, 0);
 				}
 				proto_send(rm->tcp, &h, payload);
 			}

@@ -47,6 +47,21 @@ run 1 ./colldb -n 1 "$tmp/long.coll"
 [ $st = 1 ] && has "error: $tmp/long.coll:1: line longer than 65536 bytes" && ok ||
 	bad "a 70000-byte line (exit $st)"
 
+# the hang watchdog fires during a sleep: the batch run stops with exit
+# status 3 long before the sleep would end
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nsleep 60\nsay after the sleep\n' >"$tmp/sleep.coll"
+t0=$(date +%s)
+run 3 ./colldb --batch --timeout 1 -n 2 "$tmp/sleep.coll"
+t1=$(date +%s)
+[ $st = 3 ] && has "watchdog: no progress for 1s; diagnosis:" && ! has "after the sleep" &&
+	[ $((t1 - t0)) -lt 30 ] && ok || bad "watchdog during sleep (exit $st, $((t1 - t0))s)"
+
+# ... and not for SLOW: rank 1 waits for a notify rank 0 has, stopped
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nstart @0 notify 1 sig[0] 1\nsleep 3\ncontinue\n' >"$tmp/slow.coll"
+run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
+[ $st = 0 ] && ! has "watchdog: no progress for 1s; diagnosis:" && has "[rank 1] wait sig[0] >= 1 satisfied (value 1)" &&
+	ok || bad "the watchdog fired for a SLOW verdict (exit $st)"
+
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
@@ -59,6 +74,43 @@ run 2 ./colldb "$tmp/area.coll"
 run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 [ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
 	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
+
+# a rank that dies while a batch shell waits for its next line is known
+# dead before the next command looks: no rank is sent a collective it
+# cannot finish, and the session goes on
+cat >"$tmp/die.sh" <<'EOS'
+name=cli-die-$$
+( printf 'alloc buf [64] f32\nalloc sig [4,1] i32\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 2 ") kill -9 "$p" ;; esac
+  done
+  sleep 0.5
+  printf 'ranks\nexpect error\nallreduce buf sig\n@0,1,3 fill buf 1\n@0 put buf 1 buf\nwhere\n' ) |
+	./colldb -n 4 --name "$name"
+EOS
+run 0 sh "$tmp/die.sh"
+[ $st = 0 ] && has "rank 2: dead  killed by SIGKILL while idle" &&
+	has "error: collectives need every rank; rank 2 is dead" &&
+	has "rank 0: idle" && has "rank 3: idle" && ! has "rank 2: idle" && ok ||
+	bad "a rank killed between two lines of a batch script (exit $st)"
+
+# a rank stopped by SIGSTOP from outside counts as stuck: --timeout ends
+# the batch run with status 3, and the diagnosis says why
+cat >"$tmp/stop.sh" <<'EOS'
+name=cli-stop-$$
+( printf 'alloc buf [64] f32\nalloc sig [4,1] i32\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 1 ") kill -STOP "$p" ;; esac
+  done
+  printf 'allreduce buf sig\n'
+  for i in $(seq 40); do sleep 0.5; printf '\n' 2>/dev/null || exit 0; done ) |
+	./colldb -n 4 --timeout 2 --name "$name"
+EOS
+run 3 sh "$tmp/stop.sh"
+[ $st = 3 ] && printf '%s\n' "$out" | grep -q '^  rank 1  [a-z]*  stopped by a signal (SIGCONT resumes it)$' && ok ||
+	bad "a rank stopped by SIGSTOP: no watchdog (exit $st)"
 
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"

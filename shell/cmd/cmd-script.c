@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 void print_region_values(struct session *s, int r, const struct region *rg,
@@ -249,6 +248,7 @@ cmd_expect_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 		rc = expect_state(ctx);
+		diag_state_shown(ctx->s);
 	} else if (nargs(ctx) >= 2) {
 		rc = expect_values(ctx);	/* says what is wrong with it */
 	} else {
@@ -271,10 +271,17 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
 		return CMD_ERROR;
 	}
+	/* The hang watchdog fires during a sleep: its report shows at once,
+	 * and in batch it ends the sleep (the script stops there). */
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted && ctx->s->over == NULL) {
+	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired &&
+	    ctx->s->over == NULL) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
+		unsigned reports = ctx->s->wd_reports;
+
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
+		if (ctx->s->wd_reports != reports)
+			out_flush_events();
 	}
 	if (shell_interrupted) {
 		/* Ctrl-C: consume it here (else the next prompt sees it too)
@@ -282,7 +289,7 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		shell_interrupted = 0;
 		if (ctx->s->interactive)
 			out_printf("\n");
-		out_error("sleep interrupted");
+		cmd_error(ctx, "sleep interrupted");
 		return CMD_ERROR;
 	}
 	return CMD_OK;
@@ -303,29 +310,29 @@ static enum cmd_retval
 cmd_pause_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
+	const struct cmd_reader *in = cmd_reader;
 
-	if (!s->interactive)
+	if (!s->interactive || in == NULL)
 		return CMD_OK;
 	for (;;) {
-		char *line = le_read(script_block_open() ? "... " :
+		char *line = in->read(script_block_open() ? "... " :
 		    "-- Enter to continue, or a command -- ");
-		int incomplete = 0;
 		enum cmd_retval rv;
 
 		if (line == NULL)
 			return CMD_QUIT;
-		if (le_cancelled()) {
+		if (in->cancelled()) {
 			free(line);
 			script_block_cancel();
-			out_error("interrupted at a pause; the script stops");
+			cmd_error(ctx, "interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
 		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
 			free(line);
 			return CMD_OK;
 		}
-		le_history_add(line);
-		rv = script_run_line(s, line, &incomplete);
+		in->history_add(line);
+		rv = script_run_whole(s, line);
 		free(line);
 		if (rv == CMD_QUIT)
 			return CMD_QUIT;
@@ -364,7 +371,7 @@ const struct cmd_entry cmd_say_entry = {
 	.name = "say", .usage = "TEXT",
 	.summary = "print TEXT (narration for lessons)",
 	.example = "say \"rank 0 notifies rank 1\"", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE,
+	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE | CMD_RAW_REST,
 	.exec = cmd_say_exec,
 };
 

@@ -8,7 +8,7 @@
 
 #include "proto.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 void
@@ -30,8 +30,13 @@ where_line(struct session *s, int r, struct strbuf *sb)
 	strbuf_addstr(sb, "  ");
 	mark = sb->len;
 	describe_rank(s, r, sb, 1);
+	if (sb->len > mark)
+		strbuf_addstr(sb, "  ");
+	describe_defers(s, r, sb);
 	if (sb->len == mark)
 		strbuf_setlen(sb, mark - 2);
+	else
+		strbuf_rtrim(sb);
 }
 
 static const char *const startable[] = { "notify", "wait", "put", "get",
@@ -61,7 +66,7 @@ cmd_start_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
-		out_error("'%s' always runs on all ranks; drop '%s'", e->name,
+		cmd_error(ctx, "'%s' always runs on all ranks; drop '%s'", e->name,
 		    ctx->target_text);
 		return CMD_ERROR;
 	}
@@ -121,56 +126,11 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	char *cause = NULL;
 
 	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		return -1;
 	}
 	return 0;
-}
-
-/* Rank r is stopped at a breakpoint: that stop's key, or 0. */
-static int
-break_stop(struct session *s, int r, uint32_t *tag, uint64_t *progress)
-{
-	struct view_board b;
-
-	view_board(&s->view, r, &b);
-	if (!rank_alive(s, r) || b.state != RS_STOPPED ||
-	    b.stop_reason != STOP_BREAK)
-		return 0;
-	*tag = b.prog_tag;
-	*progress = b.progress;
-	return 1;
-}
-
-void
-break_stop_said(struct session *s, int r)
-{
-	struct rankproc *rp = &s->rp[r];
-
-	if (break_stop(s, r, &rp->stop_said_tag, &rp->stop_said_progress))
-		rp->stop_said = 1;
-}
-
-void
-report_break_stops(struct session *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int r = 0; r < s->nranks; r++) {
-		struct rankproc *rp = &s->rp[r];
-		uint32_t tag;
-		uint64_t progress;
-
-		if (!break_stop(s, r, &tag, &progress) || (rp->stop_said &&
-		    rp->stop_said_tag == tag && rp->stop_said_progress == progress))
-			continue;
-		strbuf_reset(&sb);
-		describe_rank(s, r, &sb, 1);
-		out_event(r, "[rank %d] stopped before %s", r, sb.buf);
-		break_stop_said(s, r);
-	}
-	strbuf_release(&sb);
 }
 
 void
@@ -252,6 +212,7 @@ cmd_where_exec(struct cmdctx *ctx)
 		out_printf("%s\n", sb.buf);
 	}
 	strbuf_release(&sb);
+	diag_state_shown(s);
 	return CMD_OK;
 }
 
@@ -261,7 +222,10 @@ const struct cmd_entry cmd_start_entry = {
 	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = -1,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
-	.keywords = startable, .exec = cmd_start_exec,
+	.keywords = startable,
+	.agents_why = "these ranks run their program's own calls; 'step' and "
+	    "'break' stop them before those",
+	.exec = cmd_start_exec,
 };
 
 const struct cmd_entry cmd_step_entry = {

@@ -49,6 +49,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 	memset(out, 0, sizeof *out);
 	while (i < n) {
 		char stack[32];
+		size_t opened[32];	/* where each open bracket is */
 		size_t depth = 0, start;
 		int quoted = 0;
 
@@ -78,7 +79,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 					rc = PARSE_INCOMPLETE;
 					if (err_col != NULL)
 						*err_col = q;
-					cause_set(cause, "unterminated quote");
+					cause_set(cause, "unclosed quote (%c)", c);
 					goto out;
 				}
 				i++;
@@ -90,6 +91,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 					cause_set(cause, "brackets nested too deeply");
 					goto out;
 				}
+				opened[depth] = i;
 				stack[depth++] = (char)closer_of(c);
 			} else if (c == ']' || c == ')') {
 				if (depth == 0 || stack[depth - 1] != c) {
@@ -108,8 +110,9 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 		if (depth > 0) {
 			rc = PARSE_INCOMPLETE;
 			if (err_col != NULL)
-				*err_col = start;
-			cause_set(cause, "missing '%c'", stack[depth - 1]);
+				*err_col = opened[depth - 1];
+			cause_set(cause, "unclosed '%c' (no '%c' after it)",
+			    line[opened[depth - 1]], stack[depth - 1]);
 			goto out;
 		}
 		words_push(out, &sb, start, i - start, quoted);
@@ -434,6 +437,46 @@ parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause)
 	}
 	if (rc == 0 && *ndim == 0)
 		rc = cause_set(cause, "bad shape '%s' (expected [d0,d1,...])", s);
+	free(body);
+	return rc;
+}
+
+int
+parse_int_list(const char *s, int64_t *out, int max, int *n, char **cause)
+{
+	size_t len = strlen(s);
+	char *body, *p, *comma;
+	int rc = 0;
+
+	*n = 0;
+	if (len < 2 || s[0] != '[' || s[len - 1] != ']')
+		return cause_set(cause, "bad list '%s' (expected [i0,i1,...])", s);
+	body = xstrndup(s + 1, len - 2);
+	if (*trim(body) == '\0') {
+		free(body);
+		return cause_set(cause, "empty list '%s' (expected [i0,i1,...])", s);
+	}
+	for (p = body; p != NULL; p = comma != NULL ? comma + 1 : NULL) {
+		char *c2 = NULL;
+
+		if ((comma = strchr(p, ',')) != NULL)
+			*comma = '\0';
+		p = trim(p);
+		if (*n == max) {
+			rc = cause_set(cause, "list '%s' has more than %d entries", s, max);
+			break;
+		}
+		if (*p == '\0') {
+			rc = cause_set(cause, "empty entry in %s (expected an integer between the commas)", s);
+			break;
+		}
+		if (parse_int(p, &out[*n], 0, &c2) != 0) {
+			free(c2);
+			rc = cause_set(cause, "bad entry '%s' in %s (expected an integer)", p, s);
+			break;
+		}
+		(*n)++;
+	}
 	free(body);
 	return rc;
 }

@@ -2,8 +2,10 @@
  * describe.c - render micro-ops, cells and rank positions in the words of
  * the command language ("wait sig[0,3] >= 1"), using the window table.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "out/out.h"
 #include "session.h"
 
 void
@@ -51,8 +53,13 @@ operand(struct view *s, int space, const struct uop *u, uint64_t off,
     struct strbuf *sb)
 {
 	if (space == SP_ACC) {
-		uint64_t esz = dtype_size(dtype_acc(u->dtype));
-		strbuf_addf(sb, "acc[%llu:%llu]", (unsigned long long)(off / esz),
+		/* a staging tile holds the data dtype, the accumulator its
+		 * accumulation type */
+		int raw = (u->flags & UOP_F_RAW) != 0;
+		uint64_t esz = dtype_size(raw ? (enum dtype)u->dtype :
+		    dtype_acc(u->dtype));
+		strbuf_addf(sb, "%s[%llu:%llu]", raw ? "stage" : "acc",
+		    (unsigned long long)(off / esz),
 		    (unsigned long long)(off / esz + u->count));
 		return;
 	}
@@ -74,16 +81,22 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
-		strbuf_addstr(sb, "wait ");
+		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
 		describe_cell(s, u->dst, 1, sb);
 		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
 		break;
 	case UOP_PUT:
 	case UOP_GET:
 		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
-		describe_cell(s, u->dst, u->count, sb);
+		if (u->kind == UOP_GET && u->dsp == SP_ACC)
+			operand(s, SP_ACC, u, u->dst, sb);
+		else
+			describe_cell(s, u->dst, u->count, sb);
 		strbuf_addf(sb, " %d ", u->peer);
-		describe_cell(s, u->src, u->count, sb);
+		if (u->kind == UOP_PUT && u->ssp == SP_ACC)
+			operand(s, SP_ACC, u, u->src, sb);
+		else
+			describe_cell(s, u->src, u->count, sb);
 		if (u->op == ATOMIC_ADD)
 			strbuf_addstr(sb, " atomic=add");
 		break;
@@ -179,4 +192,56 @@ void
 describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 {
 	s->kind->describe(s, r, sb, verbose);
+}
+
+void
+describe_defers(struct session *s, int r, struct strbuf *sb)
+{
+	const struct seg_defer *d[DEFER_MAX];
+	size_t n = session_defers(s, r, d, DEFER_MAX), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i]->tag != 0)
+			continue;	/* carried: the program shows it */
+		strbuf_addstr(sb, k++ == 0 ? "deferred for its next command: " : ", ");
+		describe_cell(&s->view, d[i]->off, 1, sb);
+		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
+		    view_cell(&s->view, r, d[i]->off));
+	}
+}
+
+#define PLAN_HEAD 400	/* long programs: this many ops, ... , the tail */
+#define PLAN_TAIL 20
+
+void
+plan_print(struct session *s, const struct prog *p, int rank, const char *indent)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t wphase = 5, wop = 2;
+	char num[16];
+	int wnum = snprintf(num, sizeof num, "%zu", p->nops);
+
+	for (size_t i = 0; i < p->nops; i++) {
+		strbuf_reset(&sb);
+		describe_uop(&s->view, &p->ops[i], rank, &sb);
+		wop = MAX(wop, sb.len);
+		wphase = MAX(wphase, strlen(prog_str_at(p, p->ops[i].phase)));
+	}
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct uop *u = &p->ops[i];
+		if (p->nops > PLAN_HEAD + PLAN_TAIL && i == PLAN_HEAD) {
+			out_printf("%s%*s  ... %zu more micro-ops ...\n", indent, wnum, "",
+			    p->nops - PLAN_HEAD - PLAN_TAIL);
+			i = p->nops - PLAN_TAIL - 1;
+			continue;
+		}
+		strbuf_reset(&sb);
+		describe_uop(&s->view, u, rank, &sb);
+		strbuf_addchars(&sb, ' ', wop - MIN(wop, sb.len));
+		strbuf_addf(&sb, "  %s", prog_str_at(p, u->name));
+		strbuf_rtrim(&sb);	/* single ops have no span name */
+		out_printf("%s%*zu  %-*s  %s\n", indent, wnum, i + 1, (int)wphase,
+		    prog_str_at(p, u->phase), sb.buf);
+	}
+	strbuf_release(&sb);
 }

@@ -30,7 +30,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "mpi-int.h"
 #include "out/out.h"
 #include "xmalloc.h"

@@ -50,6 +50,8 @@ struct mpi_link {
 	uint64_t board_seq;	/* boards received */
 	uint64_t merged_seq;	/* boards merged into the mirror (main) */
 	struct remote_board board;	/* the last one */
+	uint64_t forwarded;	/* packets put in the session's pair */
+	uint64_t board_after;	/* ... before the last board came */
 	/* a read in progress: MSG_DATA with this id lands in rd_buf */
 	uint32_t rd_id;
 	uint8_t *rd_buf;

@@ -41,7 +41,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "mpi-int.h"
 #include "xmalloc.h"
 

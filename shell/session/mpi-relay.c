@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "futex.h"
+#include "ctl.h"
 #include "mpi-int.h"
 #include "xmalloc.h"
 
@@ -123,6 +123,7 @@ from_rank(struct mpi_world *w, int r, const struct msg_hdr *h,
 		if (h->tag != 0)
 			l->sample_id = h->tag;
 		l->board_seq++;
+		l->board_after = l->forwarded;
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		return;
@@ -165,6 +166,9 @@ from_rank(struct mpi_world *w, int r, const struct msg_hdr *h,
 		flush_link(l);
 		return;
 	default:
+		pthread_mutex_lock(&w->mu);
+		l->forwarded++;
+		pthread_mutex_unlock(&w->mu);
 		strbuf_add(&l->pairq, h, sizeof *h);
 		strbuf_add(&l->pairq, payload, h->len);
 		flush_link(l);
@@ -486,13 +490,8 @@ merge_board(struct mpi_world *w, int r, const struct remote_board *rb)
 	    l->clock));
 	atomic_store(&b->state, atomic_load(&n->state));
 	/* the rank's side of the control words, once it has every change */
-	if (rb->ack == l->ctl_sent) {
-		atomic_store(&b->mode, atomic_load(&n->mode));
-		atomic_store(&b->credits, atomic_load(&n->credits));
-		atomic_store(&b->interrupt, atomic_load(&n->interrupt));
-		atomic_store(&b->abort, atomic_load(&n->abort));
-		atomic_store(&b->skip_pc, atomic_load(&n->skip_pc));
-	}
+	if (rb->ack == l->ctl_sent)
+		ctl_adopt(sg, r, n);
 }
 
 /* The breakpoints' hits: the sum of what each rank counted. */
@@ -532,7 +531,11 @@ mpi_merge(struct mpi_world *w)
 		int fresh;
 
 		pthread_mutex_lock(&w->mu);
-		fresh = l->board_seq != l->merged_seq;
+		/* a board is newer than the messages the rank sent before it:
+		 * it waits until the session has read those (the end of a
+		 * call, the announcement of the next) */
+		fresh = l->board_seq != l->merged_seq &&
+		    l->board_after <= w->s->rp[r].nread;
 		if (fresh) {
 			if (rb == NULL)
 				rb = xmalloc(sizeof *rb);

@@ -15,25 +15,6 @@
 #include "session-int.h"
 #include "xmalloc.h"
 
-int
-rank_alive(struct session *s, int r)
-{
-	/* alive and still talking to us (not exec'd away) */
-	return r >= 0 && r < s->nranks && s->rp[r].alive && s->rp[r].sock >= 0;
-}
-
-enum rank_state
-rank_state_of(struct session *s, int r)
-{
-	return view_state(&s->view, r);
-}
-
-struct job *
-rank_job(struct session *s, int r)
-{
-	return s->rp[r].jobs;
-}
-
 /* Rank r's process ended with wait status st (reaped by the caller). */
 static void
 rank_gone(struct session *s, int r, int st)
@@ -88,6 +69,7 @@ read_msgs(struct session *s, int r)
 			free(payload);
 			return 1;
 		}
+		rp->nread++;
 		if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
 			struct done_info di;
 			struct job_end e = { .status = h.status, .di = &di,
@@ -236,6 +218,7 @@ session_pump(struct session *s, int timeout_ms)
 			s->hooks[i]->pump(s);
 	}
 	session_check_segment(s);
+	session_withdraw_tick(s);
 	if (s->kind->pump != NULL)
 		s->kind->pump(s);
 	if (n == 0) {

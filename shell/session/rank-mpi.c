@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "futex.h"
+#include "oneside.h"
 #include "mpi-int.h"
 #include "out/out.h"
 #include "xmalloc.h"
@@ -254,8 +254,15 @@ mpi_gone(struct session *s, int r, int st)
 	struct rankproc *rp = &s->rp[r];
 	struct seg_rank *b = seg_board(&s->seg, r);
 
+	uint32_t last;
+
 	(void)st;
-	if (w->user && atomic_load(&b->state) == RS_EXITED) {
+	/* its last board, which may have come after the last merge */
+	pthread_mutex_lock(&w->mu);
+	last = atomic_load(&w->links[r].board.slot.state);
+	pthread_mutex_unlock(&w->mu);
+	if (w->user && last == RS_EXITED) {
+		seg_set_state(b, RS_EXITED);
 		/* after cdb_finalize: a rank that ended well */
 		rp->wstatus = 0;
 		rp->death = xstrdup("exited with status 0");
@@ -542,10 +549,9 @@ user_submit(struct session *s, int r, struct prog *p, char *desc,
 	(void)flags;
 	(void)pflags;
 	*jp = NULL;
+	if (oneside_check(p, s->nranks, s->seg.area_size, &why) != 0)
+		goto out;
 	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size, p->acc_bytes,
-		    &why) != 0)
-			goto out;
 		if (p->ops[i].kind == UOP_WAIT) {
 			cause_set(&why, "the shell cannot wait for rank %d", r);
 			goto out;

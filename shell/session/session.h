@@ -3,9 +3,10 @@
  *
  * A session is one world: its segment, its N rank processes, the programs
  * they were sent and have not finished (jobs), and the rules that decide
- * when the world is quiescent.  It starts the processes (one fork helper,
- * proc.c), sends them programs (jobs.c), reads what they report and
- * notices their deaths (pump.c), and settles (settle.c).
+ * when the world is quiescent.  Its life is life.c; it starts the
+ * processes (one fork helper, proc.c), sends them programs (jobs.c), reads
+ * what they report and notices their deaths (pump.c, ranks.c), says a
+ * stop at a breakpoint once (stops.c), and settles (settle.c).
  *
  * shell/session/ knows nothing above it.  It uses core, shell/lang (rank
  * sets) and shell/out (it prints rank events); never shell/cmd, repl,
@@ -60,6 +61,10 @@ enum job_flags {
 	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
 	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
 	JOB_CALL = 1 << 6,	/* a load or call */
+	JOB_WITHDRAWN = 1 << 7,	/* a collective's part taken back (another
+				 * rank could not be told): cancelled once it
+				 * runs, never reported */
+	JOB_CANCELLED = 1 << 8,	/* ... and the rank was told */
 };
 
 /* How a job ended.  status: enum done_status (core/proto.h), or JOB_DIED
@@ -219,6 +224,7 @@ struct rankproc {
 	struct job *jobs;	/* queue; the head is what the rank runs */
 	struct strbuf outbuf;	/* partial output line */
 	char *last_op;		/* description of the last op seen */
+	uint64_t nread;		/* messages read from sock so far */
 	char *death;		/* "killed by SIGKILL during ...", once dead */
 	struct job *orphans;	/* what a dead rank still had to run */
 	uint32_t orphan_pc;	/* where its first orphan stopped */
@@ -227,6 +233,9 @@ struct rankproc {
 	int stop_said;
 	uint32_t stop_said_tag;
 	uint64_t stop_said_progress;
+	/* when the rank last moved (micro-ops done or a state change), for
+	 * "no progress" (shell/diag's watchdog keeps it) */
+	uint64_t moved_key, moved_ns;
 };
 
 /* What script lines are echoed (see cmd/script.c) */
@@ -249,6 +258,7 @@ struct settings {
 struct coll_run;
 struct trace;
 struct bench_last;
+struct coll_match;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -282,13 +292,21 @@ struct session {
 	uint64_t wd_sig;	/* progress signature */
 	uint64_t wd_since;	/* ... unchanged since */
 	int wd_armed;		/* fires once per stall */
+	unsigned wd_reports;	/* watchdog reports printed, ever */
+	uint64_t shown_sig;	/* progress signature the last look at the
+				 * ranks (where, ranks, diagnose, expect)
+				 * showed; 0: none yet */
 	/* completed writes and waits, kept by shell/diag for diagnose */
+	struct seg_defer defers[SEG_MAX_DEFERS];	/* defer_wait conditions
+				 * (session_defer); mirrored into the
+				 * segment header for observers */
 	struct diag_event *hist;
 	size_t nhist, ahist;
 	/* the floors above */
 	struct coll_run *colls;	/* collectives in progress (cmd-coll.c) */
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
+	struct coll_match *match;	/* user collectives entered (user/) */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -329,6 +347,9 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
+/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
+ * tracer): it cannot move until SIGCONT, whatever its board says. */
+int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
 
@@ -343,8 +364,17 @@ int session_queue_full(struct session *s, int r, char **cause);
  * NULL + cause when the rank is gone or the send failed. */
 struct job *session_submit(struct session *s, int r, struct prog *p,
     char *desc, unsigned flags, unsigned pflags, char **cause);
+/* 0, or -1 + cause if a collective of args cannot be sent now: a rank is
+ * dead or cannot be reached, a queue is full, or the programs are over
+ * the budget.  Sends nothing. */
+int session_coll_ready(struct session *s, const struct coll_args *a,
+    char **cause);
+/* Cancel withdrawn parts that their ranks have started (session_pump). */
+void session_withdraw_tick(struct session *s);
 /* Send a collective: every rank builds its program from args; every job
- * gets JOB_COLL, coll_id and done. */
+ * gets JOB_COLL, coll_id and done.  Every rank is sent it or none is:
+ * -1 + cause after session_coll_ready() refused, or when a rank could not
+ * be told after all (the parts sent before are withdrawn). */
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
@@ -361,9 +391,25 @@ void session_job_end(struct session *s, int r, uint32_t tag,
     const struct job_end *e);
 /* Any job (queued or running) touching bytes [lo, hi)? */
 int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
+/*
+ * Deferred conditions (defer_wait): session_defer() registers cell off
+ * >= expected (unsigned) for rank r; the next program sent to r carries
+ * it as its last WAITs (prog_add_deferred), so it does not complete until
+ * the condition holds.  0, or -1 + cause (DEFER_MAX per rank, or the
+ * segment's table is full).  session_defers() lists rank r's conditions,
+ * pending (tag 0) and carried (the program's tag); the pointers are
+ * borrowed until the next job starts or ends.
+ */
+int session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause);
+size_t session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max);
+/* describe.c: rank r's pending deferred conditions, "deferred for its next
+ * command: sig[0] >= 1 (now 0), ..."; nothing when none. */
+void describe_defers(struct session *s, int r, struct strbuf *sb);
 void job_free(struct job *j);
 
-/* ---- reading the ranks (pump.c) ----------------------------------------------- */
+/* ---- reading the ranks (pump.c, ranks.c) ------------------------------------- */
 
 /* Handle whatever the ranks sent (waits up to timeout_ms for something);
  * events are queued (out_event). */
@@ -390,6 +436,15 @@ void session_update_gate(struct session *s);
  * waits for nothing but the shell or a peer, from its board. */
 int rank_board_settled(struct session *s, int r);
 
+/* ---- stops at breakpoints (stops.c) ----------------------------------------- */
+
+/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
+ * event); no-op when r is not stopped at one. */
+void break_stop_said(struct session *s, int r);
+/* Every rank stopped at a breakpoint and not said so yet gets an event,
+ * whichever command (or other rank) made it run there. */
+void report_break_stops(struct session *s);
+
 /* ---- words for what ranks do (describe.c) ---------------------------------- */
 
 /* Describe rank r's position (the kind's describe). */
@@ -404,6 +459,10 @@ void describe_position(struct session *s, int r, const struct prog *prog,
  * with verbose "  [breakpoint N]" / "  [interrupted]" when stopped. */
 void describe_stop(struct view *v, int r, const struct view_board *b,
     const struct uop *cur, struct strbuf *sb, int verbose);
+/* Print program p of rank r as `plan` lists it (numbered micro-ops, their
+ * phases and span names; long programs keep their head and tail). */
+void plan_print(struct session *s, const struct prog *p, int rank,
+    const char *indent);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
 void describe_uop(struct view *v, const struct uop *u, int rank,
     struct strbuf *sb);

@@ -11,10 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rank.h"
+#include "oneside.h"
 #include "remote.h"
 #include "seg.h"
-#include "shell.h"
+#include "start/start.h"
+#include "trace/tool-logs.h"
 #include "xmalloc.h"
 
 const char *colldb_argv0 = "colldb";
@@ -40,8 +41,6 @@ usage(FILE *fp)
 	    "lists commands;\n"
 	    "man colldb has the rest.\n");
 }
-
-#include "trace/tool-logs.h"
 
 int
 main(int argc, char **argv)

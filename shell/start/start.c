@@ -15,8 +15,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "session/registry.h"
-#include "shell.h"
+#include "start/start.h"
+#include "user/user.h"
 
 static struct session *the_session;
 static struct termios saved_tty;
@@ -30,6 +32,8 @@ shell_wire(struct session *s)
 	session_hook_add(s, &diag_session_hook);
 	session_hook_add(s, &trace_session_hook);
 	session_hook_add(s, &bench_session_hook);
+	session_hook_add(s, &match_session_hook);
+	session_hook_add(s, &user_lint_session_hook);
 	out_use_colour(&s->set.color);
 	out_set_event_tap(record_event);
 }
@@ -102,6 +106,35 @@ commands(struct session *s, const struct shell_opts *o, size_t npos)
 	return rc;
 }
 
+/*
+ * A batch script that ends with ranks blocked says so, with where each
+ * one waits, unless its last look at the ranks (where, ranks, diagnose,
+ * expect) showed them so.  Not an error (exit 0): the scenarios that
+ * show a hang end in one on purpose, and `expect nohang` (or the
+ * watchdog during a `sleep`) is how a script makes a hang fail.
+ */
+static void
+say_still_blocked(struct session *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		n += rank_alive(s, r) && rank_state_of(s, r) == RS_BLOCKED;
+	if (n == 0)
+		return;
+	out_warning("the script ended with %d rank%s blocked (exit status 0; 'expect nohang' makes it an error):",
+	    n, n == 1 ? "" : "s");
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r) || rank_state_of(s, r) != RS_BLOCKED)
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		out_printf("%s\n", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 /* The end of the commands: what the world still does, and the status. */
 static int
 finish(struct session *s, const struct start_mode *m, int rc)
@@ -115,6 +148,8 @@ finish(struct session *s, const struct start_mode *m, int rc)
 		out_flush_events();
 		if (s->watchdog_fired)
 			rc = EXIT_FAIL;
+		else if (diag_state_unshown(s))
+			say_still_blocked(s);
 	}
 	if (s->kind->own_code && !s->interactive && !script.quit) {
 		int alive = 0;
@@ -156,6 +191,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 		rc = m->free_run(s);
 	} else {
 		le_init("colldb", have_tty && s->interactive);
+		cmd_reader = &le_cmd_reader;
 		if (m->started != NULL)
 			m->started(s);
 		rc = finish(s, m, commands(s, o, m->npos));

@@ -18,7 +18,7 @@ mirror_of(struct view *v)
 static const char *
 m_session(struct view *v)
 {
-	return SEG(v)->ops->session(SEG(v));
+	return SEG(v)->ops->session_name(SEG(v));
 }
 
 static int
@@ -96,6 +96,12 @@ m_coll(struct view *v, struct coll_args *out)
 	return SEG(v)->ops->cur_coll(SEG(v), out);
 }
 
+static size_t
+m_defers(struct view *v, int r, struct seg_defer *out, size_t max)
+{
+	return SEG(v)->ops->defers(SEG(v), r, out, max);	/* the shell's */
+}
+
 static int
 m_ended(struct view *v)
 {
@@ -110,7 +116,7 @@ m_reports(struct view *v)
 
 static const struct view_ops view_mirror_ops = {
 	.name = "mpi",
-	.session = m_session,
+	.session_name = m_session,
 	.nranks = m_nranks,
 	.sample = m_sample,
 	.board = m_board,
@@ -122,6 +128,7 @@ static const struct view_ops view_mirror_ops = {
 	.win_at = m_at,
 	.win_gen = m_gen,
 	.cur_coll = m_coll,
+	.defers = m_defers,
 	.ended = m_ended,
 	.take_reports = m_reports,
 };
