@@ -245,7 +245,7 @@ valgrind:
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw
+	    $(O)/bench/memcpy-bw $(O)/bench/mpi-ops
 
 bench:
 	@sh mk/deps.sh build

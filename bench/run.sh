@@ -9,5 +9,7 @@ echo "== spans: what recording costs a rank (one rank, notify/wait micro-ops)"
 "$O/bench/span-cost"
 echo "== allreduce 64 MiB f32 (colldb --batch, bench ... rounds=10 warmup=2)"
 sh bench/coll.sh "$O"
+echo "== mpi transport: colldb's operations next to the same ones in MPI (same job, same window)"
+sh bench/mpi.sh "$O"
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 sh bench/logs-scale.sh

@@ -393,9 +393,9 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 }
 
 /* Before the shell hears that a program ended or began, it gets what the
- * rank printed and its span records.  Not its board: that would run ahead
- * of the message (a program ended on the board, its DONE not read yet),
- * and the shell samples when it wants one. */
+ * rank printed and its span records; after it, the board as it is then
+ * (which the shell merges once it has read the message, so the board
+ * never runs ahead of what the shell knows of the rank's programs). */
 static int
 before_relay(uint32_t type)
 {
@@ -446,6 +446,8 @@ control_main(void *arg)
 					ship_spans(rm);
 				}
 				proto_send(rm->tcp, &h, payload);
+				if (before_relay(h.type))
+					send_board(rm, 0);
 			}
 			free(payload);
 		}

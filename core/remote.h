@@ -17,8 +17,8 @@
  * one that calls MPI (FUNNELED); it talks to the shell exactly as a local
  * rank does, over a SEQPACKET pair whose other end is the control thread.
  * The control thread owns the TCP connection and never calls MPI: it
- * relays the main thread's messages (and, before a DONE or an
- * announcement, what the rank printed and its span records), and
+ * relays the main thread's messages (before a DONE or an announcement
+ * what the rank printed and its span records, after it its board), and
  * serves the shell from local memory, so `where`, `watch` and `diagnose`
  * answer while the main thread is stuck inside MPI:
  *
