@@ -36,6 +36,7 @@ struct remote {
 	uint64_t ctl_applied;	/* of them MSG_CTL */
 	uint64_t lost_sent;	/* span records lost, as last told */
 	char mpi[64];
+	char tmpdir[96];	/* COLLDB_MPI_TMPDIR: removed if the shell dies */
 	struct remote_welcome welcome;
 };
 

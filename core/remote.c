@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -174,8 +175,11 @@ attach(struct remote *rm, const char *token, char **cause)
 
 /* ---- the control thread ----------------------------------------------------- */
 
+/* The board now (id: the sample it answers, 0 none); ahead: it already
+ * reflects the message the control thread relays next (a DONE), and the
+ * shell merges it only after reading that. */
 static void
-send_board(struct remote *rm, uint32_t id)
+send_board(struct remote *rm, uint32_t id, int ahead)
 {
 	struct rank_ctx *rc = rm->rc;
 	struct remote_board *rb = xcalloc(1, sizeof *rb);
@@ -203,7 +207,7 @@ send_board(struct remote *rm, uint32_t id)
 		rb->brk_ranks[i] = __atomic_load_n(&bp->ranks[rm->rank / 64],
 		    __ATOMIC_RELAXED) & bit;
 	}
-	send_msg(rm->tcp, MSG_BOARD, id, 0, rb, sizeof *rb);
+	send_msg(rm->tcp, MSG_BOARD, id, ahead, rb, sizeof *rb);
 	free(rb);
 }
 
@@ -372,7 +376,7 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 		}
 		break;
 	case MSG_SAMPLE:
-		send_board(rm, h->tag);
+		send_board(rm, h->tag, 0);
 		break;
 	case MSG_READ:
 		if (h->len == sizeof q) {
@@ -393,14 +397,36 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 }
 
 /* Before the shell hears that a program ended or began, it gets what the
- * rank printed and its span records; after it, the board as it is then
- * (which the shell merges once it has read the message, so the board
- * never runs ahead of what the shell knows of the rank's programs). */
+ * rank printed, its span records and the board as it is now, marked to
+ * be merged only once the shell has read the message (so the board is
+ * there when the shell learns of the end, and never runs ahead of what
+ * it knows of the rank's programs). */
 static int
 before_relay(uint32_t type)
 {
 	return type == MSG_DONE || type == MSG_PROG || type == MSG_COLL ||
 	    type == MSG_HELLO || type == MSG_ALLOC;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* The shell is gone, and the session with it: this process ends (MPI
+ * then ends the job), and the launcher's files the shell would have
+ * removed go first when they are on this host (COLLDB_MPI_TMPDIR). */
+static void
+orphaned(struct remote *rm)
+{
+	if (rm->tmpdir[0] != '\0')
+		nftw(rm->tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	_exit(1);
 }
 
 static void *
@@ -425,9 +451,8 @@ control_main(void *arg)
 			drain_out(rm);
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if (proto_recv(rm->tcp, &h, &payload) != 1) {
-				/* the shell is gone, and the session with it */
 				if (!atomic_load(&rm->stopping))
-					_exit(1);
+					orphaned(rm);
 				free(payload);
 				break;
 			}
@@ -444,10 +469,9 @@ control_main(void *arg)
 					fflush(stdout);
 					drain_out(rm);
 					ship_spans(rm);
+					send_board(rm, 0, 1);
 				}
 				proto_send(rm->tcp, &h, payload);
-				if (before_relay(h.type))
-					send_board(rm, 0);
 			}
 			free(payload);
 		}
@@ -456,7 +480,7 @@ control_main(void *arg)
 	}
 	drain_out(rm);
 	ship_spans(rm);
-	send_board(rm, 0);
+	send_board(rm, 0, 0);
 	return NULL;
 }
 
@@ -492,6 +516,9 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	rm->rc = rc;
 	snprintf(token, sizeof token, "%s", t != NULL ? t : "");
 	unsetenv("COLLDB_TOKEN");	/* not for what the rank starts */
+	if (getenv("COLLDB_MPI_TMPDIR") != NULL &&
+	    strncmp(getenv("COLLDB_MPI_TMPDIR"), "/dev/shm/colldb-mpi-", 20) == 0)
+		snprintf(rm->tmpdir, sizeof rm->tmpdir, "%s", getenv("COLLDB_MPI_TMPDIR"));
 	if ((rm->p = load_plugin(getenv("COLLDB_MPI_PLUGIN"), cause)) == NULL)
 		return -1;
 	if (rm->p->init(kind == REMOTE_USER, &rm->rank, &rm->nranks, rm->mpi,
@@ -516,7 +543,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (capture_output(rm, cause) != 0)
 		return -1;
 	send_msg(rm->tcp, MSG_READY, 0, 0, NULL, 0);
-	send_board(rm, 0);
+	send_board(rm, 0, 0);
 	if (pthread_create(&rm->thread, NULL, control_main, rm) != 0)
 		return cause_set(cause, "cannot start the control thread");
 	rm->thread_on = 1;
@@ -623,8 +650,12 @@ remote_close(struct remote *rm)
 		close(rm->tcp);
 	if (rm->rc != NULL && rm->rc->seg.h != NULL)
 		rank_detach(rm->rc);
+	/* MPI_Finalize waits for every rank: one that is gone would hold
+	 * this one for ever, so it gets 20 s */
+	alarm(20);
 	if (rm->p != NULL && rm->base != NULL)
 		rm->p->finalize();
+	alarm(0);
 	rm->base = NULL;
 	if (rm->pair[1] >= 0)
 		close(rm->pair[1]);

@@ -18,7 +18,7 @@
  * rank does, over a SEQPACKET pair whose other end is the control thread.
  * The control thread owns the TCP connection and never calls MPI: it
  * relays the main thread's messages (before a DONE or an announcement
- * what the rank printed and its span records, after it its board), and
+ * what the rank printed, its span records and its board), and
  * serves the shell from local memory, so `where`, `watch` and `diagnose`
  * answer while the main thread is stuck inside MPI:
  *
@@ -38,8 +38,10 @@
  *
  *   rank -> shell (TCP): what the main thread sends (HELLO, DONE, a user
  *   rank's announcements, MSG_ALLOC), and MSG_BOARD (struct
- *   remote_board), MSG_SPANS (struct remote_spans + records), MSG_OUT
- *   (the rank's stdout and stderr, which go to the control thread).
+ *   remote_board; status 1: it already reflects the message that follows
+ *   it, to be merged after that), MSG_SPANS (struct remote_spans +
+ *   records), MSG_OUT (the rank's stdout and stderr, which go to the
+ *   control thread).
  *
  * Every message the shell sends counts; a board carries the count its
  * control thread had handled (ack), so the shell knows whether it already

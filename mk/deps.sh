@@ -15,6 +15,7 @@
 # and the test that is true when it is installed:
 #   pc MODULE     pkg-config knows MODULE
 #   cmd COMMAND   COMMAND is on PATH
+#   deb PACKAGE   dpkg has PACKAGE installed (headers: the MPIs' -dev)
 # (any other shell command works too).  Add a line for a new dependency.
 set -u
 TABLE='
@@ -29,9 +30,9 @@ python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
 openmpi-bin	test	cmd mpirun.openmpi
-libopenmpi-dev	test	pc ompi-c
+libopenmpi-dev	test	deb libopenmpi-dev
 mpich		test	cmd mpirun.mpich
-libmpich-dev	test	pc mpich
+libmpich-dev	test	deb libmpich-dev
 iproute2	test	cmd ip
 util-linux	test	cmd nsenter
 util-linux	test	cmd setpriv
@@ -41,6 +42,7 @@ valgrind	valgrind	cmd valgrind
 
 pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
 cmd() { command -v "$1" >/dev/null 2>&1; }
+deb() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
 
 # missing GROUP...: the packages of those groups that are not installed
 missing() {

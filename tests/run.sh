@@ -47,7 +47,7 @@ for t in "$O"/tests/check_*; do
 done
 [ $nunit -gt 0 ] || { echo "FAIL: no unit test programs in $O/tests (make tests)"; fail=1; }
 
-for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/docs.sh; do
+for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/mpi/run.sh tests/docs.sh; do
 	[ -f "$tier" ] || { echo "FAIL: $tier is missing"; fail=1; continue; }
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1

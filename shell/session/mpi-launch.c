@@ -271,6 +271,8 @@ launcher_child(struct mpi_world *w, char **argv, int outfd)
 	setenv("COLLDB_SHELL", w->addr, 1);
 	setenv("COLLDB_TOKEN", w->token, 1);
 	setenv("COLLDB_MPI_PLUGIN", w->plugin, 1);
+	if (w->tmpdir[0] != '\0')	/* a rank removes it if we die */
+		setenv("COLLDB_MPI_TMPDIR", w->tmpdir, 1);
 	unsetenv("COLLDB_SEG_FD");
 	if (w->flavor == MPI_OPENMPI && geteuid() == 0) {
 		env_default("OMPI_ALLOW_RUN_AS_ROOT", "1");
@@ -348,6 +350,7 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		add2(&b, "-x", "COLLDB_SHELL");
 		add2(&b, "-x", "COLLDB_TOKEN");
 		add2(&b, "-x", "COLLDB_MPI_PLUGIN");
+		add2(&b, "-x", "COLLDB_MPI_TMPDIR");
 		if (o->hosts != NULL)
 			add2(&b, "--host", o->hosts);
 	} else if (o->hosts != NULL) {

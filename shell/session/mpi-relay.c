@@ -123,7 +123,8 @@ from_rank(struct mpi_world *w, int r, const struct msg_hdr *h,
 		if (h->tag != 0)
 			l->sample_id = h->tag;
 		l->board_seq++;
-		l->board_after = l->forwarded;
+		/* status 1: it reflects the message that follows (a DONE) */
+		l->board_after = l->forwarded + (h->status == 1);
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		return;

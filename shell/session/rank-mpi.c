@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -316,6 +317,12 @@ job_lost(struct session *s, struct mpi_world *w)
 	    w->culprit);
 	session_end(s, why.buf);
 	mpi_launch_end(w, 0);
+	/* ranks the launcher's end did not reach (other hosts) see the
+	 * shell go and end themselves */
+	for (int r = 0; r < s->nranks; r++) {
+		if (w->links[r].tcp >= 0)
+			shutdown(w->links[r].tcp, SHUT_RDWR);
+	}
 	print_lines(w);
 	out_event(INT_MAX, "colldb: the session is over: %s", why.buf);
 	strbuf_release(&why);

@@ -126,7 +126,13 @@ pid=\$(pgrep -x colldb-rank2)
 [ -n "\$pid" ] && kill -9 \$pid
 wait \$shell
 echo "[exit \$?]" >>"$tmp/death.out"
-# nothing of the job in this pid namespace (the rig's) once the shell is gone
+# nothing of the job in this pid namespace (the rig's) once the shell is
+# gone (the ranks on node2 end as they see it go: a moment)
+i=0
+while ps -e -o comm= | grep -qE '^(colldb-rank|mpirun|orte|mpiexec|hydra)' && [ \$i -lt 50 ]; do
+	sleep 0.1
+	i=\$((i + 1))
+done
 ps -e -o comm= | grep -E '^(colldb-rank|mpirun|orte|mpiexec|hydra)' >>"$tmp/death.left"
 exit 0
 EOF
@@ -156,6 +162,18 @@ if [ $st = 1 ] && grep -q '^\[rank 1\] died: killed by SIGKILL during allreduce(
 else
 	bad "kill of rank 1 under MPICH (exit $st)"
 	head -30 "$tmp/kill.out"
+fi
+
+# A program that never attaches (not a libcolldb program): the launcher's
+# end stops the start at once, with what it said, not a wait in accept.
+cenv timeout 60 ./colldb run -t mpi --mpirun mpirun.openmpi -n 2 --batch /bin/false \
+	>"$tmp/false.out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q "^colldb run: cannot start 2 ranks: the MPI job ended before every rank attached (0 of 2 did): the launcher exited with status 1; it said:$" "$tmp/false.out"; then
+	ok
+else
+	bad "a program that never attaches (exit $st)"
+	head -10 "$tmp/false.out"
 fi
 
 # ---- strangers --------------------------------------------------------------------
