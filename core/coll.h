@@ -53,6 +53,7 @@ enum coll_kind {
 	COLL_ALLGATHER,
 	COLL_REDUCE_SCATTER,
 	COLL_ALL_TO_ALL,
+	COLL_ALL_TO_ALL_V,	/* variable-size all_to_all (MoE dispatch) */
 	COLL__COUNT
 };
 
@@ -60,7 +61,8 @@ enum coll_mode { MODE_MESH, MODE_RING };
 enum coll_impl { IMPL_COMPOSITE, IMPL_BUILTIN };
 
 /* Which argument a validation error is about (for the caret). */
-enum coll_arg { CARG_NONE, CARG_BUF, CARG_SRC, CARG_SIG, CARG_OPTION };
+enum coll_arg { CARG_NONE, CARG_BUF, CARG_SRC, CARG_SIG, CARG_OPTION,
+	CARG_SCOUNT, CARG_RCOUNT };
 
 struct coll_args {
 	enum coll_kind kind;
@@ -73,11 +75,15 @@ struct coll_args {
 				 * will get a synthesized signal */
 	struct win_ref buf;	/* target: allreduce, broadcast, reduce_scatter;
 				 * DST for allgather and all_to_all */
-	struct win_ref src;	/* SRC of allgather and all_to_all */
+	struct win_ref src;	/* SRC of allgather and all_to_all(_v) */
 	struct win_ref sig;	/* i32 signal */
+	struct win_ref scount;	/* all_to_all_v: SEND_COUNTS [N] / [N,1] i32 */
+	struct win_ref rcount;	/* all_to_all_v: RECV_COUNTS [N,1] i32 */
 };
 
 const char *coll_kind_name(enum coll_kind k);
+/* Clear every window name (before a copy leaves this process). */
+void coll_args_unname(struct coll_args *a);
 /* The program title: "allreduce(ring)", "broadcast(root=1)", "barrier". */
 void coll_title(const struct coll_args *a, char *buf, size_t len);
 int coll_kind_from_name(const char *s, enum coll_kind *out);
@@ -115,13 +121,26 @@ struct coll_output {
 	uint64_t off;		/* byte offset of the checked region */
 	uint64_t count;		/* elements */
 	enum dtype dtype;
+	uint64_t off2;		/* a second region of count2 i32 cells after
+				 * it (all_to_all_v's RECV_COUNTS), or 0 */
+	uint64_t count2;
 };
 void coll_output(const struct coll_args *a, int nranks, int rank,
     struct coll_output *o);
+/* Bytes of the output (both regions), and a copy of them from a rank's
+ * area into out (what coll_wrong() compares). */
+uint64_t coll_output_bytes(const struct coll_output *o);
+void coll_output_copy(const struct coll_output *o, const void *area,
+    void *out);
+/* The byte range [*lo, *hi) of the area that holds every window
+ * coll_expect() reads (snapshot it before the call). */
+void coll_inputs(const struct coll_args *a, uint64_t *lo, uint64_t *hi);
+/* out: coll_output_bytes() bytes. */
 void coll_expect(const struct coll_args *a, int nranks, int rank,
     const void *const *in, void *out);
+/* Mismatches between two coll_output_copy()-shaped buffers. */
 uint64_t coll_wrong(const struct coll_args *a, int nranks,
-    const void *expected, const void *got, uint64_t count);
+    const struct coll_output *o, const void *expected, const void *got);
 
 /* nccl-tests bus-bandwidth factor for the collective on nranks. */
 double coll_busbw_factor(enum coll_kind k, int nranks);

@@ -416,10 +416,11 @@ seg_cur_coll(struct seg *s, struct coll_args *out)
 	memcpy(out, &s->h->cur_coll, sizeof *out);
 	if (atomic_load(&s->h->cur_coll_id) != id)
 		return 0;	/* changing: look next time */
-	out->buf.name = out->src.name = out->sig.name = NULL;
+	coll_args_unname(out);
 	if ((unsigned)out->kind >= COLL__COUNT || (unsigned)out->mode > MODE_RING ||
 	    (unsigned)out->impl > IMPL_BUILTIN || (unsigned)out->op >= RED__COUNT ||
 	    !ref_ok(s, &out->buf) || !ref_ok(s, &out->src) || !ref_ok(s, &out->sig) ||
+	    !ref_ok(s, &out->scount) || !ref_ok(s, &out->rcount) ||
 	    coll_validate(out, s->nranks, &cause, NULL) != 0) {
 		free(cause);
 		if (s->bad_coll != id)

@@ -481,10 +481,11 @@ struct coll_call {
 	struct coll_args a;
 	int check;		/* `check` given */
 	int json;		/* `json` given (bench) */
-	size_t argpos[5];	/* argument index per enum coll_arg */
+	size_t argpos[CARG_RCOUNT + 1];	/* argument index per enum coll_arg */
 	int synth;		/* mesh allreduce without a signal */
 	char synth_name[SEG_NAME_MAX];
-	char names[3][SEG_NAME_MAX];	/* copies of buf/src/sig names */
+	char names[5][SEG_NAME_MAX];	/* copies of the buf/src/sig/scount/
+					 * rcount names */
 };
 
 /* Parse `COLL ARGS...` starting at argument `first` (the collective's name
@@ -506,6 +507,10 @@ int coll_option_allowed(enum coll_kind k, const char *key);
 int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 /* A collective is queued or running on some rank (its title in *what). */
 int coll_in_progress(struct session *s, const char **what);
+/* A rank's output region(s) of a collective, as coll_output_copy()
+ * lays them out, read through the view. */
+void coll_read_output(struct view *v, int r, const struct coll_output *o,
+    void *out);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 

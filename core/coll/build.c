@@ -74,6 +74,9 @@ coll_build(const struct coll_args *a, int nranks, int rank)
 	case COLL_ALL_TO_ALL:
 		coll_build_all_to_all(&e);
 		break;
+	case COLL_ALL_TO_ALL_V:
+		coll_build_all_to_all_v(&e);
+		break;
 	default:
 		BUG("bad collective %d", a->kind);
 	}

@@ -91,6 +91,7 @@ void coll_build_broadcast(struct emit *e);
 void coll_build_allgather(struct emit *e);
 void coll_build_reduce_scatter(struct emit *e);
 void coll_build_all_to_all(struct emit *e);
+void coll_build_all_to_all_v(struct emit *e);
 
 /* validate.c: the shape text "[6,4]" of w, into buf of len bytes. */
 const char *coll_shape_str(const struct win_ref *w, char *buf, size_t len);

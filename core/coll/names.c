@@ -10,12 +10,20 @@ static const char *const kind_names[COLL__COUNT] = {
 	[COLL_ALLGATHER] = "allgather",
 	[COLL_REDUCE_SCATTER] = "reduce_scatter",
 	[COLL_ALL_TO_ALL] = "all_to_all",
+	[COLL_ALL_TO_ALL_V] = "all_to_all_v",
 };
 
 const char *
 coll_kind_name(enum coll_kind k)
 {
 	return (unsigned)k < COLL__COUNT ? kind_names[k] : "?";
+}
+
+void
+coll_args_unname(struct coll_args *a)
+{
+	a->buf.name = a->src.name = a->sig.name = NULL;
+	a->scount.name = a->rcount.name = NULL;
 }
 
 int
@@ -47,6 +55,7 @@ coll_busbw_factor(enum coll_kind k, int nranks)
 	case COLL_ALLGATHER:
 	case COLL_REDUCE_SCATTER:
 	case COLL_ALL_TO_ALL:
+	case COLL_ALL_TO_ALL_V:
 		return (n - 1) / n;
 	default:
 		return 1;

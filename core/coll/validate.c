@@ -45,7 +45,14 @@
  * - Synthesized signals inside loops: colldb has no loops; the shell gives
  *   each signal-less mesh allreduce a fresh [N,1] window, for either impl
  *   (PyPTO synthesizes only on the HOST rail; the shape is the same).
- * - all_to_all_v is not a colldb collective (colldb.1 lists them).
+ * - all_to_all_v (5 windows, PyPTO's argument order): SRC and DST
+ *   [N*MAX_RECV,SIZE] of one dtype, SIG [N,1] (rank 2 for both impls, as
+ *   DeduceTensorAllToAllVType / the builtin's deducer require),
+ *   SEND_COUNTS [N] or [N,1] i32, RECV_COUNTS [N,1] i32, all five
+ *   pairwise different windows (CheckPairwiseDistinctWindows; colldb asks
+ *   it of the composite too: the same window twice is a data race).  The
+ *   host-loop rejection of pass 41 has no colldb counterpart (a repeat is
+ *   a script, not a compiled loop).
  * - The composite broadcast's missing read-complete barrier is emulated
  *   as written (broadcast.c).
  * - Composite allgather/broadcast/all_to_all dtypes are unrestricted;
@@ -198,6 +205,11 @@ check_sig(struct vctx *v)
 		    quoted(&a->sig, nm, sizeof nm), dtype_name(a->sig.dtype));
 	if (a->kind == COLL_ALLREDUCE && a->mode == MODE_RING)
 		return check_ring_sig(v);
+	if (a->kind == COLL_ALL_TO_ALL_V && !is2(&a->sig, (uint64_t)v->n, 1)) {
+		char sh[96];
+		return fail(v, CARG_SIG, "%s needs a signal of shape [%d,1], got %s",
+		    v->what, v->n, coll_shape_str(&a->sig, sh, sizeof sh));
+	}
 	return check_mesh_sig(v, a->kind == COLL_ALLREDUCE &&
 	    a->impl == IMPL_BUILTIN);
 }
@@ -250,6 +262,7 @@ strict_limits(struct vctx *v, const char **lifted)
 	case COLL_BROADCAST:
 	case COLL_ALLGATHER:
 	case COLL_ALL_TO_ALL:
+	case COLL_ALL_TO_ALL_V:
 		if (!builtin || dt == DT_F32)
 			return 0;
 		*lifted = "the builtin kernels' f32-only limit";
@@ -317,6 +330,70 @@ check_allreduce(struct vctx *v)
 }
 
 static int
+check_counts(struct vctx *v, const struct win_ref *w, const char *what,
+    int rank1_ok, enum coll_arg which)
+{
+	uint64_t n = (uint64_t)v->n;
+	char sh[96], nm[80];
+
+	if (w->count == 0 || w->ndim < 1)
+		return fail(v, which, "%s needs a %s window", v->what, what);
+	if (w->dtype != DT_I32)
+		return fail(v, which, "%s%s must be i32, got %s", what,
+		    quoted(w, nm, sizeof nm), dtype_name(w->dtype));
+	if (is2(w, n, 1) || (rank1_ok && w->ndim == 1 && w->shape[0] == n))
+		return 0;
+	if (rank1_ok)
+		return fail(v, which, "%s needs %s of shape [%d] or [%d,1], got %s",
+		    v->what, what, v->n, v->n, coll_shape_str(w, sh, sizeof sh));
+	return fail(v, which, "%s needs %s of shape [%d,1], got %s", v->what,
+	    what, v->n, coll_shape_str(w, sh, sizeof sh));
+}
+
+/* all_to_all_v SRC DST SIG SEND_COUNTS RECV_COUNTS (the signal is
+ * checked with the others'). */
+static int
+check_all_to_all_v(struct vctx *v)
+{
+	const struct coll_args *a = v->a;
+	const struct win_ref *b = &a->buf, *s = &a->src;
+	const struct win_ref *w[5] = { s, b, &a->sig, &a->scount, &a->rcount };
+	static const char *const names[5] = { "SRC", "DST", "SIG",
+		"SEND_COUNTS", "RECV_COUNTS" };
+	static const enum coll_arg args[5] = { CARG_SRC, CARG_BUF, CARG_SIG,
+		CARG_SCOUNT, CARG_RCOUNT };
+	uint64_t n = (uint64_t)v->n;
+	char sh[96], sh2[96];
+
+	if (s->count == 0 || s->ndim < 1)
+		return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
+	if (b->ndim != 2 || b->shape[0] % n != 0)
+		return fail(v, CARG_BUF, "%s needs DST of shape [%d*MAX_RECV,SIZE] "
+		    "(rows a multiple of %d), got %s", v->what, v->n, v->n,
+		    coll_shape_str(b, sh, sizeof sh));
+	if (!is2(s, b->shape[0], b->shape[1]))
+		return fail(v, CARG_SRC, "%s needs SRC of DST's shape %s, got %s",
+		    v->what, coll_shape_str(b, sh, sizeof sh),
+		    coll_shape_str(s, sh2, sizeof sh2));
+	if (s->dtype != b->dtype)
+		return fail(v, CARG_SRC, "%s needs SRC and DST of one dtype, got "
+		    "%s and %s", v->what, dtype_name(s->dtype),
+		    dtype_name(b->dtype));
+	if (check_counts(v, &a->scount, "SEND_COUNTS", 1, CARG_SCOUNT) != 0 ||
+	    check_counts(v, &a->rcount, "RECV_COUNTS", 0, CARG_RCOUNT) != 0)
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		for (int k = i + 1; k < 5; k++) {
+			if (w[i]->count > 0 && w[k]->count > 0 &&
+			    check_distinct(v, w[i], names[i], w[k], names[k],
+				args[k]) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int
 check_data(struct vctx *v)
 {
 	const struct coll_args *a = v->a;
@@ -374,6 +451,8 @@ check_data(struct vctx *v)
 			    (unsigned long long)s->shape[1],
 			    coll_shape_str(b, sh, sizeof sh));
 		break;
+	case COLL_ALL_TO_ALL_V:
+		return check_all_to_all_v(v);
 	default:
 		return 0;
 	}
@@ -428,10 +507,12 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 		return -1;
 	if (a->kind != COLL_BARRIER &&
 	    check_distinct(&v, &a->buf, a->kind == COLL_ALLGATHER ||
-		a->kind == COLL_ALL_TO_ALL ? "DST" : "BUF", &a->sig, "SIG",
+		a->kind == COLL_ALL_TO_ALL || a->kind == COLL_ALL_TO_ALL_V ?
+		"DST" : "BUF", &a->sig, "SIG",
 		CARG_SIG) != 0)
 		return -1;
-	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
+	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
+	    a->kind == COLL_ALL_TO_ALL_V) {
 		if (check_distinct(&v, &a->src, "SRC", &a->sig, "SIG",
 			CARG_SIG) != 0)
 			return -1;

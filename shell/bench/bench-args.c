@@ -98,6 +98,8 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 	if (coll_kind_from_name(name, &ba->cc.a.kind) != 0)
 		return arg_error(ctx, i, "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter or all_to_all)",
 		    name);
+	if (ba->cc.a.kind == COLL_ALL_TO_ALL_V)
+		return arg_error(ctx, i, "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
 	for (i++; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *v;
 		enum coll_kind k = ba->cc.a.kind;

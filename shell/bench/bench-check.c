@@ -72,11 +72,11 @@ bench_check(struct session *s, const struct coll_args *a,
 		void *want, *got;
 
 		coll_output(a, s->nranks, r, &o);
-		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
-		got = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		want = xmalloc(coll_output_bytes(&o) + 1);
+		got = xmalloc(coll_output_bytes(&o) + 1);
 		coll_expect(a, s->nranks, r, base, want);
-		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
-		*wrong += (int64_t)coll_wrong(a, s->nranks, want, got, o.count);
+		coll_read_output(&s->view, r, &o, got);
+		*wrong += (int64_t)coll_wrong(a, s->nranks, &o, want, got);
 		free(got);
 		free(want);
 	}

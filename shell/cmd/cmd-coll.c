@@ -66,17 +66,24 @@ run_free(struct session *s, struct coll_run *c)
 	free(c);
 }
 
+void
+coll_read_output(struct view *v, int r, const struct coll_output *o, void *out)
+{
+	uint64_t n = o->count * dtype_size(o->dtype);
+
+	view_read(v, r, o->off, out, n);
+	if (o->count2 > 0)
+		view_read(v, r, o->off2, (uint8_t *)out + n, o->count2 * 4);
+}
+
 /* Copy every rank's input windows before anything moves. */
 static void
 snapshot(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
-	uint64_t lo = a->buf.off, hi = a->buf.off + a->buf.count * dtype_size(a->buf.dtype);
+	uint64_t lo, hi;
 
-	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
-		lo = MIN(lo, a->src.off);
-		hi = MAX(hi, a->src.off + a->src.count * dtype_size(a->src.dtype));
-	}
+	coll_inputs(a, &lo, &hi);
 	c->in_lo = lo;
 	c->in_hi = hi;
 	c->in = xcalloc((size_t)s->nranks, sizeof *c->in);
@@ -103,11 +110,11 @@ report_check(struct session *s, struct coll_run *c)
 		uint64_t wrong;
 
 		coll_output(a, s->nranks, r, &o);
-		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
-		got = xrealloc(got, o.count * dtype_size(o.dtype) + 1);
+		want = xmalloc(coll_output_bytes(&o) + 1);
+		got = xrealloc(got, coll_output_bytes(&o) + 1);
 		coll_expect(a, s->nranks, r, (const void *const *)in, want);
-		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
-		wrong = coll_wrong(a, s->nranks, want, got, o.count);
+		coll_read_output(&s->view, r, &o, got);
+		wrong = coll_wrong(a, s->nranks, &o, want, got);
 		if (wrong != 0)
 			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "", r,
 			    (unsigned long long)wrong);
@@ -209,6 +216,8 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->cc.a.buf.name = c->cc.names[0];
 	c->cc.a.src.name = c->cc.names[1];
 	c->cc.a.sig.name = cc->synth ? c->cc.synth_name : c->cc.names[2];
+	c->cc.a.scount.name = c->cc.names[3];
+	c->cc.a.rcount.name = c->cc.names[4];
 	c->id = s->next_coll++;
 	c->remaining = s->nranks;
 	coll_title(&c->cc.a, c->title, sizeof c->title);
@@ -222,8 +231,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->next = s->colls;
 	s->colls = c;
 	s->seg.h->cur_coll = c->cc.a;
-	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
-	    s->seg.h->cur_coll.sig.name = NULL;
+	coll_args_unname(&s->seg.h->cur_coll);
 	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
@@ -272,7 +280,7 @@ cmd_coll_exec(struct cmdctx *ctx)
 static const enum coll_kind kind_allreduce = COLL_ALLREDUCE,
     kind_barrier = COLL_BARRIER, kind_broadcast = COLL_BROADCAST,
     kind_allgather = COLL_ALLGATHER, kind_reduce_scatter = COLL_REDUCE_SCATTER,
-    kind_all_to_all = COLL_ALL_TO_ALL;
+    kind_all_to_all = COLL_ALL_TO_ALL, kind_all_to_all_v = COLL_ALL_TO_ALL_V;
 
 static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
@@ -325,4 +333,13 @@ const struct cmd_entry cmd_all_to_all_entry = {
 	.example = "all_to_all src dst sig check", .group = GRP_COLL,
 	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
 	.keywords = coll_keywords, .data = &kind_all_to_all, .exec = cmd_coll_exec,
+};
+
+const struct cmd_entry cmd_all_to_all_v_entry = {
+	.name = "all_to_all_v",
+	.usage = "SRC DST SIG SEND_COUNTS RECV_COUNTS [impl=composite|builtin] [check]",
+	.summary = "all_to_all with counts: MoE dispatch (PyPTO argument order)",
+	.example = "all_to_all_v src dst sig sc rc check", .group = GRP_COLL,
+	.min_args = 5, .max_args = 7, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_all_to_all_v, .exec = cmd_coll_exec,
 };

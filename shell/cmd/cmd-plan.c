@@ -78,7 +78,7 @@ cmd_plan_exec(struct cmdctx *ctx)
 		}
 	}
 	if (coll_kind_from_name(arg(ctx, 0), &kind) != 0) {
-		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all) or a transfer (put, get, remote_store, remote_load), got '%s'",
+		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v) or a transfer (put, get, remote_store, remote_load), got '%s'",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
@@ -100,7 +100,8 @@ cmd_plan_exec(struct cmdctx *ctx)
 }
 
 static const char *const plan_keywords[] = { "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "put", "get",
+	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
+	"put", "get",
 	"remote_store", "remote_load", "op=sum",
 	"mode=mesh", "mode=ring", "impl=composite", "impl=builtin", "root=",
 	NULL };

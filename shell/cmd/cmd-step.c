@@ -40,8 +40,9 @@ where_line(struct session *s, int r, struct strbuf *sb)
 }
 
 static const char *const startable[] = { "notify", "wait", "put", "get",
-	"fill", "set", "allreduce", "barrier", "broadcast", "allgather",
-	"reduce_scatter", "all_to_all", NULL };
+	"remote_store", "remote_load", "fill", "set", "allreduce", "barrier",
+	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
+	NULL };
 
 static enum cmd_retval
 cmd_start_exec(struct cmdctx *ctx)

@@ -11,7 +11,7 @@
 /* Positional operands per collective, in order. */
 static const struct {
 	int n, nopt;		/* required, optional (allreduce's SIG) */
-	enum coll_arg role[3];
+	enum coll_arg role[5];
 	const char *usage;
 } shapes[COLL__COUNT] = {
 	[COLL_ALLREDUCE] = { 1, 1, { CARG_BUF, CARG_SIG }, "BUF [SIG]" },
@@ -20,6 +20,8 @@ static const struct {
 	[COLL_ALLGATHER] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
 	[COLL_REDUCE_SCATTER] = { 2, 0, { CARG_BUF, CARG_SIG }, "BUF SIG" },
 	[COLL_ALL_TO_ALL] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
+	[COLL_ALL_TO_ALL_V] = { 5, 0, { CARG_SRC, CARG_BUF, CARG_SIG, CARG_SCOUNT,
+		CARG_RCOUNT }, "SRC DST SIG SEND_COUNTS RECV_COUNTS" },
 };
 
 int
@@ -125,7 +127,7 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
     struct coll_call *cc, const char *const *extra_keys, uint64_t *extra)
 {
 	struct session *s = ctx->s;
-	struct win_ref *slot[5];
+	struct win_ref *slot[CARG_RCOUNT + 1];
 	size_t npos = 0;
 	int have_root = 0;
 	char *cause = NULL;
@@ -141,6 +143,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 	slot[CARG_BUF] = &cc->a.buf;
 	slot[CARG_SRC] = &cc->a.src;
 	slot[CARG_SIG] = &cc->a.sig;
+	slot[CARG_SCOUNT] = &cc->a.scount;
+	slot[CARG_RCOUNT] = &cc->a.rcount;
 	for (size_t i = first; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *eq = strchr(a, '=');
 
@@ -178,7 +182,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			    ctx->entry->usage : shapes[kind].usage);
 		{
 			enum coll_arg role = shapes[kind].role[npos];
-			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 : 2;
+			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 :
+			    role == CARG_SIG ? 2 : role == CARG_SCOUNT ? 3 : 4;
 			cc->argpos[role] = i;
 			if (window_operand(ctx, i, slot[role], cc->names[idx]) != 0)
 				return -1;

@@ -76,7 +76,15 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 	case UOP_NOTIFY:
 		strbuf_addf(sb, "notify %d ", u->peer);
 		describe_cell(s, u->dst, 1, sb);
-		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
+		if (u->flags & UOP_F_FROM_CELL) {
+			/* the amount is read from the rank's data when it runs */
+			strbuf_addstr(sb, " min(");
+			describe_cell(s, u->src, 1, sb);
+			strbuf_addf(sb, ",%d)", u->value);
+		} else {
+			strbuf_addf(sb, " %d", u->value);
+		}
+		strbuf_addstr(sb, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
 		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");

@@ -272,7 +272,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
 	cm.repeat = repeat;
-	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+	coll_args_unname(&cm.args);
 	/* Everything that can refuse is checked before any rank is told. */
 	for (int r = 0; r < s->nranks; r++) {
 		if (session_queue_full(s, r, cause))

@@ -137,11 +137,19 @@ expected_areas(const struct ccase *c, int n, uint8_t **in, int calls)
 		for (int r = 0; r < n; r++) {
 			struct coll_output o;
 
+			uint8_t *tmp;
+			uint64_t n1;
+
 			next[r] = xmalloc(c->area);
 			memcpy(next[r], cur[r], c->area);
 			coll_output(&c->a, n, r, &o);
-			coll_expect(&c->a, n, r, (const void *const *)cur,
-			    next[r] + o.off);
+			tmp = xmalloc(coll_output_bytes(&o) + 1);
+			coll_expect(&c->a, n, r, (const void *const *)cur, tmp);
+			/* back into place: the output and RECV_COUNTS */
+			n1 = o.count * dtype_size(o.dtype);
+			memcpy(next[r] + o.off, tmp, n1);
+			memcpy(next[r] + o.off2, tmp + n1, o.count2 * 4);
+			free(tmp);
 		}
 		for (int r = 0; r < n; r++)
 			free(cur[r]);
@@ -177,8 +185,19 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 
 		if (c->a.kind != COLL_BARRIER)
 			fill(area, &c->a.buf, r, seed, c->mode, c->a.op);
-		if (c->a.kind == COLL_ALLGATHER || c->a.kind == COLL_ALL_TO_ALL)
+		if (c->a.kind == COLL_ALLGATHER || c->a.kind == COLL_ALL_TO_ALL ||
+		    c->a.kind == COLL_ALL_TO_ALL_V)
 			fill(area, &c->a.src, r, seed + 1, c->mode, c->a.op);
+		if (c->a.kind == COLL_ALL_TO_ALL_V) {
+			/* counts from -1 to MAX_RECV + 1: clamped, never floored */
+			uint64_t x = seed + 13 * (uint64_t)r;
+			int32_t mr = (int32_t)(c->a.buf.shape[0] / (uint64_t)n);
+			for (uint64_t i = 0; i < c->a.scount.count; i++)
+				((int32_t *)(area + c->a.scount.off))[i] =
+				    (int32_t)(rng(&x) % (uint64_t)(mr + 3)) - 1;
+			for (uint64_t i = 0; i < c->a.rcount.count; i++)
+				((int32_t *)(area + c->a.rcount.off))[i] = 77;
+		}
 		in[r] = xmalloc(c->area);
 		memcpy(in[r], area, c->area);
 	}
@@ -195,10 +214,17 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 		uint64_t esz, wrong;
 		const struct win_ref *sig = &c->a.sig;
 
+		uint8_t *wb, *gb;
+
 		coll_output(&c->a, n, r, &o);
 		esz = dtype_size(o.dtype);
-		wrong = coll_wrong(&c->a, n, want[r] + o.off, got + o.off,
-		    o.count);
+		wb = xmalloc(coll_output_bytes(&o) + 1);
+		gb = xmalloc(coll_output_bytes(&o) + 1);
+		coll_output_copy(&o, want[r], wb);
+		coll_output_copy(&o, got, gb);
+		wrong = coll_wrong(&c->a, n, &o, wb, gb);
+		free(wb);
+		free(gb);
 		ck_assert_msg(wrong == 0, "%s order %d calls %d: rank %d has "
 		    "%llu wrong", desc, order, calls, r,
 		    (unsigned long long)wrong);
@@ -212,7 +238,8 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 		}
 		/* everything else is byte-identical to the input */
 		for (uint64_t b = 0; b < c->area; b++) {
-			if (b >= o.off && b < o.off + o.count * esz)
+			if ((b >= o.off && b < o.off + o.count * esz) ||
+			    (b >= o.off2 && b < o.off2 + o.count2 * 4))
 				continue;
 			if (got[b] != in[r][b])
 				ck_abort_msg("%s: rank %d byte %llu changed "
@@ -425,6 +452,16 @@ simple_case(int n, enum coll_kind k, enum coll_impl impl, enum dtype dt,
 	case COLL_REDUCE_SCATTER:
 		c.a.buf = win(&l, "buf", dt, 2, nn, size);
 		break;
+	case COLL_ALL_TO_ALL_V:
+		/* size is SIZE; MAX_RECV is root + 1 here */
+		c.a.src = win(&l, "src", dt, 2, nn * (uint64_t)(root + 1), size);
+		c.a.buf = win(&l, "dst", dt, 2, nn * (uint64_t)(root + 1), size);
+		c.a.scount = sig_rank1 ? win(&l, "sc", DT_I32, 1, nn) :
+		    win(&l, "sc", DT_I32, 2, nn, (uint64_t)1);
+		c.a.rcount = win(&l, "rc", DT_I32, 2, nn, (uint64_t)1);
+		c.a.root = 0;
+		sig_rank1 = 0;	/* its signal is [N,1] for both impls */
+		break;
 	default:
 		break;
 	}
@@ -486,6 +523,21 @@ START_TEST(test_all_to_all)
 	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
 		simple_case(n, COLL_ALL_TO_ALL, (enum coll_impl)impl,
 		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 50 + z);
+}
+END_TEST
+
+START_TEST(test_all_to_all_v)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, 3, 40 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+	for (int mr = 1; mr <= 3; mr += 2)
+		simple_case(n, COLL_ALL_TO_ALL_V, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], mr - 1, (int)z % 2,
+		    70 + z + (uint64_t)mr);
 }
 END_TEST
 
@@ -894,16 +946,25 @@ START_TEST(test_wrong_counts_mismatches)
 	uint16_t hg[2] = { f16_from_f32(1.0f), f16_from_f32(8.0f + 1.0f) };
 	float c[2] = { 0.0f, 1.0f }, d[2] = { -0.0f, 1.0f };
 
+	struct coll_output o4 = { 0, 4, DT_F32, 0, 0 }, o2 = { 0, 2, DT_F16, 0, 0 };
+	struct coll_output o2f = { 0, 2, DT_F32, 0, 0 };
+	int32_t v1[3] = { 5, 1, 2 }, v2[3] = { 5, 1, 3 };
+	struct coll_output ov = { 0, 1, DT_I32, 64, 2 };
+
 	base_args(&a, COLL_ALLREDUCE);
 	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)4);
 	/* a rounding-sized difference passes, a whole operand does not */
-	ck_assert_uint_eq(coll_wrong(&a, 4, e, g, 4), 2);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o4, e, g), 2);
 	a.buf.dtype = DT_F16;
-	ck_assert_uint_eq(coll_wrong(&a, 4, he, hg, 2), 1);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o2, he, hg), 1);
 	/* copies are bit-exact */
 	a.kind = COLL_BROADCAST;
 	a.buf.dtype = DT_F32;
-	ck_assert_uint_eq(coll_wrong(&a, 4, c, d, 2), 1);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o2f, c, d), 1);
+	/* all_to_all_v: the RECV_COUNTS cells after the data count too */
+	a.kind = COLL_ALL_TO_ALL_V;
+	a.buf.dtype = DT_I32;
+	ck_assert_uint_eq(coll_wrong(&a, 4, &ov, v1, v2), 1);
 }
 END_TEST
 
@@ -1228,6 +1289,7 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_broadcast, 0, nw);
 	tcase_add_loop_test(tc, test_allgather, 0, nw);
 	tcase_add_loop_test(tc, test_all_to_all, 0, nw);
+	tcase_add_loop_test(tc, test_all_to_all_v, 0, nw);
 	tcase_add_loop_test(tc, test_reduce_scatter, 0, nw);
 	tcase_add_loop_test(tc, test_signal_shapes, 0, nw);
 	tcase_add_test(tc, test_many_interleavings);
