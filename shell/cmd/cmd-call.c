@@ -71,7 +71,9 @@ call_job_done(struct session *s, struct job *j, const struct job_end *e)
 	if (status == DONE_ERROR) {
 		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
 	} else if (status == DONE_ABORTED) {
-		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
+		/* text: how a call that did not return was ended (core/call.h) */
+		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank, j->desc,
+		    text[0] ? ": " : "", text);
 	} else if (j->prog != NULL && j->prog->nops > 0 &&
 	    j->prog->ops[0].kind == UOP_CALL) {
 		format_value(s, text, &sb);
@@ -327,7 +329,8 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!res[i].done || res[i].status == DONE_ERROR)
 			continue;
 		if (res[i].status == DONE_ABORTED) {
-			out_event(res[i].rank, "[rank %d] %s interrupted", res[i].rank, fc.text);
+			out_event(res[i].rank, "[rank %d] %s interrupted%s%s", res[i].rank,
+			    fc.text, res[i].text[0] ? ": " : "", res[i].text);
 		} else {
 			format_value(s, res[i].text, &sb);
 			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank, fc.text, sb.buf);
