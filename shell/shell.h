@@ -200,6 +200,12 @@ void record_end(void);
 /* While `start` runs its command, only the start line is recorded. */
 void record_suppress(int on);
 void record_close(void);
+/* record-expect.c: copy every window's cells (before a command); append
+ * the expect lines for what changed since, and the ranks' states when
+ * they changed (after it); forget everything (record stop). */
+void record_expect_snap(struct session *s);
+void record_expect_diff(struct session *s, struct strbuf *out);
+void record_expect_reset(void);
 
 /* ---- lineedit.c: the line editor behind four functions ------------------ */
 
