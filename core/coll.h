@@ -70,6 +70,9 @@ struct coll_args {
 	enum coll_impl impl;
 	enum reduce_op op;
 	int root;		/* broadcast */
+	int core_num;		/* builtin mesh allreduce: AIV blocks (0 = 1) */
+	bool neighbour;		/* builtin ring allreduce with PyPTO PR #2280's
+				 * neighbour-only barrier (impl=builtin-neighbour) */
 	bool strict;		/* PyPTO's op/dtype limits (default true) */
 	bool has_sig;		/* false only for a mesh allreduce that
 				 * will get a synthesized signal */
@@ -92,9 +95,13 @@ int coll_kind_from_name(const char *s, enum coll_kind *out);
 int coll_validate(const struct coll_args *a, int nranks, char **cause,
     enum coll_arg *bad);
 
-/* The signal shape a synthesized mesh signal gets: [nranks, 1] i32 (sets
- * dtype, ndim, shape and count; the caller places it and sets off). */
-void coll_synth_sig_shape(int nranks, struct win_ref *sig);
+/* The signal shape a synthesized mesh signal gets: [nranks, core_num] i32
+ * (core_num 0 or 1: [nranks, 1]; sets dtype, ndim, shape and count; the
+ * caller places it and sets off). */
+void coll_synth_sig_shape(int nranks, int core_num, struct win_ref *sig);
+
+/* The most AIV blocks core_num takes (910B's AIV cores). */
+#define COLL_MAX_CORE_NUM 48
 
 /* The program rank `rank` of `nranks` runs.  a must have validated and,
  * when has_sig is false, a->sig must describe the synthesized window. */

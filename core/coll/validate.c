@@ -23,6 +23,11 @@
  * - Builtins on more than 16 ranks: PyPTO rejects the ring at compile time
  *   (we do too); the other kernels silently return, which we emulate
  *   (coll_warning() reports it) instead of rejecting.
+ * - core_num (1..48, PyPTO's bound is the AIV core count) is for the
+ *   builtin mesh allreduce only; more blocks than the signal has lanes
+ *   are clamped by the kernel, which we emulate with a warning.
+ *   impl=builtin-neighbour (PR #2280) is a builtin ring allreduce with
+ *   the builtin's shapes and limits.
  * - root must be in [0,N) for both impls (PyPTO checks the upper bound
  *   only on static device subsets; a root outside the world is a bug).
  * - Every data window must differ from the signal, and SRC from DST: the
@@ -291,8 +296,9 @@ check_generations(struct vctx *v)
 	uint64_t count = a->buf.count, esz = dtype_size(a->buf.dtype), need;
 
 	if (a->kind == COLL_ALLREDUCE && a->mode == MODE_MESH)
-		need = 1 + ceil_div(count, a->impl == IMPL_BUILTIN ? COLL_TILE :
-		    COLL_CHUNK_BYTES / esz);
+		need = 1 + ceil_div(ceil_div(count, a->impl == IMPL_BUILTIN ?
+		    COLL_TILE : COLL_CHUNK_BYTES / esz),
+		    a->core_num > 1 ? (uint64_t)a->core_num : 1);
 	else if (a->kind == COLL_ALLREDUCE && a->impl == IMPL_COMPOSITE)
 		need = 2 * ceil_div(ceil_div(count, (uint64_t)v->n) +
 		    COLL_ALIGN_BYTES, COLL_CHUNK_BYTES / esz);
@@ -313,6 +319,16 @@ check_allreduce(struct vctx *v)
 	const struct coll_args *a = v->a;
 	int ring = a->mode == MODE_RING, builtin = a->impl == IMPL_BUILTIN;
 
+	if (a->core_num < 0 || a->core_num > COLL_MAX_CORE_NUM)
+		return fail(v, CARG_OPTION, "core_num %d out of range (1..%d, the "
+		    "AIV cores of a 910B)", a->core_num, COLL_MAX_CORE_NUM);
+	if (a->core_num > 1 && (ring || !builtin))
+		return fail(v, CARG_OPTION, "core_num=%d needs impl=builtin "
+		    "mode=mesh (only the builtin mesh allreduce runs on several "
+		    "AIV blocks)", a->core_num);
+	if (a->neighbour && !ring)
+		return fail(v, CARG_OPTION, "impl=builtin-neighbour is a ring "
+		    "allreduce (PyPTO PR #2280's builtin ring): add mode=ring");
 	if (ring && !a->has_sig)
 		return fail(v, CARG_SIG, "%s needs an explicit signal of shape "
 		    "[%d,%d] (only mesh synthesizes one)", v->what,
@@ -537,8 +553,15 @@ coll_strict_lifted(const struct coll_args *a)
 const char *
 coll_warning(const struct coll_args *a, int nranks)
 {
-	if (a->impl != IMPL_BUILTIN || nranks <= COLL_BUILTIN_MAX_RANKS)
-		return NULL;
-	return "builtin kernels return at once on more than 16 ranks: this "
-	    "call does nothing (as in PyPTO)";
+	uint64_t stride = a->sig.ndim >= 2 ? a->sig.shape[1] : 1;
+
+	if (a->impl == IMPL_BUILTIN && nranks > COLL_BUILTIN_MAX_RANKS)
+		return "builtin kernels return at once on more than 16 ranks: "
+		    "this call does nothing (as in PyPTO)";
+	if (a->kind == COLL_ALLREDUCE && a->core_num > 1 &&
+	    (uint64_t)a->core_num > stride)
+		return "core_num exceeds the signal's lanes (its second "
+		    "dimension): the blocks past it return at once, as the "
+		    "kernel clamps them, and the others do their tiles";
+	return NULL;
 }

@@ -162,6 +162,8 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	}
 	if (--c->remaining > 0)
 		return;
+	leftover_note_end(s, &c->cc.a, c->title, rankset_count(&c->aborted) +
+	    rankset_count(&c->died) + rankset_count(&c->errored) == 0);
 	if (rankset_count(&c->aborted) + rankset_count(&c->died) +
 	    rankset_count(&c->errored) > 0) {
 		/* rank sets, not arrival order: the report is deterministic */

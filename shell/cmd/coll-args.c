@@ -29,7 +29,7 @@ coll_option_allowed(enum coll_kind k, const char *key)
 {
 	if (strcmp(key, "op") == 0)
 		return k == COLL_ALLREDUCE || k == COLL_REDUCE_SCATTER;
-	if (strcmp(key, "mode") == 0)
+	if (strcmp(key, "mode") == 0 || strcmp(key, "core_num") == 0)
 		return k == COLL_ALLREDUCE;
 	if (strcmp(key, "impl") == 0)
 		return 1;
@@ -43,7 +43,7 @@ options_text(enum coll_kind k)
 {
 	switch (k) {
 	case COLL_ALLREDUCE:
-		return "op=, mode=, impl= or check";
+		return "op=, mode=, impl=, core_num= or check";
 	case COLL_REDUCE_SCATTER:
 		return "op=, impl= or check";
 	case COLL_BROADCAST:
@@ -87,8 +87,20 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 			cc->a.impl = IMPL_COMPOSITE;
 		else if (strcmp(v, "builtin") == 0)
 			cc->a.impl = IMPL_BUILTIN;
-		else
-			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin)", v);
+		else if (strcmp(v, "builtin-neighbour") == 0 && kind == COLL_ALLREDUCE) {
+			cc->a.impl = IMPL_BUILTIN;
+			cc->a.neighbour = true;
+		} else
+			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin%s)",
+			    v, kind == COLL_ALLREDUCE ? ", or builtin-neighbour for mode=ring" : "");
+	} else if (strcmp(key, "core_num") == 0) {
+		int64_t c;
+		if (parse_int(v, &c, 0, &cause) != 0 || c < 1 || c > COLL_MAX_CORE_NUM) {
+			free(cause);
+			return arg_error(ctx, i, "bad core_num '%s' (expected 1..%d, the AIV cores of a 910B)",
+			    v, COLL_MAX_CORE_NUM);
+		}
+		cc->a.core_num = (int)c;
 	} else {
 		int64_t r;
 		if (parse_int(v, &r, 0, &cause) != 0) {
@@ -229,8 +241,14 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 
 	if (!cc->synth)
 		return 0;
-	coll_synth_sig_shape(s->nranks, &ref);
-	snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig", cc->a.buf.name);
+	coll_synth_sig_shape(s->nranks, cc->a.core_num, &ref);
+	/* one per lane count: [N,1] and [N,core_num] differ */
+	if (cc->a.core_num > 1)
+		snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig%d",
+		    cc->a.buf.name, cc->a.core_num);
+	else
+		snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig",
+		    cc->a.buf.name);
 	w = seg_win_find(&s->seg, cc->synth_name);
 	if (w == NULL && !dry) {
 		seg_lock(&s->seg);
@@ -242,8 +260,8 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 			free(cause);
 			return -1;
 		}
-		out_printf("note: synthesized signal %s [%d,1] i32 (self-clearing; reused by later calls)\n",
-		    cc->synth_name, s->nranks);
+		out_printf("note: synthesized signal %s [%d,%llu] i32 (self-clearing; reused by later calls)\n",
+		    cc->synth_name, s->nranks, (unsigned long long)ref.shape[1]);
 	}
 	if (w != NULL) {
 		seg_win_ref(w, &cc->a.sig);

@@ -579,6 +579,7 @@ diag_format(struct session *s, const struct diag_in *in,
 			free(t);
 		}
 	}
+	leftover_diagnose(s, in, res, sb);
 	if (coll_match_said(s) != NULL)	/* it explains all that follows */
 		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
 		    "likely cause", coll_match_said(s));

@@ -319,6 +319,122 @@ allreduce_case(int n, enum coll_mode mode, enum coll_impl impl, enum dtype dt,
 	run_all_orders(&c, n, seed);
 }
 
+/* The builtin mesh allreduce on core_num blocks: each block its own lane
+ * (cell j*stride + b) and tiles b, b+B, ...; more blocks than lanes are
+ * clamped.  Two calls in every order, signal back to zero. */
+START_TEST(test_allreduce_core_num)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n, sizes[] = { 1, 256, 257, 1300 };
+	int cores[] = { 2, 3, 4 };
+	uint64_t strides[] = { 4, 2 };
+
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+	for (size_t k = 0; k < ARRAY_SIZE(cores); k++)
+	for (size_t st = 0; st < ARRAY_SIZE(strides); st++) {
+		struct layout l = { 0 };
+		struct ccase c;
+		struct prog *p;
+		int lanes_used = 0;
+
+		memset(&c, 0, sizeof c);
+		base_args(&c.a, COLL_ALLREDUCE);
+		c.a.impl = IMPL_BUILTIN;
+		c.a.core_num = cores[k];
+		c.a.buf = win(&l, "buf", DT_F32, 1, sizes[z]);
+		c.a.sig = win(&l, "sig", DT_I32, 2, nn, strides[st]);
+		c.area = l.next + 64;
+		run_all_orders(&c, n, 500 + 10 * z + k);
+		/* every notify is on lane b < min(core_num, stride) of a row */
+		p = coll_build(&c.a, n, 0);
+		for (size_t i = 0; i < p->nops; i++) {
+			const struct uop *u = &p->ops[i];
+			uint64_t cell = (u->dst - c.a.sig.off) / 4;
+			if (u->kind != UOP_NOTIFY)
+				continue;
+			ck_assert_uint_lt(cell % strides[st],
+			    MIN((uint64_t)cores[k], strides[st]));
+			lanes_used |= 1 << (cell % strides[st]);
+		}
+		/* a block with no tile still runs its ready barrier */
+		if (n > 1 && n <= 16)
+			ck_assert_int_eq(lanes_used,
+			    (1 << MIN((uint64_t)cores[k], strides[st])) - 1);
+		prog_free(p);
+	}
+}
+END_TEST
+
+/*
+ * impl=builtin-neighbour (PyPTO PR #2280): one call on a zero signal sums
+ * right in every order tried; what it leaves in the signal is what the
+ * protocol's imbalance predicts: +1 in every row's peer cell at N=2,
+ * nothing at N=3, -1 in the non-neighbour cells at N >= 4.
+ */
+START_TEST(test_ring_neighbour)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+	enum sim_order orders[] = { SIM_ROUND_ROBIN, SIM_GREEDY, SIM_REVERSE,
+		SIM_RANDOM };
+
+	if (n < 2)
+		return;
+	for (size_t o = 0; o < ARRAY_SIZE(orders); o++)
+	for (uint64_t seed = 1; seed <= (orders[o] == SIM_RANDOM ? 20u : 1u); seed++) {
+		struct layout l = { 0 };
+		struct coll_args a;
+		struct sim *s;
+		char *cause = NULL;
+		uint64_t count = 4 * nn;
+		float want;
+
+		base_args(&a, COLL_ALLREDUCE);
+		a.mode = MODE_RING;
+		a.impl = IMPL_BUILTIN;
+		a.neighbour = true;
+		a.buf = win(&l, "buf", DT_F32, 1, count);
+		a.sig = win(&l, "sig", DT_I32, 2, 2 * nn - 1, nn);
+		ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
+		s = sim_new(n, l.next + 64);
+		for (int r = 0; r < n; r++) {
+			for (uint64_t i = 0; i < count; i++)
+				((float *)(sim_area(s, r) + a.buf.off))[i] = (float)(r + 1);
+			sim_push(s, r, coll_build(&a, n, r));
+		}
+		ck_assert_msg(sim_run(s, orders[o], seed, &cause) == 0, "n=%d: %s", n,
+		    cause);
+		want = (float)(n * (n + 1) / 2);
+		for (int r = 0; r < n; r++) {
+			const float *b = (const float *)(sim_area(s, r) + a.buf.off);
+			const int32_t *c = (const int32_t *)(sim_area(s, r) + a.sig.off);
+			int left = (r - 1 + n) % n, right = (r + 1) % n;
+
+			for (uint64_t i = 0; i < count; i++)
+				ck_assert_msg(b[i] == want, "n=%d order %d seed %llu: rank %d "
+				    "element %llu = %g", n, orders[o],
+				    (unsigned long long)seed, r, (unsigned long long)i,
+				    (double)b[i]);
+			for (uint64_t row = 0; row < 2 * nn - 1; row++)
+			for (int j = 0; j < n; j++) {
+				int32_t v = c[row * nn + (uint64_t)j], expect;
+
+				if (j == r)
+					expect = 0;
+				else if (n == 2)
+					expect = 1;	/* notified twice, -1 once */
+				else if (j == left || j == right)
+					expect = 0;
+				else
+					expect = -1;	/* no credit, -1 anyway */
+				ck_assert_int_eq(v, expect);
+			}
+		}
+		sim_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_allreduce)
 {
 	int n = world_sizes[_i];
@@ -404,7 +520,7 @@ START_TEST(test_allreduce_synth_sig)
 		c.a.has_sig = false;
 		c.a.buf = win(&l, "buf", DT_F32, 2, (uint64_t)3, (uint64_t)5);
 		ck_assert_int_eq(coll_validate(&c.a, n, &cause, NULL), 0);
-		coll_synth_sig_shape(n, &c.a.sig);
+		coll_synth_sig_shape(n, 1, &c.a.sig);
 		ck_assert_int_eq(c.a.sig.dtype, DT_I32);
 		ck_assert_int_eq(c.a.sig.ndim, 2);
 		ck_assert_uint_eq(c.a.sig.shape[0], (uint64_t)n);
@@ -1282,6 +1398,8 @@ coll_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_allreduce, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_core_num, 0, nw);
+	tcase_add_loop_test(tc, test_ring_neighbour, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
