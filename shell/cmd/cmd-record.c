@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "out/outfile.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static struct {

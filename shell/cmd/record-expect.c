@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 #define REC_MAX_BYTES (1u << 20)

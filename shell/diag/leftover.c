@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
+#include "diag/diagnose.h"
+#include "view/view.h"
 
 #define LEFTOVER_MAX 32
 
