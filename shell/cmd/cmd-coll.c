@@ -254,6 +254,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		/* a rank died just now: no rank runs it (jobs.c) */
 		cmd_error(ctx, "%s", cause);
 		free(cause);
+		leftover_note_end(s, &c->cc.a, c->title, -1);
 		atomic_store(&s->seg.h->cur_coll_id, 0);
 		if (synth_new && (w = seg_win_find(&s->seg, cc->synth_name)) != NULL) {
 			seg_lock(&s->seg);
@@ -264,6 +265,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		run_free(s, c);
 		return -1;
 	}
+	leftover_note_issue();
 	c->next = s->colls;
 	s->colls = c;
 	for (int r = 0; r < s->nranks; r++) {

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
 #include "diag/diagnose.h"
 #include "view/view.h"
 
@@ -26,6 +25,7 @@ static struct leftover {
 	int nranks;
 } last[LEFTOVER_MAX];
 static size_t nlast;
+static int inflight;		/* collectives issued and not ended */
 
 /* The collective in progress started on a signal that was not zero. */
 static struct {
@@ -35,6 +35,12 @@ static struct {
 	char sig[SEG_NAME_MAX];
 	char why[512];
 } started;
+
+void
+leftover_note_issue(void)
+{
+	inflight++;
+}
 
 void
 leftover_note_start(struct session *s, const struct coll_args *a,
@@ -56,10 +62,14 @@ leftover_note_end(struct session *s, const struct coll_args *a,
 {
 	struct leftover *l = NULL;
 
-	if (a->sig.count == 0)
-		return;
 	if (started.valid && started.off == a->sig.off)
 		started.valid = 0;
+	if (completed < 0)
+		return;		/* it was never sent */
+	if (inflight > 0)
+		inflight--;
+	if (a->sig.count == 0)
+		return;
 	for (size_t i = 0; i < nlast; i++) {
 		if (last[i].off == a->sig.off)
 			l = &last[i];
@@ -116,9 +126,7 @@ void
 leftover_diagnose(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb)
 {
-	const char *what;
-
-	if (started.valid && coll_in_progress(s, &what)) {
+	if (started.valid && inflight > 0) {
 		for (size_t i = 0; i < res->nblocked; i++) {
 			uint64_t off = in->r[res->blocked[i].rank].wait_off;
 			if (off >= started.off && off < started.off + started.bytes) {
@@ -128,7 +136,7 @@ leftover_diagnose(struct session *s, const struct diag_in *in,
 			}
 		}
 	}
-	if (coll_in_progress(s, &what))
+	if (inflight > 0)
 		return;		/* its epilogue may still come */
 	for (size_t i = 0; i < nlast; i++) {
 		const struct leftover *l = &last[i];
