@@ -36,6 +36,7 @@
 #include "prog.h"
 
 #define COLLDB_MAX_DIMS 8
+#define COLL_MAX_RANKS 256	/* = SEG_MAX_RANKS */
 
 struct win_ref {
 	const char *name;	/* for messages; may be NULL */
@@ -82,7 +83,23 @@ struct coll_args {
 	struct win_ref sig;	/* i32 signal */
 	struct win_ref scount;	/* all_to_all_v: SEND_COUNTS [N] / [N,1] i32 */
 	struct win_ref rcount;	/* all_to_all_v: RECV_COUNTS [N,1] i32 */
+	/*
+	 * The comm domain it runs on (0: every rank).  Inside it N is the
+	 * member count and a rank's number its place among the members, in
+	 * rank order (PyPTO's domain_rank = workers.index(chip)); the
+	 * programs are built that way and their peers mapped back to world
+	 * ranks.  root is a domain rank.
+	 */
+	int domain;
+	uint64_t members[COLL_MAX_RANKS / 64];
 };
+
+/* The collective's N: the domain's size, or nranks. */
+int coll_size(const struct coll_args *a, int nranks);
+/* World rank r's place in the domain (-1: not a member); the world rank of
+ * domain rank d (-1: none).  The world maps to itself. */
+int coll_dense(const struct coll_args *a, int r);
+int coll_world(const struct coll_args *a, int d);
 
 const char *coll_kind_name(enum coll_kind k);
 /* Clear every window name (before a copy leaves this process). */
@@ -103,8 +120,9 @@ void coll_synth_sig_shape(int nranks, int core_num, struct win_ref *sig);
 /* The most AIV blocks core_num takes (910B's AIV cores). */
 #define COLL_MAX_CORE_NUM 48
 
-/* The program rank `rank` of `nranks` runs.  a must have validated and,
- * when has_sig is false, a->sig must describe the synthesized window. */
+/* The program world rank `rank` of `nranks` runs (a member of the
+ * domain, if any).  a must have validated and, when has_sig is false,
+ * a->sig must describe the synthesized window. */
 struct prog *coll_build(const struct coll_args *a, int nranks, int rank);
 
 /* Whether a strict-mode restriction was lifted for a (for the one-time

@@ -44,6 +44,17 @@ coll_title(const struct coll_args *a, char *buf, size_t len)
 		    impl ? "(" : "", impl ? impl : "", impl ? ")" : "");
 }
 
+/* A domain's program speaks domain ranks; the ranks run on world ones. */
+static void
+to_world(struct prog *p, const struct coll_args *a)
+{
+	for (size_t i = 0; i < p->nops; i++) {
+		struct uop *u = &p->ops[i];
+		if (u->peer >= 0)
+			u->peer = coll_world(a, u->peer);
+	}
+}
+
 struct prog *
 coll_build(const struct coll_args *a, int nranks, int rank)
 {
@@ -51,8 +62,15 @@ coll_build(const struct coll_args *a, int nranks, int rank)
 	struct emit e;
 	char t[64];
 
+	int world = nranks;
+
 	if (rank < 0 || rank >= nranks)
 		BUG("rank %d of %d", rank, nranks);
+	/* inside a domain the protocol sees its size and the dense rank */
+	nranks = coll_size(a, world);
+	rank = coll_dense(a, rank);
+	if (rank < 0 || rank >= nranks)
+		BUG("rank not in the collective's domain");
 	/* a synthesized signal must have been placed (has_sig false) */
 	if (a->sig.ndim == 0 || a->sig.dtype != DT_I32)
 		BUG("%s built without a signal", coll_kind_name(a->kind));
@@ -89,6 +107,8 @@ coll_build(const struct coll_args *a, int nranks, int rank)
 	default:
 		BUG("bad collective %d", a->kind);
 	}
+	if (a->domain != 0)
+		to_world(p, a);
 	if (p->nops > 0 && p->nops < p->aops) {
 		p->ops = xreallocarray(p->ops, p->nops, sizeof *p->ops);
 		p->aops = p->nops;

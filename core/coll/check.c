@@ -35,6 +35,7 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 {
 	const struct win_ref *b = &a->buf;
 
+	rank = coll_dense(a, rank);	/* a domain's rows are its own ranks' */
 	o->dtype = b->dtype;
 	o->off = b->off;
 	o->count = b->count;
@@ -119,8 +120,32 @@ fold(const struct coll_args *a, int nranks, const void *const *in,
 	free(tmp);
 }
 
+static void expect(const struct coll_args *a, int nranks, int rank,
+    const void *const *in, void *out);
+
 void
 coll_expect(const struct coll_args *a, int nranks, int rank,
+    const void *const *in, void *out)
+{
+	int n = coll_size(a, nranks);
+	const void **dense;
+
+	if (a->domain == 0) {
+		expect(a, nranks, rank, in, out);
+		return;
+	}
+	/* a domain's collective folds its members, in their order */
+	dense = xcalloc((size_t)n, sizeof *dense);
+	for (int d = 0; d < n; d++)
+		dense[d] = in[coll_world(a, d)];
+	expect(a, n, rank, dense, out);
+	free(dense);
+}
+
+/* in[] is indexed by the collective's own ranks (0..nranks-1) here; rank
+ * is still a world rank (coll_output() maps it). */
+static void
+expect(const struct coll_args *a, int nranks, int rank,
     const void *const *in, void *out)
 {
 	const struct win_ref *b = &a->buf, *s = &a->src;
@@ -129,6 +154,7 @@ coll_expect(const struct coll_args *a, int nranks, int rank,
 	uint64_t row;
 
 	coll_output(a, nranks, rank, &o);
+	rank = coll_dense(a, rank);
 	switch (a->kind) {
 	case COLL_ALLREDUCE:
 	case COLL_REDUCE_SCATTER:
@@ -199,7 +225,8 @@ coll_wrong(const struct coll_args *a, int nranks, const struct coll_output *o,
 	size_t esz = dtype_size(dt);
 	int reduces = a->kind == COLL_ALLREDUCE ||
 	    a->kind == COLL_REDUCE_SCATTER;
-	double tol = 2.0 * (nranks > 0 ? nranks : 1) * epsilon(dt);
+	int n = coll_size(a, nranks);
+	double tol = 2.0 * (n > 0 ? n : 1) * epsilon(dt);
 	uint64_t wrong = 0, count = o->count, tail = count * esz;
 
 	for (uint64_t i = 0; i < o->count2; i++)	/* i32 cells, exact */

@@ -61,3 +61,45 @@ coll_busbw_factor(enum coll_kind k, int nranks)
 		return 1;
 	}
 }
+
+int
+coll_size(const struct coll_args *a, int nranks)
+{
+	int n = 0;
+
+	if (a->domain == 0)
+		return nranks;
+	for (size_t i = 0; i < ARRAY_SIZE(a->members); i++)
+		n += __builtin_popcountll(a->members[i]);
+	return n;
+}
+
+int
+coll_dense(const struct coll_args *a, int r)
+{
+	int d = 0;
+
+	if (r < 0 || r >= COLL_MAX_RANKS)
+		return -1;
+	if (a->domain == 0)
+		return r;
+	if (!((a->members[r / 64] >> (r % 64)) & 1))
+		return -1;
+	for (int q = 0; q < r; q++)
+		d += (int)((a->members[q / 64] >> (q % 64)) & 1);
+	return d;
+}
+
+int
+coll_world(const struct coll_args *a, int d)
+{
+	if (a->domain == 0)
+		return d >= 0 && d < COLL_MAX_RANKS ? d : -1;
+	for (int q = 0; q < COLL_MAX_RANKS && d >= 0; q++) {
+		if ((a->members[q / 64] >> (q % 64)) & 1) {
+			if (d-- == 0)
+				return q;
+		}
+	}
+	return -1;
+}

@@ -74,8 +74,9 @@ struct vctx {
 	char **cause;
 	enum coll_arg *bad;
 	const struct coll_args *a;
-	int n;
+	int n;			/* the collective's N (its domain's size) */
 	char what[48];		/* "ring allreduce", "builtin barrier" */
+	char scope[8];		/* "world" or "domain", for messages */
 };
 
 static int printflike(3, 4)
@@ -420,8 +421,8 @@ check_data(struct vctx *v)
 	switch (a->kind) {
 	case COLL_BROADCAST:
 		if (a->root < 0 || a->root >= v->n)
-			return fail(v, CARG_OPTION, "root %d out of range (world "
-			    "has %d ranks)", a->root, v->n);
+			return fail(v, CARG_OPTION, "root %d out of range (%s "
+			    "has %d ranks)", a->root, v->scope, v->n);
 		return 0;
 	case COLL_REDUCE_SCATTER:
 		if (b->ndim != 2 || b->shape[0] != n) {
@@ -495,7 +496,7 @@ int
 coll_validate(const struct coll_args *a, int nranks, char **cause,
     enum coll_arg *bad)
 {
-	struct vctx v = { cause, bad, a, nranks, "" };
+	struct vctx v = { cause, bad, a, nranks, "", "world" };
 	const char *lifted;
 
 	if (cause != NULL)
@@ -507,6 +508,17 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 	describe(&v);
 	if (nranks < 1)
 		return fail(&v, CARG_NONE, "world has no ranks");
+	if (a->domain != 0) {
+		for (int r = nranks; r < COLL_MAX_RANKS; r++) {
+			if ((a->members[r / 64] >> (r % 64)) & 1)
+				return fail(&v, CARG_NONE, "domain rank %d out of range "
+				    "(world has %d ranks)", r, nranks);
+		}
+		v.n = coll_size(a, nranks);
+		if (v.n < 1)
+			return fail(&v, CARG_NONE, "the collective's domain has no ranks");
+		snprintf(v.scope, sizeof v.scope, "domain");
+	}
 	if (a->kind != COLL_BARRIER && (a->buf.count == 0 || a->buf.ndim < 1))
 		return fail(&v, CARG_BUF, "%s needs a data window", v.what);
 	if (a->kind == COLL_ALLREDUCE) {
@@ -539,7 +551,7 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 const char *
 coll_strict_lifted(const struct coll_args *a)
 {
-	struct vctx v = { NULL, NULL, a, 1, "" };
+	struct vctx v = { NULL, NULL, a, 1, "", "world" };
 	const char *lifted = NULL;
 
 	if (a->strict)
@@ -555,6 +567,7 @@ coll_warning(const struct coll_args *a, int nranks)
 {
 	uint64_t stride = a->sig.ndim >= 2 ? a->sig.shape[1] : 1;
 
+	nranks = coll_size(a, nranks);
 	if (a->impl == IMPL_BUILTIN && nranks > COLL_BUILTIN_MAX_RANKS)
 		return "builtin kernels return at once on more than 16 ranks: "
 		    "this call does nothing (as in PyPTO)";

@@ -189,7 +189,8 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 		return -1;
 	}
 	for (int r = 0; r < s->nranks; r++)
-		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
+		tags[r] = coll_dense(a, r) >= 0 && rank_job(s, r) != NULL ?
+		    rank_job(s, r)->tag : 0;
 	return 0;
 }
 
@@ -240,7 +241,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	}
 	if (res->median > 0) {
 		res->algbw = (double)size / res->median / 1e3;
-		res->busbw = res->algbw * coll_busbw_factor(a.kind, s->nranks);
+		res->busbw = res->algbw * coll_busbw_factor(a.kind,
+		    coll_size(&a, s->nranks));
 	}
 	s->bench = xcalloc(1, sizeof *s->bench);
 	snprintf(s->bench->root, sizeof s->bench->root, "%s",

@@ -26,9 +26,10 @@ struct coll_run {
 	struct coll_run *next;
 };
 
-/* Each lifted restriction is noted once per session. */
+/* Each lifted restriction (and each acceptance note) is said once per
+ * session: prefix "strict off: " or "". */
 static void
-note_once(const char *note)
+note_once(const char *prefix, const char *note)
 {
 	static const char *seen[32];
 	static size_t n;
@@ -39,8 +40,19 @@ note_once(const char *note)
 	}
 	if (n < ARRAY_SIZE(seen))
 		seen[n++] = note;
-	out_printf("note: strict off: %s\n", note);
+	out_printf("note: %s%s\n", prefix, note);
 }
+
+/*
+ * PyPTO's composite allgather (LowerTensorAllGatherRule) checks that
+ * local_data is a plain Tensor and rejects a window; colldb has only
+ * windows.  It accepts one and reads it as the rank's local data, and says
+ * so once in strict mode (docs/protocols.md, "allgather").
+ */
+static const char allgather_src_note[] = "PyPTO's composite allgather takes SRC "
+    "(local_data) as a plain tensor and rejects a window; colldb has only "
+    "windows and reads SRC as this rank's local data (impl=builtin takes a "
+    "window, as PyPTO's builtin does)";
 
 int
 coll_in_progress(struct session *s, const char **what)
@@ -109,6 +121,8 @@ report_check(struct session *s, struct coll_run *c)
 		void *want;
 		uint64_t wrong;
 
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain */
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(coll_output_bytes(&o) + 1);
 		got = xrealloc(got, coll_output_bytes(&o) + 1);
@@ -208,8 +222,9 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	 * that died meanwhile is seen dead */
 	session_pump(s, 0);
 	for (int r = 0; r < s->nranks; r++) {
-		if (!rank_alive(s, r)) {
-			cmd_error(ctx, "collectives need every rank; rank %d is %s", r,
+		if (coll_dense(&cc->a, r) >= 0 && !rank_alive(s, r)) {
+			cmd_error(ctx, "collectives need every rank%s; rank %d is %s",
+			    cc->a.domain ? " of their domain" : "", r,
 			    rank_state_name(rank_state_of(s, r)));
 			return -1;
 		}
@@ -234,10 +249,13 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->cc.a.scount.name = c->cc.names[3];
 	c->cc.a.rcount.name = c->cc.names[4];
 	c->id = s->next_coll++;
-	c->remaining = s->nranks;
+	c->remaining = coll_size(&c->cc.a, s->nranks);
 	coll_title(&c->cc.a, c->title, sizeof c->title);
 	if ((note = coll_strict_lifted(&c->cc.a)) != NULL && !s->set.strict)
-		note_once(note);
+		note_once("strict off: ", note);
+	if (c->cc.a.kind == COLL_ALLGATHER && c->cc.a.impl == IMPL_COMPOSITE &&
+	    s->set.strict)
+		note_once("", allgather_src_note);
 	if ((note = coll_warning(&c->cc.a, s->nranks)) != NULL)
 		out_warning("%s", note);
 	lint_coll_signal(s, &c->cc.a, c->title);
@@ -269,7 +287,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->next = s->colls;
 	s->colls = c;
 	for (int r = 0; r < s->nranks; r++) {
-		struct job *j = rank_job(s, r);
+		struct job *j = coll_dense(&c->cc.a, r) >= 0 ? rank_job(s, r) : NULL;
 		/* the collective is the tail of every queue; report it like a
 		 * command's own program */
 		while (j != NULL && j->next != NULL)

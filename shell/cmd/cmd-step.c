@@ -26,7 +26,12 @@ where_line(struct session *s, int r, struct strbuf *sb)
 			strbuf_addf(sb, "rank %d: %s  %s", r, st_name, s->rp[r].death);
 		return;
 	}
-	strbuf_addf(sb, "rank %d: %s", r, rank_state_name(st));
+	{
+		/* on a domain's job, the rank is shown both ways */
+		struct job *j = rank_job(s, r);
+		describe_rank_name(&s->view, r, j != NULL ? j->domain : 0, sb);
+	}
+	strbuf_addf(sb, ": %s", rank_state_name(st));
 	strbuf_addstr(sb, "  ");
 	mark = sb->len;
 	describe_rank(s, r, sb, 1);

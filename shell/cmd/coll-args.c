@@ -117,8 +117,10 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 }
 
 static int
-window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name)
+window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name,
+    struct coll_call *cc, size_t *dom_at)
 {
+	struct session *s = ctx->s;
 	const char *a = arg(ctx, i);
 	struct seg_window *w;
 
@@ -128,6 +130,24 @@ window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name)
 	w = win_lookup(ctx, i, a);
 	if (w == NULL)
 		return -1;
+	if (*dom_at == 0) {
+		/* a collective takes its domain from its windows */
+		const struct seg_domain *d = seg_domain_get(&s->seg, w->domain);
+		cc->a.domain = w->domain;
+		if (d != NULL)
+			memcpy(cc->a.members, d->ranks, sizeof cc->a.members);
+		*dom_at = i + 1;
+	} else if (w->domain != cc->a.domain) {
+		/* PyPTO: the window buffers must resolve to one comm domain */
+		struct strbuf sb = STRBUF_INIT;
+		domain_describe(s, cc->a.domain, &sb);
+		strbuf_addf(&sb, ", '%s' on ", w->name);
+		domain_describe(s, w->domain, &sb);
+		arg_error(ctx, i, "%s's windows must be on one domain: '%s' is on %s",
+		    coll_kind_name(cc->a.kind), arg(ctx, *dom_at - 1), sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
 	seg_win_ref(w, ref);
 	snprintf(name, SEG_NAME_MAX, "%s", w->name);
 	ref->name = name;
@@ -144,6 +164,7 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 	int have_root = 0;
 	char *cause = NULL;
 	enum coll_arg bad = CARG_NONE;
+	size_t dom_at = 0;	/* the window that gave the domain, + 1 */
 
 	memset(cc, 0, sizeof *cc);
 	if (extra != NULL)
@@ -197,7 +218,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 :
 			    role == CARG_SIG ? 2 : role == CARG_SCOUNT ? 3 : 4;
 			cc->argpos[role] = i;
-			if (window_operand(ctx, i, slot[role], cc->names[idx]) != 0)
+			if (window_operand(ctx, i, slot[role], cc->names[idx], cc,
+			    &dom_at) != 0)
 				return -1;
 		}
 		npos++;
@@ -215,8 +237,9 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		cc->a.has_sig = false;
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
+			int n = coll_size(&cc->a, s->nranks);
 			cmd_error(ctx, "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
-			    2 * (s->nranks - 1), s->nranks);
+			    2 * (n - 1), n);
 			return -1;
 		}
 	}
@@ -241,7 +264,7 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 
 	if (!cc->synth)
 		return 0;
-	coll_synth_sig_shape(s->nranks, cc->a.core_num, &ref);
+	coll_synth_sig_shape(coll_size(&cc->a, s->nranks), cc->a.core_num, &ref);
 	/* one per lane count: [N,1] and [N,core_num] differ */
 	if (cc->a.core_num > 1)
 		snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig%d",
@@ -252,16 +275,17 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 	w = seg_win_find(&s->seg, cc->synth_name);
 	if (w == NULL && !dry) {
 		seg_lock(&s->seg);
-		w = seg_win_alloc(&s->seg, cc->synth_name, ref.shape, ref.ndim,
-		    DT_I32, WIN_SYNTH, &cause);
+		w = seg_win_alloc_in(&s->seg, cc->synth_name, ref.shape, ref.ndim,
+		    DT_I32, WIN_SYNTH, cc->a.domain, &cause);
 		seg_unlock(&s->seg);
 		if (w == NULL) {
 			cmd_error(ctx, "cannot synthesize a signal: %s", cause);
 			free(cause);
 			return -1;
 		}
-		out_printf("note: synthesized signal %s [%d,%llu] i32 (self-clearing; reused by later calls)\n",
-		    cc->synth_name, s->nranks, (unsigned long long)ref.shape[1]);
+		out_printf("note: synthesized signal %s [%llu,%llu] i32 (self-clearing; reused by later calls)\n",
+		    cc->synth_name, (unsigned long long)ref.shape[0],
+		    (unsigned long long)ref.shape[1]);
 	}
 	if (w != NULL) {
 		seg_win_ref(w, &cc->a.sig);

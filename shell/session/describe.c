@@ -215,3 +215,14 @@ describe_defers(struct session *s, int r, struct strbuf *sb)
 		    view_cell(&s->view, r, d[i]->off));
 	}
 }
+
+void
+describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb)
+{
+	const struct seg_domain *d = view_domain(v, domain);
+	int dense = view_domain_rank(v, domain, r);
+
+	strbuf_addf(sb, "rank %d", r);
+	if (d != NULL && dense >= 0)
+		strbuf_addf(sb, " (%s:%d)", d->name, dense);
+}

@@ -435,6 +435,129 @@ START_TEST(test_ring_neighbour)
 }
 END_TEST
 
+/*
+ * A collective on a comm domain (world 6, members 1,2,4,5): the programs
+ * speak domain ranks, only members run, their peers are world ranks in
+ * the domain, the results are the collective's over the members, the
+ * non-members' areas do not change and the signal is zero again.
+ */
+START_TEST(test_domain)
+{
+	static const enum coll_kind kinds[] = { COLL_ALLREDUCE, COLL_BARRIER,
+		COLL_BROADCAST, COLL_ALLGATHER, COLL_REDUCE_SCATTER,
+		COLL_ALL_TO_ALL, COLL_ALL_TO_ALL_V };
+	const int world = 6, member[] = { 1, 2, 4, 5 }, dn = 4;
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+	for (int variant = 0; variant < 3; variant++) {
+		struct layout l = { 0 };
+		struct coll_args a;
+		struct sim *s;
+		uint8_t *in[6];
+		char *cause = NULL;
+		uint64_t area;
+
+		base_args(&a, kinds[k]);
+		a.domain = 1;
+		for (int i = 0; i < dn; i++)
+			a.members[0] |= 1ull << member[i];
+		if (kinds[k] == COLL_ALLREDUCE) {
+			a.mode = variant == 1 ? MODE_RING : MODE_MESH;
+			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
+		} else {
+			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
+		}
+		a.root = 2;
+		switch (kinds[k]) {
+		case COLL_ALLGATHER:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)1, (uint64_t)5);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			break;
+		case COLL_ALL_TO_ALL:
+		case COLL_REDUCE_SCATTER:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			break;
+		case COLL_ALL_TO_ALL_V:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
+			a.scount = win(&l, "sc", DT_I32, 1, (uint64_t)dn);
+			a.rcount = win(&l, "rc", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
+			break;
+		case COLL_BARRIER:
+			break;
+		default:
+			a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)12);
+		}
+		if (kinds[k] == COLL_REDUCE_SCATTER)
+			memset(&a.src, 0, sizeof a.src);
+		if (kinds[k] == COLL_ALLREDUCE && a.mode == MODE_RING)
+			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)(2 * dn - 1 -
+			    (a.impl == IMPL_COMPOSITE)), (uint64_t)dn);
+		else
+			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
+		ck_assert_msg(coll_validate(&a, world, &cause, NULL) == 0, "%s %d: %s",
+		    coll_kind_name(kinds[k]), variant, cause);
+		area = l.next + 64;
+		s = sim_new(world, area);
+		for (int r = 0; r < world; r++) {
+			uint8_t *ar = sim_area(s, r);
+			for (uint64_t b = 0; b < area; b++)
+				ar[b] = (uint8_t)(r * 37 + b * 11);	/* noise */
+			if (a.buf.count)
+				for (uint64_t i = 0; i < a.buf.count; i++)
+					((float *)(ar + a.buf.off))[i] = (float)(r + 1 + (int)(i % 3));
+			if (a.src.count)
+				for (uint64_t i = 0; i < a.src.count; i++)
+					((float *)(ar + a.src.off))[i] = (float)(10 * r + (int)i);
+			for (uint64_t i = 0; i < a.scount.count; i++)
+				((int32_t *)(ar + a.scount.off))[i] = (int32_t)(i % 3);
+			memset(ar + a.sig.off, 0, a.sig.count * 4);
+			in[r] = xmalloc(area);
+			memcpy(in[r], ar, area);
+		}
+		for (int i = 0; i < dn; i++) {
+			struct prog *p = coll_build(&a, world, member[i]);
+			for (size_t q = 0; q < p->nops; q++) {
+				int peer = p->ops[q].peer;
+				if (peer >= 0 && p->ops[q].kind != UOP_COPY)
+					ck_assert_msg(coll_dense(&a, peer) >= 0, "%s: peer %d "
+					    "outside the domain", coll_kind_name(kinds[k]), peer);
+			}
+			sim_push(s, member[i], p);
+		}
+		ck_assert_msg(sim_run(s, SIM_RANDOM, 7 + (uint64_t)variant, &cause) == 0,
+		    "%s: %s", coll_kind_name(kinds[k]), cause);
+		for (int r = 0; r < world; r++) {
+			uint8_t *got = sim_area(s, r);
+			struct coll_output o;
+			uint8_t *want, *gb;
+
+			if (coll_dense(&a, r) < 0) {
+				ck_assert_msg(memcmp(got, in[r], area) == 0,
+				    "%s: non-member rank %d changed", coll_kind_name(kinds[k]), r);
+				continue;
+			}
+			for (uint64_t i = 0; i < a.sig.count; i++)
+				ck_assert_int_eq(((int32_t *)(got + a.sig.off))[i], 0);
+			coll_output(&a, world, r, &o);
+			want = xmalloc(coll_output_bytes(&o) + 1);
+			gb = xmalloc(coll_output_bytes(&o) + 1);
+			coll_expect(&a, world, r, (const void *const *)in, want);
+			coll_output_copy(&o, got, gb);
+			ck_assert_msg(coll_wrong(&a, world, &o, want, gb) == 0,
+			    "%s variant %d: rank %d wrong", coll_kind_name(kinds[k]),
+			    variant, r);
+			free(want);
+			free(gb);
+		}
+		for (int r = 0; r < world; r++)
+			free(in[r]);
+		sim_free(s);
+	}
+}
+END_TEST
+
 START_TEST(test_allreduce)
 {
 	int n = world_sizes[_i];
@@ -1400,6 +1523,7 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_allreduce, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_core_num, 0, nw);
 	tcase_add_loop_test(tc, test_ring_neighbour, 0, nw);
+	tcase_add_test(tc, test_domain);
 	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
