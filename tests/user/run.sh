@@ -190,6 +190,46 @@ st=$?
 for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
 pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
 rm -f "$cmds"
+# SIGTERM or SIGHUP while a rank that forked still runs: its child goes too
+for sig in TERM HUP; do
+	tag="tag-$$-$sig"
+	(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		"$colldb" run -n 2 --batch --name "fork-$sig-$$" ./exits forkspin ok "$tag" \
+		</dev/null >/dev/null 2>&1) &
+	pid=$!
+	# rank 0, its child, rank 1 (which ends): two stay
+	for i in $(seq 100); do [ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] || bad "SIG$sig: the forking rank did not start"
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	for i in $(seq 50); do pgrep -f "exits forkspin ok $tag" >/dev/null || break; sleep 0.1; done
+	if pgrep -f "exits forkspin ok $tag" >/dev/null; then
+		bad "SIG$sig: a rank's child outlived colldb run"
+		for p in $(pgrep -f "exits forkspin ok $tag"); do kill -KILL "$p"; done
+	else
+		ok "SIG$sig: a rank's forked child goes with colldb run"
+	fi
+	[ ! -e "/tmp/colldb-$(id -u)/fork-$sig-$$" ] && ok "SIG$sig: no registry entry left" ||
+		bad "SIG$sig: registry entry left"
+done
+# a crash of colldb itself (SIGSEGV, SIGABRT) leaves no registry entry
+for sig in SEGV ABRT; do
+	name="crash-$sig-$$"
+	cmds=$(mktemp)
+	printf 'sleep 30\n' >"$cmds"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		ASAN_OPTIONS=handle_segv=0:handle_abort=0 UBSAN_OPTIONS=handle_segv=0 \
+		"$colldb" -n 2 --name "$name" "$cmds" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	reg=/tmp/colldb-$(id -u)/$name
+	for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	st=$?
+	[ ! -e "$reg" ] && [ $st -gt 128 ] && ok "SIG$sig of colldb: no registry entry left (exit $st)" ||
+		bad "SIG$sig of colldb: exit $st, $reg left behind?"
+	rm -f "$cmds" "$reg"
+done
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
