@@ -44,7 +44,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -166,6 +166,18 @@ case $? in
 1) ok "the rank's child is gone" ;;
 *) bad "pgrep failed" ;;
 esac
+
+# fork() in a rank (core/rank.h): inside a collective the child ends at
+# once and the results stay right; outside, the child's cdb_* fail
+status "a fork inside cdb_allreduce: the run ends, nothing wrong" 0 "$colldb" run -n 2 --batch ./forker inside
+has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:62 allreduce(mesh): the child exits at once (it would run the operation a second time)"
+has "the child exited at once" "[rank 0] rank 0: forked inside; the child exited with 125"
+has "rank 0's results are right" "[rank 0] rank 0: 200 rounds, 0 wrong"
+has "rank 1's results are right" "[rank 1] rank 1: 200 rounds, 0 wrong"
+status "a fork with windows mapped: the child may not use libcolldb" 0 "$colldb" run -n 2 --batch ./forker outside
+has "that fork is reported" "[rank 1] colldb: rank 1 forked with its windows mapped: libcolldb refuses the child (it would act as the same rank)"
+has "the child's cdb_notify fails" "[rank 1] rank 1's child: cdb_notify: not initialised (this process is a fork() of a rank: libcolldb belongs to the rank itself)"
+has "the rank goes on" "[rank 1] rank 1: the rank itself still works (sig 1)"
 
 echo "-- colldb run starts like colldb"
 status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
