@@ -520,6 +520,11 @@ int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
  * session_pump(), so ranks never wait for the shell.
  */
 #define TRACE_KEEP 2000000
+/* ... and the programs of at most TRACE_PROGS_MAX commands (each names its
+ * records; a long interactive session would otherwise keep ~1.6 KB per
+ * command for ever): beyond, the oldest quarter goes with its records,
+ * counted as dropped, except the last bench's. */
+#define TRACE_PROGS_MAX 16384
 
 struct trace;
 struct span_rec;
@@ -541,6 +546,7 @@ struct trace_span {
 struct trace_counts {
 	uint64_t kept;		/* records held */
 	uint64_t not_kept;	/* drained past TRACE_KEEP */
+	uint64_t dropped;	/* of commands older than TRACE_PROGS_MAX */
 	uint64_t lost;		/* dropped by full rings (all ranks) */
 	uint64_t unnamed;	/* records of a program the shell no longer had */
 	uint32_t gen;		/* bumped by every trace_clear() */
