@@ -103,7 +103,7 @@ void rank_lib_leave(void);
 int rank_lib_suspend(void);
 void rank_lib_resume(int saved);
 
-/* `colldb --agent SEGFD SOCKFD RANK`: the body of an agent process. */
-int rank_agent_main(int argc, char **argv);
+/* rank_agent_main(), the body of an agent process, is declared in
+ * oneside.h (the shell's main() calls it). */
 
 #endif

@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 
@@ -35,6 +34,8 @@ struct trace {
 	size_t n, alloc;
 	uint64_t not_kept;
 	uint64_t dropped;	/* records of programs trim() let go */
+	uint32_t *pins;		/* tags trim() keeps (trace_pin) */
+	size_t npins;
 	uint64_t unnamed;
 	uint32_t gen;
 	uint64_t *lost_base;	/* per rank: ring lost counter at the clear */
@@ -132,17 +133,29 @@ job_by_tag(struct job *j, uint32_t tag)
 	return NULL;
 }
 
-/* Is tag one of the last bench's programs (what `tree` shows)? */
+/* Is tag one of the programs trace_pin() named (the last bench's)? */
 static int
-pinned(struct session *s, uint32_t tag)
+pinned(struct trace *t, uint32_t tag)
 {
-	if (s->bench == NULL || s->bench->tags == NULL)
-		return 0;
-	for (int i = 0; i < s->bench->ntags; i++) {
-		if (s->bench->tags[i] == tag)
+	for (size_t i = 0; i < t->npins; i++) {
+		if (t->pins[i] == tag)
 			return 1;
 	}
 	return 0;
+}
+
+void
+trace_pin(struct session *s, const uint32_t *tags, size_t n)
+{
+	struct trace *t = s->trace;
+
+	if (t == NULL)
+		return;
+	free(t->pins);
+	t->pins = n > 0 ? xreallocarray(NULL, n, sizeof *t->pins) : NULL;
+	if (n > 0)
+		memcpy(t->pins, tags, n * sizeof *t->pins);
+	t->npins = n;
 }
 
 /* Over TRACE_PROGS_MAX programs (a long interactive session: one per
@@ -156,7 +169,7 @@ trim(struct session *s, struct trace *t)
 	for (size_t i = 0; i < t->nprogs; i++) {
 		struct trace_prog *tp = &t->progs[i];
 
-		if (i < go && !pinned(s, tp->tag)) {
+		if (i < go && !pinned(t, tp->tag)) {
 			if (tp->owned)
 				prog_free(tp->prog);
 			continue;
@@ -280,6 +293,7 @@ trace_free(struct session *s)
 	if (t == NULL)
 		return;
 	forget(t);
+	free(t->pins);
 	free(t->lost_base);
 	free(t->scratch);
 	free(t);
