@@ -98,13 +98,13 @@ int trace_save(struct session *s, const char *path, enum trace_format fmt,
     const struct trace_meta *meta, uint64_t *nspans, char **cause);
 /* Append the strace attributes of sp ("peer=1 cell=sig%5B0%5D ..."). */
 void trace_attrs(const struct trace_span *sp, struct strbuf *sb);
-/* ns as microseconds with exactly three decimals (exact, invertible). */
-void trace_json_us(struct strbuf *sb, uint64_t ns);
 
 /* ---- trace-flow.c: notify->wait arrows of the JSON trace ---------------- */
 
 struct trace_flows;
 
+/* ns as microseconds with exactly three decimals (exact, invertible). */
+void trace_json_us(struct strbuf *sb, uint64_t ns);
 struct trace_flows *trace_flows_new(void);
 void trace_flows_free(struct trace_flows *f);
 /* Remember sp if it is a notify or a wait. */
