@@ -484,6 +484,9 @@ int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
  * session_pump(), so ranks never wait for the shell.
  */
 #define TRACE_KEEP 2000000
+/* TRACE_KEEP, or COLLDB_TRACE_KEEP from the environment (1000..10^9;
+ * another value is warned about once and the default used). */
+unsigned long trace_keep(void);
 
 struct trace;
 struct span_rec;
@@ -570,7 +573,10 @@ struct bench_last {
 	int ntags;
 	uint32_t gen;		/* trace generation holding its spans */
 	int complete;		/* none of its spans lost or not kept */
-	uint64_t lost, not_kept;
+	uint64_t lost, not_kept, kept;
+	uint64_t bytes;		/* its size (0: a barrier) */
+	int ring;		/* mode=ring */
+	int sweep;		/* the last size of a bench sweep */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and

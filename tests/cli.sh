@@ -75,6 +75,19 @@ run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 [ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
 	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
 
+# tree after a bench whose spans the trace could not keep says what to
+# do: one size that fits (COLLDB_TRACE_KEEP lowers the limit)
+printf 'bench sweep allreduce 4k 1M factor=16 rounds=4 warmup=1\ntree\n' >"$tmp/sweep.coll"
+run 1 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/sweep.coll"
+[ $st = 1 ] && has "error: the last bench (allreduce 1M, the last size of the sweep) made 3890 spans, more than the 1000 the trace keeps, so its tree would be partial: tree shows one bench of one size; try 'bench allreduce 128k rounds=4', then 'tree'" &&
+	ok || bad "tree after a sweep that did not fit (exit $st)"
+printf 'bench allreduce 128k rounds=4\ntree\n' >"$tmp/fits.coll"
+run 0 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/fits.coll"
+[ $st = 0 ] && has "\`- epilogue   *us" && ok || bad "the suggested bench does not fit (exit $st)"
+run 0 env COLLDB_TRACE_KEEP=x ./colldb --batch -n 2 "$tmp/fits.coll"
+[ $st = 0 ] && has "warning: COLLDB_TRACE_KEEP='x': expected 1000..1000000000 span records; the trace keeps 2000000" &&
+	ok || bad "a bad COLLDB_TRACE_KEEP is not warned about (exit $st)"
+
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||
