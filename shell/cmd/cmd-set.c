@@ -127,13 +127,15 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 		/* A near miss of a setting that is not a window: a typo. */
 		if (strchr(name, '[') != NULL || seg_win_find(&s->seg, name) != NULL)
 			return 0;
-		for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
-			if (edit_distance(name, settings[i].name) <= 2) {
-				*rv = CMD_ERROR;
-				arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
-				    settings[i].name);
-				return 1;
-			}
+		struct nearest near = NEAREST_INIT;
+
+		for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+			nearest_try(&near, name, settings[i].name);
+		if (near.best != NULL) {
+			*rv = CMD_ERROR;
+			arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
+			    near.best);
+			return 1;
 		}
 		if (nearest_window(&s->view, name) == NULL) {
 			/* neither a window nor near one: say both readings */
