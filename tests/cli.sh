@@ -65,11 +65,11 @@ run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
-[ $st = 2 ] && has "colldb: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+[ $st = 2 ] && has "error: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks) (try 'colldb --help')" &&
 	ok || bad "--window-area 2^63-1 (exit $st)"
 printf '#! args: -n 8 --window-area 9223372036854775807\nwindows\n' >"$tmp/area.coll"
 run 2 ./colldb "$tmp/area.coll"
-[ $st = 2 ] && has "$tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+[ $st = 2 ] && has "error: $tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
 	ok || bad "'#! args: --window-area 2^63-1' (exit $st)"
 run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 [ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
@@ -87,6 +87,22 @@ run 0 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/fits.coll"
 run 0 env COLLDB_TRACE_KEEP=x ./colldb --batch -n 2 "$tmp/fits.coll"
 [ $st = 0 ] && has "warning: COLLDB_TRACE_KEEP='x': expected 1000..1000000000 span records; the trace keeps 2000000" &&
 	ok || bad "a bad COLLDB_TRACE_KEEP is not warned about (exit $st)"
+
+# a bad option is one error line naming it, the usage not dumped after it
+for a in --bogus -q -n --batch=1; do
+	run 2 ./colldb $a
+	case $a in
+	-n) want="error: -n needs a value (try 'colldb --help')" ;;
+	--batch=1) want="error: --batch takes no value (try 'colldb --help')" ;;
+	*) want="error: unknown option '$a' (try 'colldb --help')" ;;
+	esac
+	[ $st = 2 ] && [ "$out" = "$want" ] && ok || bad "colldb $a (exit $st)"
+done
+for sub in watch learn; do
+	run 2 ./colldb $sub --bogus
+	[ $st = 2 ] && has "error: unknown option '--bogus' (usage: colldb $sub $([ $sub = watch ] && echo '[SESSION]' || echo '[LESSON]'))" &&
+		ok || bad "colldb $sub --bogus (exit $st)"
+done
 
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"

@@ -157,8 +157,16 @@ watch_main(int argc, char **argv)
 		registry_list(stdout);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		printf("usage: colldb watch [SESSION]\n");
+		return 0;
+	}
 	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: colldb watch [SESSION]\n");
+		if (argc == 2)
+			fprintf(stderr, "error: unknown option '%s' (usage: colldb watch [SESSION])\n",
+			    argv[1]);
+		else
+			fprintf(stderr, "error: too many arguments (usage: colldb watch [SESSION])\n");
 		return 2;
 	}
 	fd = registry_open(argv[1], &pid, &cause);
