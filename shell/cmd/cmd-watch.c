@@ -132,6 +132,9 @@ cmd_watch_exec(struct cmdctx *ctx)
 	ws.sess = ctx->s;
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
+	if (rc == WATCH_INTERRUPTED)
+		shell_interrupted = 0;	/* Ctrl-C closed the pane: that was all
+					 * (else the prompt would see it too) */
 	out_flush_events();	/* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
 		out_error("watch: %s", watch_error());
