@@ -78,8 +78,10 @@ struct coll_msg {
 	uint32_t repeat;	/* run it this many times back to back, stopping
 				 * at the first that does not end DONE_OK
 				 * (bench); 0 means once */
-	uint32_t reserved;
+	uint32_t ndefer;	/* deferred conditions the rank appends to the
+				 * program it builds (prog_add_deferred) */
 	struct site site;	/* a user rank's announcement: the call */
+	struct defer_cond defer[DEFER_MAX];
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

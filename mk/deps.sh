@@ -31,6 +31,7 @@ groff-base	test	cmd groff
 less		test	cmd less
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+gdb		test	cmd gdb
 valgrind	valgrind	cmd valgrind
 '
 

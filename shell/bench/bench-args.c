@@ -157,7 +157,7 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		}
 	}
 	if (ba->cc.a.kind == COLL_BARRIER && ba->sweep) {
-		out_error("barrier moves no data: there is no size to sweep");
+		cmd_error(ctx, "barrier moves no data: there is no size to sweep");
 		return -1;
 	}
 	if (ba->cc.a.kind != COLL_BARRIER && npos < (ba->sweep ? 2u : 1u)) {

@@ -71,7 +71,9 @@ call_job_done(struct session *s, struct job *j, const struct job_end *e)
 	if (status == DONE_ERROR) {
 		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
 	} else if (status == DONE_ABORTED) {
-		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
+		/* text: how a call that did not return was ended (core/call.h) */
+		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank, j->desc,
+		    text[0] ? ": " : "", text);
 	} else if (j->prog != NULL && j->prog->nops > 0 &&
 	    j->prog->ops[0].kind == UOP_CALL) {
 		format_value(s, text, &sb);
@@ -148,14 +150,14 @@ call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len)
 	if (nbad == 0)
 		return 0;
 	if (alike && (size_t)nbad == results.n) {
-		out_error("%s", first);
+		cmd_error(ctx, "%s", first);
 		out_caret(col, len);
 		return nbad;
 	}
 	for (size_t i = 0; i < results.n; i++) {
 		struct call_result *cr = &results.v[i];
 		if (cr->done && cr->status == DONE_ERROR)
-			out_error("rank %d: %s", cr->rank, cr->text);
+			cmd_error(ctx, "rank %d: %s", cr->rank, cr->text);
 	}
 	(void)ctx;
 	return nbad;
@@ -176,7 +178,7 @@ arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
+	cmd_error(ctx, "%s", msg);
 	out_caret(ctx->w.v[0].col + a->col, a->len);
 	free(msg);
 	return -1;
@@ -268,7 +270,7 @@ cmd_call_exec(struct cmdctx *ctx)
 	int ndesc = 0;
 
 	if (ffi_parse(text, &fc, &cause, &col, &len) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		out_caret(c0 + col, len);
 		free(cause);
 		free(text);
@@ -283,7 +285,7 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!rankset_has(&live, r))
 			continue;
 		if (fc.lib != NULL && shlib_path(fc.lib, r) == NULL) {
-			out_error("no library named '%s' is loaded on rank %d (see 'load')",
+			cmd_error(ctx, "no library named '%s' is loaded on rank %d (see 'load')",
 			    fc.lib, r);
 			out_caret(c0 + fc.lib_col, strlen(fc.lib));
 			goto out;
@@ -327,7 +329,8 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!res[i].done || res[i].status == DONE_ERROR)
 			continue;
 		if (res[i].status == DONE_ABORTED) {
-			out_event(res[i].rank, "[rank %d] %s interrupted", res[i].rank, fc.text);
+			out_event(res[i].rank, "[rank %d] %s interrupted%s%s", res[i].rank,
+			    fc.text, res[i].text[0] ? ": " : "", res[i].text);
 		} else {
 			format_value(s, res[i].text, &sb);
 			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank, fc.text, sb.buf);
@@ -355,5 +358,8 @@ const struct cmd_entry cmd_call_entry = {
 	.summary = "call a C function in the ranks; TYPE: void, ptr or a dtype",
 	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
-	.keywords = call_keywords, .exec = cmd_call_exec,
+	.keywords = call_keywords,
+	.agents_why = "load and call run in colldb's own ranks (colldb -n N); "
+	    "these ranks are the program",
+	.exec = cmd_call_exec,
 };

@@ -289,7 +289,7 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		shell_interrupted = 0;
 		if (ctx->s->interactive)
 			out_printf("\n");
-		out_error("sleep interrupted");
+		cmd_error(ctx, "sleep interrupted");
 		return CMD_ERROR;
 	}
 	return CMD_OK;
@@ -323,7 +323,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 		if (le_cancelled()) {
 			free(line);
 			script_block_cancel();
-			out_error("interrupted at a pause; the script stops");
+			cmd_error(ctx, "interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
 		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
@@ -370,7 +370,7 @@ const struct cmd_entry cmd_say_entry = {
 	.name = "say", .usage = "TEXT",
 	.summary = "print TEXT (narration for lessons)",
 	.example = "say \"rank 0 notifies rank 1\"", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE,
+	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE | CMD_RAW_REST,
 	.exec = cmd_say_exec,
 };
 

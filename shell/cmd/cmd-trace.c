@@ -83,12 +83,12 @@ last_bench(struct cmdctx *ctx)
 	struct trace_counts tc;
 
 	if (b == NULL) {
-		out_error("no bench yet: tree shows the spans of the last bench (see 'help bench')");
+		cmd_error(ctx, "no bench yet: tree shows the spans of the last bench (see 'help bench')");
 		return NULL;
 	}
 	trace_summary(s, &tc);
 	if (tc.gen != b->gen) {
-		out_error("the spans of the last bench were cleared ('trace clear'); bench again");
+		cmd_error(ctx, "the spans of the last bench were cleared ('trace clear'); bench again");
 		return NULL;
 	}
 	if (!b->complete) {
@@ -103,10 +103,10 @@ last_bench(struct cmdctx *ctx)
 		strbuf_addstr(&what, b->sweep ? ", the last size of the sweep)" : ")");
 		bench_fits(b, &sb);
 		if (b->lost > 0)
-			out_error("%s lost %llu of its spans (a rank's span ring was full), so its tree would be partial: %s",
+			cmd_error(ctx, "%s lost %llu of its spans (a rank's span ring was full), so its tree would be partial: %s",
 			    what.buf, (unsigned long long)b->lost, sb.buf);
 		else
-			out_error("%s made %llu spans, more than the %lu the trace keeps, so its tree would be partial: %s",
+			cmd_error(ctx, "%s made %llu spans, more than the %lu the trace keeps, so its tree would be partial: %s",
 			    what.buf, (unsigned long long)(b->kept + b->not_kept),
 			    trace_keep(), sb.buf);
 		strbuf_release(&what);
@@ -216,7 +216,10 @@ const struct cmd_entry cmd_tree_entry = {
 	.summary = "span tree of the last bench, as PyPTO prints it",
 	.example = "tree mean spread=both", .group = GRP_BENCH, .min_args = 0,
 	.max_args = 4, .flags = CMD_NO_SETTLE | CMD_AGENTS_ONLY,
-	.keywords = tree_keywords, .exec = cmd_tree_exec,
+	.keywords = tree_keywords,
+	.agents_why = "tree shows the spans of colldb's own bench; 'trace save' "
+	    "exports these ranks' spans",
+	.exec = cmd_tree_exec,
 };
 
 /* ---- trace ----------------------------------------------------------------- */

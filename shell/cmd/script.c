@@ -360,6 +360,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			break;
 		}
 		if (rv == CMD_ERROR || s->watchdog_fired) {
+			out_flush_events();	/* the watchdog's report among them */
 			script_block_cancel();
 			script.failed = 1;
 			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,
