@@ -13,6 +13,7 @@
 #include "call.h"
 #include "coll.h"
 #include "futex.h"
+#include "oneside.h"
 #include "rank.h"
 #include "shm.h"
 #include "span.h"

@@ -100,7 +100,7 @@ for a in --bogus -q -n --batch=1; do
 done
 for sub in watch learn; do
 	run 2 ./colldb $sub --bogus
-	[ $st = 2 ] && has "error: unknown option '--bogus' (usage: colldb $sub $([ $sub = watch ] && echo '[SESSION]' || echo '[LESSON]'))" &&
+	[ $st = 2 ] && has "error: unknown option '--bogus' (usage: colldb $sub $([ $sub = watch ] && echo '[SESSION [@RANKS]]' || echo '[LESSON]'))" &&
 		ok || bad "colldb $sub --bogus (exit $st)"
 done
 

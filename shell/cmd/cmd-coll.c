@@ -10,7 +10,7 @@
 
 #include "proto.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 struct coll_run {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "session/registry.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "watch-src.h"
 #include "viz.h"
 #include "watch.h"
@@ -69,6 +69,23 @@ src_diagnose(void *arg)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* @RANKS given: the pane shows only those rows (map owned by the caller). */
+static uint8_t *
+only_map(struct cmdctx *ctx, struct watch_opts *opts)
+{
+	uint8_t *map;
+
+	if (!ctx->explicit_targets)
+		return NULL;
+	map = xcalloc((size_t)ctx->s->nranks, 1);
+	for (int r = 0; r < ctx->s->nranks; r++)
+		map[r] = (uint8_t)rankset_has(&ctx->targets, r);
+	opts->only = map;
+	opts->only_n = ctx->s->nranks;
+	opts->only_label = ctx->target_text;
+	return map;
+}
+
 /* `watch dump [WxH] [styles]`: the pane as text, for scripts and tests. */
 static enum cmd_retval
 watch_dump(struct cmdctx *ctx)
@@ -80,6 +97,7 @@ watch_dump(struct cmdctx *ctx)
 	struct screen scr;
 	struct strbuf sb = STRBUF_INIT;
 	int cols = 80, rows = 24, flags = 0;
+	uint8_t *map;
 
 	for (size_t i = 1; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i);
@@ -94,6 +112,7 @@ watch_dump(struct cmdctx *ctx)
 	memset(&ws, 0, sizeof ws);
 	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
+	map = only_map(ctx, &opts);
 	w = watch_new(&src, &ws, &opts);
 	watch_refresh(w);
 	screen_init(&scr, cols, rows);
@@ -104,6 +123,7 @@ watch_dump(struct cmdctx *ctx)
 	screen_release(&scr);
 	watch_free(w);
 	watch_src_release(&ws);
+	free(map);
 	return CMD_OK;
 }
 
@@ -114,6 +134,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 		.step = src_step, .cont = src_cont, .diagnose = src_diagnose };
 	struct watch_opts opts = WATCH_OPTS_INIT;
 	struct watch_src ws;
+	uint8_t *map;
 	int rc;
 
 	if (nargs(ctx) > 0) {
@@ -130,11 +151,13 @@ cmd_watch_exec(struct cmdctx *ctx)
 	memset(&ws, 0, sizeof ws);
 	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
+	map = only_map(ctx, &opts);
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
 	if (rc == WATCH_INTERRUPTED)
 		shell_interrupted = 0;	/* Ctrl-C closed the pane: that was all
 					 * (else the prompt would see it too) */
+	free(map);
 	out_flush_events();	/* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
 		cmd_error(ctx, "watch: %s", watch_error());
@@ -143,7 +166,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-/* colldb watch [NAME] */
+/* colldb watch [NAME [@RANKS]] */
 int
 watch_main(int argc, char **argv)
 {
@@ -153,6 +176,7 @@ watch_main(int argc, char **argv)
 	struct seg sg;
 	struct view v;
 	char *cause = NULL;
+	uint8_t *map = NULL;
 	pid_t pid = 0;
 	int fd, rc;
 
@@ -161,15 +185,19 @@ watch_main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
-		printf("usage: colldb watch [SESSION]\n");
+		printf("usage: colldb watch [SESSION [@RANKS]]\n");
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		if (argc == 2)
-			fprintf(stderr, "error: unknown option '%s' (usage: colldb watch [SESSION])\n",
+	if (argc < 2 || argc > 3 || argv[1][0] == '-' ||
+	    (argc == 3 && argv[2][0] != '@')) {
+		if (argv[1][0] == '-')
+			fprintf(stderr, "error: unknown option '%s' (usage: colldb watch [SESSION [@RANKS]])\n",
 			    argv[1]);
+		else if (argc == 3)
+			fprintf(stderr, "error: '%s' is not a rank target (usage: colldb watch [SESSION [@RANKS]])\n",
+			    argv[2]);
 		else
-			fprintf(stderr, "error: too many arguments (usage: colldb watch [SESSION])\n");
+			fprintf(stderr, "error: too many arguments (usage: colldb watch [SESSION [@RANKS]])\n");
 		return 2;
 	}
 	fd = registry_open(argv[1], &pid, &cause);
@@ -179,6 +207,23 @@ watch_main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		return 1;
+	}
+	if (argc == 3) {
+		struct rankset set;
+		int n = (int)sg.h->nranks;
+
+		if (parse_ranks(argv[2], n, &set, &cause) != 0) {
+			fprintf(stderr, "colldb watch: %s: %s\n", argv[2], cause);
+			free(cause);
+			seg_close(&sg);
+			return 2;
+		}
+		map = xcalloc((size_t)n, 1);
+		for (int r = 0; r < n; r++)
+			map[r] = (uint8_t)rankset_has(&set, r);
+		opts.only = map;
+		opts.only_n = n;
+		opts.only_label = argv[2];
 	}
 	memset(&ws, 0, sizeof ws);
 	view_seg_init(&v, &sg);
@@ -190,6 +235,7 @@ watch_main(int argc, char **argv)
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
 	seg_close(&sg);
+	free(map);
 	if (rc == WATCH_ERROR) {
 		fprintf(stderr, "colldb: watch: %s\n", watch_error());
 		return 1;
@@ -202,6 +248,6 @@ watch_main(int argc, char **argv)
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch", .usage = "[dump [COLSxROWS] [styles]]",
 	.summary = "full-screen live pane of ranks and signal cells",
-	.example = "watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
-	.flags = CMD_NO_SETTLE, .exec = cmd_watch_exec,
+	.example = "@0-7 watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_watch_exec,
 };

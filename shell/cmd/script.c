@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 
 #include "lang/loop.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
+const struct cmd_reader *cmd_reader;
 struct script_state script;
 
 /*

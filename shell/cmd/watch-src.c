@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "watch-src.h"
 #include "xmalloc.h"
 
@@ -161,7 +160,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	view_sample(v);
 	snap_set_ranks(out, n);
 	out->world = n;
-	snprintf(out->session, sizeof out->session, "%s", view_session(v));
+	snprintf(out->session, sizeof out->session, "%s", view_session_name(v));
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);

@@ -4,13 +4,15 @@
  * run, what it already did) and word the answer; the `diagnose` command,
  * `expect hang|nohang`, and the hang watchdog.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "futex.h"
+#include "diag/diagnose.h"
+#include "out/out.h"
 #include "proto.h"
-#include "shell.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define HIST_MAX 8192
@@ -611,26 +613,6 @@ diag_format(struct session *s, const struct diag_in *in,
 	}
 }
 
-static enum cmd_retval
-cmd_diagnose_exec(struct cmdctx *ctx)
-{
-	struct diag_result res;
-	struct diag_in in;
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t t0 = mono_ns();
-
-	diag_run(ctx->s, &res, &in);
-	diag_format(ctx->s, &in, &res, &sb);
-	out_printf("%s", sb.buf);
-	diag_state_shown(ctx->s);
-	if (ctx->s->set.times)	/* what `make bench` reports */
-		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
-	strbuf_release(&sb);
-	diag_result_release(&res);
-	diag_in_release(&in);
-	return CMD_OK;
-}
-
 /* The progress signature: changes whenever any rank does anything. */
 static uint64_t
 progress_sig(struct session *s)
@@ -732,13 +714,6 @@ diag_expect_hang(struct session *s, int want_hang)
 	diag_in_release(&in);
 	return hang == want_hang ? 0 : -1;
 }
-
-const struct cmd_entry cmd_diagnose_entry = {
-	.name = "diagnose", .alias = "why", .usage = "",
-	.summary = "why nothing moves: who waits, who owes, the likely cause",
-	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
-	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
-};
 
 /* ---- the session hook ------------------------------------------------------ */
 

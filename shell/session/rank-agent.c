@@ -14,7 +14,6 @@
 
 #include "call.h"
 #include "ctl.h"
-#include "futex.h"
 #include "out/out.h"
 #include "proto.h"
 #include "session-int.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "seg.h"
-#include "shell.h"
+#include "start/start.h"
 #include "xmalloc.h"
 
 /*

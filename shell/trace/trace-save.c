@@ -18,9 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "out/outfile.h"
-#include "shell.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 
@@ -47,12 +46,6 @@ pct_encode(struct strbuf *sb, const char *s)
 		else
 			strbuf_addf(sb, "%%%c%c", hex[c >> 4], hex[c & 15]);
 	}
-}
-
-void
-trace_json_us(struct strbuf *sb, uint64_t ns)
-{
-	strbuf_addf(sb, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
 /* The window table the span's program was sent with, as a view. */

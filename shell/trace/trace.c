@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "out/out.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 

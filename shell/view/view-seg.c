@@ -13,7 +13,7 @@ seg_of(struct view *v)
 }
 
 static const char *
-seg_session(struct view *v)
+seg_session_name(struct view *v)
 {
 	return seg_of(v)->name;	/* copied at create/attach: terminated */
 }
@@ -51,6 +51,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 	out->sleeping = atomic_load(&b->sleeping) != 0;
 	out->pending = atomic_load(&b->interrupt) || atomic_load(&b->abort);
 	out->acted = atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	out->site = b->site;
 }
 
 static void
@@ -154,7 +155,7 @@ seg_reports(struct view *v)
 
 static const struct view_ops view_seg_ops = {
 	.name = "shm",
-	.session = seg_session,
+	.session_name = seg_session_name,
 	.nranks = seg_nranks,
 	.sample = seg_sample,
 	.board = seg_board_of,

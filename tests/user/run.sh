@@ -117,17 +117,35 @@ printf '%s\n' "$out" | grep -q mismatch && bad "a mismatch warning for matching 
 
 echo "-- lint of a user program's calls (tests/user/lint.c), with source lines"
 status "put after notify" 0 "$colldb" run -n 2 --batch ./lint put-after
-has "put after notify named with both lines" "warning: lint.c:38: put after notify: rank 0 notified rank 1 (flag[0]) at lint.c:37 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
+has "put after notify named with both lines" "warning: lint.c:52: put after notify: rank 0 notified rank 1 (flag[0]) at lint.c:51 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
 status "== on a counter several ranks add to" 0 "$colldb" run -n 4 --batch ./lint eq
-has "== on a shared counter" "warning: lint.c:30: == on flag[0] of rank 0, which several ranks add to: the count can overshoot; wait with >="
+has "== on a shared counter" "warning: lint.c:44: == on flag[0] of rank 0, which several ranks add to: the count can overshoot; wait with >="
 status "set 0 on an awaited cell (handshake-broken)" 3 "$colldb" run -n 2 --batch --timeout 1 ./handshake-broken
 has "tag 0 named with the set's and the wait's lines" "warning: handshake-broken.c:45: rank 0 sets flag[0] of rank 1 to 0, which rank 1 awaits with >= 1 at handshake-broken.c:49: the set never releases it (a tag of 0: send a tag >= 1)"
+status "set on a cell two ranks write" 0 "$colldb" run -n 4 --batch ./lint set-shared
+has "set shared" "warning: lint.c:34: set on flag[0] of rank 0, which ranks 1-2 write: with several writers the last set wins; use CDB_ADD for a shared cell, CDB_SET only for one writer"
+status "a raw signal waited on twice" 0 "$colldb" run -n 2 --batch ./lint reused
+has "reused signal, with both waits' lines" "warning: lint.c:40: flag[0] of rank 1 holds 1 and was waited on before at lint.c:39: a raw signal is single-shot (use a fresh cell, or wait for the next generation); this wait passes at once"
 status "a correct put, then notify" 0 "$colldb" run -n 2 --batch ./lint ok
 printf '%s\n' "$out" | grep -q warning && bad "a lint warning for correct calls" ||
 	ok "no lint warning for correct calls"
 status "the ring: no lint warning" 0 "$colldb" run -n 4 --batch ./ring
 printf '%s\n' "$out" | grep -q warning && bad "a lint warning for ring.c" ||
 	ok "no lint warning for ring.c"
+
+echo "-- a debugging session recorded with expect lines replays as a test"
+cmds=$(mktemp)
+rec=$(mktemp -u)
+printf 'record %s expect\nbreak ring.c:76 @1\ncontinue\ndelete\ncontinue\nrecord stop\n' "$rec" >"$cmds"
+status "record FILE expect under colldb run" 0 "$colldb" run -n 4 -x "$cmds" ./ring
+grep -qxF 'expect @1 state stopped' "$rec" && grep -qxF 'expect @all state exited' "$rec" &&
+	grep -qxF 'expect @0 buf[210:420] == 10' "$rec" && ok "the recording holds the states and the changed regions" ||
+	{ bad "record expect lines missing"; cat "$rec"; }
+status "the recording replays" 0 "$colldb" run -n 4 -x "$rec" ./ring
+sed 's/^break ring.c:76 @1$/break ring.c:75 @1/' "$rec" >"$cmds"
+status "the replay fails when the behaviour changes" 1 "$colldb" run -n 4 -x "$cmds" ./ring
+has "it says what changed" "expect failed: rank 0 buf[210] = 1, expected 10"
+rm -f "$cmds" "$rec"
 
 echo "-- spans of a user program"
 cmds=$(mktemp)
@@ -226,6 +244,8 @@ for name in $names; do
 			--name "golden-$name" $own "$t") >"$got" 2>&1 </dev/null
 	fi
 	st=$?
+	# messages naming the script read the same in every checkout
+	sed -i "s|$top/||g" "$got"
 	[ $st -ne 0 ] && echo "[exit $st]" >>"$got"
 	# the script's path as the repository names it, wherever it is checked out
 	sed -i "s|$top/tests/user/|tests/user/|g" "$got"
