@@ -80,6 +80,7 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench->warmup = ba->warmup;
 	s->bench->tags = tags;
 	s->bench->ntags = s->nranks;
+	trace_pin(s, tags, (size_t)s->nranks);	/* tree needs them later */
 	s->bench->gen = tc.gen;
 	s->bench->lost = tc.lost;
 	s->bench->not_kept = tc.not_kept;

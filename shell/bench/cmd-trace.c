@@ -337,6 +337,9 @@ trace_save_exec(struct cmdctx *ctx)
 		out_warning("the trace is incomplete: %llu spans lost (span ring full), %llu not kept (over %lu)",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
 		    trace_keep());
+	if (tc.dropped > 0)
+		out_printf("note: %llu spans of older commands were dropped (the trace keeps the last %d commands' and the last bench's)\n",
+		    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 	return CMD_OK;
 }
 
@@ -383,6 +386,9 @@ cmd_trace_exec(struct cmdctx *ctx)
 		out_printf("lost %llu (span ring full), not kept %llu (over %lu)\n",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
 		    trace_keep());
+		if (tc.dropped > 0)
+			out_printf("dropped %llu (of the commands before the last %d)\n",
+			    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 		free(per_rank);
 	}
 	return CMD_OK;

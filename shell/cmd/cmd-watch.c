@@ -69,13 +69,14 @@ src_diagnose(void *arg)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* @RANKS given: the pane shows only those rows (map owned by the caller). */
+/* Targets short of every rank (@RANKS or the focus): the pane shows only
+ * those rows (the map is the caller's to free). */
 static uint8_t *
 only_map(struct cmdctx *ctx, struct watch_opts *opts)
 {
 	uint8_t *map;
 
-	if (!ctx->explicit_targets)
+	if (rankset_count(&ctx->targets) == ctx->s->nranks)
 		return NULL;
 	map = xcalloc((size_t)ctx->s->nranks, 1);
 	for (int r = 0; r < ctx->s->nranks; r++)
