@@ -29,6 +29,7 @@ tmux		test	cmd tmux
 python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
+less		test	cmd less
 openmpi-bin	test	cmd mpirun.openmpi
 libopenmpi-dev	test	deb libopenmpi-dev
 mpich		test	cmd mpirun.mpich
@@ -37,6 +38,7 @@ iproute2	test	cmd ip
 util-linux	test	cmd nsenter
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+gdb		test	cmd gdb
 valgrind	valgrind	cmd valgrind
 '
 

@@ -86,7 +86,8 @@ main(int argc, char **argv)
 		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	shell_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
+	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			printf("colldb %s\n", COLLDB_VERSION);
@@ -95,7 +96,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			if (shell_opt_last(c, optarg, "colldb", &o, usage) != 0)
+			if (shell_opt_last(c, optarg, argv, "colldb", &o) != 0)
 				return EXIT_USAGE;
 		}
 	}
