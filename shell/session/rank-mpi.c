@@ -209,6 +209,10 @@ print_lines(struct mpi_world *w)
 		return;
 	for (char *line = strtok_r(t, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
+		/* Open MPI's rsh launcher loses a harmless race with its own
+		 * child (setpgid after the child's exec) and says so */
+		if (strstr(line, "plm:rsh: Warning: setpgid(") != NULL)
+			continue;
 		if (line[strspn(line, " \t-")] != '\0')
 			out_event(INT_MAX, "[mpirun] %s", line);
 	}
