@@ -390,10 +390,28 @@ agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 	rank_kind_agent.describe(s, r, sb, verbose);
 }
 
+/* Rank r's last board is not merged yet: the shell has not read what
+ * the rank sent before it (a DONE), so what it shows of r is older than
+ * what is on its way. */
+static int
+board_pending(struct session *s, int r)
+{
+	struct mpi_world *w = world_of(s);
+	int pending;
+
+	if (w == NULL)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	pending = w->links[r].board_seq != w->links[r].merged_seq &&
+	    !w->links[r].gone;
+	pthread_mutex_unlock(&w->mu);
+	return pending;
+}
+
 static int
 agent_settled(struct session *s, int r)
 {
-	return rank_kind_agent.settled(s, r);
+	return !board_pending(s, r) && rank_kind_agent.settled(s, r);
 }
 
 static int
@@ -481,7 +499,7 @@ user_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 static int
 user_settled(struct session *s, int r)
 {
-	return rank_kind_user.settled(s, r);
+	return !board_pending(s, r) && rank_kind_user.settled(s, r);
 }
 
 static int
