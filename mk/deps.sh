@@ -30,6 +30,7 @@ procps		test	cmd pgrep
 groff-base	test	cmd groff
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+clang-format	test	cmd clang-format
 valgrind	valgrind	cmd valgrind
 '
 

@@ -85,8 +85,8 @@ main(int argc, char **argv)
 			if (strcmp(optarg, "shm") != 0) {
 				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
 				    strcmp(optarg, "mpi") == 0 ?
-				    "the mpi transport is not built in this colldb (only shm)" :
-				    "unknown transport (expected shm)");
+					"the mpi transport is not built in this colldb (only shm)" :
+					"unknown transport (expected shm)");
 				return EXIT_USAGE;
 			}
 			break;
@@ -101,7 +101,7 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	npos = (size_t)(argc - optind);	/* trailing FILEs */
+	npos = (size_t)(argc - optind); /* trailing FILEs */
 	for (int i = optind; i < argc; i++) {
 		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
 		o.xfiles[o.nx++] = argv[i];
