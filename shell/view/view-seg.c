@@ -139,6 +139,12 @@ seg_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 	return n;
 }
 
+static const struct seg_domain *
+seg_dom(struct view *v, int k)
+{
+	return seg_domain_get(seg_of(v), k);
+}
+
 static int
 seg_ended(struct view *v)
 {
@@ -167,6 +173,7 @@ static const struct view_ops view_seg_ops = {
 	.win_gen = seg_gen,
 	.cur_coll = seg_coll,
 	.defers = seg_defers,
+	.domain = seg_dom,
 	.ended = seg_ended,
 	.take_reports = seg_reports,
 };

@@ -104,8 +104,11 @@ struct view_ops {
 	/* Rank r's deferred conditions (defer_wait), pending or carried by
 	 * its program, into out; returns how many (entries that do not make
 	 * sense are skipped).  May be NULL: none. */
-	size_t (
-	    *defers)(struct view *v, int r, struct seg_defer *out, size_t max);
+	size_t (*defers)(struct view *v, int r, struct seg_defer *out,
+	    size_t max);
+	/* Comm domain k (1..SEG_MAX_DOMAINS), NULL if none or malformed;
+	 * borrowed like the windows.  May be NULL: no domains. */
+	const struct seg_domain *(*domain)(struct view *v, int k);
 	/* Whether the session behind it has ended. */
 	int (*ended)(struct view *v);
 	/* What the view found corrupt in what ranks can write, since last
@@ -219,6 +222,29 @@ static inline size_t
 view_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 {
 	return v->ops->defers != NULL ? v->ops->defers(v, r, out, max) : 0;
+}
+
+static inline const struct seg_domain *
+view_domain(struct view *v, int k)
+{
+	return v->ops->domain != NULL ? v->ops->domain(v, k) : NULL;
+}
+
+/* World rank r's place in domain k (-1: not a member; k 0: r). */
+static inline int
+view_domain_rank(struct view *v, int k, int r)
+{
+	const struct seg_domain *d;
+	int dense = 0;
+
+	if (k == 0)
+		return r;
+	if ((d = view_domain(v, k)) == NULL || r < 0 || r >= SEG_MAX_RANKS ||
+	    !((d->ranks[r / 64] >> (r % 64)) & 1))
+		return -1;
+	for (int q = 0; q < r; q++)
+		dense += (int)((d->ranks[q / 64] >> (q % 64)) & 1);
+	return dense;
 }
 
 static inline int
