@@ -39,6 +39,7 @@ util-linux	test	cmd nsenter
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 gdb		test	cmd gdb
+clang-format	test	cmd clang-format
 valgrind	valgrind	cmd valgrind
 '
 

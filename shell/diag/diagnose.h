@@ -64,7 +64,6 @@ void leftover_diagnose(struct session *s, const struct diag_in *in,
 void lint_coll_signal(struct session *s, const struct coll_args *a,
     const char *title);
 /* Returns 1 when it warned of a put after notify. */
-int lint_put(struct session *s, int from, int peer, uint64_t off,
-    uint64_t bytes);
+int lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes);
 
 #endif

@@ -45,16 +45,11 @@ usage(FILE *fp)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "echo", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 'T' },
+	static const struct option mine[] = {
 		{ "version", no_argument, NULL, 'V' },
-		SHELL_MPI_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
 	struct session *s = &the_session;
 	static struct shell_opts o;	/* the session keeps o.mpi_ranks */
@@ -86,7 +81,8 @@ main(int argc, char **argv)
 		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	shell_opts_init(&o);
-	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	opterr = 0; /* errors are said as one line (shell_opt_last) */
+	shell_longopts(longopts, mine);
 	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
@@ -100,7 +96,7 @@ main(int argc, char **argv)
 				return EXIT_USAGE;
 		}
 	}
-	npos = (size_t)(argc - optind);	/* trailing FILEs */
+	npos = (size_t)(argc - optind); /* trailing FILEs */
 	for (int i = optind; i < argc; i++) {
 		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
 		o.xfiles[o.nx++] = argv[i];

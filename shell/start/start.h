@@ -33,13 +33,6 @@ struct shell_opts {
 	struct mpi_ranks mpi_ranks;	/* --hosts --mpirun --net --listen */
 };
 
-/* The transport options both commands take (-t is a short option). */
-#define SHELL_MPI_LONGOPTS \
-	{ "hosts", required_argument, NULL, 'H' }, \
-	{ "mpirun", required_argument, NULL, 'M' }, \
-	{ "net", required_argument, NULL, 'I' }, \
-	{ "listen", required_argument, NULL, 'L' }, \
-	{ "window-area", required_argument, NULL, 'A' }
 /* The window area an mpi session gets unless --window-area says: every
  * page of an MPI window may be resident (Open MPI touches them all), so
  * 256 MiB per rank, and 2 GiB over all ranks beyond 8. */
@@ -49,6 +42,14 @@ struct shell_opts {
  * (said).  Fills in the mpi defaults. */
 int shell_opts_transport_ok(struct shell_opts *o, const char *who);
 
+/* The long options both share (--batch, --echo, --help, --name,
+ * --timeout, --window-area and the transport's: --hosts, --mpirun, --net,
+ * --listen; -t is a short one), then extra's up to its zero entry, into
+ * lo, ended by a zero entry: getopt_long's table.  lo holds
+ * SHELL_LONGOPTS_MAX entries. */
+#define SHELL_LONGOPTS_MAX 16
+struct option;
+void shell_longopts(struct option *lo, const struct option *extra);
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */

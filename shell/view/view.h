@@ -64,26 +64,26 @@
 /* One rank's board slot, sampled. */
 struct view_board {
 	enum rank_state state;
-	uint64_t state_ns;	/* mono_ns() of the last state change */
-	uint64_t progress;	/* micro-ops completed, ever */
-	uint32_t pc;		/* current micro-op index */
-	uint32_t nops;		/* ops in the current program (0: none) */
-	uint32_t prog_tag;	/* the shell's tag of that program */
-	enum stop_reason stop_reason;	/* when stopped */
-	uint32_t stop_break;	/* breakpoint id, when STOP_BREAK */
-	uint64_t wait_off;	/* the cell a wait is on (blocked) */
+	uint64_t state_ns;	      /* mono_ns() of the last state change */
+	uint64_t progress;	      /* micro-ops completed, ever */
+	uint32_t pc;		      /* current micro-op index */
+	uint32_t nops;		      /* ops in the current program (0: none) */
+	uint32_t prog_tag;	      /* the shell's tag of that program */
+	enum stop_reason stop_reason; /* when stopped */
+	uint32_t stop_break;	      /* breakpoint id, when STOP_BREAK */
+	uint64_t wait_off;	      /* the cell a wait is on (blocked) */
 	enum wait_cmp wait_cmp;
 	int32_t wait_expected;
-	int sleeping;		/* in the futex of its wait */
-	int pending;		/* an interrupt or abort not acted on yet */
-	int acted;		/* its gate saw the shell's latest control */
-	struct site site;	/* a user program's current (or last) call */
+	int sleeping;	  /* in the futex of its wait */
+	int pending;	  /* an interrupt or abort not acted on yet */
+	int acted;	  /* its gate saw the shell's latest control */
+	struct site site; /* a user program's current (or last) call */
 };
 
 struct view;
 
 struct view_ops {
-	const char *name;	/* the transport: "shm" */
+	const char *name; /* the transport: "shm" */
 	/* The session's name (`colldb watch NAME`), borrowed. */
 	const char *(*session_name)(struct view *v);
 	int (*nranks)(struct view *v);
@@ -125,7 +125,7 @@ struct view_ops {
 
 struct view {
 	const struct view_ops *ops;
-	void *data;		/* the implementation's */
+	void *data; /* the implementation's */
 };
 
 /* A view of segment sg (borrowed: it must outlive the view). */
@@ -184,8 +184,7 @@ view_state(struct view *v, int r)
 }
 
 static inline void
-view_cur(struct view *v, int r, struct uop *cur, char *title,
-    size_t title_size)
+view_cur(struct view *v, int r, struct uop *cur, char *title, size_t title_size)
 {
 	v->ops->cur(v, r, cur, title, title_size);
 }
