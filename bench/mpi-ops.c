@@ -55,7 +55,9 @@ op(struct prog *p, enum uop_kind k, int peer, uint64_t dst, int32_t value,
 	memset(&u, 0, sizeof u);
 	u.kind = (uint8_t)k;
 	u.dtype = k == UOP_PUT ? DT_U8 : DT_I32;
-	u.op = k == UOP_WAIT ? CMP_GE : k == UOP_NOTIFY ? NOTIFY_ADD : ATOMIC_NONE;
+	u.op = k == UOP_WAIT ? CMP_GE :
+	    k == UOP_NOTIFY  ? NOTIFY_ADD :
+			       ATOMIC_NONE;
 	u.peer = peer;
 	u.value = value;
 	u.dst = dst;
@@ -86,7 +88,8 @@ pingpong(uint32_t iters, uint64_t bytes, uint64_t cell, int32_t base)
 	}
 	t0 = mono_ns();
 	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
-		fprintf(stderr, "mpi-ops: %s\n", cause != NULL ? cause : "failed");
+		fprintf(stderr, "mpi-ops: %s\n",
+		    cause != NULL ? cause : "failed");
 		exit(1);
 	}
 	t1 = mono_ns();
@@ -140,7 +143,8 @@ allreduce(uint64_t bytes)
 	p = coll_build(&a, n, rc.rank);
 	t0 = mono_ns();
 	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
-		fprintf(stderr, "mpi-ops: %s\n", cause != NULL ? cause : "failed");
+		fprintf(stderr, "mpi-ops: %s\n",
+		    cause != NULL ? cause : "failed");
 		exit(1);
 	}
 	t1 = mono_ns();
@@ -162,12 +166,14 @@ main(int argc, char **argv)
 	int n;
 
 	if (remote_open(&rm, &rc, REMOTE_AGENT, &cause) != 0) {
-		fprintf(stderr, "mpi-ops: %s (run it under colldb run -t mpi)\n", cause);
+		fprintf(stderr,
+		    "mpi-ops: %s (run it under colldb run -t mpi)\n", cause);
 		return 1;
 	}
 	n = rc.t.nranks;
 	if (rc.seg.area_size < cell + 8192) {
-		fprintf(stderr, "mpi-ops: the window area is too small (--window-area)\n");
+		fprintf(stderr,
+		    "mpi-ops: the window area is too small (--window-area)\n");
 		return 1;
 	}
 	/* warm up both ranks in their loops, then alternate colldb and raw */
@@ -179,14 +185,16 @@ main(int argc, char **argv)
 		r[i] = raw(RAW_RTT, iters, 0, cell + 64);
 	}
 	if (rc.rank == 0)
-		printf("rtt %.3f %.3f\n", median(c, ROUNDS) * 1e6, median(r, ROUNDS) * 1e6);
+		printf("rtt %.3f %.3f\n", median(c, ROUNDS) * 1e6,
+		    median(r, ROUNDS) * 1e6);
 	for (int i = 0; i < ROUNDS; i++) {
 		c[i] = pingpong(iters / 100 + 2, bytes, cell, base);
 		base += (int32_t)(iters / 100 + 2);
 		r[i] = raw(RAW_PUTBW, iters / 100 + 2, bytes, 0);
 	}
 	if (rc.rank == 0)
-		printf("putbw %.3f %.3f\n", (double)bytes / median(c, ROUNDS) / 1e9,
+		printf("putbw %.3f %.3f\n",
+		    (double)bytes / median(c, ROUNDS) / 1e9,
 		    (double)bytes / median(r, ROUNDS) / 1e9);
 	for (int i = 0; i < ROUNDS; i++) {
 		c[i] = allreduce(bytes);

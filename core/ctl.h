@@ -64,19 +64,19 @@ enum ctl_kind {
 	CTL_ABANDON,
 	CTL_CANCEL,
 	CTL_CANCEL_CLEAR,
-	CTL_RELEASE,		/* a: stepping, b: credits */
+	CTL_RELEASE, /* a: stepping, b: credits */
 	CTL_STEP_MODE,
-	CTL_GATE,		/* a: active (session) */
-	CTL_BREAK_SET,		/* a: slot, brk: the body (session) */
-	CTL_BREAK_CLEAR,	/* a: slot (session) */
-	CTL_BREAKS_CHANGED,	/* (session) */
-	CTL_WAIT_GIVEUP,	/* a: polls (session) */
+	CTL_GATE,	    /* a: active (session) */
+	CTL_BREAK_SET,	    /* a: slot, brk: the body (session) */
+	CTL_BREAK_CLEAR,    /* a: slot (session) */
+	CTL_BREAKS_CHANGED, /* (session) */
+	CTL_WAIT_GIVEUP,    /* a: polls (session) */
 	CTL__COUNT
 };
 
 struct ctl_op {
-	uint32_t kind;		/* enum ctl_kind */
-	int32_t rank;		/* -1 for the session's words */
+	uint32_t kind; /* enum ctl_kind */
+	int32_t rank;  /* -1 for the session's words */
 	uint32_t a, b;
 	struct seg_break brk;
 };

@@ -41,21 +41,21 @@ enum mpi_elem { ME_I8, ME_I16, ME_I32, ME_I64, ME_F32, ME_F64 };
 /* The raw-MPI benchmarks bench runs beside colldb's own ops
  * (raw_bench()): the same operation written directly against MPI. */
 enum mpi_raw {
-	RAW_RTT,	/* rank 0 <-> 1: accumulate + flush, poll the cell */
-	RAW_PUTBW,	/* rank 0 -> 1: put bytes + flush + notify, 1 acks */
-	RAW_ALLREDUCE,	/* every rank: MPI_Allreduce of count f32 (sum) */
+	RAW_RTT,       /* rank 0 <-> 1: accumulate + flush, poll the cell */
+	RAW_PUTBW,     /* rank 0 -> 1: put bytes + flush + notify, 1 acks */
+	RAW_ALLREDUCE, /* every rank: MPI_Allreduce of count f32 (sum) */
 };
 
 struct mpi_raw_args {
-	int kind;		/* enum mpi_raw */
-	uint32_t iters;		/* timed repetitions (after one untimed) */
-	uint64_t bytes;		/* RAW_PUTBW: bytes; RAW_ALLREDUCE: f32 x 4 */
-	uint64_t off;		/* where in the window (RAW_PUTBW/RTT: the
+	int kind;	/* enum mpi_raw */
+	uint32_t iters; /* timed repetitions (after one untimed) */
+	uint64_t bytes; /* RAW_PUTBW: bytes; RAW_ALLREDUCE: f32 x 4 */
+	uint64_t off;	/* where in the window (RAW_PUTBW/RTT: the
 				 * data at off, the cell at off + bytes) */
 };
 
 struct mpi_plugin {
-	int abi;		/* CDB_MPI_PLUGIN_ABI */
+	int abi; /* CDB_MPI_PLUGIN_ABI */
 	/* MPI_Init_thread (unless MPI is up already); world rank and size;
 	 * the library's name and version ("Open MPI 4.1.4", "MPICH 4.0.2"). */
 	int (*init)(int multiple, int *rank, int *size, char *version,

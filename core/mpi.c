@@ -25,10 +25,10 @@
 
 struct mpi_priv {
 	const struct mpi_plugin *p;
-	struct seg *seg;	/* the rank's own segment: its board */
-	uint8_t *base;		/* the window: this rank's area */
-	int dirty;		/* puts not flushed yet */
-	uint8_t *tmp;		/* f16/bf16 adds: the peer's elements */
+	struct seg *seg; /* the rank's own segment: its board */
+	uint8_t *base;	 /* the window: this rank's area */
+	int dirty;	 /* puts not flushed yet */
+	uint8_t *tmp;	 /* f16/bf16 adds: the peer's elements */
 	size_t tmp_cap;
 };
 
@@ -73,8 +73,8 @@ nap(uint64_t ns)
 }
 
 static int
-mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
-    int32_t expected, int32_t *seen)
+mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
+    int32_t *seen)
 {
 	struct mpi_priv *pv = priv(t);
 	struct seg_rank *b = seg_board(pv->seg, t->rank);
@@ -125,8 +125,7 @@ out:
 }
 
 static int
-mpi_put(struct transport *t, int peer, uint64_t dst, const void *src,
-    size_t bytes)
+mpi_put(struct transport *t, int peer, uint64_t dst, const void *src, size_t bytes)
 {
 	struct mpi_priv *pv = priv(t);
 
@@ -161,7 +160,7 @@ elem_of(enum dtype dt, int *elem)
 		*elem = ME_F64;
 		return 0;
 	default:
-		return -1;	/* no MPI type: f16, bf16 */
+		return -1; /* no MPI type: f16, bf16 */
 	}
 }
 

@@ -20,12 +20,11 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 }
 
 int
-oneside_check(const struct prog *p, int nranks, uint64_t area_size,
-    char **cause)
+oneside_check(const struct prog *p, int nranks, uint64_t area_size, char **cause)
 {
 	for (size_t i = 0; i < p->nops; i++) {
 		if (exec_check(&p->ops[i], nranks, area_size, p->acc_bytes,
-		    cause) != 0)
+			cause) != 0)
 			return -1;
 	}
 	return 0;

@@ -19,24 +19,24 @@
 
 struct remote {
 	const struct mpi_plugin *p;
-	int tcp;		/* to the shell (the control thread's) */
-	int pair[2];		/* [0] the main thread's (rank_ctx.sock) */
-	int outp[2];		/* the process's stdout and stderr */
-	struct rank_ctx *rc;	/* its segment is the rank's own */
-	uint8_t *base;		/* the window */
+	int tcp;	     /* to the shell (the control thread's) */
+	int pair[2];	     /* [0] the main thread's (rank_ctx.sock) */
+	int outp[2];	     /* the process's stdout and stderr */
+	struct rank_ctx *rc; /* its segment is the rank's own */
+	uint8_t *base;	     /* the window */
 	int rank, nranks;
 	enum remote_kind kind;
 	pthread_t thread;
 	int thread_on;
-	pthread_t progress;	/* a user rank's (remote_progress_start()) */
+	pthread_t progress; /* a user rank's (remote_progress_start()) */
 	int progress_on;
-	_Atomic int busy;	/* its main thread is in a colldb call */
+	_Atomic int busy; /* its main thread is in a colldb call */
 	_Atomic int stopping;
-	uint64_t handled;	/* shell messages handled */
-	uint64_t ctl_applied;	/* of them MSG_CTL */
-	uint64_t lost_sent;	/* span records lost, as last told */
+	uint64_t handled;     /* shell messages handled */
+	uint64_t ctl_applied; /* of them MSG_CTL */
+	uint64_t lost_sent;   /* span records lost, as last told */
 	char mpi[64];
-	char tmpdir[96];	/* COLLDB_MPI_TMPDIR: removed if the shell dies */
+	char tmpdir[96]; /* COLLDB_MPI_TMPDIR: removed if the shell dies */
 	struct remote_welcome welcome;
 };
 
@@ -69,8 +69,7 @@ void remote_busy(struct remote *rm, int busy);
  * window (in rm's segment, which the shell updated first), or NULL +
  * cause. */
 struct seg_window *remote_alloc(struct remote *rm, const char *name,
-    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
-    char **cause);
+    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags, char **cause);
 
 /* The process ends without remote_close() (a user program's exit()
  * before cdb_finalize): the control thread ships what is left (the last

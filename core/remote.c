@@ -26,8 +26,8 @@
 #define CONNECT_NS (20ull * 1000000000u)
 #define WELCOME_MS 60000
 /* span records per MSG_SPANS */
-#define SPANS_PER_MSG ((PROTO_MAX_MSG - sizeof(struct remote_spans)) / \
-	sizeof(struct span_rec))
+#define SPANS_PER_MSG \
+	((PROTO_MAX_MSG - sizeof(struct remote_spans)) / sizeof(struct span_rec))
 
 int
 remote_wanted(void)
@@ -53,7 +53,8 @@ load_plugin(const char *path, char **cause)
 	}
 	fn = (cdb_mpi_plugin_fn)(uintptr_t)dlsym(dl, CDB_MPI_PLUGIN_SYM);
 	if (fn == NULL || (p = fn()) == NULL || p->abi != CDB_MPI_PLUGIN_ABI) {
-		cause_set(cause, "%s is not a colldb MPI plugin of this version", path);
+		cause_set(cause,
+		    "%s is not a colldb MPI plugin of this version", path);
 		return NULL;
 	}
 	return p;
@@ -69,7 +70,8 @@ connect_shell(const char *where, char **cause)
 	char host[256];
 	int fd = -1, one = 1, err;
 
-	if (colon == NULL || colon == where || (size_t)(colon - where) >= sizeof host)
+	if (colon == NULL || colon == where ||
+	    (size_t)(colon - where) >= sizeof host)
 		return cause_set(cause, "COLLDB_SHELL='%s': expected HOST:PORT",
 		    where != NULL ? where : "");
 	snprintf(host, sizeof host, "%.*s", (int)(colon - where), where);
@@ -81,7 +83,8 @@ connect_shell(const char *where, char **cause)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	if ((err = getaddrinfo(host, colon + 1, &hints, &res)) != 0)
-		return cause_set(cause, "COLLDB_SHELL='%s': %s", where, gai_strerror(err));
+		return cause_set(cause, "COLLDB_SHELL='%s': %s", where,
+		    gai_strerror(err));
 	/* the shell may be a moment behind its launcher: retry a while */
 	for (;;) {
 		fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -91,9 +94,10 @@ connect_shell(const char *where, char **cause)
 		if (fd >= 0)
 			close(fd);
 		fd = -1;
-		if (mono_ns() > deadline || (err != ECONNREFUSED && err != EINTR)) {
-			cause_set(cause, "cannot reach the shell at %s: %s", where,
-			    strerror(err));
+		if (mono_ns() > deadline ||
+		    (err != ECONNREFUSED && err != EINTR)) {
+			cause_set(cause, "cannot reach the shell at %s: %s",
+			    where, strerror(err));
 			break;
 		}
 		usleep(50000);
@@ -108,7 +112,9 @@ static int
 send_msg(int fd, uint32_t type, uint32_t tag, int32_t status, const void *p,
     size_t len)
 {
-	struct msg_hdr h = { .type = type, .tag = tag, .status = status,
+	struct msg_hdr h = { .type = type,
+		.tag = tag,
+		.status = status,
 		.len = (uint32_t)len };
 
 	return proto_send(fd, &h, p);
@@ -155,19 +161,22 @@ attach(struct remote *rm, const char *token, char **cause)
 	boot_id(a.boot_id, sizeof a.boot_id);
 	a.rank_ns = mono_ns();
 	if (send_msg(rm->tcp, MSG_ATTACH, 0, 0, &a, sizeof a) != 0)
-		return cause_set(cause, "cannot talk to the shell: %s", strerror(errno));
+		return cause_set(cause, "cannot talk to the shell: %s",
+		    strerror(errno));
 	if (poll(&p, 1, WELCOME_MS) != 1 || proto_recv(rm->tcp, &h, &payload) != 1)
 		return cause_set(cause, "the shell did not answer");
 	if (h.type == MSG_REFUSE)
-		cause_set(cause, "the shell refused this rank: %s", (char *)payload);
+		cause_set(cause, "the shell refused this rank: %s",
+		    (char *)payload);
 	else if (h.type != MSG_WELCOME || h.len != sizeof rm->welcome)
 		cause_set(cause, "the shell answered message %u", h.type);
 	else {
 		memcpy(&rm->welcome, payload, sizeof rm->welcome);
 		rm->welcome.name[sizeof rm->welcome.name - 1] = '\0';
-		rc = rm->welcome.nranks == (uint32_t)rm->nranks ? 0 :
+		rc = rm->welcome.nranks == (uint32_t)rm->nranks ?
+		    0 :
 		    cause_set(cause, "the shell expects %u ranks, MPI started %d",
-		    rm->welcome.nranks, rm->nranks);
+			rm->welcome.nranks, rm->nranks);
 	}
 	free(payload);
 	return rc;
@@ -205,7 +214,8 @@ send_board(struct remote *rm, uint32_t id, int ahead)
 		rb->brk[i].id = bp->id;
 		rb->brk[i].hits = (uint32_t)atomic_load(&bp->hits);
 		rb->brk_ranks[i] = __atomic_load_n(&bp->ranks[rm->rank / 64],
-		    __ATOMIC_RELAXED) & bit;
+				       __ATOMIC_RELAXED) &
+		    bit;
 	}
 	send_msg(rm->tcp, MSG_BOARD, id, ahead, rb, sizeof *rb);
 	free(rb);
@@ -228,7 +238,8 @@ ship_spans(struct remote *rm)
 		if (span_ring_pending(ring) == 0 && hs.lost == 0)
 			break;
 		strbuf_reset(&sb);
-		strbuf_grow(&sb, sizeof hs + SPANS_PER_MSG * sizeof(struct span_rec));
+		strbuf_grow(&sb,
+		    sizeof hs + SPANS_PER_MSG * sizeof(struct span_rec));
 		n = span_ring_read(ring, rc->seg.span_bytes,
 		    (struct span_rec *)(sb.buf + sizeof hs), SPANS_PER_MSG);
 		hs.n = n;
@@ -248,8 +259,7 @@ drain_out(struct remote *rm)
 	char buf[16384];
 	ssize_t n;
 
-	while (rm->outp[0] >= 0 &&
-	    (n = read(rm->outp[0], buf, sizeof buf)) > 0)
+	while (rm->outp[0] >= 0 && (n = read(rm->outp[0], buf, sizeof buf)) > 0)
 		send_msg(rm->tcp, MSG_OUT, 0, 0, buf, (size_t)n);
 }
 
@@ -261,7 +271,7 @@ answer_read(struct remote *rm, uint32_t id, const struct remote_range *q)
 	char *buf = xmalloc(PROTO_MAX_MSG);
 
 	if (off > area || left > area - off)
-		left = 0;	/* the shell checked; an empty last chunk says no */
+		left = 0; /* the shell checked; an empty last chunk says no */
 	do {
 		size_t n = left < chunk ? (size_t)left : chunk;
 
@@ -296,12 +306,13 @@ apply_mem(struct remote *rm, const void *payload, size_t len)
 			break;
 		bytes = m.count * dtype_size((enum dtype)m.dtype);
 		if (m.off <= area && bytes <= area - m.off && bytes <= dlen)
-			dtype_atomic_add((enum dtype)m.dtype, rm->base + m.off, data,
-			    (size_t)m.count);
+			dtype_atomic_add((enum dtype)m.dtype, rm->base + m.off,
+			    data, (size_t)m.count);
 		break;
 	case MEM_NOTIFY:
 		if (m.off % 4 == 0 && m.off <= area - 4) {
-			_Atomic int32_t *c = (_Atomic int32_t *)(rm->base + m.off);
+			_Atomic int32_t *c =
+			    (_Atomic int32_t *)(rm->base + m.off);
 			if (m.op == NOTIFY_SET)
 				atomic_store(c, m.value);
 			else
@@ -315,8 +326,8 @@ apply_mem(struct remote *rm, const void *payload, size_t len)
 		char *cause = NULL;
 		int32_t seen;
 
-		if (m.fill.kind != UOP_FILL || exec_check(&m.fill, rm->nranks, area,
-		    0, &cause) != 0) {
+		if (m.fill.kind != UOP_FILL ||
+		    exec_check(&m.fill, rm->nranks, area, 0, &cause) != 0) {
 			free(cause);
 			break;
 		}
@@ -349,7 +360,7 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 
 		proto_send(rm->pair[1], h, payload);
 		atomic_store(&rm->stopping, 1);
-		ctl_apply(&rc->seg, &op);	/* a blocked wait returns */
+		ctl_apply(&rc->seg, &op); /* a blocked wait returns */
 		break;
 	}
 	case MSG_CTL:
@@ -371,7 +382,8 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 	case MSG_ZERO:
 		if (h->len == sizeof q) {
 			memcpy(&q, payload, sizeof q);
-			if (q.off <= rc->seg.area_size && q.len <= rc->seg.area_size - q.off)
+			if (q.off <= rc->seg.area_size &&
+			    q.len <= rc->seg.area_size - q.off)
 				memset(rm->base + q.off, 0, (size_t)q.len);
 		}
 		break;
@@ -463,7 +475,7 @@ control_main(void *arg)
 			int st = proto_recv(rm->pair[1], &h, &payload);
 
 			if (st != 1) {
-				pair_open = 0;	/* the main thread is done */
+				pair_open = 0; /* the main thread is done */
 			} else {
 				if (before_relay(h.type)) {
 					fflush(stdout);
@@ -515,14 +527,15 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	rm->kind = kind;
 	rm->rc = rc;
 	snprintf(token, sizeof token, "%s", t != NULL ? t : "");
-	unsetenv("COLLDB_TOKEN");	/* not for what the rank starts */
+	unsetenv("COLLDB_TOKEN"); /* not for what the rank starts */
 	if (getenv("COLLDB_MPI_TMPDIR") != NULL &&
 	    strncmp(getenv("COLLDB_MPI_TMPDIR"), "/dev/shm/colldb-mpi-", 20) == 0)
-		snprintf(rm->tmpdir, sizeof rm->tmpdir, "%s", getenv("COLLDB_MPI_TMPDIR"));
+		snprintf(rm->tmpdir, sizeof rm->tmpdir, "%s",
+		    getenv("COLLDB_MPI_TMPDIR"));
 	if ((rm->p = load_plugin(getenv("COLLDB_MPI_PLUGIN"), cause)) == NULL)
 		return -1;
 	if (rm->p->init(kind == REMOTE_USER, &rm->rank, &rm->nranks, rm->mpi,
-	    sizeof rm->mpi, cause) != 0)
+		sizeof rm->mpi, cause) != 0)
 		return -1;
 	if ((rm->tcp = connect_shell(getenv("COLLDB_SHELL"), cause)) < 0)
 		return -1;
@@ -531,8 +544,8 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (rm->p->win(rm->welcome.area_size, &rm->base, cause) != 0)
 		return -1;
 	if (seg_create_local(&rc->seg, rm->welcome.name, rm->nranks,
-	    rm->welcome.area_size, rm->welcome.span_bytes, rm->rank, rm->base,
-	    cause) != 0)
+		rm->welcome.area_size, rm->welcome.span_bytes, rm->rank,
+		rm->base, cause) != 0)
 		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rm->pair) != 0)
 		return cause_set(cause, "socketpair: %s", strerror(errno));
@@ -610,7 +623,8 @@ remote_alloc(struct remote *rm, const char *name, const uint64_t *shape,
 	else if (h.status != 0)
 		cause_set(cause, "%s", (char *)payload);
 	else if ((w = seg_win_find(&rm->rc->seg, name)) == NULL)
-		cause_set(cause, "the shell made '%s' but this rank does not see it", name);
+		cause_set(cause,
+		    "the shell made '%s' but this rank does not see it", name);
 	free(payload);
 	return w;
 }
@@ -638,7 +652,7 @@ remote_close(struct remote *rm)
 		pthread_join(rm->progress, NULL);
 	rm->progress_on = 0;
 	if (rm->pair[0] >= 0) {
-		close(rm->pair[0]);	/* the control thread ships what is left */
+		close(rm->pair[0]); /* the control thread ships what is left */
 		rm->pair[0] = -1;
 	}
 	if (rm->thread_on)

@@ -66,43 +66,44 @@
 #include "seg.h"
 #include "span.h"
 
-#define REMOTE_MAGIC 0x4d424443u	/* "CDBM" */
+#define REMOTE_MAGIC 0x4d424443u /* "CDBM" */
 /* Changes with any struct below or the board's layout. */
 #define REMOTE_VERSION 1
-#define REMOTE_TOKEN_LEN 32	/* hex digits */
+#define REMOTE_TOKEN_LEN 32 /* hex digits */
 #define REMOTE_HOST_MAX 64
 
 enum remote_kind { REMOTE_AGENT, REMOTE_USER };
 
 struct remote_attach {
-	uint32_t magic;		/* REMOTE_MAGIC */
-	uint32_t version;	/* REMOTE_VERSION */
-	uint32_t sizes[5];	/* seg_rank, seg_window, span_rec, ctl_op,
+	uint32_t magic;	   /* REMOTE_MAGIC */
+	uint32_t version;  /* REMOTE_VERSION */
+	uint32_t sizes[5]; /* seg_rank, seg_window, span_rec, ctl_op,
 				 * remote_board */
 	char token[REMOTE_TOKEN_LEN + 1];
 	char reserved[3];
 	int32_t rank, nranks, pid;
-	uint32_t kind;		/* enum remote_kind */
-	char host[REMOTE_HOST_MAX];	/* gethostname() */
-	char mpi[64];		/* "Open MPI 4.1.4" */
-	char boot_id[40];	/* the kernel's: the same machine, the same clock */
-	uint64_t rank_ns;	/* mono_ns() when sent */
+	uint32_t kind;		    /* enum remote_kind */
+	char host[REMOTE_HOST_MAX]; /* gethostname() */
+	char mpi[64];		    /* "Open MPI 4.1.4" */
+	char boot_id[40]; /* the kernel's: the same machine, the same clock */
+	uint64_t rank_ns; /* mono_ns() when sent */
 };
 
 /* tests/mpi/stranger.py builds one by hand */
 _Static_assert(sizeof(struct remote_attach) == 256 && MSG_ATTACH == 6 &&
-    MSG_REFUSE == 8, "tests/mpi/stranger.py knows this layout");
+	MSG_REFUSE == 8,
+    "tests/mpi/stranger.py knows this layout");
 
 enum welcome_flags {
-	WELCOME_STEP = 1 << 0,	/* a user rank starts stopped in cdb_init */
+	WELCOME_STEP = 1 << 0, /* a user rank starts stopped in cdb_init */
 };
 
 struct remote_welcome {
 	uint64_t area_size;
 	uint64_t span_bytes;
 	uint32_t nranks;
-	uint32_t flags;		/* enum welcome_flags */
-	char name[64];		/* the session's */
+	uint32_t flags; /* enum welcome_flags */
+	char name[64];	/* the session's */
 };
 
 struct remote_range {
@@ -111,34 +112,34 @@ struct remote_range {
 
 /* MSG_BOARD: the rank's board slot as its control thread read it */
 struct remote_board {
-	uint64_t ack;		/* MSG_CTL applied before it was read */
-	uint64_t rank_ns;	/* when read (the rank's clock) */
+	uint64_t ack;	  /* MSG_CTL applied before it was read */
+	uint64_t rank_ns; /* when read (the rank's clock) */
 	/* the cell its wait (blocked in it, or stopped before it) is on */
 	uint64_t value_off;
 	int32_t wait_value;
 	uint32_t has_value;
 	struct {
-		uint32_t id, hits;	/* this rank's count per breakpoint slot */
+		uint32_t id, hits; /* this rank's count per breakpoint slot */
 	} brk[SEG_MAX_BREAKS];
-	uint64_t brk_ranks[SEG_MAX_BREAKS];	/* its bit of ranks[]: until/advance */
+	uint64_t brk_ranks[SEG_MAX_BREAKS]; /* its bit of ranks[]: until/advance */
 	struct seg_rank slot;
 };
 
 /* MSG_SPANS header; span records follow */
 struct remote_spans {
-	uint64_t lost;		/* records this rank dropped since the last */
+	uint64_t lost; /* records this rank dropped since the last */
 	uint64_t n;
 };
 
 enum mem_kind { MEM_WRITE, MEM_ADD, MEM_NOTIFY, MEM_FILL };
 /* MSG_MEM: what the prompt does to a user rank's own memory */
 struct remote_mem {
-	uint32_t kind;		/* enum mem_kind */
-	uint32_t dtype;		/* MEM_ADD: enum dtype */
-	uint64_t off, count;	/* bytes (WRITE) or elements (ADD) */
-	int32_t value;		/* MEM_NOTIFY: amount; op: enum notify_op */
+	uint32_t kind;	     /* enum mem_kind */
+	uint32_t dtype;	     /* MEM_ADD: enum dtype */
+	uint64_t off, count; /* bytes (WRITE) or elements (ADD) */
+	int32_t value;	     /* MEM_NOTIFY: amount; op: enum notify_op */
 	uint32_t op;
-	struct uop fill;	/* MEM_FILL: the fill micro-op */
+	struct uop fill; /* MEM_FILL: the fill micro-op */
 };
 
 /* MSG_ALLOC, rank -> shell: a user rank's cdb_alloc; the shell answers
@@ -148,7 +149,7 @@ struct remote_alloc {
 	uint64_t shape[COLLDB_MAX_DIMS];
 	int32_t ndim;
 	uint32_t dtype;
-	uint32_t flags;		/* enum win_flags */
+	uint32_t flags; /* enum win_flags */
 	uint32_t reserved;
 };
 

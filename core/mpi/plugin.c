@@ -48,7 +48,8 @@ version_of(char *out, size_t len)
 	if (sscanf(lib, "Open MPI v%d.%d.%d", &a, &b, &c) == 3)
 		snprintf(out, len, "Open MPI %d.%d.%d", a, b, c);
 	else if (strstr(lib, "MPICH Version:") != NULL &&
-	    sscanf(strstr(lib, "MPICH Version:") + 14, " %d.%d.%d", &a, &b, &c) >= 2)
+	    sscanf(strstr(lib, "MPICH Version:") + 14, " %d.%d.%d", &a, &b,
+		&c) >= 2)
 		snprintf(out, len, "MPICH %d.%d.%d", a, b, c);
 	else
 		snprintf(out, len, "%.*s", (int)strcspn(lib, ",\n"), lib);
@@ -71,7 +72,8 @@ p_init(int multiple, int *rank, int *size, char *version, size_t version_len,
 	}
 	if (got < want) {
 		if (cause != NULL && (*cause = malloc(96)) != NULL)
-			snprintf(*cause, 96, "this MPI gives thread level %d, colldb needs %d",
+			snprintf(*cause, 96,
+			    "this MPI gives thread level %d, colldb needs %d",
 			    got, want);
 		return -1;
 	}
@@ -116,7 +118,7 @@ static int
 p_notify(int peer, uint64_t off, int32_t v, int replace)
 {
 	if (MPI_Accumulate(&v, 1, MPI_INT32_T, peer, (MPI_Aint)off, 1,
-	    MPI_INT32_T, replace ? MPI_REPLACE : MPI_SUM, win) != MPI_SUCCESS)
+		MPI_INT32_T, replace ? MPI_REPLACE : MPI_SUM, win) != MPI_SUCCESS)
 		return -1;
 	return MPI_Win_flush(peer, win) == MPI_SUCCESS ? 0 : -1;
 }
@@ -130,7 +132,7 @@ p_put(int peer, uint64_t off, const void *src, size_t bytes)
 		int n = bytes > CHUNK ? CHUNK : (int)bytes;
 
 		if (MPI_Put(p, n, MPI_BYTE, peer, (MPI_Aint)off, n, MPI_BYTE,
-		    win) != MPI_SUCCESS)
+			win) != MPI_SUCCESS)
 			return -1;
 		p += n;
 		off += (uint64_t)n;
@@ -176,7 +178,7 @@ p_put_add(int peer, uint64_t off, const void *src, size_t count, int elem)
 		int n = count > per ? (int)per : (int)count;
 
 		if (MPI_Accumulate(p, n, t, peer, (MPI_Aint)off, n, t, MPI_SUM,
-		    win) != MPI_SUCCESS)
+			win) != MPI_SUCCESS)
 			return -1;
 		p += (size_t)n * esz;
 		off += (uint64_t)n * esz;
@@ -194,7 +196,7 @@ p_get(int peer, uint64_t off, void *dst, size_t bytes)
 		int n = bytes > CHUNK ? CHUNK : (int)bytes;
 
 		if (MPI_Get(p, n, MPI_BYTE, peer, (MPI_Aint)off, n, MPI_BYTE,
-		    win) != MPI_SUCCESS)
+			win) != MPI_SUCCESS)
 			return -1;
 		p += n;
 		off += (uint64_t)n;

@@ -73,8 +73,9 @@ iface_addr(const char *name, char *out, size_t len)
 		if (i->ifa_addr == NULL || i->ifa_addr->sa_family != AF_INET ||
 		    strcmp(i->ifa_name, name) != 0)
 			continue;
-		inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
-		    out, (socklen_t)len);
+		inet_ntop(AF_INET,
+		    &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, out,
+		    (socklen_t)len);
 		rc = 0;
 	}
 	freeifaddrs(ifa);
@@ -101,10 +102,12 @@ route_addr(const char *host, char *out, size_t len)
 	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
 	    getsockname(fd, (struct sockaddr *)&me, &ml) == 0) {
 		inet_ntop(AF_INET, &me.sin_addr, out, (socklen_t)len);
-		inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)res->ai_addr)->sin_addr,
+		inet_ntop(AF_INET,
+		    &((struct sockaddr_in *)(void *)res->ai_addr)->sin_addr,
 		    them, sizeof them);
-		rc = strcmp(them, out) == 0 ||
-		    strncmp(them, "127.", 4) == 0 ? 1 : 0;
+		rc = strcmp(them, out) == 0 || strncmp(them, "127.", 4) == 0 ?
+		    1 :
+		    0;
 	}
 	if (fd >= 0)
 		close(fd);
@@ -125,7 +128,8 @@ pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 			char *end;
 			long p = strtol(colon + 1, &end, 10);
 			if (*end != '\0' || p < 0 || p > 65535)
-				return cause_set(cause, "--listen %s: expected ADDR[:PORT]", l);
+				return cause_set(cause,
+				    "--listen %s: expected ADDR[:PORT]", l);
 			*port = (int)p;
 			snprintf(host, hlen, "%.*s", (int)(colon - l), l);
 		} else {
@@ -135,7 +139,8 @@ pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 	}
 	if (w->opt->net != NULL) {
 		if (iface_addr(w->opt->net, host, hlen) != 0)
-			return cause_set(cause, "--net %s: no such interface with an IPv4 address",
+			return cause_set(cause,
+			    "--net %s: no such interface with an IPv4 address",
 			    w->opt->net);
 		return 0;
 	}
@@ -144,7 +149,7 @@ pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 		char *copy = xstrdup(w->opt->hosts), *save = NULL;
 
 		for (char *t = strtok_r(copy, ",", &save); t != NULL;
-		    t = strtok_r(NULL, ",", &save)) {
+		     t = strtok_r(NULL, ",", &save)) {
 			char a[64];
 
 			t[strcspn(t, ":")] = '\0';
@@ -176,27 +181,32 @@ mpi_listen(struct mpi_world *w, char **cause)
 	hints.ai_flags = AI_NUMERICSERV;
 	snprintf(port_s, sizeof port_s, "%d", port);
 	if ((err = getaddrinfo(host, port_s, &hints, &res)) != 0)
-		return cause_set(cause, "control port %s: %s", host, gai_strerror(err));
+		return cause_set(cause, "control port %s: %s", host,
+		    gai_strerror(err));
 	w->listen_fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (w->listen_fd >= 0)
-		setsockopt(w->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (w->listen_fd < 0 || bind(w->listen_fd, res->ai_addr, res->ai_addrlen) != 0 ||
+		setsockopt(w->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one,
+		    sizeof one);
+	if (w->listen_fd < 0 ||
+	    bind(w->listen_fd, res->ai_addr, res->ai_addrlen) != 0 ||
 	    listen(w->listen_fd, 128) != 0) {
 		err = errno;
 		freeaddrinfo(res);
-		return cause_set(cause, "cannot listen on %s:%d: %s", host, port,
-		    strerror(err));
+		return cause_set(cause, "cannot listen on %s:%d: %s", host,
+		    port, strerror(err));
 	}
 	freeaddrinfo(res);
 	getsockname(w->listen_fd, (struct sockaddr *)&ss, &sl);
 	if (ss.ss_family == AF_INET6) {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
 		inet_ntop(AF_INET6, &a->sin6_addr, bound, sizeof bound);
-		snprintf(w->addr, sizeof w->addr, "[%s]:%d", bound, ntohs(a->sin6_port));
+		snprintf(w->addr, sizeof w->addr, "[%s]:%d", bound,
+		    ntohs(a->sin6_port));
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
 		inet_ntop(AF_INET, &a->sin_addr, bound, sizeof bound);
-		snprintf(w->addr, sizeof w->addr, "%s:%d", bound, ntohs(a->sin_port));
+		snprintf(w->addr, sizeof w->addr, "%s:%d", bound,
+		    ntohs(a->sin_port));
 	}
 	return 0;
 }
@@ -235,9 +245,11 @@ peer_name(int fd, char *out, size_t len)
 static void
 refuse(struct pending *p, const char *why)
 {
-	struct msg_hdr h = { .type = MSG_REFUSE, .len = (uint32_t)strlen(why) + 1 };
+	struct msg_hdr h = { .type = MSG_REFUSE,
+		.len = (uint32_t)strlen(why) + 1 };
 
-	fprintf(stderr, "colldb: refused a connection from %s: %s\n", p->peer, why);
+	fprintf(stderr, "colldb: refused a connection from %s: %s\n", p->peer,
+	    why);
 	proto_send(p->fd, &h, why);
 	close(p->fd);
 	p->fd = -1;
@@ -281,20 +293,24 @@ check_attach(struct mpi_world *w, struct pending *p, uint64_t now)
 		return -1;
 	}
 	/* the token first: nothing else is told to a stranger */
-	if (strlen(a.token) != REMOTE_TOKEN_LEN || !mpi_token_eq(a.token, w->token)) {
+	if (strlen(a.token) != REMOTE_TOKEN_LEN ||
+	    !mpi_token_eq(a.token, w->token)) {
 		refuse(p, a.token[0] == '\0' ? "no token" : "wrong token");
 		return -1;
 	}
 	if (a.version != REMOTE_VERSION || a.sizes[0] != sizeof(struct seg_rank) ||
 	    a.sizes[1] != sizeof(struct seg_window) ||
-	    a.sizes[2] != sizeof(struct span_rec) || a.sizes[3] != sizeof(struct ctl_op) ||
+	    a.sizes[2] != sizeof(struct span_rec) ||
+	    a.sizes[3] != sizeof(struct ctl_op) ||
 	    a.sizes[4] != sizeof(struct remote_board)) {
-		refuse(p, "another version of colldb (the same build must run everywhere)");
+		refuse(p,
+		    "another version of colldb (the same build must run everywhere)");
 		return -1;
 	}
 	if (a.nranks != w->s->nranks || a.rank < 0 || a.rank >= w->s->nranks) {
-		snprintf(why, sizeof why, "rank %d of %d, but the session has %d ranks",
-		    a.rank, a.nranks, w->s->nranks);
+		snprintf(why, sizeof why,
+		    "rank %d of %d, but the session has %d ranks", a.rank,
+		    a.nranks, w->s->nranks);
 		refuse(p, why);
 		return -1;
 	}
@@ -307,7 +323,8 @@ check_attach(struct mpi_world *w, struct pending *p, uint64_t now)
 	l->tcp = p->fd;
 	l->pid = a.pid;
 	snprintf(l->host, sizeof l->host, "%s", a.host);
-	l->clock = same_machine(a.boot_id) ? 0 : (int64_t)now - (int64_t)a.rank_ns;
+	l->clock =
+	    same_machine(a.boot_id) ? 0 : (int64_t)now - (int64_t)a.rank_ns;
 	if (w->mpi[0] == '\0')
 		snprintf(w->mpi, sizeof w->mpi, "%s", a.mpi);
 	p->fd = -1;
@@ -337,7 +354,8 @@ read_pending(struct mpi_world *w, struct pending *p, uint64_t now)
 {
 	char buf[512];
 	size_t want = sizeof(struct msg_hdr) + sizeof(struct remote_attach);
-	ssize_t n = recv(p->fd, buf, MIN(sizeof buf, want - p->in.len), MSG_DONTWAIT);
+	ssize_t n =
+	    recv(p->fd, buf, MIN(sizeof buf, want - p->in.len), MSG_DONTWAIT);
 	int r;
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -350,7 +368,8 @@ read_pending(struct mpi_world *w, struct pending *p, uint64_t now)
 		struct msg_hdr h;
 
 		memcpy(&h, p->in.buf, sizeof h);
-		if (h.type != MSG_ATTACH || h.len != sizeof(struct remote_attach)) {
+		if (h.type != MSG_ATTACH ||
+		    h.len != sizeof(struct remote_attach)) {
 			refuse(p, "not a colldb rank (no attach message)");
 			return -1;
 		}
@@ -369,7 +388,8 @@ launcher_output(struct mpi_world *w)
 	char buf[4096];
 	ssize_t n;
 
-	while (w->launcher_out >= 0 && (n = read(w->launcher_out, buf, sizeof buf)) != 0) {
+	while (w->launcher_out >= 0 &&
+	    (n = read(w->launcher_out, buf, sizeof buf)) != 0) {
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return;
@@ -392,12 +412,14 @@ launcher_failed(struct mpi_world *w, int attached, int st, char **cause)
 	int lines = 0;
 
 	for (const char *p = w->lines.buf + w->lines.len; p > w->lines.buf; p--) {
-		if (p[-1] == '\n' && p != w->lines.buf + w->lines.len && ++lines == 12) {
+		if (p[-1] == '\n' && p != w->lines.buf + w->lines.len &&
+		    ++lines == 12) {
 			tail = p;
 			break;
 		}
 	}
-	strbuf_addf(&sb, "the MPI job ended before every rank attached (%d of %d did): the launcher ",
+	strbuf_addf(&sb,
+	    "the MPI job ended before every rank attached (%d of %d did): the launcher ",
 	    attached, w->s->nranks);
 	mpi_launch_describe(st, &sb);
 	if (w->lines.len > 0)
@@ -423,7 +445,8 @@ window_failed(struct mpi_world *w, int r, char **cause)
 	launcher_output(w);
 	while (w->lines.len > 0 && w->lines.buf[w->lines.len - 1] == '\n')
 		strbuf_setlen(&w->lines, w->lines.len - 1);
-	cause_set(cause, "rank %d (pid %d on %s) could not make its window of %llu bytes%s%s",
+	cause_set(cause,
+	    "rank %d (pid %d on %s) could not make its window of %llu bytes%s%s",
 	    r, w->links[r].pid, w->links[r].host,
 	    (unsigned long long)w->s->seg.area_size,
 	    w->lines.len > 0 ? "; the job said:\n" : "", w->lines.buf);
@@ -446,7 +469,7 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 	while (ready < n) {
 		size_t nfd = 0, cap = npend + (size_t)n + 2;
 		struct pollfd *fds = xcalloc(cap, sizeof *fds);
-		int *who = xcalloc(cap, sizeof *who);	/* >= 0 rank, -1 - pending */
+		int *who = xcalloc(cap, sizeof *who); /* >= 0 rank, -1 - pending */
 		uint64_t now;
 
 		fds[nfd].fd = w->listen_fd;
@@ -477,16 +500,21 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 			if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (who[i] == INT32_MIN) {
-				int fd = accept4(w->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+				int fd = accept4(w->listen_fd, NULL, NULL,
+				    SOCK_CLOEXEC);
 				int one = 1;
 
 				if (fd < 0)
 					continue;
-				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-				pend = xreallocarray(pend, npend + 1, sizeof *pend);
+				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				    sizeof one);
+				pend =
+				    xreallocarray(pend, npend + 1, sizeof *pend);
 				pend[npend].fd = fd;
-				peer_name(fd, pend[npend].peer, sizeof pend[npend].peer);
-				pend[npend].deadline = now + ATTACH_SECS * 1000000000ull;
+				peer_name(fd, pend[npend].peer,
+				    sizeof pend[npend].peer);
+				pend[npend].deadline =
+				    now + ATTACH_SECS * 1000000000ull;
 				strbuf_init(&pend[npend].in, 0);
 				npend++;
 			} else if (who[i] == INT32_MIN + 1) {
@@ -499,7 +527,8 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 				void *payload = NULL;
 				int r = who[i];
 
-				if (proto_recv(w->links[r].tcp, &h, &payload) != 1 ||
+				if (proto_recv(w->links[r].tcp, &h, &payload) !=
+					1 ||
 				    h.type != MSG_READY) {
 					free(payload);
 					free(fds);
@@ -524,12 +553,14 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 			goto out;
 		}
 		if (shell_interrupted) {
-			cause_set(cause, "interrupted while the ranks attached (%d of %d did)",
+			cause_set(cause,
+			    "interrupted while the ranks attached (%d of %d did)",
 			    attached, n);
 			goto out;
 		}
 		if (now > deadline) {
-			cause_set(cause, "the ranks did not attach within %g s (%d of %d did; COLLDB_MPI_START_SECS sets the limit)",
+			cause_set(cause,
+			    "the ranks did not attach within %g s (%d of %d did; COLLDB_MPI_START_SECS sets the limit)",
 			    secs, attached, n);
 			goto out;
 		}
@@ -543,7 +574,7 @@ out:
 	}
 	free(pend);
 	free(ready_seen);
-	close(w->listen_fd);	/* nobody else may attach */
+	close(w->listen_fd); /* nobody else may attach */
 	w->listen_fd = -1;
 	return rc;
 }

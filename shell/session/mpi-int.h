@@ -31,27 +31,27 @@ enum mpi_flavor { MPI_OPENMPI, MPI_MPICH };
 
 /* One rank's connection, on the shell's side. */
 struct mpi_link {
-	int tcp;		/* to the rank's control thread; -1: none */
-	int pair;		/* the relay's end of the session's pair */
-	int out;		/* the write end of the rank's output pipe */
-	struct strbuf in;	/* bytes of a message still coming (relay) */
-	struct strbuf outq;	/* output the pipe did not take yet (relay) */
-	struct strbuf pairq;	/* packets for the session not taken yet:
+	int tcp;	     /* to the rank's control thread; -1: none */
+	int pair;	     /* the relay's end of the session's pair */
+	int out;	     /* the write end of the rank's output pipe */
+	struct strbuf in;    /* bytes of a message still coming (relay) */
+	struct strbuf outq;  /* output the pipe did not take yet (relay) */
+	struct strbuf pairq; /* packets for the session not taken yet:
 				 * each a struct msg_hdr and its payload */
-	int64_t clock;		/* ns to add to the rank's CLOCK_MONOTONIC */
-	uint64_t ctl_sent;	/* MSG_CTL sent (main thread) */
-	int signal;		/* the last signal `kill` sent it (main) */
+	int64_t clock;	     /* ns to add to the rank's CLOCK_MONOTONIC */
+	uint64_t ctl_sent;   /* MSG_CTL sent (main thread) */
+	int signal;	     /* the last signal `kill` sent it (main) */
 	int pid;
 	char host[REMOTE_HOST_MAX];
 	/* under mu */
-	int gone;		/* its connection closed */
-	uint64_t gone_ns;	/* when the relay saw that */
-	uint32_t sample_id;	/* the last MSG_BOARD's id */
-	uint64_t board_seq;	/* boards received */
-	uint64_t merged_seq;	/* boards merged into the mirror (main) */
-	struct remote_board board;	/* the last one */
-	uint64_t forwarded;	/* packets put in the session's pair */
-	uint64_t board_after;	/* ... before the last board came */
+	int gone;		   /* its connection closed */
+	uint64_t gone_ns;	   /* when the relay saw that */
+	uint32_t sample_id;	   /* the last MSG_BOARD's id */
+	uint64_t board_seq;	   /* boards received */
+	uint64_t merged_seq;	   /* boards merged into the mirror (main) */
+	struct remote_board board; /* the last one */
+	uint64_t forwarded;	   /* packets put in the session's pair */
+	uint64_t board_after;	   /* ... before the last board came */
 	/* a read in progress: MSG_DATA with this id lands in rd_buf */
 	uint32_t rd_id;
 	uint8_t *rd_buf;
@@ -62,39 +62,39 @@ struct mpi_link {
 struct mpi_world {
 	struct session *s;
 	struct mpi_ranks *opt;
-	int user;		/* ranks are a user program's */
+	int user; /* ranks are a user program's */
 	enum mpi_flavor flavor;
-	struct mpi_link *links;	/* [s->nranks] */
+	struct mpi_link *links; /* [s->nranks] */
 	/* the control port */
 	int listen_fd;
 	char token[REMOTE_TOKEN_LEN + 1];
-	char addr[128];		/* what COLLDB_SHELL says: "10.0.0.1:4242" */
+	char addr[128]; /* what COLLDB_SHELL says: "10.0.0.1:4242" */
 	/* the launcher */
-	pid_t launcher;		/* 0 once reaped */
-	pid_t pgid;		/* its process group, 0 once ended */
-	int launcher_out;	/* its stdout and stderr (relay reads) */
-	int launcher_status;	/* waitpid() status once it ended */
-	char tmpdir[96];	/* its session files: removed at the end */
-	char plugin[4096];	/* COLLDB_MPI_PLUGIN */
+	pid_t launcher;	     /* 0 once reaped */
+	pid_t pgid;	     /* its process group, 0 once ended */
+	int launcher_out;    /* its stdout and stderr (relay reads) */
+	int launcher_status; /* waitpid() status once it ended */
+	char tmpdir[96];     /* its session files: removed at the end */
+	char plugin[4096];   /* COLLDB_MPI_PLUGIN */
 	/* what the ranks said */
-	char mpi[64];		/* "Open MPI 4.1.4" */
+	char mpi[64]; /* "Open MPI 4.1.4" */
 	int nhosts;
-	char transport[128];	/* "mpi (Open MPI 4.1.4, 2 hosts)" */
+	char transport[128]; /* "mpi (Open MPI 4.1.4, 2 hosts)" */
 	/* the relay */
 	pthread_t relay;
 	int relay_on;
-	int wake[2];		/* the main thread pokes the relay */
+	int wake[2]; /* the main thread pokes the relay */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	/* under mu */
 	int stopping;
-	struct strbuf lines;	/* launcher output not printed yet */
-	int launcher_ended;	/* the relay saw its output end */
-	uint32_t next_id;	/* samples and reads (main thread) */
-	int lost;		/* a connection closed (not at the end) */
+	struct strbuf lines; /* launcher output not printed yet */
+	int launcher_ended;  /* the relay saw its output end */
+	uint32_t next_id;    /* samples and reads (main thread) */
+	int lost;	     /* a connection closed (not at the end) */
 	/* main thread */
-	int culprit;		/* the rank that died first, -1: none */
-	int ended;		/* the job is over (job_lost()) */
+	int culprit; /* the rank that died first, -1: none */
+	int ended;   /* the job is over (job_lost()) */
 };
 
 /* mpi-launch.c */

@@ -90,7 +90,8 @@ version_text(char *const *argv, struct strbuf *out, char **cause)
 		struct pollfd pf = { p[0], POLLIN, 0 };
 		int left = (int)((deadline - mono_ns()) / 1000000);
 
-		if (mono_ns() >= deadline || poll(&pf, 1, left > 0 ? left : 0) <= 0)
+		if (mono_ns() >= deadline ||
+		    poll(&pf, 1, left > 0 ? left : 0) <= 0)
 			break;
 		if ((n = read(p[0], buf, sizeof buf)) <= 0)
 			break;
@@ -116,13 +117,15 @@ mpi_launch_flavor(char *const *argv, enum mpi_flavor *fl, char **cause)
 		strbuf_release(&sb);
 		return -1;
 	}
-	if (strstr(sb.buf, "Open MPI") != NULL || strstr(sb.buf, "OpenRTE") != NULL)
+	if (strstr(sb.buf, "Open MPI") != NULL ||
+	    strstr(sb.buf, "OpenRTE") != NULL)
 		*fl = MPI_OPENMPI;
-	else if (strstr(sb.buf, "HYDRA") != NULL || strstr(sb.buf, "MPICH") != NULL)
+	else if (strstr(sb.buf, "HYDRA") != NULL ||
+	    strstr(sb.buf, "MPICH") != NULL)
 		*fl = MPI_MPICH;
 	else
-		rc = cause_set(cause, "'%s --version' names neither Open MPI nor MPICH",
-		    cmd);
+		rc = cause_set(cause,
+		    "'%s --version' names neither Open MPI nor MPICH", cmd);
 	strbuf_release(&sb);
 	return rc;
 }
@@ -160,7 +163,7 @@ mca(struct argv_b *b, const struct words *user, const char *name,
 {
 	for (size_t i = 1; i + 1 < user->n; i++) {
 		if ((strcmp(user->v[i].s, "--mca") == 0 ||
-		    strcmp(user->v[i].s, "-mca") == 0) &&
+			strcmp(user->v[i].s, "-mca") == 0) &&
 		    strcmp(user->v[i + 1].s, name) == 0)
 			return;
 	}
@@ -187,7 +190,7 @@ count_hosts(const char *hosts)
 		return 1;
 	copy = xstrdup(hosts);
 	for (char *t = strtok_r(copy, ",", &save); t != NULL && n < 256;
-	    t = strtok_r(NULL, ",", &save)) {
+	     t = strtok_r(NULL, ",", &save)) {
 		int dup = 0;
 
 		t[strcspn(t, ":")] = '\0';
@@ -223,7 +226,7 @@ static int
 find_plugin(struct mpi_world *w, char **cause)
 {
 	const char *name = w->flavor == MPI_OPENMPI ? "libcolldb-mpi-openmpi.so" :
-	    "libcolldb-mpi-mpich.so";
+						      "libcolldb-mpi-mpich.so";
 	const char *env = getenv("COLLDB_MPI_PLUGIN");
 	char exe[PATH_MAX];
 	ssize_t n;
@@ -236,15 +239,16 @@ find_plugin(struct mpi_world *w, char **cause)
 	if (n > 0) {
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
-		snprintf(w->plugin, sizeof w->plugin, "%.*s/%s", PATH_MAX - 64, exe,
-		    name);
+		snprintf(w->plugin, sizeof w->plugin, "%.*s/%s", PATH_MAX - 64,
+		    exe, name);
 		if (access(w->plugin, R_OK) == 0)
 			return 0;
 	}
 	snprintf(w->plugin, sizeof w->plugin, "%s/%s", COLLDB_LIBDIR, name);
 	if (access(w->plugin, R_OK) == 0)
 		return 0;
-	return cause_set(cause, "this colldb has no %s plugin (%s): it was built without %s",
+	return cause_set(cause,
+	    "this colldb has no %s plugin (%s): it was built without %s",
 	    w->flavor == MPI_OPENMPI ? "Open MPI" : "MPICH", name,
 	    w->flavor == MPI_OPENMPI ? "mpicc" : "mpicc.mpich");
 }
@@ -271,7 +275,7 @@ launcher_child(struct mpi_world *w, char **argv, int outfd)
 	setenv("COLLDB_SHELL", w->addr, 1);
 	setenv("COLLDB_TOKEN", w->token, 1);
 	setenv("COLLDB_MPI_PLUGIN", w->plugin, 1);
-	if (w->tmpdir[0] != '\0')	/* a rank removes it if we die */
+	if (w->tmpdir[0] != '\0') /* a rank removes it if we die */
 		setenv("COLLDB_MPI_TMPDIR", w->tmpdir, 1);
 	unsetenv("COLLDB_SEG_FD");
 	if (w->flavor == MPI_OPENMPI && geteuid() == 0) {
@@ -300,8 +304,10 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	pid_t pid;
 
 	if (parse_line(o->mpirun != NULL ? o->mpirun : "mpirun", &uw, &err,
-	    NULL) != PARSE_OK || uw.n == 0) {
-		cause_set(cause, "--mpirun '%s': %s", o->mpirun != NULL ? o->mpirun : "",
+		NULL) != PARSE_OK ||
+	    uw.n == 0) {
+		cause_set(cause, "--mpirun '%s': %s",
+		    o->mpirun != NULL ? o->mpirun : "",
 		    err != NULL ? err : "expected a command");
 		goto out;
 	}
@@ -323,9 +329,12 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		char tmpl[64], tmpl2[64], *dir;
 
 		/* named by the shell's pid: a leak is the dir of a dead one */
-		snprintf(tmpl, sizeof tmpl, "/dev/shm/colldb-mpi-%d-XXXXXX", (int)getpid());
-		snprintf(tmpl2, sizeof tmpl2, "/tmp/colldb-mpi-%d-XXXXXX", (int)getpid());
-		if ((dir = mkdtemp(tmpl)) == NULL && (dir = mkdtemp(tmpl2)) == NULL) {
+		snprintf(tmpl, sizeof tmpl, "/dev/shm/colldb-mpi-%d-XXXXXX",
+		    (int)getpid());
+		snprintf(tmpl2, sizeof tmpl2, "/tmp/colldb-mpi-%d-XXXXXX",
+		    (int)getpid());
+		if ((dir = mkdtemp(tmpl)) == NULL &&
+		    (dir = mkdtemp(tmpl2)) == NULL) {
 			cause_set(cause, "mkdtemp: %s", strerror(errno));
 			goto out;
 		}
@@ -338,7 +347,8 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 			 * and the transfers (btl vader) */
 			mca(&b, &uw, "btl_vader_backing_directory", w->tmpdir);
 			mca(&b, &uw, "shmem_mmap_relocate_backing_file", "-1");
-			mca(&b, &uw, "shmem_mmap_backing_file_base_dir", w->tmpdir);
+			mca(&b, &uw, "shmem_mmap_backing_file_base_dir",
+			    w->tmpdir);
 		} else {
 			mca(&b, &uw, "osc", "pt2pt");
 			mca(&b, &uw, "btl", "tcp,self");
@@ -375,7 +385,7 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	}
 	if (pid == 0)
 		launcher_child(w, b.v, outp[1]);
-	setpgid(pid, pid);	/* as the child does: no race either way */
+	setpgid(pid, pid); /* as the child does: no race either way */
 	close(outp[1]);
 	w->launcher = w->pgid = pid;
 	w->launcher_out = outp[0];
@@ -425,7 +435,8 @@ remove_tree(const char *path)
 			char *sub;
 			struct stat st;
 
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			if (strcmp(e->d_name, ".") == 0 ||
+			    strcmp(e->d_name, "..") == 0)
 				continue;
 			sub = xasprintf("%s/%s", path, e->d_name);
 			if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))

@@ -74,8 +74,8 @@ flush_link(struct mpi_link *l)
 
 		memcpy(&h, l->pairq.buf, sizeof h);
 		whole = sizeof h + h.len;
-		if (send(l->pair, l->pairq.buf, whole, MSG_DONTWAIT | MSG_NOSIGNAL) !=
-		    (ssize_t)whole)
+		if (send(l->pair, l->pairq.buf, whole,
+			MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)whole)
 			break;
 		memmove(l->pairq.buf, l->pairq.buf + whole, l->pairq.len - whole);
 		strbuf_setlen(&l->pairq, l->pairq.len - whole);
@@ -93,7 +93,7 @@ link_gone(struct mpi_world *w, struct mpi_link *l)
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	if (l->out >= 0)
-		fcntl(l->out, F_SETFL, 0);	/* the rest of its output, whole */
+		fcntl(l->out, F_SETFL, 0); /* the rest of its output, whole */
 	if (l->pair >= 0)
 		fcntl(l->pair, F_SETFL, 0);
 	flush_link(l);
@@ -102,14 +102,13 @@ link_gone(struct mpi_world *w, struct mpi_link *l)
 	if (l->out >= 0)
 		close(l->out);
 	if (l->pair >= 0)
-		close(l->pair);	/* the session sees the rank go */
+		close(l->pair); /* the session sees the rank go */
 	l->tcp = l->out = l->pair = -1;
 }
 
 /* One whole message from rank r. */
 static void
-from_rank(struct mpi_world *w, int r, const struct msg_hdr *h,
-    const char *payload)
+from_rank(struct mpi_world *w, int r, const struct msg_hdr *h, const char *payload)
 {
 	struct mpi_link *l = &w->links[r];
 	struct session *s = w->s;
@@ -140,8 +139,8 @@ from_rank(struct mpi_world *w, int r, const struct msg_hdr *h,
 
 			if (off >= l->rd_off && off - l->rd_off <= l->rd_len &&
 			    n <= l->rd_len - (off - l->rd_off))
-				memcpy(l->rd_buf + (off - l->rd_off), payload + sizeof off,
-				    (size_t)n);
+				memcpy(l->rd_buf + (off - l->rd_off),
+				    payload + sizeof off, (size_t)n);
 			if (h->status)
 				l->rd_done = 1;
 			pthread_cond_broadcast(&w->cv);
@@ -194,7 +193,7 @@ read_rank(struct mpi_world *w, int r)
 
 		memcpy(&h, l->in.buf + at, sizeof h);
 		if (h.len > PROTO_MAX_MSG) {
-			n = 0;	/* not colldb talking: drop the rank */
+			n = 0; /* not colldb talking: drop the rank */
 			break;
 		}
 		if (l->in.len - at < sizeof h + h.len)
@@ -256,8 +255,8 @@ relay_main(void *arg)
 			fds[nfd].events = POLLIN;
 			who[nfd++] = 3 * r;
 			fds[nfd].fd = l->pair;
-			fds[nfd].events = POLLIN | (l->pairq.len > 0 && l->outq.len == 0 ?
-			    POLLOUT : 0);
+			fds[nfd].events = POLLIN |
+			    (l->pairq.len > 0 && l->outq.len == 0 ? POLLOUT : 0);
 			who[nfd++] = 3 * r + 1;
 			if (l->outq.len > 0) {
 				fds[nfd].fd = l->out;
@@ -294,7 +293,8 @@ relay_main(void *arg)
 					struct msg_hdr h;
 					void *payload = NULL;
 
-					int st = proto_recv(l->pair, &h, &payload);
+					int st =
+					    proto_recv(l->pair, &h, &payload);
 
 					if (st == 1)
 						proto_send(l->tcp, &h, payload);
@@ -334,12 +334,14 @@ mpi_relay_start(struct mpi_world *w, char **cause)
 		struct rankproc *rp = &s->rp[r];
 		int sv[2], outp[2];
 
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) !=
+			0 ||
 		    pipe2(outp, O_CLOEXEC) != 0)
-			return cause_set(cause, "socketpair: %s", strerror(errno));
+			return cause_set(cause, "socketpair: %s",
+			    strerror(errno));
 		rp->sock = sv[0];
 		rp->out = outp[0];
-		rp->pid = 0;	/* not ours: its launcher's */
+		rp->pid = 0; /* not ours: its launcher's */
 		rp->alive = 1;
 		fcntl(rp->out, F_SETFL, O_NONBLOCK);
 		l->pair = sv[1];
@@ -390,7 +392,9 @@ int
 mpi_send(struct mpi_world *w, int r, uint32_t type, uint32_t tag,
     int32_t status, const void *payload, size_t len)
 {
-	struct msg_hdr h = { .type = type, .tag = tag, .status = status,
+	struct msg_hdr h = { .type = type,
+		.tag = tag,
+		.status = status,
 		.len = (uint32_t)len };
 	int sock = w->s->rp[r].sock;
 
@@ -425,7 +429,8 @@ sync_wins(void *arg)
 
 	for (int r = 0; r < w->s->nranks; r++) {
 		if (live(w, r))
-			mpi_send(w, r, MSG_WINS, 0, 0, h->windows, sizeof h->windows);
+			mpi_send(w, r, MSG_WINS, 0, 0, h->windows,
+			    sizeof h->windows);
 	}
 }
 
@@ -472,7 +477,7 @@ merge_board(struct mpi_world *w, int r, const struct remote_board *rb)
 	struct mpi_link *l = &w->links[r];
 
 	if (!w->s->rp[r].alive)
-		return;	/* dead: what the shell wrote stays */
+		return; /* dead: what the shell wrote stays */
 	atomic_store(&b->sleeping, atomic_load(&n->sleeping));
 	atomic_store(&b->wait_off, atomic_load(&n->wait_off));
 	atomic_store(&b->wait_expected, atomic_load(&n->wait_expected));
@@ -487,8 +492,8 @@ merge_board(struct mpi_world *w, int r, const struct remote_board *rb)
 	b->pid = n->pid;
 	b->site = n->site;
 	seg_write_cur(b, &n->cur, n->title);
-	atomic_store(&b->state_ns, (uint64_t)((int64_t)atomic_load(&n->state_ns) +
-	    l->clock));
+	atomic_store(&b->state_ns,
+	    (uint64_t)((int64_t)atomic_load(&n->state_ns) + l->clock));
 	atomic_store(&b->state, atomic_load(&n->state));
 	/* the rank's side of the control words, once it has every change */
 	if (rb->ack == l->ctl_sent)
@@ -514,8 +519,10 @@ merge_hits(struct mpi_world *w)
 			if (rb->brk[i].id != bp->id)
 				continue;
 			hits += rb->brk[i].hits;
-			if ((bp->flags & BRK_ONCE_PER_RANK) && rb->brk_ranks[i] == 0)
-				__atomic_fetch_and(&bp->ranks[r / 64], ~bit, __ATOMIC_RELAXED);
+			if ((bp->flags & BRK_ONCE_PER_RANK) &&
+			    rb->brk_ranks[i] == 0)
+				__atomic_fetch_and(&bp->ranks[r / 64], ~bit,
+				    __ATOMIC_RELAXED);
 		}
 		atomic_store(&bp->hits, hits);
 	}

@@ -138,7 +138,8 @@ mpi_open(struct session *s, int user, char **cause)
 	if (!user) {
 		n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 		if (n <= 0)
-			return cause_set(cause, "cannot find colldb itself: %s", strerror(errno));
+			return cause_set(cause, "cannot find colldb itself: %s",
+			    strerror(errno));
 		exe[n] = '\0';
 	}
 	if (mpi_listen(w, cause) != 0 ||
@@ -158,7 +159,7 @@ mpi_open(struct session *s, int user, char **cause)
 	s->transport = w->transport;
 	if (mpi_relay_start(w, cause) != 0)
 		return -1;
-	mpi_sample(w);	/* every board as it is now: idle */
+	mpi_sample(w); /* every board as it is now: idle */
 	session_register(s);
 	return 0;
 }
@@ -208,7 +209,7 @@ print_lines(struct mpi_world *w)
 	if (t == NULL)
 		return;
 	for (char *line = strtok_r(t, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line = strtok_r(NULL, "\n", &save)) {
 		/* Open MPI's rsh launcher loses a harmless race with its own
 		 * child (setpgid after the child's exec) and says so */
 		if (strstr(line, "plm:rsh: Warning: setpgid(") != NULL)
@@ -230,13 +231,14 @@ death_text(struct session *s, struct mpi_world *w, int r)
 	char *t;
 
 	if (w->links[r].signal != 0)
-		strbuf_addf(&how, "killed by %s", signal_name(w->links[r].signal));
+		strbuf_addf(&how, "killed by %s",
+		    signal_name(w->links[r].signal));
 	else
 		strbuf_addstr(&how, "its connection closed");
 	if (w->user) {
 		where_user(s, r, &sb, 0);
-		t = xasprintf("%s%s%s", how.buf, rp->jobs != NULL ? " during " : " ",
-		    sb.buf);
+		t = xasprintf("%s%s%s", how.buf,
+		    rp->jobs != NULL ? " during " : " ", sb.buf);
 	} else {
 		if (rp->jobs != NULL)
 			describe_rank(s, r, &sb, 0);
@@ -244,8 +246,8 @@ death_text(struct session *s, struct mpi_world *w, int r)
 			strbuf_addf(&sb, "after %s", rp->last_op);
 		else
 			strbuf_addstr(&sb, "while idle");
-		t = xasprintf("%s %s%s", how.buf, rp->jobs != NULL ? "during " : "",
-		    sb.buf);
+		t = xasprintf("%s %s%s", how.buf,
+		    rp->jobs != NULL ? "during " : "", sb.buf);
 	}
 	strbuf_release(&how);
 	strbuf_release(&sb);
@@ -292,7 +294,7 @@ mpi_gone(struct session *s, int r, int st)
 	}
 	seg_set_state(b, RS_DEAD);
 	if (r == w->culprit)
-		rp->death = death_text(s, w, r);	/* told already */
+		rp->death = death_text(s, w, r); /* told already */
 	else
 		rp->death = xstrdup("ended with the MPI job");
 }
@@ -510,8 +512,8 @@ user_interrupt(struct session *s, int r)
 
 /* Rank r's memory, written there by its control thread. */
 static int
-mem_op(struct mpi_world *w, int r, const struct remote_mem *m,
-    const void *data, size_t len)
+mem_op(struct mpi_world *w, int r, const struct remote_mem *m, const void *data,
+    size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int rc;
@@ -549,21 +551,25 @@ user_uop(struct session *s, int r, const struct uop *u, char **why)
 	case UOP_PUT:
 	case UOP_GET:
 		if (bytes > PROTO_MAX_MSG - sizeof m)
-			return cause_set(why, "more than %u bytes at once", PROTO_MAX_MSG / 2);
+			return cause_set(why, "more than %u bytes at once",
+			    PROTO_MAX_MSG / 2);
 		buf = xmalloc(bytes ? bytes : 1);
-		rc = u->kind == UOP_PUT ? view_read(&s->view, r, u->src, buf, bytes) :
+		rc = u->kind == UOP_PUT ?
+		    view_read(&s->view, r, u->src, buf, bytes) :
 		    view_read(&s->view, u->peer, u->src, buf, bytes);
 		if (rc == 0) {
 			m.kind = u->op == ATOMIC_ADD ? MEM_ADD : MEM_WRITE;
 			m.dtype = u->dtype;
 			m.off = u->dst;
 			m.count = u->op == ATOMIC_ADD ? u->count : bytes;
-			rc = mem_op(w, u->kind == UOP_PUT ? u->peer : r, &m, buf, bytes);
+			rc = mem_op(w, u->kind == UOP_PUT ? u->peer : r, &m,
+			    buf, bytes);
 		}
 		free(buf);
 		return rc == 0 ? 0 : cause_set(why, "rank %d did not answer", r);
 	default:
-		return cause_set(why, "%s cannot be done by the shell on a rank of an mpi session",
+		return cause_set(why,
+		    "%s cannot be done by the shell on a rank of an mpi session",
 		    uop_kind_name((enum uop_kind)u->kind));
 	}
 }

@@ -52,7 +52,7 @@ main(int argc, char **argv)
 	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
 	struct session *s = &the_session;
-	static struct shell_opts o;	/* the session keeps o.mpi_ranks */
+	static struct shell_opts o; /* the session keeps o.mpi_ranks */
 	int c, rc;
 	size_t npos;
 

@@ -99,7 +99,7 @@ m_coll(struct view *v, struct coll_args *out)
 static size_t
 m_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 {
-	return SEG(v)->ops->defers(SEG(v), r, out, max);	/* the shell's */
+	return SEG(v)->ops->defers(SEG(v), r, out, max); /* the shell's */
 }
 
 static int

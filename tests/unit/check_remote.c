@@ -161,7 +161,7 @@ START_TEST(ops_replayed_elsewhere)
 	ctl_break_set(&a, &a.h->breaks[3], &nb);
 	ctl_breaks_changed(&a);
 	ctl_set_wait_giveup(&a, 17);
-	ctl_set_gate(&a, 1);	/* raised by the interrupt: no change, not sent */
+	ctl_set_gate(&a, 1); /* raised by the interrupt: no change, not sent */
 	ctl_set_gate(&a, 0);
 	for (int i = 0; i < nops; i++)
 		ctl_apply(&b, &ops[i]);
@@ -172,7 +172,8 @@ START_TEST(ops_replayed_elsewhere)
 	ck_assert_uint_eq(b.h->breaks[3].id, 5);
 	ck_assert_uint_eq(b.h->breaks[3].ranks[0], 2);
 	ck_assert_uint_eq(atomic_load(&b.h->wait_giveup), 17);
-	ck_assert_uint_eq(atomic_load(&b.h->break_seq), atomic_load(&a.h->break_seq));
+	ck_assert_uint_eq(atomic_load(&b.h->break_seq),
+	    atomic_load(&a.h->break_seq));
 	ck_assert_uint_eq(atomic_load(&b.h->gate_active), 0);
 	/* ten ops: the interrupt raised the gate on both sides by itself,
 	 * so only lowering it was sent */
@@ -201,7 +202,7 @@ START_TEST(adopt_takes_the_ranks_side)
 	ctl_interrupt(&a, 1);
 	memset(&theirs, 0, sizeof theirs);
 	atomic_store(&theirs.mode, RUN_FREE);
-	atomic_store(&theirs.ctl, 99);	/* the shell counts its own kicks */
+	atomic_store(&theirs.ctl, 99); /* the shell counts its own kicks */
 	ctl_adopt(&a, 1, &theirs);
 	ck_assert_uint_eq(atomic_load(&seg_board(&a, 1)->interrupt), 0);
 	ck_assert_uint_eq(atomic_load(&seg_board(&a, 1)->ctl), 1);
@@ -223,10 +224,10 @@ START_TEST(sync_hooks_of_the_window_table)
 	w = seg_win_alloc(&a, "w", shape, 1, DT_I32, 0, &cause);
 	ck_assert_ptr_nonnull(w);
 	ck_assert_int_eq(nwins, 1);
-	ck_assert_int_eq(nzero, 0);	/* new windows are zero already */
+	ck_assert_int_eq(nzero, 0); /* new windows are zero already */
 	seg_win_zero(&a, w, -1);
 	ck_assert_int_eq(nzero, 1);
-	ck_assert_uint_eq(zero_len, 416);	/* 400 bytes, padded to 32 */
+	ck_assert_uint_eq(zero_len, 416); /* 400 bytes, padded to 32 */
 	seg_win_free(&a, w);
 	ck_assert_int_eq(nzero, 2);
 	ck_assert_int_eq(nwins, 2);
@@ -245,11 +246,13 @@ START_TEST(local_segment)
 	char *cause = NULL;
 
 	ck_assert_int_ne(seg_create_local(&l, "x", 4, 1 << 16, 4096, 4, area,
-	    &cause), 0);
+			     &cause),
+	    0);
 	free(cause);
 	cause = NULL;
 	ck_assert_int_eq(seg_create_local(&l, "x", 4, 1 << 16, 4096, 2, area,
-	    &cause), 0);
+			     &cause),
+	    0);
 	ck_assert_ptr_eq(seg_area(&l, 2), area);
 	ck_assert_ptr_null(seg_area(&l, 1));
 	ck_assert_ptr_null(seg_cell(&l, 3, 0));
@@ -260,7 +263,7 @@ START_TEST(local_segment)
 	w = seg_win_alloc(&l, "w", shape, 1, DT_I32, 0, &cause);
 	ck_assert_ptr_nonnull(w);
 	memset(area, 0x5a, 64);
-	seg_win_zero(&l, w, -1);	/* only its own area, by memset */
+	seg_win_zero(&l, w, -1); /* only its own area, by memset */
 	for (int i = 0; i < 32; i++)
 		ck_assert_uint_eq(area[i], 0);
 	ck_assert_uint_eq(area[40], 0x5a);
