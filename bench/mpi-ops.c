@@ -46,6 +46,23 @@ median(double *v, int n)
 	return v[n / 2];
 }
 
+/* Seconds rank_run() takes over p (freed). */
+static double
+run_timed(struct prog *p)
+{
+	struct done_info di;
+	char *cause = NULL;
+	uint64_t t0 = mono_ns(), t1;
+
+	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
+		fprintf(stderr, "mpi-ops: %s\n", cause != NULL ? cause : "failed");
+		exit(1);
+	}
+	t1 = mono_ns();
+	prog_free(p);
+	return (double)(t1 - t0) / 1e9;
+}
+
 static void
 op(struct prog *p, enum uop_kind k, int peer, uint64_t dst, int32_t value,
     uint64_t count)
@@ -71,9 +88,6 @@ static double
 pingpong(uint32_t iters, uint64_t bytes, uint64_t cell, int32_t base)
 {
 	struct prog *p = prog_new("pingpong");
-	struct done_info di;
-	char *cause = NULL;
-	uint64_t t0, t1;
 
 	for (uint32_t k = 1; k <= iters; k++) {
 		if (rc.rank == 0) {
@@ -86,15 +100,7 @@ pingpong(uint32_t iters, uint64_t bytes, uint64_t cell, int32_t base)
 			op(p, UOP_NOTIFY, 0, cell, 1, 1);
 		}
 	}
-	t0 = mono_ns();
-	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
-		fprintf(stderr, "mpi-ops: %s\n",
-		    cause != NULL ? cause : "failed");
-		exit(1);
-	}
-	t1 = mono_ns();
-	prog_free(p);
-	return (double)(t1 - t0) / 1e9 / iters;
+	return run_timed(p) / iters;
 }
 
 static double
@@ -116,10 +122,7 @@ static double
 allreduce(uint64_t bytes)
 {
 	struct coll_args a;
-	struct prog *p;
-	struct done_info di;
 	char *cause = NULL;
-	uint64_t t0, t1;
 	int n = rc.t.nranks;
 
 	memset(&a, 0, sizeof a);
@@ -140,16 +143,7 @@ allreduce(uint64_t bytes)
 		fprintf(stderr, "mpi-ops: %s\n", cause);
 		exit(1);
 	}
-	p = coll_build(&a, n, rc.rank);
-	t0 = mono_ns();
-	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
-		fprintf(stderr, "mpi-ops: %s\n",
-		    cause != NULL ? cause : "failed");
-		exit(1);
-	}
-	t1 = mono_ns();
-	prog_free(p);
-	return (double)(t1 - t0) / 1e9;
+	return run_timed(coll_build(&a, n, rc.rank));
 }
 
 int

@@ -123,24 +123,6 @@ p_notify(int peer, uint64_t off, int32_t v, int replace)
 	return MPI_Win_flush(peer, win) == MPI_SUCCESS ? 0 : -1;
 }
 
-static int
-p_put(int peer, uint64_t off, const void *src, size_t bytes)
-{
-	const uint8_t *p = src;
-
-	while (bytes > 0) {
-		int n = bytes > CHUNK ? CHUNK : (int)bytes;
-
-		if (MPI_Put(p, n, MPI_BYTE, peer, (MPI_Aint)off, n, MPI_BYTE,
-			win) != MPI_SUCCESS)
-			return -1;
-		p += n;
-		off += (uint64_t)n;
-		bytes -= (size_t)n;
-	}
-	return 0;
-}
-
 static MPI_Datatype
 mpi_type(int elem, size_t *size)
 {
@@ -166,19 +148,28 @@ mpi_type(int elem, size_t *size)
 	}
 }
 
+enum rma_kind { RMA_PUT, RMA_ADD, RMA_GET };
+
+/* count elements of t (esz bytes each) between buf and peer's window at
+ * off, in pieces MPI's int counts can hold; complete after a flush. */
 static int
-p_put_add(int peer, uint64_t off, const void *src, size_t count, int elem)
+rma(enum rma_kind k, int peer, uint64_t off, void *buf, size_t count,
+    MPI_Datatype t, size_t esz)
 {
-	size_t esz;
-	MPI_Datatype t = mpi_type(elem, &esz);
-	const uint8_t *p = src;
+	uint8_t *p = buf;
 	size_t per = CHUNK / esz;
 
 	while (count > 0) {
-		int n = count > per ? (int)per : (int)count;
+		int n = count > per ? (int)per : (int)count, err;
 
-		if (MPI_Accumulate(p, n, t, peer, (MPI_Aint)off, n, t, MPI_SUM,
-			win) != MPI_SUCCESS)
+		if (k == RMA_GET)
+			err = MPI_Get(p, n, t, peer, (MPI_Aint)off, n, t, win);
+		else if (k == RMA_PUT)
+			err = MPI_Put(p, n, t, peer, (MPI_Aint)off, n, t, win);
+		else
+			err = MPI_Accumulate(p, n, t, peer, (MPI_Aint)off, n, t,
+			    MPI_SUM, win);
+		if (err != MPI_SUCCESS)
 			return -1;
 		p += (size_t)n * esz;
 		off += (uint64_t)n * esz;
@@ -188,20 +179,25 @@ p_put_add(int peer, uint64_t off, const void *src, size_t count, int elem)
 }
 
 static int
+p_put(int peer, uint64_t off, const void *src, size_t bytes)
+{
+	return rma(RMA_PUT, peer, off, (void *)(uintptr_t)src, bytes, MPI_BYTE, 1);
+}
+
+static int
+p_put_add(int peer, uint64_t off, const void *src, size_t count, int elem)
+{
+	size_t esz;
+	MPI_Datatype t = mpi_type(elem, &esz);
+
+	return rma(RMA_ADD, peer, off, (void *)(uintptr_t)src, count, t, esz);
+}
+
+static int
 p_get(int peer, uint64_t off, void *dst, size_t bytes)
 {
-	uint8_t *p = dst;
-
-	while (bytes > 0) {
-		int n = bytes > CHUNK ? CHUNK : (int)bytes;
-
-		if (MPI_Get(p, n, MPI_BYTE, peer, (MPI_Aint)off, n, MPI_BYTE,
-			win) != MPI_SUCCESS)
-			return -1;
-		p += n;
-		off += (uint64_t)n;
-		bytes -= (size_t)n;
-	}
+	if (rma(RMA_GET, peer, off, dst, bytes, MPI_BYTE, 1) != 0)
+		return -1;
 	return MPI_Win_flush(peer, win) == MPI_SUCCESS ? 0 : -1;
 }
 

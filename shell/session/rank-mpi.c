@@ -240,14 +240,10 @@ death_text(struct session *s, struct mpi_world *w, int r)
 		t = xasprintf("%s%s%s", how.buf,
 		    rp->jobs != NULL ? " during " : " ", sb.buf);
 	} else {
-		if (rp->jobs != NULL)
-			describe_rank(s, r, &sb, 0);
-		else if (rp->last_op != NULL)
-			strbuf_addf(&sb, "after %s", rp->last_op);
-		else
-			strbuf_addstr(&sb, "while idle");
-		t = xasprintf("%s %s%s", how.buf,
-		    rp->jobs != NULL ? "during " : "", sb.buf);
+		int during = describe_last_words(s, r, &sb);
+
+		t = xasprintf("%s %s%s", how.buf, during ? "during " : "",
+		    sb.buf);
 	}
 	strbuf_release(&how);
 	strbuf_release(&sb);

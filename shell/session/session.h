@@ -452,6 +452,10 @@ void report_break_stops(struct session *s);
 
 /* ---- words for what ranks do (describe.c) ---------------------------------- */
 
+/* What rank r was doing when it went, for its death's line: its position
+ * during a job, "after OP" (its last one), or "while idle"; returns
+ * whether it had a job. */
+int describe_last_words(struct session *s, int r, struct strbuf *sb);
 /* Describe rank r's position (the kind's describe). */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
 /* The same from the status board alone (observers). */
