@@ -7,8 +7,9 @@
 #
 # node1 is a rootless `unshare -Urnmup` (its own user, network, mount,
 # uts and pid namespaces: when the command ends, every process in it ends
-# with its init); node2 is a child `unshare -nmu` inside it, kept alive by
-# a sleep.  Each namespace mounts its own /sys (UCX finds network devices
+# with its init; as root in a chroot, which refuses user namespaces, the
+# same without -U); node2 is a child `unshare -nmu` inside it, kept alive
+# by a sleep.  Each namespace mounts its own /sys (UCX finds network devices
 # there).  COMMAND runs in node1 with:
 #   NODE1 NODE2    the two addresses, NET the interface name (cdb0)
 #   RSH            an exec script "RSH [-opts] HOST CMD..." that runs CMD
@@ -26,7 +27,23 @@ need unshare nsenter ip mount
 
 if [ "${CDB_HOSTS_INNER:-}" = "" ]; then
 	ids=$(mktemp)
-	CDB_HOSTS_INNER=$ids unshare -Urnmup --fork --mount-proc sh "$0" "$@"
+	# Rootless when the kernel lets us (a user namespace); root without
+	# one where it does not (a chroot refuses user namespaces), keeping
+	# the mounts' propagation when / is no mount point (hostile.sh too).
+	prop=
+	if unshare -Urnmup --fork --mount-proc true 2>/dev/null; then
+		ns=-Urnmup
+	elif [ "$(id -u)" = 0 ]; then
+		ns=-nmup
+		unshare -nmup --fork --mount-proc true 2>/dev/null ||
+			prop="--propagation unchanged"
+	else
+		echo "FAIL: hosts.sh: no user namespace, and not root"
+		exit 1
+	fi
+	# shellcheck disable=SC2086
+	CDB_HOSTS_INNER=$ids CDB_HOSTS_PROP="$prop" unshare $ns $prop --fork \
+		--mount-proc sh "$0" "$@"
 	rc=$?
 	made=$(wc -l <"$ids")
 	left=""
@@ -50,7 +67,8 @@ fi
 
 # ---- inside node1 ----------------------------------------------------------
 ids=$CDB_HOSTS_INNER
-unset CDB_HOSTS_INNER
+prop=$CDB_HOSTS_PROP
+unset CDB_HOSTS_INNER CDB_HOSTS_PROP
 dir=$(mktemp -d)
 hostname node1
 mount -t sysfs sysfs /sys || { echo "FAIL: hosts.sh: cannot mount /sys"; exit 1; }
@@ -59,7 +77,8 @@ ip link set lo up
 ip link add cdb0 type veth peer name cdb0p || { echo "FAIL: hosts.sh: no veth"; exit 1; }
 ip addr add 10.213.7.1/24 dev cdb0
 ip link set cdb0 up
-unshare -nmu sh -c 'hostname node2; mount -t sysfs sysfs /sys; echo $$ > '"$dir"'/node2.pid; exec sleep 100000' &
+# shellcheck disable=SC2086
+unshare -nmu $prop sh -c 'hostname node2; mount -t sysfs sysfs /sys; echo $$ > '"$dir"'/node2.pid; exec sleep 100000' &
 holder=$!
 i=0
 while [ ! -s "$dir/node2.pid" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
