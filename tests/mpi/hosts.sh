@@ -92,11 +92,12 @@ readlink /proc/self/ns/net >"$ids"
 readlink "/proc/$p2/ns/net" >>"$ids"
 cat >"$dir/rsh" <<EOF
 #!/bin/sh
-# the launchers' ssh: [-options] HOST COMMAND...
+# the launchers' ssh: [-options] HOST COMMAND...  (-r: the root node2 sees,
+# which entering its mount namespace would otherwise reset: a chroot's)
 while case "\$1" in -*) true ;; *) false ;; esac; do shift; done
 h=\$1; shift
 case \$h in
-10.213.7.2|node2) exec nsenter -t $p2 -n -u -m -- sh -c "\$*" ;;
+10.213.7.2|node2) exec nsenter -t $p2 -n -u -m -r --wd="\$PWD" -- sh -c "\$*" ;;
 *) exec sh -c "\$*" ;;
 esac
 EOF
