@@ -32,6 +32,7 @@ less		test	cmd less
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 gdb		test	cmd gdb
+clang-format	test	cmd clang-format
 valgrind	valgrind	cmd valgrind
 '
 

@@ -67,6 +67,7 @@ struct bench_args {
 	uint64_t factor;
 	int sweep;
 	size_t at_size, at_dtype, at_coll;	/* argument positions */
+	char domain_name[SEG_NAME_MAX];	/* domain=, "" for the world */
 };
 
 /* What one bench measured. */
@@ -86,6 +87,7 @@ struct bench_result {
 struct bench_wins {
 	struct win_ref buf, src, sig;
 	int has_buf, has_src;
+	int domain;		/* the comm domain they are on (0: the world) */
 	uint64_t need;		/* bytes of window area per rank */
 };
 
