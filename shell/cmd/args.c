@@ -23,18 +23,29 @@ nargs(struct cmdctx *ctx)
 	return ctx->w.n;
 }
 
+/* "error: MSG[ (usage: ...)]", counted as the command's error. */
+static void
+ctx_verror(struct cmdctx *ctx, int usage, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+
+	if (usage)
+		out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
+		    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
+	else
+		out_error("%s", msg);
+	free(msg);
+	ctx->nerrors++;
+}
+
 int
 arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 0, fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
 	if (i < ctx->w.n)
 		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
 	return -1;
@@ -44,14 +55,10 @@ int
 cmd_error(struct cmdctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 0, fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
 	return -1;
 }
 
@@ -59,15 +66,10 @@ void
 cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 1, fmt, ap);
 	va_end(ap);
-	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
-	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
-	free(msg);
-	ctx->nerrors++;
 }
 
 int
