@@ -207,7 +207,7 @@ valgrind: deps
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw
+	    $(O)/bench/memcpy-bw $(O)/bench/explore-bench
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -226,7 +226,7 @@ $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(FFI_LIBS) $(LIBS)
 
 fmt:
-	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
+	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -242,6 +242,8 @@ install: all
 	install -m 644 colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore
+	install -m 644 scripts/lessons/explore/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore/
 
 clean:
 	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc \

@@ -185,6 +185,9 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	const char *what, *note;
 	char *cause = NULL;
 
+	if (s->sink != NULL)
+		return coll_synth_signal(ctx, cc, 1) != 0 ? -1 :
+		    s->sink->coll(s->sink->arg, cc);
 	if (coll_in_progress(s, &what)) {
 		out_error("%s is still in progress; wait for it to finish (or interrupt it) before another collective",
 		    what);
@@ -284,7 +287,7 @@ const struct cmd_entry cmd_allreduce_entry = {
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
-	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = coll_keywords, .exec = cmd_allreduce_exec,
 };
 
@@ -292,7 +295,7 @@ const struct cmd_entry cmd_barrier_entry = {
 	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
 	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
 	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
-	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY, .keywords = coll_keywords,
+	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE, .keywords = coll_keywords,
 	.exec = cmd_barrier_exec,
 };
 
@@ -300,7 +303,7 @@ const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
 	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = coll_keywords, .exec = cmd_broadcast_exec,
 };
 
@@ -308,7 +311,7 @@ const struct cmd_entry cmd_allgather_entry = {
 	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
 	.example = "allgather src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = coll_keywords, .exec = cmd_allgather_exec,
 };
 
@@ -316,7 +319,7 @@ const struct cmd_entry cmd_reduce_scatter_entry = {
 	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
 	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
-	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = coll_keywords, .exec = cmd_reduce_scatter_exec,
 };
 
@@ -324,6 +327,6 @@ const struct cmd_entry cmd_all_to_all_entry = {
 	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
 	.example = "all_to_all src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = coll_keywords, .exec = cmd_all_to_all_exec,
 };

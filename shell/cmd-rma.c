@@ -180,7 +180,7 @@ const struct cmd_entry cmd_put_entry = {
 	.name = "put", .usage = "DST PEER SRC [dst=OFF] [src=OFF] [count=K] [atomic=add]",
 	.summary = "write local SRC into the peer's DST (notifies nobody)",
 	.example = "@0 put buf 1 buf count=4", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 7, .flags = CMD_TARGETS,
+	.min_args = 3, .max_args = 7, .flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = put_keywords, .exec = cmd_put_exec,
 };
 
@@ -188,6 +188,6 @@ const struct cmd_entry cmd_get_entry = {
 	.name = "get", .usage = "DST PEER SRC [dst=OFF] [src=OFF] [count=K]",
 	.summary = "read the peer's SRC into local DST (one-sided)",
 	.example = "@1 get buf 0 buf count=4", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 6, .flags = CMD_TARGETS,
+	.min_args = 3, .max_args = 6, .flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = get_keywords, .exec = cmd_get_exec,
 };

@@ -21,7 +21,7 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
+    cmd_diagnose_entry, cmd_explore_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry;
 
 const struct cmd_entry *const cmd_table[] = {
@@ -56,6 +56,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
+	&cmd_explore_entry,
 	&cmd_watch_entry,
 	&cmd_bench_entry,
 	&cmd_tree_entry,
@@ -293,6 +294,12 @@ run_line(struct session *s, const char *line, int *incomplete)
 	ctx.entry = cmd_find(all.v[first].s, &cause);
 	if (ctx.entry == NULL) {
 		out_error("%s", cause);
+		out_caret(all.v[first].col, all.v[first].len);
+		goto fail;
+	}
+	if (s->sink != NULL && !(ctx.entry->flags & CMD_EXPLORE)) {
+		out_error("'%s' cannot be explored (an explore script takes notify, wait, put, get, fill, set, expect and collectives)",
+		    ctx.entry->name);
 		out_caret(all.v[first].col, all.v[first].len);
 		goto fail;
 	}

@@ -231,6 +231,7 @@ void
 session_close(struct session *s)
 {
 	bench_last_free(s);
+	explore_saved_free(s);
 	trace_free(s);
 	if (s->rp != NULL) {
 		for (int r = 0; r < s->nranks; r++) {

@@ -78,6 +78,7 @@ struct settings {
 };
 
 struct coll_run;
+struct prog_sink;
 
 struct session {
 	struct seg seg;
@@ -109,6 +110,9 @@ struct session {
 	int user;		/* the ranks are a user program's processes
 				 * (`colldb run`, run.c): they run their own
 				 * calls and announce them as jobs */
+	struct prog_sink *sink;	/* set while explore reads a script */
+	int next_explore;	/* counterexamples saved (cmd-explore.c) */
+	struct explore_saved *explored;
 };
 
 extern struct session *sess;
@@ -193,6 +197,8 @@ printflike(2, 3) void out_event(int rank, const char *fmt, ...);
 void out_flush_events(void);
 /* Where carets point: the line being executed. */
 void out_set_line(const char *line);
+/* Errors say where they come from ("FILE:LINE: ..."), until NULL. */
+void out_set_origin(const char *origin);
 void out_caret(size_t col, size_t len);
 /* Start capturing a command's output; what the previous command printed
  * becomes out_captured() (for `expect output`).  out_capture_restore()
@@ -228,6 +234,8 @@ enum cmd_flags {
 	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
 	CMD_AGENTS_ONLY = 1 << 4,	/* needs colldb's own agent ranks:
 					 * refused under `colldb run` */
+	CMD_EXPLORE = 1 << 5,		/* may appear in an explore script: it
+					 * only builds programs (submit.c) */
 };
 
 struct cmdctx;
@@ -313,6 +321,7 @@ struct script_state {
 	int failed;		/* an error or failed expect happened */
 	int depth;		/* source nesting */
 	int quit;
+	const char *file;	/* the script running now, or NULL */
 };
 extern struct script_state script;
 
@@ -323,6 +332,40 @@ enum cmd_retval script_run_line(struct session *s, const char *line,
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+/* FILE's commands, continued lines joined, without running them (explore
+ * reads a script this way).  0, or -1 (said); free with script_cmds_free(). */
+struct script_cmd {
+	char *text;
+	unsigned long lineno;	/* of its first line */
+};
+int script_read(const char *path, struct script_cmd **out, size_t *n);
+void script_cmds_free(struct script_cmd *v, size_t n);
+
+/* ---- cmd-script.c: expect REGION == V[,V...] ----------------------------- */
+
+/* One expected value as typed, and as the window holds it. */
+struct expect_want {
+	const char *text;
+	double v;
+	int64_t iv;
+	int exact;		/* compare iv exactly (an integer written out) */
+};
+
+struct expect_spec {
+	struct region rg;
+	struct expect_want *want;	/* 1 (every element) or rg.count */
+	size_t nwant;
+	char *list;		/* the values as typed; want[].text points here */
+	struct rankset targets;
+};
+
+/* Parse arguments 0..2 of an expect command; 0, or -1 (reported). */
+int expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp);
+void expect_spec_release(struct expect_spec *sp);
+/* Check rank r's area (any copy of it) against sp: 0, or -1 with *why
+ * ("rank 1 buf[2] = 9, expected 7"; the caller frees it). */
+int expect_spec_check(struct session *s, const struct expect_spec *sp, int r,
+    const uint8_t *area, char **why);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -544,6 +587,24 @@ void cmd_report(struct cmdctx *ctx);
 /* A one-op program. */
 struct prog *prog_one(const char *title, const struct uop *u);
 
+/*
+ * While s->sink is set (explore reading a script, cmd-explore.c), the
+ * commands that would send programs hand them to it instead, and nothing
+ * reaches a rank; cmd_run_line() runs only CMD_EXPLORE commands then.
+ * Each hook returns 0 or -1 (reported).
+ */
+struct coll_call;
+struct expect_spec;
+struct prog_sink {
+	void *arg;
+	/* rank's program (takes p and desc) */
+	int (*prog)(void *arg, int rank, struct prog *p, char *desc);
+	/* a collective, parsed and validated; its signal placed */
+	int (*coll)(void *arg, const struct coll_call *cc);
+	/* an `expect REGION == V` line (takes sp's contents) */
+	int (*expect)(void *arg, struct expect_spec *sp);
+};
+
 /* ---- cmd-set.c: settings ------------------------------------------------- */
 
 /* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
@@ -587,6 +648,69 @@ int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+
+/* ---- cmd-explore.c / explore-save.c: explore ----------------------------- */
+
+struct explore;
+struct explore_finding;
+struct xstep;
+
+/* What the explored sequence is made of: one script line (or the
+ * collective of `explore COLL`) in one pass. */
+struct xunit {
+	const char *text;	/* as written (borrowed) */
+	unsigned long lineno;	/* 0: not from a script */
+	int pass;		/* 0-based */
+	uint32_t call;		/* the explorer's call number */
+	int coll;		/* a collective */
+	char title[64];		/* its title */
+};
+
+/* One exploration: the sequence, where each program came from, the
+ * checks, and the explorer (core/explore.h). */
+struct xrun {
+	struct session *s;
+	struct explore *x;
+	const char *file;	/* the script, or NULL */
+	int repeat;
+	struct xunit *units;
+	size_t nunits;
+	struct xorigin {
+		size_t unit;
+		char *desc;	/* "fill buf 7", "broadcast(root=0)" */
+	} **orig;		/* per rank, per program */
+	size_t *norig;
+	struct expect_spec *expects;
+	size_t nexpects;
+	int check;		/* `check`: reference results of check_args */
+	struct coll_args check_args;
+	int selfclear;		/* some call must leave its signal at zero */
+};
+
+/* A saved counterexample, for `explore show N`. */
+struct explore_saved {
+	int id;
+	char *headline;		/* "data race on rank 0 buf[0:4]" */
+	char *path;
+	int nranks;
+	size_t nsteps;
+	int *rank;		/* per step */
+	char **desc;		/* per step: the micro-op */
+	struct explore_saved *next;
+};
+
+/* explore-save.c: "broadcast(root=0) step 5/7: get buf 0 buf" or "fill
+ * buf 7, line 2" for a step of the sequence. */
+void explore_step_text(const struct xrun *xr, const struct xstep *st,
+    struct strbuf *sb);
+/* Write f as a replayable script in dir (the next explore-N.coll) and
+ * keep it for `explore show`; fail is the FAIL text.  The path (the
+ * caller frees it), or NULL (said). */
+char *explore_save(struct xrun *xr, const struct explore_finding *f,
+    const char *fail, const char *dir, int *id);
+/* Print counterexample id as a per-rank timeline; 0 or -1 (said). */
+int explore_show(struct session *s, int id);
+void explore_saved_free(struct session *s);
 
 /* ---- trace.c: the spans the ranks record (core/span.h) ------------------- */
 

@@ -23,6 +23,8 @@ cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	struct job *head = rank_job(s, r), *j;
 	char *cause = NULL;
 
+	if (s->sink != NULL)
+		return s->sink->prog(s->sink->arg, r, p, desc);
 	if (s->user)
 		return run_submit(ctx, r, p, desc);
 	if (head != NULL) {
