@@ -11,7 +11,8 @@ static const char *const kind_names[UOP__COUNT] = {
 	[UOP_FILL] = "fill",	 [UOP_CALL] = "call",	  [UOP_LOAD] = "load",
 };
 
-static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=" };
+static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=",
+	">=" };
 
 struct prog *
 prog_new(const char *title)
@@ -132,6 +133,33 @@ wait_cmp_name(enum wait_cmp c)
 	return (unsigned)c < ARRAY_SIZE(cmp_names) ? cmp_names[c] : "?";
 }
 
+void
+prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n)
+{
+	uint32_t name, phase;
+
+	if (n == 0)
+		return;
+	name = prog_str(p, "defer_wait");
+	phase = prog_str(p, "deferred");
+	for (size_t i = 0; i < n; i++) {
+		struct uop u;
+
+		memset(&u, 0, sizeof u);
+		u.kind = UOP_WAIT;
+		u.dtype = DT_I32;
+		u.op = CMP_UGE;
+		u.flags = UOP_F_DEFER;
+		u.peer = -1;		/* whoever writes it */
+		u.value = c[i].expected;
+		u.dst = c[i].off;
+		u.count = 1;
+		u.name = name;
+		u.phase = phase;
+		prog_add(p, &u);
+	}
+}
+
 int
 wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
 {
@@ -140,6 +168,8 @@ wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
 		return now == expected;
 	case CMP_GE:
 		return now >= expected;
+	case CMP_UGE:
+		return (uint32_t)now >= (uint32_t)expected;
 	case CMP_NE:
 		return now != expected;
 	case CMP_GT:

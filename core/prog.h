@@ -26,8 +26,11 @@
 enum uop_kind {
 	UOP_NOTIFY,	/* peer's cell dst op= value (op: enum notify_op) */
 	UOP_WAIT,	/* block until own cell dst cmp value (op: enum wait_cmp) */
-	UOP_PUT,	/* peer dst[0:count] = own src (op: enum atomic_kind) */
-	UOP_GET,	/* own dst[0:count] = peer src */
+	UOP_PUT,	/* peer dst[0:count] = src (op: enum atomic_kind); src
+			 * is own (ssp SP_OWN) or a staging tile (SP_ACC with
+			 * UOP_F_RAW) */
+	UOP_GET,	/* dst = peer src[0:count]; dst is own (dsp SP_OWN) or
+			 * a staging tile (SP_ACC with UOP_F_RAW) */
 	UOP_REDUCE,	/* dst(dsp) op= src(ssp), op: enum reduce_op */
 	UOP_COPY,	/* dst(dsp) = src(ssp), converting to/from the acc type */
 	UOP_FILL,	/* own dst[0:count] = pattern (op: enum fill_pattern) */
@@ -37,7 +40,9 @@ enum uop_kind {
 };
 
 enum notify_op { NOTIFY_ADD, NOTIFY_SET };
-enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE };
+/* CMP_UGE compares the cell and the value as uint32: defer_wait's polling
+ * (a cell holding -1 reads as UINT32_MAX and satisfies every value). */
+enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE, CMP_UGE };
 enum atomic_kind { ATOMIC_NONE, ATOMIC_ADD };
 enum fill_pattern {
 	FILL_VALUE,	/* fval */
@@ -58,6 +63,10 @@ enum uop_flags {
 	UOP_F_EPILOGUE = 1 << 1, /* part of a collective's epilogue */
 	UOP_F_INT = 1 << 2,	/* FILL: the value is the exact int64 in src
 				 * (i64 beyond 2^53 does not fit fval) */
+	UOP_F_RAW = 1 << 3,	/* COPY/PUT/GET: SP_ACC is a staging tile that
+				 * holds the data dtype itself (no widening) */
+	UOP_F_DEFER = 1 << 4,	/* WAIT: a deferred condition (defer_wait) the
+				 * shell appended to the program */
 };
 
 struct uop {
@@ -102,6 +111,21 @@ const char *uop_kind_name(enum uop_kind k);
 int uop_kind_from_name(const char *s, enum uop_kind *out);
 const char *wait_cmp_name(enum wait_cmp c);
 int wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected);
+
+/*
+ * A deferred completion condition (PyPTO's pld.system.defer_wait): the
+ * rank goes on, and the next program it runs does not complete until
+ * cell >= expected, compared as uint32.  At most DEFER_MAX per waiter.
+ */
+#define DEFER_MAX 64
+struct defer_cond {
+	uint64_t off;		/* the cell, in the rank's own area */
+	int32_t expected;	/* 0 .. INT32_MAX */
+	uint32_t reserved;
+};
+/* Append one WAIT per condition (CMP_UGE, UOP_F_DEFER, phase "deferred",
+ * span "defer_wait"): the program ends only once they all hold. */
+void prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n);
 
 /* Serialise to/from a flat byte buffer (sent to ranks, stored in shm). */
 void prog_encode(const struct prog *p, struct strbuf *out);

@@ -11,9 +11,10 @@
  * announces each to the shell before running it, with its own tag (the
  * rank's call count times SEG_MAX_RANKS plus the rank, so tags stay unique
  * across ranks as span records need):
- * MSG_PROG (an encoded program, its title the source location) or
- * MSG_COLL (a struct coll_msg followed by the NUL-terminated title); then
- * MSG_DONE with that tag, as an agent would.  The shell sends it nothing.
+ * MSG_PROG (a struct site, then the encoded program, its title the
+ * source location) or MSG_COLL (a struct coll_msg, its site filled in,
+ * followed by the NUL-terminated title); then MSG_DONE with that tag, as
+ * an agent would.  The shell sends it nothing.
  *
  * Both ends are the same binary (or the same libcolldb) on one machine, so
  * structs travel raw.  Ownership: proto_recv() returns a payload the caller
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "site.h"
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -76,7 +78,10 @@ struct coll_msg {
 	uint32_t repeat;	/* run it this many times back to back, stopping
 				 * at the first that does not end DONE_OK
 				 * (bench); 0 means once */
-	uint32_t reserved;
+	uint32_t ndefer;	/* deferred conditions the rank appends to the
+				 * program it builds (prog_add_deferred) */
+	struct site site;	/* a user rank's announcement: the call */
+	struct defer_cond defer[DEFER_MAX];
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

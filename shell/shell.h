@@ -19,195 +19,13 @@
 #include "coll.h"
 #include "common.h"
 #include "diag.h"
-#include "parse.h"
+#include "lang/parse.h"
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
-#include "trace-meta.h"
-
-/* ---- session.c: the ranks behind the prompt ----------------------------- */
-
-enum job_flags {
-	JOB_ANNOUNCE = 1 << 0,	/* print an event when it completes */
-	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
-	JOB_COLL = 1 << 2,	/* part of a collective */
-	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
-	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
-	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
-	JOB_CALL = 1 << 6,	/* a load or call: completion goes to
-				 * call_job_done() (cmd-call.c) */
-};
-
-/* A program sent to one rank and not yet reported done. */
-struct job {
-	uint32_t tag;
-	int rank;
-	struct prog *prog;	/* the program (built here too, for where/diagnose) */
-	char *desc;		/* "wait sig[0] >= 1", "allreduce(ring)" */
-	unsigned flags;		/* enum job_flags */
-	int coll;		/* collective instance id, 0 if none */
-	uint64_t lo, hi;	/* window-area bytes the program touches */
-	struct job *next;
-};
-
-struct rankproc {
-	pid_t pid;
-	int sock;		/* SOCK_SEQPACKET to the rank, -1 once gone */
-	int out;		/* the rank's stdout+stderr, -1 once closed */
-	int alive;
-	int wstatus;		/* waitpid() status once dead */
-	struct job *jobs;	/* queue; the head is what the rank runs */
-	struct strbuf outbuf;	/* partial output line */
-	char *last_op;		/* description of the last op seen */
-	char *death;		/* "killed by SIGKILL during ...", once dead */
-	struct job *orphans;	/* what a dead rank still had to run */
-	uint32_t orphan_pc;	/* where its first orphan stopped */
-};
-
-/* What script lines are echoed (see script.c) */
-enum { ECHO_OFF, ECHO_ALL, ECHO_LESSON };
-
-struct settings {
-	int times;		/* show times in state */
-	int color;
-	int echo;		/* ECHO_ALL (transcripts), ECHO_LESSON or 0 */
-	int strict;		/* PyPTO's op/dtype restrictions */
-	double timeout;		/* hang watchdog, seconds (0 = off) */
-	int settle_ms;		/* how long a command waits for quiescence */
-	int settle_explicit;	/* set by the user: bounds batch runs too */
-};
-
-struct coll_run;
-struct prog_sink;
-
-struct session {
-	struct seg seg;
-	int nranks;
-	char name[64];
-	const char *transport;
-	struct rankproc *rp;
-	uint32_t next_tag;
-	int next_coll;
-	struct rankset focus;
-	struct settings set;
-	int batch;		/* non-interactive: stop at the first error */
-	int interactive;	/* a person at a terminal */
-	struct coll_run *colls;	/* collectives in progress */
-	char *self_exe;
-	uint64_t last_progress;	/* sum of board progress (watchdog) */
-	uint64_t idle_since;
-	int watchdog_fired;
-	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
-	int registered;		/* in the registry (colldb watch NAME) */
-	struct diag_event *hist;	/* completed writes/waits (diagnose) */
-	size_t nhist, ahist;
-	uint64_t wd_sig;	/* watchdog: progress signature */
-	uint64_t wd_since;	/* ... unchanged since */
-	int wd_armed;		/* fires once per stall */
-	uint32_t next_break;	/* breakpoint ids */
-	struct trace *trace;	/* spans collected from the ranks (trace.c) */
-	struct bench_last *bench;	/* the last bench, for `tree` */
-	int user;		/* the ranks are a user program's processes
-				 * (`colldb run`, run.c): they run their own
-				 * calls and announce them as jobs */
-	struct prog_sink *sink;	/* set while explore reads a script */
-	int next_explore;	/* counterexamples saved (cmd-explore.c) */
-	struct explore_saved *explored;
-};
-
-extern struct session *sess;
-
-/* In a new rank's child: /dev/null on stdin, the output pipe on stdout
- * and stderr, the segment and socket fds kept across exec. */
-void rank_child_fds(struct session *s, const int sv[2], const int outp[2]);
-/* After fork: the parent's ends of a new rank's socket pair and output
- * pipe go to rp; the child's ends are closed. */
-void rankproc_started(struct rankproc *rp, pid_t pid, const int sv[2],
-    const int outp[2]);
-int session_open(struct session *s, int nranks, const char *name,
-    uint64_t area, char **cause);
-/* session_open()'s first half, for other kinds of ranks (run.c): the
- * fields, the segment (area 0: the default size), the span trace and the
- * rank slots, no processes.  0 or -1 + cause. */
-int session_prepare(struct session *s, int nranks, const char *name,
-    uint64_t area, char **cause);
-/* Register the session for `colldb watch NAME` (a clash only warns). */
-void session_register(struct session *s);
-void session_close(struct session *s);
-/* A rank holds at most QUEUE_MAX commands (its socket buffer is the
- * queue; a full one would block the shell).  1 (and cause) when r's is
- * full.  Collectives are refused beyond COLL_OPS_BUDGET micro-ops over all
- * ranks (the shell keeps every rank's program for where and diagnose). */
-#define QUEUE_MAX 64
-#define COLL_OPS_BUDGET 8000000u
-int session_queue_full(struct session *s, int r, char **cause);
-/* Send p to rank r (takes ownership of p and desc).  Returns the job, or
- * NULL + cause when the rank is gone or the send failed. */
-struct job *session_submit(struct session *s, int r, struct prog *p,
-    char *desc, unsigned flags, unsigned pflags, char **cause);
-/* Send a collective: every rank builds its program from args. */
-int session_submit_coll(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, char **cause);
-/* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration k. */
-int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, char **cause);
-/* Handle whatever the ranks sent (non-blocking); events are queued. */
-void session_pump(struct session *s, int timeout_ms);
-/* Wait until quiescent (or the settle limit); 0 = quiescent. */
-int session_settle(struct session *s);
-int session_quiescent(struct session *s);
-/* poll() set for the event loop: fills fds, returns count. */
-int session_pollfds(struct session *s, struct pollfd *fds, int max);
-int rank_alive(struct session *s, int r);
-enum rank_state rank_state_of(struct session *s, int r);
-/* The job rank r is running (head of its queue), or NULL. */
-struct job *rank_job(struct session *s, int r);
-/* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
-void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
-/* The same from the status board alone (observers, user programs). */
-void describe_board(struct seg *sg, int r, struct strbuf *sb);
-/* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct seg *sg, const struct uop *u, int rank,
-    struct strbuf *sb);
-/* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
-    struct strbuf *sb);
-/* Recompute the segment's gate_active word from control state. */
-void session_update_gate(struct session *s);
-/* Track a program rank r runs on its own (a user rank's call), under
- * the rank's tag; takes p and desc. */
-struct job *session_track(struct session *s, int r, uint32_t tag,
-    struct prog *p, char *desc, unsigned flags);
-/* Any job (queued or running) touching bytes [lo, hi)? */
-int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
-
-/* ---- out.c: output, errors, events --------------------------------------- */
-
-/* Echo a script line (stdout, not captured for `expect output`). */
-void out_echo(const char *line);
-/* Print command output (stdout). */
-printflike(1, 2) void out_printf(const char *fmt, ...);
-/* "error: ..." on stderr; if line/col are known, a caret line follows. */
-printflike(1, 2) void out_error(const char *fmt, ...);
-printflike(1, 2) void out_warning(const char *fmt, ...);
-/* Queue an event for rank r (printed in rank order by out_flush_events,
- * or right away when the prompt is idle). */
-printflike(2, 3) void out_event(int rank, const char *fmt, ...);
-void out_flush_events(void);
-/* Where carets point: the line being executed. */
-void out_set_line(const char *line);
-/* Errors say where they come from ("FILE:LINE: ..."), until NULL. */
-void out_set_origin(const char *origin);
-void out_caret(size_t col, size_t len);
-/* Start capturing a command's output; what the previous command printed
- * becomes out_captured() (for `expect output`).  out_capture_restore()
- * undoes a begin (commands that must not hide the previous output). */
-void out_capture_begin(void);
-void out_capture_restore(void);
-const char *out_captured(void);
-/* Whether an event printer must first clear the prompt line. */
-void out_set_prompt_active(int active);
+#include "trace/trace-meta.h"
+#include "out/out.h"
+#include "session/session.h"
 
 /* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
 
@@ -227,14 +45,30 @@ enum cmd_group {
 	GRP__COUNT
 };
 
+/*
+ * What an entry asks of the line and of the world.  The preconditions
+ * (CMD_NEEDS_*, CMD_AGENTS_ONLY) are checked once, in cmd_run_line(),
+ * after the arity and before exec, in the order they are listed, each
+ * with one wording for every command that sets it (git's RUN_SETUP).
+ */
 enum cmd_flags {
 	CMD_TARGETS = 1 << 0,		/* accepts an @ranks prefix */
 	CMD_ALL_RANKS_ONLY = 1 << 1,	/* always all ranks; @ is an error */
 	CMD_NO_SETTLE = 1 << 2,		/* do not wait for quiescence after */
 	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
-	CMD_AGENTS_ONLY = 1 << 4,	/* needs colldb's own agent ranks:
-					 * refused under `colldb run` */
-	CMD_EXPLORE = 1 << 5,		/* may appear in an explore script: it
+	CMD_AGENTS_ONLY = 1 << 4,	/* needs ranks that run the shell's
+					 * programs: refused where the ranks
+					 * run their own code (`colldb run`);
+					 * .agents_why says why */
+	CMD_RAW_REST = 1 << 5,		/* the rest of the line is one
+					 * argument, verbatim (say) */
+	CMD_RANKS_ARG = 1 << 6,		/* its argument is an @ranks list,
+					 * not a target (focus) */
+	CMD_NEEDS_TARGETS = 1 << 7,	/* an explicit @ranks is required */
+	CMD_NEEDS_NO_COLL = 1 << 8,	/* no collective in progress */
+	CMD_NEEDS_NO_BREAKS = 1 << 9,	/* no breakpoint set */
+	CMD_NEEDS_ALL_IDLE = 1 << 10,	/* every rank alive and idle */
+	CMD_EXPLORE = 1 << 11,		/* may appear in an explore script: it
 					 * only builds programs (submit.c) */
 };
 
@@ -248,8 +82,13 @@ struct cmd_entry {
 	const char *example;
 	enum cmd_group group;
 	int min_args, max_args;	/* max -1: unlimited */
-	unsigned flags;
+	unsigned flags;		/* enum cmd_flags */
 	const char *const *keywords;	/* completion candidates */
+	/* CMD_AGENTS_ONLY: why, after "not available under 'colldb run': "
+	 * (NULL: the collectives' reason) */
+	const char *agents_why;
+	const void *data;	/* what exec needs besides the words (a
+				 * collective's enum coll_kind), or NULL */
 	enum cmd_retval (*exec)(struct cmdctx *ctx);
 };
 
@@ -263,6 +102,7 @@ struct cmdctx {
 	const char *target_text;
 	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
 	size_t nsubs;
+	int nerrors;		/* errors reported (cmd_error, arg_error) */
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -275,6 +115,9 @@ enum cmd_retval cmd_run_line(struct session *s, const char *line,
 /* Find by alias, exact name, then unique prefix; NULL + cause if none. */
 const struct cmd_entry *cmd_find(const char *name, char **cause);
 void cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...) printflike(2, 3);
+/* An error of the running command: "error: ..." (counted in the ctx);
+ * returns -1, so `return cmd_error(ctx, ...)` reads as a failure. */
+printflike(2, 3) int cmd_error(struct cmdctx *ctx, const char *fmt, ...);
 
 /* Errors about argument i (0-based after the name): caret under it. */
 printflike(3, 4) int arg_error(struct cmdctx *ctx, size_t i, const char *fmt,
@@ -299,7 +142,7 @@ int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
-const char *nearest_window(struct seg *sg, const char *name);
+const char *nearest_window(struct view *v, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */
@@ -328,6 +171,13 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* The same for a line that must be complete (a script's, a pause's): an
+ * unclosed quote or bracket is an error naming it, at the line's end. */
+enum cmd_retval script_run_whole(struct session *s, const char *line);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
@@ -340,6 +190,15 @@ struct script_cmd {
 };
 int script_read(const char *path, struct script_cmd **out, size_t *n);
 void script_cmds_free(struct script_cmd *v, size_t n);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-script.c: expect REGION == V[,V...] ----------------------------- */
 
@@ -362,10 +221,17 @@ struct expect_spec {
 /* Parse arguments 0..2 of an expect command; 0, or -1 (reported). */
 int expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp);
 void expect_spec_release(struct expect_spec *sp);
-/* Check rank r's area (any copy of it) against sp: 0, or -1 with *why
- * ("rank 1 buf[2] = 9, expected 7"; the caller frees it). */
+/* Check rank r's values of the region (vals: its rg.count elements, from
+ * the world or a copy of it) against sp: 0, or -1 with *why ("rank 1
+ * buf[2] = 9, expected 7"; the caller frees it). */
 int expect_spec_check(struct session *s, const struct expect_spec *sp, int r,
-    const uint8_t *area, char **why);
+    const uint8_t *vals, char **why);
+/* The region's first byte in a window area. */
+static inline uint64_t
+expect_spec_off(const struct expect_spec *sp)
+{
+	return sp->rg.w->off + sp->rg.first * dtype_size(sp->rg.w->dtype);
+}
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -394,6 +260,10 @@ int le_cancelled(void);
 /* Terminal rows between the prompt's first row and the cursor (a long
  * half-typed line wraps); async output clears from there. */
 int le_rows_above_cursor(void);
+/* Run every tenth of a second while le_read() waits for a key. */
+extern void (*le_idle_hook)(void);
+/* The two above, for out_set_prompt() while le_read() runs. */
+extern const struct out_prompt le_out_prompt;
 
 /* ---- repl.c: the interactive loop ----------------------------------------- */
 
@@ -436,12 +306,47 @@ int learn_main(int argc, char **argv);
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
+/* start.c: the one start-up of `colldb` and `colldb run`. */
+struct start_mode {
+	const char *who;	/* "colldb", "colldb run": messages name it */
+	const struct rank_kind *kind;
+	void *kind_arg;
+	const char *program;	/* what the ranks run (warnings), or NULL */
+	size_t npos;		/* scripts given as FILE arguments (colldb) */
+	int scripts_end;	/* -x scripts are the whole session (run) */
+	/* instead of commands: run the world to its end (run --batch) */
+	int (*free_run)(struct session *s);
+	/* after the session opened, before any command */
+	void (*started)(struct session *s);
+};
+/* Open the session o asks for and run its commands; returns the exit
+ * status (o's defaults are filled in). */
+int shell_start(struct session *s, struct shell_opts *o,
+    const struct start_mode *m);
+/* The session hooks, colour and the record tap, wired in. */
+void shell_wire(struct session *s);
 
+
+/* ---- user/coll-match.c: collective matching for user programs ----------- */
+
+/* Warns when the ranks' k-th collectives differ (a session hook). */
+extern const struct session_hook match_session_hook;
+/* user/lint-user.c: the lint patterns for a user program's calls, with
+ * their source lines (a session hook). */
+extern const struct session_hook user_lint_session_hook;
+/* The last mismatch it warned of ("collective mismatch on sig: ..."),
+ * or NULL; borrowed until the session closes. */
+const char *coll_match_said(struct session *s);
 
 /* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
+/* The history (hist_record) and the watchdog (watchdog_tick), as a
+ * session hook. */
+extern const struct session_hook diag_session_hook;
 /* Analyse the session now; the caller releases *res and *in. */
 void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
 void diag_in_release(struct diag_in *in);
@@ -450,11 +355,17 @@ void diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb);
 /* expect hang / expect nohang: 0 when the verdict agrees. */
 int diag_expect_hang(struct session *s, int want_hang);
+/* The ranks' states were just shown (where, ranks, diagnose, expect);
+ * diag_state_unshown(): they changed since, or were never shown. */
+void diag_state_shown(struct session *s);
+int diag_state_unshown(struct session *s);
 /* Called while the shell waits: fires the hang watchdog when due. */
 void watchdog_tick(struct session *s);
 /* lint.c: warnings for commands that match a known failure pattern. */
 void lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value);
+/* A defer_wait registered on rank's cell off (>= expected, unsigned). */
+void lint_defer(struct session *s, int rank, uint64_t off, int32_t expected);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
 /* A collective about to start on a signal with credits in it. */
@@ -476,36 +387,49 @@ int ranks_release(struct session *s, const struct rankset *targets,
 /* Settle, then print the `where` line of every released rank (and of
  * ranks that finished meanwhile). */
 void report_moved(struct session *s, const struct rankset *released);
+/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
+ * event); no-op when r is not stopped at one. */
+void break_stop_said(struct session *s, int r);
+/* Every rank stopped at a breakpoint and not said so yet gets an event,
+ * whichever command (or other rank) made it run there. */
+void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct cmdctx *ctx, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
+/* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
+ * words start at argument 0); 0 or -1 (said). */
+int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
 
 /* ---- run.c: `colldb run`, ranks that are a user program ------------------ */
 
-struct msg_hdr;
-
 /* `colldb run ...` (argv[0] is "run"); returns the exit status. */
 int run_main(int argc, char **argv);
-/* A message from user rank r other than DONE (its calls' programs). */
-void run_msg(struct session *s, int r, const struct msg_hdr *h,
-    const void *payload);
-/* Whether user rank r waits for nothing but the shell or a peer. */
-int run_rank_settled(struct session *s, int r);
-/* Describe rank r from its board when its job does not say where it is
- * (a user rank; an agent inside a call's nested cdb_* op); returns 0 to
- * leave it to describe_rank(). */
-int run_describe(struct session *s, int r, struct strbuf *sb, int verbose);
-/* User rank r's process ended with wait status st: record and report. */
-void run_rank_gone(struct session *s, int r, int st);
-/* Carry out p for user rank r in the shell, one-sided on the segment
- * (takes p and desc); 0 or -1 (reported). */
-int run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc);
-/* Why a CMD_AGENTS_ONLY command is refused under `colldb run`. */
-const char *run_refusal(const struct cmd_entry *e);
 
-/* ---- ffi.c: the syntax of `call` (pure) ------------------------------------ */
+/* ---- lang/call-expr.c: the syntax of `call` (pure) ------------------------ */
 
 enum ffi_arg_kind {
 	FA_INT,		/* i (or u when big) */
@@ -548,11 +472,6 @@ int ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause);
 
 /* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
 
-/* A load or call job ended (status: enum done_status; text: its result
- * or error).  While a load/call command collects (call_results_begin()),
- * the result is kept for it; later it prints as an event. */
-void call_job_done(struct session *s, struct job *j, int status,
-    const char *text);
 
 /* Results of the load/call jobs the running command sent. */
 struct call_result {
@@ -582,6 +501,9 @@ const char *shlib_path(const char *name, int r);
  * the rank is busy (the program queues behind what it is doing). */
 int cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags);
+/* The same, with the job's done callback (NULL: the usual report). */
+int cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, job_done_fn done);
 /* After settling: one status line per program that has not finished. */
 void cmd_report(struct cmdctx *ctx);
 /* A one-op program. */
@@ -604,6 +526,7 @@ struct prog_sink {
 	/* an `expect REGION == V` line (takes sp's contents) */
 	int (*expect)(void *arg, struct expect_spec *sp);
 };
+
 
 /* ---- cmd-set.c: settings ------------------------------------------------- */
 
@@ -710,7 +633,8 @@ char *explore_save(struct xrun *xr, const struct explore_finding *f,
     const char *fail, const char *dir, int *id);
 /* Print counterexample id as a per-rank timeline; 0 or -1 (said). */
 int explore_show(struct session *s, int id);
-void explore_saved_free(struct session *s);
+/* Forget the saved counterexamples (a session hook, on close). */
+extern const struct session_hook explore_session_hook;
 
 /* ---- trace.c: the spans the ranks record (core/span.h) ------------------- */
 
@@ -749,6 +673,9 @@ struct trace_counts {
 	uint32_t gen;		/* bumped by every trace_clear() */
 };
 
+/* trace_init, trace_drain, trace_job_done and trace_free as a session
+ * hook (the session calls them; nothing else needs to). */
+extern const struct session_hook trace_session_hook;
 void trace_init(struct session *s);
 void trace_free(struct session *s);
 /* Copy new records from every rank's ring. */
@@ -814,5 +741,7 @@ struct bench_last {
 int bench_figures(struct session *s);
 /* Forget the last bench (session close). */
 void bench_last_free(struct session *s);
+/* bench_last_free() as a session hook. */
+extern const struct session_hook bench_session_hook;
 
 #endif

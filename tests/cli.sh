@@ -7,6 +7,8 @@ set -u
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need timeout
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -44,6 +46,34 @@ head -c 70000 /dev/zero | tr '\0' 'x' >"$tmp/long.coll"
 run 1 ./colldb -n 1 "$tmp/long.coll"
 [ $st = 1 ] && has "error: $tmp/long.coll:1: line longer than 65536 bytes" && ok ||
 	bad "a 70000-byte line (exit $st)"
+
+# the hang watchdog fires during a sleep: the batch run stops with exit
+# status 3 long before the sleep would end
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nsleep 60\nsay after the sleep\n' >"$tmp/sleep.coll"
+t0=$(date +%s)
+run 3 ./colldb --batch --timeout 1 -n 2 "$tmp/sleep.coll"
+t1=$(date +%s)
+[ $st = 3 ] && has "watchdog: no progress for 1s; diagnosis:" && ! has "after the sleep" &&
+	[ $((t1 - t0)) -lt 30 ] && ok || bad "watchdog during sleep (exit $st, $((t1 - t0))s)"
+
+# ... and not for SLOW: rank 1 waits for a notify rank 0 has, stopped
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nstart @0 notify 1 sig[0] 1\nsleep 3\ncontinue\n' >"$tmp/slow.coll"
+run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
+[ $st = 0 ] && ! has "watchdog: no progress for 1s; diagnosis:" && has "[rank 1] wait sig[0] >= 1 satisfied (value 1)" &&
+	ok || bad "the watchdog fired for a SLOW verdict (exit $st)"
+
+# sizes are range-checked before any arithmetic: an option, a script's
+# '#! args:' line, or a total over the ranks that does not fit
+run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
+[ $st = 2 ] && has "colldb: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "--window-area 2^63-1 (exit $st)"
+printf '#! args: -n 8 --window-area 9223372036854775807\nwindows\n' >"$tmp/area.coll"
+run 2 ./colldb "$tmp/area.coll"
+[ $st = 2 ] && has "$tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "'#! args: --window-area 2^63-1' (exit $st)"
+run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
+[ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
+	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
 
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"

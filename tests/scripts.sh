@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 for d in scripts/hangs scripts/lessons; do
-	ls "$d"/*.coll >/dev/null 2>&1 || continue
+	ls "$d"/*.coll >/dev/null 2>&1 || { echo "FAIL: no $d/*.coll"; fail=1; continue; }
 	GOLDEN_CWD=$tmp GOLDEN_DIR=$d sh tests/golden/run.sh "$@" || fail=1
 done
 exit $fail

@@ -3,10 +3,12 @@
 # back.  A bench on 3 ranks (figures shown) is saved as Chrome JSON and as
 # [STRACE] lines; then
 #   - python3's json module checks the JSON's layout (check_json.py);
-#   - every [STRACE] record matches simpler's grammar (reference section 7);
+#   - every [STRACE] record matches simpler's grammar (viz/strace.h);
 #   - colldb stats / colldb tree on both files print exactly what the shell
 #     printed for the bench: the BenchmarkStats line, tree, tree mean.
-# A session of single commands and a collective is saved too: its waits,
+# bench ... json carries numbers (keys and types checked by
+# check_bench_json.py).  A session of single commands and a collective is
+# saved too: its waits,
 # collective or not, each get one notify->wait flow.
 #   tests/trace/run.sh [objdir]
 set -u
@@ -16,6 +18,8 @@ here=$top/tests/trace
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-trace.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 2
+. "$top/tests/need.sh"
+need python3 diff awk
 pass=0 fail=0
 
 check() {	# check NAME CMD...: pass if CMD succeeds
@@ -94,6 +98,20 @@ for f in b.log b.json; do
 	same "tree --launch -1 $f" shell.last "$f.last"
 done
 check "bench line" grep -q '^allreduce ring f32 98304 B  3 ranks  time [0-9.]*us  algbw [0-9.]* GB/s  busbw [0-9.]* GB/s  #wrong 0$' bench.out
+
+# bench ... json: real numbers in batch mode too (set times off), every
+# key there, null where a figure does not exist
+cat >json.coll <<'EOS'
+set times off
+bench allreduce 4k rounds=2 warmup=0 json
+bench allreduce 8k rounds=2 warmup=1 mode=ring check json
+bench barrier rounds=2 warmup=0 json
+bench broadcast 4k root=1 rounds=1 warmup=0 json
+bench sweep allgather 4 64 factor=4 rounds=1 warmup=0 json
+EOS
+env -i PATH=/usr/bin:/bin LC_ALL=C "$colldb" -n 2 --batch json.coll >json.out 2>&1
+check "bench json session" test $? -eq 0
+check "bench json keys and types" python3 "$here/check_bench_json.py" json.out 2
 
 cat >cmds.coll <<'EOS'
 alloc sig [2,1] i32

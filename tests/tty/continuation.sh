@@ -1,11 +1,9 @@
 #!/bin/sh
 # tests/tty/continuation.sh [objdir]: Ctrl-C at the '...' continuation
-# prompt abandons the whole unfinished command, as in a shell.
-# KNOWN BUG (shell/repl.c, shell/lineedit.c): Ctrl-C there only empties
-# the current line and submits it, so after 'alloc buf \' the first part
-# runs on its own ("error: 'alloc' needs more arguments"), and inside an
-# unclosed quote the '...' prompt just comes back.  These checks fail
-# until that is fixed.
+# prompt abandons the whole unfinished command, as in a shell: neither
+# the first part of a backslash-continued command runs on its own, nor
+# does the '...' prompt come back inside an unclosed quote.  The prompt
+# says what is open (a quote or bracket) and where.
 name=continuation
 . "$(dirname "$0")/lib.sh"
 
@@ -26,7 +24,7 @@ run 'windows' 'no windows'
 # cont-2: inside an unclosed quote
 keys C-l
 type_ 'print "unclosed'; keys Enter
-wait_for last_is '...' "continuation prompt in a quote"
+wait_for last_is "... (inside '\"' from column 7; Ctrl-C drops the line)" "continuation prompt in a quote says what is open"
 keys C-c
 tries=30
 if ! wait_for last_is '(colldb)' "Ctrl-C in an unclosed quote gives a fresh prompt"; then
@@ -37,6 +35,46 @@ prompt "leaving the quote"
 type_ 'say ok'; keys Enter
 wait_for has_line 'ok' "the next command runs"
 prompt "say ok"
+
+# cont-3: an unclosed bracket says at once what is open, and where; the
+# lines after it (quit too) belong to the command until Ctrl-C
+keys C-l
+type_ 'alloc s [2'; keys Enter
+wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "the open bracket is named at the prompt"
+type_ 'quit'; keys Enter
+wait_for has "... (inside '[' from column 9; Ctrl-C drops the line) quit" "quit is part of the open command"
+wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "still inside the bracket"
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C drops the unfinished command"
+run 'windows' 'no windows'
+# a backslash continuation keeps the plain prompt
+type_ 'say a \'; keys Enter
+wait_for last_is '...' "plain continuation prompt after a backslash"
+type_ 'b'; keys Enter
+wait_for has_line 'a b' "the continued say ran"
+prompt "continued say"
+
+# cont-3: a repeat block is typed at '...' and runs at its end
+keys C-l
+run 'alloc sig [2,1] i32' '(colldb)'
+type_ 'repeat 2'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+wait_for last_is '...' "the body is collected, not run"
+type_ 'end'; keys Enter
+prompt "end runs the block"
+run '@1 print sig' 'rank 1: 2 0'
+
+# cont-4: Ctrl-C at '...' drops an open block
+type_ 'repeat 5'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C at '...' drops the block"
+type_ 'end'; keys Enter
+wait_for has "'end' without a repeat" "the block is gone"
+prompt "stray end"
+run '@1 print sig' 'rank 1: 2 0'
 
 keys C-d
 wait_for has 'rc=0' "Ctrl-D exits with status 0"

@@ -5,7 +5,7 @@
 # continuation prompt, history (Up), Ctrl-C on a half-typed line and
 # during a sleep, an event arriving while a line is half typed, Ctrl-D,
 # the terminal modes afterwards, and nothing left behind.
-# Skips (exit 0) when tmux is not installed (see lib.sh).
+# Fails when tmux is not installed (see lib.sh).
 name=repl
 . "$(dirname "$0")/lib.sh"
 
@@ -96,6 +96,19 @@ else
 	bad "could not find rank 1's process under colldb pid ${cdb:-?}"
 fi
 
+# repl-6b: the hang watchdog reports during a sleep, at the prompt too
+keys C-l
+run 'set timeout 1' '(colldb) set timeout 1'
+run '@0 wait sig[0] >= 5' '[rank 0] blocked'
+type_ 'sleep 20'; keys Enter
+wait_for has 'watchdog: no progress for 1s; diagnosis:' "the watchdog fires during the sleep"
+hasnt 'error: sleep interrupted' && ok || bad "the sleep ended before the watchdog report"
+keys C-c
+wait_for has 'error: sleep interrupted' "Ctrl-C ends the sleep"
+prompt "the interrupted sleep"
+run 'interrupt @0' 'interrupted'
+run 'set timeout 10' '(colldb) set timeout 10'
+
 # repl-8: Ctrl-D on an empty line ends the session; the terminal is sane,
 # history was saved, nothing is left behind
 keys C-d
@@ -113,7 +126,7 @@ if [ -n "$cdb" ]; then
 	sleep 0.2
 	kill -0 "$cdb" 2>/dev/null && bad "colldb pid $cdb still running" || ok
 	[ -z "$(pgrep -P "$cdb")" ] && ok || bad "rank processes of $cdb left"
-	ls /dev/shm 2>/dev/null | grep -q "^colldb-$cdb" &&
+	ls /dev/shm 2>/dev/null | grep -q "^colldb-$(id -u)-$cdb-" &&
 	    bad "/dev/shm segment of $cdb left" || ok
 fi
 

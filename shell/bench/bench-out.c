@@ -1,0 +1,258 @@
+/* bench-out.c - what bench prints: lines, JSON, the sweep table; see bench.h. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* "allreduce ring f32", "broadcast root=1 f32", "allreduce mesh max f32" */
+void
+bench_what(const struct bench_args *ba, struct strbuf *sb)
+{
+	const struct coll_args *a = &ba->cc.a;
+
+	strbuf_addstr(sb, coll_kind_name(a->kind));
+	if (a->kind == COLL_ALLREDUCE)
+		strbuf_addstr(sb, a->mode == MODE_RING ? " ring" : " mesh");
+	if (a->impl == IMPL_BUILTIN)
+		strbuf_addstr(sb, " builtin");
+	if ((a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER) &&
+	    a->op != RED_SUM)
+		strbuf_addf(sb, " %s", reduce_op_name(a->op));
+	if (a->kind == COLL_BROADCAST)
+		strbuf_addf(sb, " root=%d", a->root);
+	if (a->kind != COLL_BARRIER)
+		strbuf_addf(sb, " %s", dtype_name(ba->dtype));
+}
+
+/* Replace every decimal figure after the first "): " with '*'. */
+static void
+mask_figures(struct strbuf *sb)
+{
+	char *p = strstr(sb->buf, "): ");
+	struct strbuf out = STRBUF_INIT;
+	const char *q;
+
+	if (p == NULL)
+		return;
+	p += 3;
+	strbuf_add(&out, sb->buf, (size_t)(p - sb->buf));
+	for (q = p; *q != '\0';) {
+		const char *e = q;
+
+		while (*e >= '0' && *e <= '9')
+			e++;
+		if (e > q && *e == '.' && e[1] >= '0' && e[1] <= '9') {
+			for (e++; *e >= '0' && *e <= '9'; e++)
+				;
+			strbuf_addch(&out, '*');
+			q = e;
+		} else if (e > q) {
+			strbuf_add(&out, q, (size_t)(e - q));
+			q = e;
+		} else {
+			strbuf_addch(&out, *q++);
+		}
+	}
+	strbuf_reset(sb);
+	strbuf_add(sb, out.buf, out.len);
+	strbuf_release(&out);
+}
+
+static void
+fig(struct strbuf *sb, int show, int prec, double v)
+{
+	if (show)
+		strbuf_addf(sb, "%.*f", prec, v);
+	else
+		strbuf_addch(sb, '*');
+}
+
+void
+bench_print(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int show = bench_figures(s);
+
+	strbuf_addstr(&sb, res->stats.buf);
+	if (!show)
+		mask_figures(&sb);
+	out_printf("%s\n", sb.buf);
+	strbuf_reset(&sb);
+	bench_what(ba, &sb);
+	if (ba->cc.a.kind != COLL_BARRIER)
+		strbuf_addf(&sb, " %llu B", (unsigned long long)res->bytes);
+	strbuf_addf(&sb, "  %d ranks  time ", s->nranks);
+	fig(&sb, show, 1, res->median);
+	strbuf_addstr(&sb, "us");
+	if (ba->cc.a.kind != COLL_BARRIER) {
+		strbuf_addstr(&sb, "  algbw ");
+		fig(&sb, show, 2, res->algbw);
+		strbuf_addstr(&sb, " GB/s  busbw ");
+		fig(&sb, show, 2, res->busbw);
+		strbuf_addstr(&sb, " GB/s");
+	}
+	if (res->wrong >= 0)
+		strbuf_addf(&sb, "  #wrong %lld", (long long)res->wrong);
+	out_printf("%s\n", sb.buf);
+	strbuf_release(&sb);
+}
+
+/* A figure: a JSON number, or null when there is none (not finite). */
+static void
+json_num(struct strbuf *sb, double v)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.9g", v);
+	else
+		strbuf_addstr(sb, "null");
+}
+
+/*
+ * JSON is machine output: every key is always there, null where it does
+ * not apply, and the figures are numbers whatever `set times` says (the
+ * text lines mask them in batch; a JSON consumer asked for them).
+ */
+void
+bench_json(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res, struct strbuf *sb)
+{
+	const struct coll_args *a = &ba->cc.a;
+
+	strbuf_addf(sb, "{\"collective\": \"%s\"", coll_kind_name(a->kind));
+	if (a->kind == COLL_ALLREDUCE)
+		strbuf_addf(sb, ", \"mode\": \"%s\"", a->mode == MODE_RING ?
+		    "ring" : "mesh");
+	else
+		strbuf_addstr(sb, ", \"mode\": null");
+	strbuf_addf(sb, ", \"impl\": \"%s\"", a->impl == IMPL_BUILTIN ?
+	    "builtin" : "composite");
+	if (a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER)
+		strbuf_addf(sb, ", \"op\": \"%s\"", reduce_op_name(a->op));
+	else
+		strbuf_addstr(sb, ", \"op\": null");
+	if (a->kind == COLL_BROADCAST)
+		strbuf_addf(sb, ", \"root\": %d", a->root);
+	else
+		strbuf_addstr(sb, ", \"root\": null");
+	if (a->kind != COLL_BARRIER)
+		strbuf_addf(sb, ", \"dtype\": \"%s\", \"bytes\": %llu, \"count\": %llu",
+		    dtype_name(ba->dtype), (unsigned long long)res->bytes,
+		    (unsigned long long)res->count);
+	else
+		strbuf_addstr(sb, ", \"dtype\": null, \"bytes\": null, \"count\": null");
+	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
+	    s->nranks, ba->rounds, ba->warmup);
+	strbuf_addf(sb, ", \"busbw_factor\": %.6f",
+	    coll_busbw_factor(a->kind, s->nranks));
+	strbuf_addstr(sb, ", \"time_us\": {\"min\": ");
+	json_num(sb, res->min);
+	strbuf_addstr(sb, ", \"median\": ");
+	json_num(sb, res->median);
+	strbuf_addstr(sb, ", \"mean\": ");
+	json_num(sb, res->mean);
+	strbuf_addstr(sb, ", \"max\": ");
+	json_num(sb, res->max);
+	strbuf_addstr(sb, ", \"stdev\": ");
+	json_num(sb, res->stdev);
+	strbuf_addstr(sb, "}, \"host_union_mean_us\": ");
+	json_num(sb, res->union_mean);
+	strbuf_addstr(sb, ", \"algbw_GBps\": ");
+	json_num(sb, a->kind != COLL_BARRIER ? res->algbw : NAN);
+	strbuf_addstr(sb, ", \"busbw_GBps\": ");
+	json_num(sb, a->kind != COLL_BARRIER ? res->busbw : NAN);
+	if (res->wrong >= 0)
+		strbuf_addf(sb, ", \"wrong\": %lld", (long long)res->wrong);
+	else
+		strbuf_addstr(sb, ", \"wrong\": null");
+	strbuf_addf(sb, ", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
+	    (unsigned long long)res->lost, (unsigned long long)res->not_kept);
+	strbuf_addstr(sb, ", \"stats\": ");
+	strbuf_add_json(sb, res->stats.buf);
+	strbuf_addstr(sb, ", \"samples_us\": [");
+	for (size_t i = 0; i < res->nsamples; i++) {
+		strbuf_addstr(sb, i ? ", " : "");
+		json_num(sb, res->samples[i]);
+	}
+	strbuf_addstr(sb, "], \"per_rank_us\": [");
+	for (int r = 0; r < s->nranks; r++) {
+		strbuf_addstr(sb, r ? ", [" : "[");
+		for (long k = 0; k < ba->rounds; k++) {
+			strbuf_addstr(sb, k ? ", " : "");
+			json_num(sb, res->rank_us[r][k]);
+		}
+		strbuf_addch(sb, ']');
+	}
+	strbuf_addstr(sb, "]}");
+}
+
+static void
+sweep_cell(struct strbuf *sb, int show, int width, double v)
+{
+	char buf[64];
+
+	if (show)
+		snprintf(buf, sizeof buf, "%.2f", v);
+	else
+		snprintf(buf, sizeof buf, "*");
+	strbuf_addf(sb, " %*s", width, buf);
+}
+
+void
+bench_spans_warning(const struct bench_result *res)
+{
+	if (res->lost > 0)
+		out_warning("%llu spans lost (a rank's span ring was full); tree and trace save are incomplete",
+		    (unsigned long long)res->lost);
+	if (res->not_kept > 0)
+		out_warning("the trace keeps %d spans; %llu more were not kept, so tree and trace save cover only part of this bench",
+		    TRACE_KEEP, (unsigned long long)res->not_kept);
+}
+
+void
+bench_sweep_header(struct session *s, const struct bench_args *ba)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	bench_what(ba, &sb);
+	out_printf("# bench sweep %s, %d ranks, rounds=%ld warmup=%ld; time = median round\n",
+	    sb.buf, s->nranks, ba->rounds, ba->warmup);
+	out_printf("# %10s %12s %5s %10s %8s %8s %7s\n", "size", "count",
+	    "type", "time", "algbw", "busbw", "#wrong");
+	out_printf("# %10s %12s %5s %10s %8s %8s\n", "(B)", "(elements)", "",
+	    "(us)", "(GB/s)", "(GB/s)");
+	strbuf_release(&sb);
+}
+
+void
+bench_sweep_row(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int show = bench_figures(s);
+
+	strbuf_addf(&sb, "  %10llu %12llu %5s", (unsigned long long)res->bytes,
+	    (unsigned long long)res->count, dtype_name(ba->dtype));
+	sweep_cell(&sb, show, 10, res->median);
+	sweep_cell(&sb, show, 8, res->algbw);
+	sweep_cell(&sb, show, 8, res->busbw);
+	if (res->wrong >= 0)
+		strbuf_addf(&sb, " %7lld", (long long)res->wrong);
+	else
+		strbuf_addf(&sb, " %7s", "n/a");
+	out_printf("%s\n", sb.buf);
+	fflush(stdout);
+	strbuf_release(&sb);
+}
+
+void
+bench_sweep_footer(struct session *s, double busbw_mean)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fig(&sb, bench_figures(s), 2, busbw_mean);
+	out_printf("# Avg bus bandwidth    : %s GB/s\n", sb.buf);
+	strbuf_release(&sb);
+}
