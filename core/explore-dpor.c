@@ -134,38 +134,13 @@ pick(struct xeng *e)
 	}
 }
 
-/* x->ends is an open-addressing set while running (0 = empty). */
 static void
 end_state(struct xeng *e)
 {
-	struct explore *x = e->x;
 	uint64_t h = e->sys->hash(e->sys->arg);
-	size_t i;
+	int fresh;
 
-	h = h ? h : 1;
-	if (2 * (x->nends + 1) > x->aends) {
-		uint64_t *old = x->ends;
-		size_t n = x->aends;
-
-		x->aends = n ? 2 * n : 256;
-		x->ends = xcalloc(x->aends, sizeof *x->ends);
-		x->nends = 0;
-		for (size_t k = 0; k < n; k++) {
-			if (old[k] == 0)
-				continue;
-			for (i = old[k] & (x->aends - 1); x->ends[i]; i = (i + 1) & (x->aends - 1))
-				;
-			x->ends[i] = old[k];
-			x->nends++;
-		}
-		free(old);
-	}
-	for (i = h & (x->aends - 1); x->ends[i]; i = (i + 1) & (x->aends - 1)) {
-		if (x->ends[i] == h)
-			return;
-	}
-	x->ends[i] = h;
-	x->nends++;
+	u64map_slot(&e->x->endmap, h ? h : 1, &fresh);
 }
 
 /* Node d has no enabled process. */
@@ -334,7 +309,8 @@ explore_sys_run(struct explore *x, const struct explore_sys *sys,
 	}
 	free(x->ends);
 	x->ends = NULL;
-	x->nends = x->aends = 0;
+	x->nends = 0;
+	u64map_release(&x->endmap);
 	for (;;) {
 		struct node *n = &e.nd[e.d];
 		int p;
@@ -391,17 +367,15 @@ explore_sys_run(struct explore *x, const struct explore_sys *sys,
 		untake(&e);
 	x->eng = NULL;
 	x->st.seconds = (double)(now_ns() - e.t0) / 1e9;
-	x->st.distinct = x->nends;
 	x->st.exhaustive = rc == 0 && x->st.cut == 0;
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < x->aends; i++) {
-			if (x->ends[i] != 0)
-				x->ends[k++] = x->ends[i];
-		}
-		qsort(x->ends, k, sizeof *x->ends, cmp_u64);
+	x->ends = xcalloc(x->endmap.n + 1, sizeof *x->ends);
+	for (size_t i = 0; i < x->endmap.cap; i++) {
+		if (x->endmap.keys[i] != 0)
+			x->ends[x->nends++] = x->endmap.keys[i];
 	}
+	qsort(x->ends, x->nends, sizeof *x->ends, cmp_u64);
+	x->st.distinct = x->nends;
+	u64map_release(&x->endmap);
 	eng_release(&e);
 	return rc;
 }

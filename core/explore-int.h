@@ -4,15 +4,18 @@
  * file exports to the others.
  *
  * explore-dpor.c   the search: nodes, backtrack and sleep sets, bounds
- * explore-hb.c     per step: dependence, vector clocks, races, stale credit
+ * explore-hb.c     per step: the indexes, dependence, vector clocks
+ * explore-check.c  data races, stale credits, pending waits, signals
  * explore-min.c    counterexamples: closure, relinearisation, keeping one
  * explore.c        the micro-op world on core/sim.c and its checks
+ * explore-count.c  every interleaving, counted (the yardstick)
  */
 #ifndef COLLDB_EXPLORE_INT_H
 #define COLLDB_EXPLORE_INT_H
 
 #include "common.h"
 #include "explore.h"
+#include "u64map.h"
 
 #define NO_EVENT ((uint32_t)-1)
 
@@ -70,9 +73,7 @@ struct xeng {
 	size_t d, cap;
 	struct xcell *cells;
 	size_t ncells, acells;
-	uint64_t *hkeys;	/* open addressing: (area, off) -> cell */
-	uint32_t *hvals;
-	size_t hcap;
+	struct u64map cellmap;	/* (area, off) -> cell */
 	struct xarea *areas;
 	uint32_t *last;		/* per proc: its latest step, or NO_EVENT */
 	uint32_t *cand;		/* scratch */
@@ -106,13 +107,32 @@ struct explore {
 	unsigned tried[XK__COUNT];	/* candidates weighed */
 	int found_unusual[XK__COUNT];	/* the kept one's preference */
 	struct explore_stats st;
-	uint64_t *ends;		/* distinct end states (a hash set while
-				 * running, sorted after) */
-	size_t nends, aends;
+	struct u64map endmap;	/* distinct end states, while running */
+	uint64_t *ends;		/* ... sorted, after */
+	size_t nends;
 	struct xeng *eng;	/* during a run */
 };
 
+/* A step's accesses, the cell of a notify or wait included. */
+struct acc4 {
+	int area;
+	uint8_t write, atomic;
+	uint64_t off, len;
+};
+
 /* explore-hb.c */
+int hb_accesses(const struct xev *ev, struct acc4 *out);
+/* Any overlapping pair with a write: 1.  *plain: one such pair is not
+ * atomic on both sides (a data race if unordered), its bytes in *r. */
+int hb_conflict(const struct xev *a, const struct xev *b, int *plain,
+    struct acc4 *r, int *awrite, int *bwrite);
+/* Whether ev writes the i32 cell (area, off). */
+int hb_writes_cell(const struct xev *ev, int area, uint64_t off);
+/* Whether wait w holds on value v. */
+int hb_holds(const struct xev *w, int32_t v);
+/* The index of cell (area, off), made if create; else NO_EVENT. */
+uint32_t hb_cell_find(struct xeng *e, int area, uint64_t off, int create);
+void hb_push(uint32_t **v, size_t *n, size_t *a, uint32_t x);
 void hb_reset(struct xeng *e);
 void hb_release(struct xeng *e);
 /* Index, clock and check step d (just executed and stored in e->t[d]). */
@@ -123,6 +143,12 @@ void hb_unstep(struct xeng *e);
  * dependent in the current state (sleep sets). */
 int hb_dependent_next(struct xeng *e, const struct tev *a, const struct xev *b,
     int bproc);
+
+/* explore-check.c */
+/* Step d's data races with the earlier steps cand[0..ncand). */
+void hb_data_races(struct xeng *e, uint32_t d, size_t ncand);
+/* Step d, a wait: did it pass on a stale credit? */
+void hb_stale(struct xeng *e, uint32_t d);
 /* Node d was just reached: races of blocked waits with the writes that
  * disabled them. */
 void hb_pending(struct xeng *e);
@@ -133,6 +159,11 @@ void hb_signals(struct xeng *e);
  * node j must try first. */
 void dpor_race(struct xeng *e, uint32_t j, uint32_t upto, int q,
     const uint32_t *vc);
+
+/* explore.c: the end state's hash (every area, where each rank is), and
+ * h mixed with n bytes. */
+uint64_t world_hash(struct explore *x);
+uint64_t world_hash_bytes(uint64_t h, const uint8_t *b, size_t n);
 
 /* explore-min.c: a finding of kind k in the current execution: steps
  * 0..nsteps-1 lead to it; i, j: steps whose closure is enough (NO_EVENT:

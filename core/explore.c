@@ -35,6 +35,7 @@ explore_free(struct explore *x)
 	for (int k = 0; k < XK__COUNT; k++)
 		finding_release(&x->found[k]);
 	free(x->ends);
+	u64map_release(&x->endmap);
 	free(x->flags);
 	sim_free(x->sim);
 	free(x);
@@ -218,8 +219,8 @@ mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
-static uint64_t
-hash_bytes(uint64_t h, const uint8_t *b, size_t n)
+uint64_t
+world_hash_bytes(uint64_t h, const uint8_t *b, size_t n)
 {
 	size_t i = 0;
 
@@ -234,22 +235,26 @@ hash_bytes(uint64_t h, const uint8_t *b, size_t n)
 	return h;
 }
 
-/* End states: every area, and where each rank stopped. */
-static uint64_t
-w_hash(void *arg)
+uint64_t
+world_hash(struct explore *x)
 {
-	struct explore *x = arg;
 	uint64_t h = 0x243f6a8885a308d3ull;
 
 	for (int r = 0; r < x->n; r++) {
 		size_t seq = 0, pc = 0;
 
-		h = hash_bytes(h, sim_area(x->sim, r), x->area_size);
+		h = world_hash_bytes(h, sim_area(x->sim, r), x->area_size);
 		if (sim_pos(x->sim, r, &seq, &pc) != 0)
 			seq = pc = SIZE_MAX;
 		h = mix(mix(h, seq), pc);
 	}
 	return h;
+}
+
+static uint64_t
+w_hash(void *arg)
+{
+	return world_hash(arg);
 }
 
 static void
@@ -463,120 +468,4 @@ explore_diag_release(struct diag_in *in)
 
 	sim_diag_release(in);
 	free((void *)h);
-}
-
-/* ---- counting every interleaving -------------------------------------------- */
-
-struct memo {
-	uint64_t *k;
-	double *v;
-	size_t n, cap, max;
-	int full;
-};
-
-static uint64_t
-state_hash(struct explore *x)
-{
-	uint64_t h = w_hash(x);
-
-	for (int r = 0; r < x->n; r++) {
-		const uint8_t *acc = sim_acc(x->sim, r);
-		size_t bytes = 0;
-
-		for (size_t seq = 0; seq < sim_nseq(x->sim, r); seq++)
-			bytes = MAX(bytes, sim_prog(x->sim, r, seq)->acc_bytes);
-		if (acc != NULL)
-			h = hash_bytes(h, acc, bytes);
-	}
-	return h ? h : 1;
-}
-
-static double *
-memo_slot(struct memo *m, uint64_t key, int *fresh)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		struct memo o = *m;
-
-		m->cap = o.cap ? 2 * o.cap : 4096;
-		m->k = xcalloc(m->cap, sizeof *m->k);
-		m->v = xcalloc(m->cap, sizeof *m->v);
-		m->n = 0;
-		for (size_t j = 0; j < o.cap; j++) {
-			if (o.k[j] == 0)
-				continue;
-			for (i = o.k[j] & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1))
-				;
-			m->k[i] = o.k[j];
-			m->v[i] = o.v[j];
-			m->n++;
-		}
-		free(o.k);
-		free(o.v);
-	}
-	for (i = key & (m->cap - 1); m->k[i]; i = (i + 1) & (m->cap - 1)) {
-		if (m->k[i] == key) {
-			*fresh = 0;
-			return &m->v[i];
-		}
-	}
-	m->k[i] = key;
-	m->n++;
-	*fresh = 1;
-	return &m->v[i];
-}
-
-static double
-count(struct explore *x, struct memo *m)
-{
-	uint64_t key = state_hash(x);
-	double total = 0, *slot;
-	int fresh, any = 0;
-
-	slot = memo_slot(m, key, &fresh);
-	if (!fresh)
-		return *slot;
-	if (m->n > m->max) {
-		m->full = 1;
-		return 0;
-	}
-	for (int p = 0; p < x->n && !m->full; p++) {
-		const struct uop *u;
-
-		if (sim_state(x->sim, p, &u) != SIM_READY)
-			continue;
-		any = 1;
-		if (sim_step(x->sim, p, NULL) != 1)
-			continue;
-		total += count(x, m);
-		sim_undo(x->sim);
-	}
-	total = any ? total : 1;
-	/* the table may have moved */
-	slot = memo_slot(m, key, &fresh);
-	*slot = total;
-	return total;
-}
-
-double
-explore_count_all(struct explore *x, uint64_t max_states, char **cause)
-{
-	struct memo m;
-	double n;
-
-	if (sim_check(x->sim, cause) != 0)
-		return -1;
-	memset(&m, 0, sizeof m);
-	m.max = max_states;
-	sim_record(x->sim, 1);
-	n = count(x, &m);
-	explore_rewind(x);
-	free(m.k);
-	free(m.v);
-	if (m.full) {
-		cause_set(cause, "more than %llu states", (unsigned long long)max_states);
-		return -1;
-	}
-	return n;
 }

@@ -114,7 +114,7 @@ int32_t sim_cell_before(const struct sim *s, size_t step, int area,
  * The world as diag_analyze() wants it (core/diag.h), for a simulator
  * whose ranks are done or blocked: states, waits, remaining programs, and
  * hist[0..nhist) as the completed writes and waits.  The caller releases
- * it with sim_diag_release(); in->seg is NULL.
+ * it with sim_diag_release(); in->win_at is NULL.
  */
 void sim_diag(const struct sim *s, const struct diag_event *hist,
     size_t nhist, struct diag_in *in);

@@ -610,6 +610,44 @@ struct xrun {
 	int selfclear;		/* some call must leave its signal at zero */
 };
 
+/* What the capture collects before the explorer exists (its area size
+ * depends on what the programs touch). */
+struct xpending {
+	int rank;
+	uint32_t call;
+	size_t unit;
+	struct prog *p;
+	char *desc;
+};
+
+struct xcapture {
+	struct xrun *xr;
+	struct xpending *pend;
+	size_t npend;
+	uint8_t *flags;		/* per call */
+	uint32_t ncalls;
+	int seg_open;		/* per-rank lines are adding to a call */
+	uint32_t seg_call;
+	int pass;
+	const struct script_cmd *line;
+	ssize_t unit;		/* the current line's unit, -1 before its first
+				 * program */
+	uint64_t top;		/* bytes the programs may touch */
+};
+
+/* explore-capture.c: the script's lines, repeat times (0 or -1, said);
+ * a collective cc as one call; the explorer from what was captured; and
+ * releasing what is left. */
+int xcap_script(struct xcapture *c, const struct script_cmd *lines, size_t n);
+int xcap_coll(void *arg, const struct coll_call *cc);
+void xcap_build(struct xrun *xr, struct xcapture *c);
+void xcap_release(struct xcapture *c);
+void xrun_release(struct xrun *xr);
+/* explore-report.c: the report of an explore that ran; -1 if it failed. */
+struct explore_opts;
+int explore_report_all(struct xrun *xr, const struct explore_opts *o,
+    const char *save);
+
 /* A saved counterexample, for `explore show N`. */
 struct explore_saved {
 	int id;

@@ -429,21 +429,6 @@ script_run_file(struct session *s, const char *path)
 	return rc;
 }
 
-/* out_error() as a return value. */
-printflike(1, 2) static int
-cause_out(const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	return -1;
-}
-
 int
 script_read(const char *path, struct script_cmd **out, size_t *nout)
 {
@@ -458,11 +443,14 @@ script_read(const char *path, struct script_cmd **out, size_t *nout)
 
 	*out = NULL;
 	*nout = 0;
-	if (fp == NULL)
-		return cause_out("cannot open script '%s': %s", path, strerror(errno));
+	if (fp == NULL) {
+		out_error("cannot open script '%s': %s", path, strerror(errno));
+		return -1;
+	}
 	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
 		fclose(fp);
-		return cause_out("cannot read script '%s': it is a directory", path);
+		out_error("cannot read script '%s': it is a directory", path);
+		return -1;
 	}
 	while ((got = read_line(fp, &line, &cap, path, lineno + 1)) > 0) {
 		struct words w;
@@ -492,9 +480,11 @@ script_read(const char *path, struct script_cmd **out, size_t *nout)
 	}
 	if (got < 0)
 		rc = -1;
-	else if (cmd.len > 0)
-		rc = cause_out("%s:%lu: unexpected end of file inside an unfinished command",
+	else if (cmd.len > 0) {
+		out_error("%s:%lu: unexpected end of file inside an unfinished command",
 		    path, start);
+		rc = -1;
+	}
 	fclose(fp);
 	free(line);
 	strbuf_release(&cmd);
