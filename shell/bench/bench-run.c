@@ -12,7 +12,6 @@
 
 #include "bench.h"
 #include "ctl.h"
-#include "futex.h"
 #include "span.h"
 #include "xmalloc.h"
 

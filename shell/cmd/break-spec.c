@@ -11,7 +11,7 @@
 
 #include "brk.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 const char *const break_kinds[] = { "notify", "wait", "put", "get",

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static int

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "explore.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 /* ---- options ------------------------------------------------------------- */

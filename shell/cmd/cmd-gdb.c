@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 /* gdb's python: select the user's frame, then say what this is. */

@@ -8,7 +8,7 @@
 
 #include "proto.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 void

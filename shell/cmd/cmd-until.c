@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "ctl.h"
-#include "shell.h"
 #include "xmalloc.h"
 
 static uint32_t until_seq;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
@@ -240,6 +240,10 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 {
 	enum cmd_retval rv;
 
+	/* What happened while the shell waited for this line (a rank that
+	 * died meanwhile) is known before the command looks at the ranks. */
+	if (s->rp != NULL)
+		session_pump(s, 0);
 	record_begin();
 	rv = run_line(s, line, incomplete);
 	record_end();

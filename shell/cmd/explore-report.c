@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "explore.h"
-#include "shell.h"
+#include "bench/bench.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 /* ---- the report ------------------------------------------------------------ */

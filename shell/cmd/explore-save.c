@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "explore.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 #define EXPECT_MAX 16	/* elements an expect line checks */

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "watch-src.h"
 #include "xmalloc.h"
 

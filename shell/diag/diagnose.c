@@ -4,13 +4,15 @@
  * run, what it already did) and word the answer; the `diagnose` command,
  * `expect hang|nohang`, and the hang watchdog.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "futex.h"
+#include "diag/diagnose.h"
+#include "out/out.h"
 #include "proto.h"
-#include "shell.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define HIST_MAX 8192
@@ -102,6 +104,71 @@ win_at(void *arg, uint64_t off)
 	return view_win_at(arg, off);
 }
 
+/* Keep, per rank, when it last moved: micro-ops done or a state change
+ * (every pump, from the watchdog's hook). */
+static void
+track_moves(struct session *s, uint64_t now)
+{
+	for (int q = 0; q < s->nranks; q++) {
+		struct rankproc *rp = &s->rp[q];
+		struct view_board b;
+		uint64_t key;
+
+		view_board(&s->view, q, &b);
+		key = b.progress * 31 + b.state_ns;
+		if (key != rp->moved_key || rp->moved_ns == 0) {
+			rp->moved_key = key;
+			rp->moved_ns = now;
+		}
+	}
+}
+
+/* Why rank q cannot move by itself, or NULL: stopped by a signal, or
+ * running a call that has made no progress for the watchdog's time (a
+ * function that never returns reaches no gate). */
+static const char *
+stuck_reason(struct session *s, int q, uint64_t now)
+{
+	struct view_board b;
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+	double limit = s->set.timeout > 0 ? s->set.timeout : 10;
+
+	if (!rank_alive(s, q))
+		return NULL;
+	if (rank_frozen(s, q))
+		return "stopped by a signal";
+	view_board(&s->view, q, &b);
+	if (b.state != RS_RUNNING || rank_job(s, q) == NULL)
+		return NULL;
+	view_cur(&s->view, q, &cur, title, sizeof title);
+	if (cur.kind != UOP_CALL || s->rp[q].moved_ns == 0 ||
+	    (double)(now - s->rp[q].moved_ns) < limit * 1e9)
+		return NULL;
+	return "call";
+}
+
+/* "stopped by a signal (SIGCONT resumes it)", "inside call spin() with no
+ * progress for 3 s (interrupt @1 ends it)". */
+static void
+stuck_text(struct session *s, int q, const char *why, struct strbuf *sb)
+{
+	struct job *j = rank_job(s, q);
+	double secs = (double)(mono_ns() - s->rp[q].moved_ns) / 1e9;
+
+	if (strcmp(why, "call") != 0) {
+		strbuf_addf(sb, "%s (SIGCONT resumes it)", why);
+		return;
+	}
+	strbuf_addf(sb, "inside call %s", j != NULL ? j->desc : "?");
+	if (s->set.times)
+		strbuf_addf(sb, " for %.0f s", secs);
+	else
+		strbuf_addf(sb, " with no progress for %g s or more",
+		    s->set.timeout > 0 ? s->set.timeout : 10);
+	strbuf_addf(sb, " (interrupt @%d ends it)", q);
+}
+
 void
 diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 {
@@ -128,6 +195,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
 		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
 		r[q].secs = (double)(now - b.state_ns) / 1e9;
+		r[q].stuck = stuck_reason(s, q, now) != NULL;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
 			r[q].wait_off = b.wait_off;
@@ -252,6 +320,18 @@ headline(struct session *s, const struct diag_in *in,
 		strbuf_addstr(sb, "no rank is blocked\n");
 		return;
 	}
+	if (res->nblocked == 0) {
+		/* HANG without a wait: a rank that cannot move by itself */
+		for (int q = 0; q < s->nranks; q++) {
+			const char *why;
+			if (in->r[q].stuck && (why = stuck_reason(s, q, mono_ns())) != NULL) {
+				strbuf_addf(sb, "rank %d cannot move: ", q);
+				stuck_text(s, q, why, sb);
+				strbuf_addch(sb, '\n');
+				return;
+			}
+		}
+	}
 	for (size_t i = 0; i < res->nblocked && stuck == NULL; i++) {
 		if (!res->blocked[i].can_progress)
 			stuck = &res->blocked[i];
@@ -288,6 +368,7 @@ rank_line(struct session *s, const struct diag_in *in,
 	const struct diag_rank *r = &in->r[q];
 	const struct diag_block *b = block_of(res, q);
 	struct strbuf t = STRBUF_INIT;
+	const char *why;
 
 	strbuf_addf(sb, "  rank %d  %s", q, rank_state_name(r->state));
 	if (s->set.times)
@@ -319,6 +400,9 @@ rank_line(struct session *s, const struct diag_in *in,
 		strbuf_add(sb, t.buf, t.len);
 	} else if (s->rp[q].death != NULL) {
 		strbuf_addf(sb, "  %s", s->rp[q].death);
+	} else if (r->stuck && (why = stuck_reason(s, q, mono_ns())) != NULL) {
+		strbuf_addstr(sb, "  ");
+		stuck_text(s, q, why, sb);
 	} else {
 		size_t mark = sb->len;
 		strbuf_addstr(sb, "  ");
@@ -512,26 +596,21 @@ diag_format(struct session *s, const struct diag_in *in,
 		else
 			strbuf_addch(sb, '\n');
 	}
-}
+	/* an ower that cannot move by itself is the cause, whatever else */
+	for (int q = 0; q < s->nranks; q++) {
+		const char *why;
+		int owes = 0;
 
-static enum cmd_retval
-cmd_diagnose_exec(struct cmdctx *ctx)
-{
-	struct diag_result res;
-	struct diag_in in;
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t t0 = mono_ns();
-
-	diag_run(ctx->s, &res, &in);
-	diag_format(ctx->s, &in, &res, &sb);
-	out_printf("%s", sb.buf);
-	diag_state_shown(ctx->s);
-	if (ctx->s->set.times)	/* what `make bench` reports */
-		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
-	strbuf_release(&sb);
-	diag_result_release(&res);
-	diag_in_release(&in);
-	return CMD_OK;
+		for (size_t i = 0; i < res->nblocked && !owes; i++)
+			for (size_t k = 0; k < res->blocked[i].nowes && !owes; k++)
+				owes = res->blocked[i].owes[k].rank == q;
+		if (owes && in->r[q].stuck &&
+		    (why = stuck_reason(s, q, mono_ns())) != NULL) {
+			strbuf_addf(sb, "likely cause: rank %d owes the notifies and is ", q);
+			stuck_text(s, q, why, sb);
+			strbuf_addch(sb, '\n');
+		}
+	}
 }
 
 /* The progress signature: changes whenever any rank does anything. */
@@ -568,9 +647,12 @@ watchdog_tick(struct session *s)
 	struct diag_result res;
 	struct diag_in in;
 	struct strbuf sb = STRBUF_INIT;
-	int blocked = 0;
+	int busy = 0;
 
-	if (s->rp == NULL || s->set.timeout <= 0)
+	if (s->rp == NULL)
+		return;
+	track_moves(s, now);
+	if (s->set.timeout <= 0)
 		return;
 	sig = progress_sig(s);
 	if (sig != s->wd_sig) {
@@ -581,9 +663,11 @@ watchdog_tick(struct session *s)
 	}
 	if (!s->wd_armed || now - s->wd_since < (uint64_t)(s->set.timeout * 1e9))
 		return;
+	/* blocked, or stuck with work to do (a stopped process, a call
+	 * that does not return): an idle prompt is not a hang */
 	for (int q = 0; q < s->nranks; q++)
-		blocked |= rank_state_of(s, q) == RS_BLOCKED;
-	if (!blocked)
+		busy |= rank_state_of(s, q) == RS_BLOCKED || rank_job(s, q) != NULL;
+	if (!busy)
 		return;
 	s->wd_armed = 0;	/* once per stall */
 	diag_run(s, &res, &in);
@@ -630,13 +714,6 @@ diag_expect_hang(struct session *s, int want_hang)
 	diag_in_release(&in);
 	return hang == want_hang ? 0 : -1;
 }
-
-const struct cmd_entry cmd_diagnose_entry = {
-	.name = "diagnose", .alias = "why", .usage = "",
-	.summary = "why nothing moves: who waits, who owes, the likely cause",
-	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
-	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
-};
 
 /* ---- the session hook ------------------------------------------------------ */
 

@@ -8,7 +8,8 @@
  */
 #include <string.h>
 
-#include "shell.h"
+#include "diag/diagnose.h"
+#include "out/out.h"
 
 /* Calls fn for every WAIT (or NOTIFY, by kind) rank r has still to run. */
 static const struct uop *

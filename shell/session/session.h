@@ -60,6 +60,10 @@ enum job_flags {
 	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
 	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
 	JOB_CALL = 1 << 6,	/* a load or call */
+	JOB_WITHDRAWN = 1 << 7,	/* a collective's part taken back (another
+				 * rank could not be told): cancelled once it
+				 * runs, never reported */
+	JOB_CANCELLED = 1 << 8,	/* ... and the rank was told */
 };
 
 /* How a job ended.  status: enum done_status (core/proto.h), or JOB_DIED
@@ -193,6 +197,9 @@ struct rankproc {
 	int stop_said;
 	uint32_t stop_said_tag;
 	uint64_t stop_said_progress;
+	/* when the rank last moved (micro-ops done or a state change), for
+	 * "no progress" (shell/diag's watchdog keeps it) */
+	uint64_t moved_key, moved_ns;
 };
 
 /* What script lines are echoed (see cmd/script.c) */
@@ -303,6 +310,9 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
+/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
+ * tracer): it cannot move until SIGCONT, whatever its board says. */
+int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
 
@@ -317,8 +327,17 @@ int session_queue_full(struct session *s, int r, char **cause);
  * NULL + cause when the rank is gone or the send failed. */
 struct job *session_submit(struct session *s, int r, struct prog *p,
     char *desc, unsigned flags, unsigned pflags, char **cause);
+/* 0, or -1 + cause if a collective of args cannot be sent now: a rank is
+ * dead or cannot be reached, a queue is full, or the programs are over
+ * the budget.  Sends nothing. */
+int session_coll_ready(struct session *s, const struct coll_args *a,
+    char **cause);
+/* Cancel withdrawn parts that their ranks have started (session_pump). */
+void session_withdraw_tick(struct session *s);
 /* Send a collective: every rank builds its program from args; every job
- * gets JOB_COLL, coll_id and done. */
+ * gets JOB_COLL, coll_id and done.  Every rank is sent it or none is:
+ * -1 + cause after session_coll_ready() refused, or when a rank could not
+ * be told after all (the parts sent before are withdrawn). */
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the

@@ -15,8 +15,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "session/registry.h"
-#include "shell.h"
+#include "start/start.h"
+#include "user/user.h"
 
 static struct session *the_session;
 static struct termios saved_tty;
@@ -187,6 +189,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 		rc = m->free_run(s);
 	} else {
 		le_init("colldb", have_tty && s->interactive);
+		cmd_reader = &le_cmd_reader;
 		if (m->started != NULL)
 			m->started(s);
 		rc = finish(s, m, commands(s, o, m->npos));

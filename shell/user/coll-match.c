@@ -16,7 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "out/out.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define MATCH_KEEP 64	/* instances not yet complete, at most */

@@ -14,10 +14,12 @@
  * Either side of a pattern may come second (the notify or the wait), so
  * each is checked from both and said once per cell, in one wording.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "out/out.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define LINT_SAID_MAX 256

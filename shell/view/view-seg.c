@@ -51,6 +51,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 	out->sleeping = atomic_load(&b->sleeping) != 0;
 	out->pending = atomic_load(&b->interrupt) || atomic_load(&b->abort);
 	out->acted = atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	out->site = b->site;
 }
 
 static void

@@ -53,6 +53,7 @@
 #include "coll.h"
 #include "prog.h"
 #include "seg.h"
+#include "site.h"
 
 /* One rank's board slot, sampled. */
 struct view_board {
