@@ -83,18 +83,32 @@ dpor_race(struct xeng *e, uint32_t j, uint32_t upto, int q,
 	e->nd[j].backtrack |= 1ull << (qinit ? q : lowest(init));
 }
 
-/* Compute node d: what each process would do next. */
+/* Compute node d: what each process would do next.  Below the root only
+ * the process that moved asks the system; a wait of another one is
+ * enabled exactly when its cell holds (the contract of sys->next). */
 static void
 visit(struct xeng *e)
 {
 	struct node *n = &e->nd[e->d];
-	size_t np = (size_t)e->np;
+	size_t np = (size_t)e->np, d = e->d;
+	int moved = d > 0 ? e->t[d - 1].proc : -1;
 
 	n->enabled = n->blocked = 0;
 	for (size_t p = 0; p < np; p++) {
-		enum xnext st = e->sys->next(e->sys->arg, (int)p,
-		    &e->next[e->d * np + p]);
+		struct xev *ev = &e->next[d * np + p];
+		enum xnext st;
 
+		if (moved >= 0 && (int)p != moved) {
+			const struct node *up = &e->nd[d - 1];
+
+			if (!bit(up->enabled | up->blocked, (int)p))
+				continue;	/* done */
+			*ev = e->next[(d - 1) * np + p];
+			st = ev->kind != XEV_WAIT || hb_holds(ev, e->sys->cell(e->sys->arg,
+			    ev->cell_area, ev->cell_off)) ? XN_READY : XN_BLOCKED;
+		} else {
+			st = e->sys->next(e->sys->arg, (int)p, ev);
+		}
 		if (st == XN_READY)
 			n->enabled |= 1ull << p;
 		else if (st == XN_BLOCKED)

@@ -206,7 +206,9 @@ gather(struct xeng *e, uint32_t d)
 	for (int i = 0; i < na; i++) {
 		struct xarea *xa = &e->areas[a[i].area];
 
-		for (size_t k = 0; k < xa->n; k++) {
+		/* data steps: only if their bytes come near */
+		for (size_t k = 0; xa->data_hi > xa->data_lo && overlaps(a[i].off,
+		    a[i].len, xa->data_lo, xa->data_hi - xa->data_lo) && k < xa->n; k++) {
 			struct acc4 b[2];
 			int nb = hb_accesses(&e->t[xa->ev[k]].ev, b);
 
@@ -235,7 +237,18 @@ gather(struct xeng *e, uint32_t d)
 			}
 		}
 	}
-	qsort(e->cand, n, sizeof *e->cand, cmp_desc);
+	if (n > 24) {
+		qsort(e->cand, n, sizeof *e->cand, cmp_desc);
+	} else {
+		for (size_t k = 1; k < n; k++) {
+			uint32_t v = e->cand[k];
+			size_t m = k;
+
+			for (; m > 0 && e->cand[m - 1] < v; m--)
+				e->cand[m] = e->cand[m - 1];
+			e->cand[m] = v;
+		}
+	}
 	for (size_t k = 0; k < n; k++) {
 		if (u == 0 || e->cand[u - 1] != e->cand[k])
 			e->cand[u++] = e->cand[k];
@@ -377,6 +390,18 @@ hb_step(struct xeng *e)
 			continue;
 		hb_push(&xa->ev, &xa->n, &xa->a, d);
 		t->data_area[t->ndata++] = a;
+	}
+	/* the span of the data steps' bytes, per area (it never shrinks) */
+	for (int i = 0; t->ev.kind == XEV_DATA && i < t->ev.nacc; i++) {
+		const struct xacc *x = &t->ev.acc[i];
+		struct xarea *xa = &e->areas[x->area];
+
+		if (xa->data_hi == xa->data_lo) {
+			xa->data_lo = x->off;
+			xa->data_hi = x->off + x->len;
+		}
+		xa->data_lo = MIN(xa->data_lo, x->off);
+		xa->data_hi = MAX(xa->data_hi, x->off + x->len);
 	}
 }
 

@@ -57,6 +57,7 @@ struct xarea {
 	uint32_t *cells;
 	size_t ncells, acells;
 	uint64_t cell_lo, cell_hi;	/* span of its cells' bytes */
+	uint64_t data_lo, data_hi;	/* ... and of its data steps' */
 };
 
 struct xeng {

@@ -122,7 +122,9 @@ struct explore;
 struct explore_sys {
 	void *arg;
 	int nprocs;		/* processes = areas, <= EXPLORE_MAX_RANKS */
-	/* p's next step (ev filled unless XN_DONE) */
+	/* p's next step (ev filled unless XN_DONE).  Only a XEV_WAIT step is
+	 * ever XN_BLOCKED, exactly when its condition fails on its cell: the
+	 * engine asks again only for the process that moved. */
 	enum xnext (*next)(void *arg, int p, struct xev *ev);
 	/* take p's next step: 0, or -1 + cause */
 	int (*step)(void *arg, int p, char **cause);

@@ -185,6 +185,8 @@ run(struct cmdctx *ctx, struct xrun *xr, struct xcapture *c, struct xopts *xo)
 		free(cause);
 		return -1;
 	}
+	if (explore_stats(xr->x)->cut & XCUT_STOP)
+		shell_interrupted = 0;	/* said in the report */
 	rc = explore_report_all(xr, &xo->o, xo->save);
 	(void)ctx;
 	return rc;
@@ -336,5 +338,7 @@ const struct cmd_entry cmd_explore_entry = {
 	.example = "explore allreduce buf sig mode=ring check repeat=2",
 	.group = GRP_OBSERVE, .min_args = 1, .max_args = -1,
 	.flags = CMD_AGENTS_ONLY, .keywords = explore_keywords,
+	.agents_why = "explore runs the programs the shell builds on a copy of the "
+	    "windows; a user program's own code cannot be simulated (yet)",
 	.exec = cmd_explore_exec,
 };
