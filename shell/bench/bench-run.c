@@ -1,7 +1,6 @@
 /*
- * bench-run.c - run one bench: the windows, the timed back-to-back calls
- * on every rank, waiting for them (progress, Ctrl-C, a dead rank, the
- * watchdog); see bench.h.
+ * bench-run.c - a bench's runs on every rank: send them, wait for them
+ * (progress, Ctrl-C, a dead rank, the watchdog); see bench.h.
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 #include "ctl.h"
 #include "span.h"
 #include "xmalloc.h"
-
 
 static int
 tag_queued(struct session *s, int r, uint32_t tag)
@@ -36,17 +34,9 @@ abort_all(struct session *s)
 	}
 }
 
-/* The progress line of a long bench (interactive only, never captured). */
-struct progress {
-	uint64_t start_ns, last_ns;
-	uint64_t *base;		/* per rank: board progress at the start */
-	uint64_t *nops;		/* per rank: micro-ops of one run */
-	long runs;
-	int shown;
-};
 
-static void
-progress_start(struct session *s, struct progress *pg, long runs)
+void
+bench_progress_start(struct session *s, struct progress *pg, long runs)
 {
 	memset(pg, 0, sizeof *pg);
 	pg->start_ns = pg->last_ns = mono_ns();
@@ -102,8 +92,8 @@ progress_clear(struct progress *pg)
 	}
 }
 
-static void
-progress_end(struct progress *pg)
+void
+bench_progress_end(struct progress *pg)
 {
 	progress_clear(pg);
 	free(pg->base);
@@ -191,84 +181,4 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 	for (int r = 0; r < s->nranks; r++)
 		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
 	return 0;
-}
-
-/* One bench of `size` bytes: windows, check, timed runs, figures. */
-int
-bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
-    struct bench_result *res)
-{
-	struct session *s = ctx->s;
-	struct coll_args a;
-	struct bench_wins bw;
-	struct trace_counts tc;
-	struct progress pg;
-	uint32_t *tags = NULL;
-	char *cause = NULL;
-	int rc = -1;
-
-	memset(res, 0, sizeof *res);
-	strbuf_init(&res->stats, 0);
-	res->wrong = -1;
-	res->bytes = size;
-	res->count = size / dtype_size(ba->dtype);
-	if (bench_validate(ctx, ba, size, &a, &bw) != 0)
-		return -1;
-	if (bench_wins_alloc(s, &bw, &cause) != 0) {
-		arg_error(ctx, ba->at_size, "%s", cause);
-		free(cause);
-		return -1;
-	}
-	tags = xcalloc((size_t)s->nranks, sizeof *tags);
-	if (ba->cc.check && bench_check(s, &a, &bw, &res->wrong) != 0)
-		goto fail;
-	trace_clear(s);
-	bench_last_free(s);
-	if (bench_submit(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0)
-		goto fail;
-	progress_start(s, &pg, ba->rounds + ba->warmup);
-	rc = bench_wait(s, tags, &pg);
-	progress_end(&pg);
-	if (rc != 0)
-		goto fail;
-	trace_summary(s, &tc);
-	res->lost = tc.lost;
-	res->not_kept = tc.not_kept;
-	if (bench_stats(s, ba, tags, res) != 0) {
-		rc = -1;
-		goto fail;
-	}
-	if (res->median > 0) {
-		res->algbw = (double)size / res->median / 1e3;
-		res->busbw = res->algbw * coll_busbw_factor(a.kind, s->nranks);
-	}
-	s->bench = xcalloc(1, sizeof *s->bench);
-	snprintf(s->bench->root, sizeof s->bench->root, "%s",
-	    coll_kind_name(a.kind));
-	s->bench->rounds = ba->rounds;
-	s->bench->warmup = ba->warmup;
-	s->bench->tags = tags;
-	s->bench->ntags = s->nranks;
-	s->bench->gen = tc.gen;
-	s->bench->lost = tc.lost;
-	s->bench->not_kept = tc.not_kept;
-	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
-	tags = NULL;
-	rc = 0;
-fail:
-	free(tags);
-	{
-		uint64_t lo = bw.has_src ? bw.src.off : bw.has_buf ?
-		    bw.buf.off : bw.sig.off;
-		int r;
-
-		if (session_range_busy(s, lo, lo + bw.need, &r))
-			out_warning("rank %d did not stop; the bench windows stay allocated while it holds them",
-			    r);
-		else
-			bench_wins_free(s);
-	}
-	if (rc != 0)
-		bench_result_release(res, s->nranks);
-	return rc;
 }

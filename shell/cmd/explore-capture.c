@@ -89,6 +89,8 @@ xcap_coll(void *arg, const struct coll_call *cc)
 	call = new_call(c, XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
 	u = unit_for(c, call, 1);
 	coll_title(&cc->a, u->title, sizeof u->title);
+	if (c->pass == 0 && coll_warning(&cc->a, s->nranks) != NULL)
+		out_warning("%s", coll_warning(&cc->a, s->nranks));
 	for (int r = 0; r < s->nranks; r++)
 		add_prog(c, r, call, coll_build(&cc->a, s->nranks, r), xstrdup(u->title));
 	c->top = MAX(c->top, cc->a.sig.off + cc->a.sig.count * 4);

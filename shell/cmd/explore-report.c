@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "explore.h"
-#include "bench/bench.h"
 #include "cmd/cmd.h"
 #include "xmalloc.h"
 
@@ -154,11 +153,12 @@ stats_line(struct xrun *xr, const struct explore_opts *o)
 	const struct explore_stats *st = explore_stats(xr->x);
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "explore: %d ranks, %llu execution%s (%llu distinct end state%s)",
-	    xr->s->nranks, (unsigned long long)st->executions,
+	strbuf_addf(&sb, "explore: %d rank%s, %llu execution%s (%llu distinct end state%s)",
+	    xr->s->nranks, xr->s->nranks == 1 ? "" : "s",
+	    (unsigned long long)st->executions,
 	    st->executions == 1 ? "" : "s", (unsigned long long)st->distinct,
 	    st->distinct == 1 ? "" : "s");
-	if (bench_figures(xr->s))
+	if (xr->s->interactive || xr->s->set.times)	/* as bench's figures */
 		strbuf_addf(&sb, ", %.2f s", st->seconds);
 	if (st->exhaustive) {
 		strbuf_addstr(&sb, ", exhaustive");
@@ -221,7 +221,9 @@ explore_report_all(struct xrun *xr, const struct explore_opts *o, const char *sa
 		    "it overlaps two collectives, which the live shell cannot: replay it only up to where they meet");
 		free(path);
 	}
-	if (!failed) {
+	if (!failed && st->executions == 0) {
+		out_printf("OK so far: no data race and no stale credit in the steps taken, but no execution ended within the bounds\n");
+	} else if (!failed) {
 		strbuf_reset(&sb);
 		strbuf_addstr(&sb, "OK: no hang, no data race, no stale credit");
 		if (xr->selfclear)
