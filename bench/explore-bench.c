@@ -45,6 +45,7 @@ world(const struct coll_args *a, int n, int calls, uint64_t area, int refill)
 	for (int k = 0; k < calls; k++) {
 		uint32_t c = explore_call(x, XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
 
+		explore_call_signal(x, c, a->sig.off, a->sig.count * 4);
 		for (int r = 0; r < n; r++)
 			explore_push(x, r, c, coll_build(a, n, r));
 	}

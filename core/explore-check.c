@@ -23,9 +23,11 @@ static int
 unusual(const struct xeng *e, const struct tev *a, const struct tev *b)
 {
 	uint64_t pa = a->own <= e->nfirst[a->proc] && e->first_done ?
-	    e->first_pos[a->proc][a->own - 1] : UINT64_MAX;
+	    e->first_pos[a->proc][a->own - 1] :
+	    UINT64_MAX;
 	uint64_t pb = b->own <= e->nfirst[b->proc] && e->first_done ?
-	    e->first_pos[b->proc][b->own - 1] : UINT64_MAX;
+	    e->first_pos[b->proc][b->own - 1] :
+	    UINT64_MAX;
 
 	return e->first_done && pa != UINT64_MAX && pa > pb;
 }
@@ -49,8 +51,8 @@ hb_data_races(struct xeng *e, uint32_t d, size_t ncand)
 			continue;
 		/* rather the order the first execution did not take, and
 		 * then a read that sees the write */
-		f = min_found(e, XK_RACE, d + 1, k, d, 2 * unusual(e, a, t) +
-		    (aw && !bw));
+		f = min_found(e, XK_RACE, d + 1, k, d,
+		    2 * unusual(e, a, t) + (aw && !bw));
 		if (f == NULL)
 			continue;
 		who(a, &f->a, aw);
@@ -76,7 +78,8 @@ hb_stale(struct xeng *e, uint32_t d)
 	 * the start if the condition always held */
 	for (i = 0; i < c->n && e->t[c->ev[i]].ev.kind != XEV_NOTIFY; i++)
 		;
-	v = i < c->n ? e->t[c->ev[i]].old :
+	v = i < c->n ?
+	    e->t[c->ev[i]].old :
 	    e->sys->cell(e->sys->arg, t->ev.cell_area, t->ev.cell_off);
 	prev = v;
 	if (upto != NO_EVENT) {
@@ -91,9 +94,11 @@ hb_stale(struct xeng *e, uint32_t d)
 			} else {
 				v = (int32_t)((uint32_t)v + (uint32_t)x->ev.value);
 				if (x->ev.call < k)
-					prev = (int32_t)((uint32_t)prev + (uint32_t)x->ev.value);
+					prev = (int32_t)((uint32_t)prev +
+					    (uint32_t)x->ev.value);
 			}
-			if (x->ev.call < k && (x->ev.op == NOTIFY_SET || x->ev.value > 0))
+			if (x->ev.call < k &&
+			    (x->ev.op == NOTIFY_SET || x->ev.value > 0))
 				lastprev = c->ev[i];
 		}
 	}
@@ -137,10 +142,11 @@ hb_pending(struct xeng *e)
 			continue;
 		/* only when something changed for it: it just arrived, or
 		 * the last step wrote its cell */
-		if (lq != D - 1 && !hb_writes_cell(&e->t[D - 1].ev, w->cell_area,
-		    w->cell_off))
+		if (lq != D - 1 &&
+		    !hb_writes_cell(&e->t[D - 1].ev, w->cell_area, w->cell_off))
 			continue;
-		if ((c = hb_cell_find(e, w->cell_area, w->cell_off, 0)) == NO_EVENT)
+		if ((c = hb_cell_find(e, w->cell_area, w->cell_off, 0)) ==
+		    NO_EVENT)
 			continue;
 		/* the latest write that took the condition away (for an
 		 * enabled wait: before the window it is in now) */
@@ -165,11 +171,13 @@ hb_pending(struct xeng *e)
 				break;
 			}
 		}
-		if (x == NO_EVENT || (lq != NO_EVENT &&
-		    e->t[x].own <= e->vcd[(size_t)lq * np + (size_t)e->t[x].proc]))
+		if (x == NO_EVENT ||
+		    (lq != NO_EVENT &&
+			e->t[x].own <=
+			    e->vcd[(size_t)lq * np + (size_t)e->t[x].proc]))
 			continue;
-		dpor_race(e, x, (uint32_t)D, (int)q, lq != NO_EVENT ?
-		    &e->vcd[(size_t)lq * np] : zero);
+		dpor_race(e, x, (uint32_t)D, (int)q,
+		    lq != NO_EVENT ? &e->vcd[(size_t)lq * np] : zero);
 	}
 }
 
@@ -189,20 +197,28 @@ hb_signals(struct xeng *e)
 			size_t j;
 			struct explore_finding *f;
 
-			if (!(t->ev.flags & XEV_F_SELFCLEAR) || k == done)
+			if (!(t->ev.flags & XEV_F_SELFCLEAR) || k == done ||
+			    (k < e->x->ncalls &&
+				e->x->sigs[k][1] > e->x->sigs[k][0] &&
+				(c->off < e->x->sigs[k][0] ||
+				    c->off >= e->x->sigs[k][1])))
 				continue;
 			done = k;
 			/* the cell as call k and the ones before it left it */
-			for (j = 0; j < c->n && e->t[c->ev[j]].ev.kind != XEV_NOTIFY; j++)
+			for (j = 0;
+			     j < c->n && e->t[c->ev[j]].ev.kind != XEV_NOTIFY;
+			     j++)
 				;
-			v = j < c->n ? e->t[c->ev[j]].old :
+			v = j < c->n ?
+			    e->t[c->ev[j]].old :
 			    e->sys->cell(e->sys->arg, c->area, c->off);
 			for (; j < c->n; j++) {
 				const struct tev *x = &e->t[c->ev[j]];
 
 				if (x->ev.kind != XEV_NOTIFY || x->ev.call > k)
 					continue;
-				v = x->ev.op == NOTIFY_SET ? x->ev.value :
+				v = x->ev.op == NOTIFY_SET ?
+				    x->ev.value :
 				    (int32_t)((uint32_t)v + (uint32_t)x->ev.value);
 			}
 			if (v == 0)

@@ -13,7 +13,7 @@
 /* ---- counting every interleaving -------------------------------------------- */
 
 struct memo {
-	struct u64map map;	/* state -> paths from it (a double's bits) */
+	struct u64map map; /* state -> paths from it (a double's bits) */
 	size_t max;
 	int full;
 };
@@ -86,7 +86,8 @@ explore_count_all(struct explore *x, uint64_t max_states, char **cause)
 	explore_rewind(x);
 	u64map_release(&m.map);
 	if (m.full) {
-		cause_set(cause, "more than %llu states", (unsigned long long)max_states);
+		cause_set(cause, "more than %llu states",
+		    (unsigned long long)max_states);
 		return -1;
 	}
 	return n;

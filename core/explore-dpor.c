@@ -49,8 +49,7 @@ grow(struct xeng *e, size_t need)
 }
 
 void
-dpor_race(struct xeng *e, uint32_t j, uint32_t upto, int q,
-    const uint32_t *vc)
+dpor_race(struct xeng *e, uint32_t j, uint32_t upto, int q, const uint32_t *vc)
 {
 	size_t np = (size_t)e->np;
 	const uint32_t *cj = &e->cnt[(size_t)j * np];
@@ -66,9 +65,9 @@ dpor_race(struct xeng *e, uint32_t j, uint32_t upto, int q,
 		int pk = e->t[k].proc, first = 1;
 
 		if (vk[pj] >= e->t[j].own)
-			continue;	/* after j */
+			continue; /* after j */
 		if (vc[pk] >= e->t[k].own)
-			qinit = 0;	/* before q's step */
+			qinit = 0; /* before q's step */
 		if (vk[pk] != cj[pk] + 1)
 			continue;
 		for (size_t r = 0; r < np && first; r++)
@@ -97,15 +96,20 @@ visit(struct xeng *e)
 	for (size_t p = 0; p < np; p++) {
 		struct xev *ev = &e->next[d * np + p];
 		enum xnext st;
+		int32_t cell;
 
 		if (moved >= 0 && (int)p != moved) {
 			const struct node *up = &e->nd[d - 1];
 
 			if (!bit(up->enabled | up->blocked, (int)p))
-				continue;	/* done */
+				continue; /* done */
 			*ev = e->next[(d - 1) * np + p];
-			st = ev->kind != XEV_WAIT || hb_holds(ev, e->sys->cell(e->sys->arg,
-			    ev->cell_area, ev->cell_off)) ? XN_READY : XN_BLOCKED;
+			st = XN_READY;
+			if (ev->kind == XEV_WAIT) {
+				cell = e->sys->cell(e->sys->arg, ev->cell_area,
+				    ev->cell_off);
+				st = hb_holds(ev, cell) ? XN_READY : XN_BLOCKED;
+			}
 		} else {
 			st = e->sys->next(e->sys->arg, (int)p, ev);
 		}
@@ -138,7 +142,8 @@ pick(struct xeng *e)
 
 		if (p < 0)
 			return -1;
-		pre = n->preempts + (last >= 0 && p != last && bit(n->enabled, last));
+		pre = n->preempts +
+		    (last >= 0 && p != last && bit(n->enabled, last));
 		if (e->o.preempt >= 0 && pre > e->o.preempt) {
 			n->skip |= 1ull << p;
 			e->x->st.cut |= XCUT_PREEMPT;
@@ -204,8 +209,8 @@ take(struct xeng *e, int p, char **cause)
 		t->new = e->sys->cell(e->sys->arg, ev->cell_area, ev->cell_off);
 	if (!e->first_done) {
 		if (e->nfirst[p] < t->own) {
-			e->first_pos[p] = xreallocarray(e->first_pos[p], t->own + 64,
-			    sizeof **e->first_pos);
+			e->first_pos[p] = xreallocarray(e->first_pos[p],
+			    t->own + 64, sizeof **e->first_pos);
 			e->nfirst[p] = t->own + 64;
 		}
 		e->first_pos[p][t->own - 1] = (uint32_t)d;
@@ -215,17 +220,19 @@ take(struct xeng *e, int p, char **cause)
 	hb_step(e);
 	c = &e->nd[d + 1];
 	memset(c, 0, sizeof *c);
-	c->preempts = n->preempts + (last >= 0 && p != last && bit(n->enabled, last));
+	c->preempts =
+	    n->preempts + (last >= 0 && p != last && bit(n->enabled, last));
 	if (!(e->o.flags & EXPLORE_F_NAIVE)) {
 		for (uint64_t m = n->sleep; m; m &= m - 1) {
 			int q = lowest(m);
 
-			if (!hb_dependent_next(e, t, &e->next[d * np + (size_t)q], q))
+			if (!hb_dependent_next(e, t,
+				&e->next[d * np + (size_t)q], q))
 				c->sleep |= 1ull << q;
 		}
 		n->sleep |= 1ull << p;
 	} else {
-		n->skip |= 1ull << p;	/* explored: never again from here */
+		n->skip |= 1ull << p; /* explored: never again from here */
 	}
 	e->d = d + 1;
 	return 0;
@@ -258,8 +265,8 @@ count_pending(struct xeng *e)
 		const struct node *v = &e->nd[k];
 
 		if (v->visited)
-			n += (uint64_t)__builtin_popcountll(v->backtrack & v->enabled &
-			    ~v->sleep & ~v->skip);
+			n += (uint64_t)__builtin_popcountll(
+			    v->backtrack & v->enabled & ~v->sleep & ~v->skip);
 	}
 	e->x->st.pending = n;
 }
@@ -298,7 +305,8 @@ explore_sys_run(struct explore *x, const struct explore_sys *sys,
 	uint64_t tick = 0;
 
 	if (sys->nprocs < 1 || sys->nprocs > EXPLORE_MAX_RANKS)
-		return cause_set(cause, "the explorer takes 1 to %d ranks, not %d",
+		return cause_set(cause,
+		    "the explorer takes 1 to %d ranks, not %d",
 		    EXPLORE_MAX_RANKS, sys->nprocs);
 	memset(&e, 0, sizeof e);
 	e.x = x;
@@ -348,15 +356,18 @@ explore_sys_run(struct explore *x, const struct explore_sys *sys,
 				if (c == 0)
 					x->st.redundant++;
 				else
-					n->backtrack |= 1ull << (last >= 0 && bit(c, last) ?
-					    last : lowest(c));
+					n->backtrack |= 1ull
+					    << (last >= 0 && bit(c, last) ?
+						       last :
+						       lowest(c));
 			}
 		}
 		if (!stop && (++tick & 255) == 0) {
 			if (o->stop != NULL && *o->stop) {
 				x->st.cut |= XCUT_STOP;
 				stop = 1;
-			} else if (o->time > 0 && (double)(now_ns() - e.t0) / 1e9 > o->time) {
+			} else if (o->time > 0 &&
+			    (double)(now_ns() - e.t0) / 1e9 > o->time) {
 				x->st.cut |= XCUT_TIME;
 				stop = 1;
 			}

@@ -55,7 +55,8 @@ hb_conflict(const struct xev *a, const struct xev *b, int *plain,
 		*plain = 0;
 	for (int i = 0; i < nx; i++) {
 		for (int j = 0; j < ny; j++) {
-			if (x[i].area != y[j].area || !(x[i].write || y[j].write) ||
+			if (x[i].area != y[j].area ||
+			    !(x[i].write || y[j].write) ||
 			    !overlaps(x[i].off, x[i].len, y[j].off, y[j].len))
 				continue;
 			any = 1;
@@ -63,7 +64,8 @@ hb_conflict(const struct xev *a, const struct xev *b, int *plain,
 				return 1;
 			if (!*plain && !(x[i].atomic && y[j].atomic)) {
 				uint64_t lo = MAX(x[i].off, y[j].off);
-				uint64_t hi = MIN(x[i].off + x[i].len, y[j].off + y[j].len);
+				uint64_t hi = MIN(x[i].off + x[i].len,
+				    y[j].off + y[j].len);
 
 				*plain = 1;
 				r->area = x[i].area;
@@ -207,14 +209,18 @@ gather(struct xeng *e, uint32_t d)
 		struct xarea *xa = &e->areas[a[i].area];
 
 		/* data steps: only if their bytes come near */
-		for (size_t k = 0; xa->data_hi > xa->data_lo && overlaps(a[i].off,
-		    a[i].len, xa->data_lo, xa->data_hi - xa->data_lo) && k < xa->n; k++) {
+		for (size_t k = 0; xa->data_hi > xa->data_lo &&
+		     overlaps(a[i].off, a[i].len, xa->data_lo,
+			 xa->data_hi - xa->data_lo) &&
+		     k < xa->n;
+		     k++) {
 			struct acc4 b[2];
 			int nb = hb_accesses(&e->t[xa->ev[k]].ev, b);
 
 			for (int j = 0; j < nb; j++) {
 				if (b[j].area == a[i].area &&
-				    overlaps(b[j].off, b[j].len, a[i].off, a[i].len)) {
+				    overlaps(b[j].off, b[j].len, a[i].off,
+					a[i].len)) {
 					cand_add(e, &n, xa->ev[k]);
 					break;
 				}
@@ -225,8 +231,9 @@ gather(struct xeng *e, uint32_t d)
 
 			for (size_t k = 0; k < c->n; k++)
 				cand_add(e, &n, c->ev[k]);
-		} else if (xa->ncells && overlaps(a[i].off, a[i].len, xa->cell_lo,
-		    xa->cell_hi - xa->cell_lo)) {
+		} else if (xa->ncells &&
+		    overlaps(a[i].off, a[i].len, xa->cell_lo,
+			xa->cell_hi - xa->cell_lo)) {
 			for (size_t k = 0; k < xa->ncells; k++) {
 				const struct xcell *c = &e->cells[xa->cells[k]];
 
@@ -282,7 +289,8 @@ hb_dependent_next(struct xeng *e, const struct tev *a, const struct xev *b,
 	if (b->kind == XEV_WAIT) {
 		if (!hb_writes_cell(&a->ev, b->cell_area, b->cell_off))
 			return 0;
-		return a->ev.kind != XEV_NOTIFY || hb_holds(b, a->old) != hb_holds(b, a->new);
+		return a->ev.kind != XEV_NOTIFY ||
+		    hb_holds(b, a->old) != hb_holds(b, a->new);
 	}
 	if (a->ev.kind == XEV_WAIT) {
 		int32_t v;
@@ -292,8 +300,9 @@ hb_dependent_next(struct xeng *e, const struct tev *a, const struct xev *b,
 		if (b->kind != XEV_NOTIFY)
 			return 1;
 		v = e->sys->cell(e->sys->arg, a->ev.cell_area, a->ev.cell_off);
-		v = b->op == NOTIFY_SET ? b->value : (int32_t)((uint32_t)v +
-		    (uint32_t)b->value);
+		v = b->op == NOTIFY_SET ?
+		    b->value :
+		    (int32_t)((uint32_t)v + (uint32_t)b->value);
 		return !hb_holds(&a->ev, v);
 	}
 	return hb_conflict(&a->ev, b, NULL, NULL, NULL, NULL);
@@ -312,7 +321,8 @@ hb_step(struct xeng *e)
 	size_t ncand, nraces = 0;
 
 	t->prev = e->last[p];
-	t->cell = t->ev.kind == XEV_DATA ? NO_EVENT :
+	t->cell = t->ev.kind == XEV_DATA ?
+	    NO_EVENT :
 	    hb_cell_find(e, t->ev.cell_area, t->ev.cell_off, 1);
 	ncand = gather(e, d);
 	t->ew = NO_EVENT;
@@ -320,7 +330,8 @@ hb_step(struct xeng *e)
 		for (size_t i = 0; i < ncand; i++) {
 			const struct tev *x = &e->t[e->cand[i]];
 
-			if (!hb_writes_cell(&x->ev, t->ev.cell_area, t->ev.cell_off))
+			if (!hb_writes_cell(&x->ev, t->ev.cell_area,
+				t->ev.cell_off))
 				continue;
 			if (x->ev.kind != XEV_NOTIFY || x->proc == p ||
 			    !hb_holds(&t->ev, x->old)) {
@@ -343,7 +354,8 @@ hb_step(struct xeng *e)
 			const uint32_t *xs = &e->vcs[(size_t)e->cand[i] * np];
 
 			if (e->cand[i] > t->ew ||
-			    !hb_writes_cell(&x->ev, t->ev.cell_area, t->ev.cell_off))
+			    !hb_writes_cell(&x->ev, t->ev.cell_area,
+				t->ev.cell_off))
 				continue;
 			if (x->ev.kind != XEV_NOTIFY)
 				break;
@@ -362,9 +374,12 @@ hb_step(struct xeng *e)
 
 		if (a->proc == p || !dep_exec(e, k, d) || a->own <= vd[a->proc])
 			continue;
-		if (t->ev.kind != XEV_WAIT || hb_holds(&t->ev, a->ev.kind == XEV_NOTIFY ?
-		    a->old : e->sys->cell_before(e->sys->arg, k, t->ev.cell_area,
-		    t->ev.cell_off)))
+		if (t->ev.kind != XEV_WAIT ||
+		    hb_holds(&t->ev,
+			a->ev.kind == XEV_NOTIFY ?
+			    a->old :
+			    e->sys->cell_before(e->sys->arg, k, t->ev.cell_area,
+				t->ev.cell_off)))
 			hb_push(&e->races, &nraces, &e->araces, k);
 		for (size_t r = 0; r < np; r++)
 			vd[r] = MAX(vd[r], ka[r]);
@@ -416,4 +431,3 @@ hb_unstep(struct xeng *e)
 	for (int i = 0; i < t->ndata; i++)
 		e->areas[t->data_area[i]].n--;
 }
-

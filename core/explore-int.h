@@ -23,23 +23,23 @@
 struct tev {
 	int proc;
 	struct xev ev;
-	uint32_t own;		/* 1 + steps of proc before it */
-	int32_t old, new;	/* notify: its cell before and after */
-	uint32_t ew;		/* wait: its enabling write, or NO_EVENT */
-	uint32_t prev;		/* proc's previous step, or NO_EVENT */
-	uint32_t cell;		/* notify/wait: cell index, else NO_EVENT */
-	uint8_t ndata;		/* data lists it was pushed on */
+	uint32_t own;	  /* 1 + steps of proc before it */
+	int32_t old, new; /* notify: its cell before and after */
+	uint32_t ew;	  /* wait: its enabling write, or NO_EVENT */
+	uint32_t prev;	  /* proc's previous step, or NO_EVENT */
+	uint32_t cell;	  /* notify/wait: cell index, else NO_EVENT */
+	uint8_t ndata;	  /* data lists it was pushed on */
 	int data_area[2];
 };
 
 /* A state on the search stack (the one before step d). */
 struct node {
 	uint64_t enabled, blocked;
-	uint64_t backtrack;	/* processes to explore from here */
-	uint64_t sleep;		/* processes not to (sleep set + explored) */
-	uint64_t skip;		/* cut by the preemption bound */
-	int preempts;		/* on the way here */
-	int visited;		/* enabled/next computed */
+	uint64_t backtrack; /* processes to explore from here */
+	uint64_t sleep;	    /* processes not to (sleep set + explored) */
+	uint64_t skip;	    /* cut by the preemption bound */
+	int preempts;	    /* on the way here */
+	int visited;	    /* enabled/next computed */
 };
 
 /* A cell: every step on it, in trace order. */
@@ -56,8 +56,8 @@ struct xarea {
 	size_t n, a;
 	uint32_t *cells;
 	size_t ncells, acells;
-	uint64_t cell_lo, cell_hi;	/* span of its cells' bytes */
-	uint64_t data_lo, data_hi;	/* ... and of its data steps' */
+	uint64_t cell_lo, cell_hi; /* span of its cells' bytes */
+	uint64_t data_lo, data_hi; /* ... and of its data steps' */
 };
 
 struct xeng {
@@ -67,24 +67,24 @@ struct xeng {
 	int np;
 	struct tev *t;
 	struct node *nd;
-	struct xev *next;	/* (d + 1) * np: next[d * np + p] */
-	uint32_t *vcd, *vcs;	/* d * np: happens-before for the search,
+	struct xev *next;    /* (d + 1) * np: next[d * np + p] */
+	uint32_t *vcd, *vcs; /* d * np: happens-before for the search,
 				 * and for data races */
-	uint32_t *cnt;		/* (d + 1) * np: steps of p before step d */
+	uint32_t *cnt;	     /* (d + 1) * np: steps of p before step d */
 	size_t d, cap;
 	struct xcell *cells;
 	size_t ncells, acells;
-	struct u64map cellmap;	/* (area, off) -> cell */
+	struct u64map cellmap; /* (area, off) -> cell */
 	struct xarea *areas;
-	uint32_t *last;		/* per proc: its latest step, or NO_EVENT */
-	uint32_t *cand;		/* scratch */
+	uint32_t *last; /* per proc: its latest step, or NO_EVENT */
+	uint32_t *cand; /* scratch */
 	size_t acand;
-	uint32_t *races;	/* scratch */
+	uint32_t *races; /* scratch */
 	size_t araces;
-	uint32_t **first_pos;	/* per proc: position in the first execution */
+	uint32_t **first_pos; /* per proc: position in the first execution */
 	size_t *nfirst;
 	int first_done;
-	uint32_t upto_call;	/* min_found(): only what calls up to this
+	uint32_t upto_call; /* min_found(): only what calls up to this
 				 * one need (NO_EVENT: not used) */
 	uint64_t t0;
 };
@@ -93,25 +93,26 @@ struct explore {
 	int n;
 	uint64_t area_size;
 	struct sim *sim;
-	uint8_t *flags;		/* per call: enum xev_flags */
+	uint8_t *flags;	     /* per call: enum xev_flags */
+	uint64_t (*sigs)[2]; /* per call: its signal bytes [lo, hi), or 0 0 */
 	uint32_t ncalls;
 	struct explore_check {
 		struct coll_args a;
 		uint32_t times;
-		uint8_t **want;	/* per rank: expected area (output bytes) */
-	} *checks;
+		uint8_t **want; /* per rank: expected area (output bytes) */
+	} * checks;
 	size_t nchecks;
 	explore_pred_fn pred;
 	void *pred_arg;
 	struct explore_finding found[XK__COUNT];
 	int have[XK__COUNT];
-	unsigned tried[XK__COUNT];	/* candidates weighed */
-	int found_unusual[XK__COUNT];	/* the kept one's preference */
+	unsigned tried[XK__COUNT];    /* candidates weighed */
+	int found_unusual[XK__COUNT]; /* the kept one's preference */
 	struct explore_stats st;
-	struct u64map endmap;	/* distinct end states, while running */
-	uint64_t *ends;		/* ... sorted, after */
+	struct u64map endmap; /* distinct end states, while running */
+	uint64_t *ends;	      /* ... sorted, after */
 	size_t nends;
-	struct xeng *eng;	/* during a run */
+	struct xeng *eng; /* during a run */
 };
 
 /* A step's accesses, the cell of a notify or wait included. */

@@ -18,7 +18,7 @@
 #include "explore-int.h"
 #include "xmalloc.h"
 
-#define MIN_TRIES 32	/* candidates weighed per kind, after the first */
+#define MIN_TRIES 32 /* candidates weighed per kind, after the first */
 
 void
 finding_release(struct explore_finding *f)
@@ -31,8 +31,7 @@ finding_release(struct explore_finding *f)
 /* Steps < nsteps that i or j need (all when i is NO_EVENT); with
  * e->upto_call set, what the steps of calls up to it need. */
 static void
-closure(const struct xeng *e, uint32_t nsteps, uint32_t i, uint32_t j,
-    uint8_t *in)
+closure(const struct xeng *e, uint32_t nsteps, uint32_t i, uint32_t j, uint8_t *in)
 {
 	size_t np = (size_t)e->np;
 
@@ -45,8 +44,8 @@ closure(const struct xeng *e, uint32_t nsteps, uint32_t i, uint32_t j,
 				continue;
 			in[m] = 1;
 			for (uint32_t k = 0; k < m; k++)
-				in[k] |= e->t[k].own <= e->vcd[(size_t)m * np +
-				    (size_t)e->t[k].proc];
+				in[k] |= e->t[k].own <=
+				    e->vcd[(size_t)m * np + (size_t)e->t[k].proc];
 		}
 		return;
 	}
@@ -55,7 +54,8 @@ closure(const struct xeng *e, uint32_t nsteps, uint32_t i, uint32_t j,
 
 		in[m] = i == NO_EVENT || m == i || m == j ||
 		    t->own <= e->vcd[(size_t)i * np + (size_t)t->proc] ||
-		    (j != NO_EVENT && t->own <= e->vcd[(size_t)j * np + (size_t)t->proc]);
+		    (j != NO_EVENT &&
+			t->own <= e->vcd[(size_t)j * np + (size_t)t->proc]);
 	}
 }
 
@@ -79,13 +79,16 @@ extend(const struct xeng *e, uint32_t nsteps, uint8_t *in)
 		for (uint32_t m = 0; m < nsteps; m++) {
 			const struct tev *t = &e->t[m];
 
-			if (in[m] || !(t->ev.flags & XEV_F_EXCLUSIVE) || t->ev.call >= cmax)
+			if (in[m] || !(t->ev.flags & XEV_F_EXCLUSIVE) ||
+			    t->ev.call >= cmax)
 				continue;
 			for (uint32_t k = 0; k <= m; k++) {
 				const struct tev *u = &e->t[k];
 
-				if (!in[k] && (k == m || u->own <= e->vcd[(size_t)m * np +
-				    (size_t)u->proc])) {
+				if (!in[k] &&
+				    (k == m ||
+					u->own <= e->vcd[(size_t)m * np +
+						      (size_t)u->proc])) {
 					in[k] = 1;
 					grew = 1;
 				}
@@ -96,10 +99,10 @@ extend(const struct xeng *e, uint32_t nsteps, uint8_t *in)
 
 struct lin {
 	const struct xeng *e;
-	uint32_t **list;	/* per proc: its steps in the set */
+	uint32_t **list; /* per proc: its steps in the set */
 	size_t *len;
-	size_t *pos;		/* per proc: laid out so far */
-	uint32_t *left;		/* per call: exclusive steps not laid out */
+	size_t *pos;	/* per proc: laid out so far */
+	uint32_t *left; /* per call: exclusive steps not laid out */
 	uint32_t ncalls;
 	int excl;
 };
@@ -236,7 +239,8 @@ linearize(const struct xeng *e, const uint8_t *in, uint32_t nsteps, int excl,
 		for (uint32_t m = 0; m < nsteps; m++) {
 			const struct tev *t = &e->t[m];
 
-			if (in[m] && (t->ev.flags & XEV_F_EXCLUSIVE) && t->ev.call < l.ncalls)
+			if (in[m] && (t->ev.flags & XEV_F_EXCLUSIVE) &&
+			    t->ev.call < l.ncalls)
 				l.left[t->ev.call]++;
 		}
 		if (layout(&l, (int)start, total, order, &sw) != 0)
@@ -285,8 +289,8 @@ min_found(struct xeng *e, enum explore_kind k, uint32_t nsteps, uint32_t i,
 	uint8_t *in;
 	int rep = 1, better;
 
-	if (x->have[k] && (x->tried[k] >= MIN_TRIES ||
-	    unusual < x->found_unusual[k]))
+	if (x->have[k] &&
+	    (x->tried[k] >= MIN_TRIES || unusual < x->found_unusual[k]))
 		return NULL;
 	x->tried[k]++;
 	in = xcalloc(nsteps + 1, 1);
@@ -302,7 +306,7 @@ min_found(struct xeng *e, enum explore_kind k, uint32_t nsteps, uint32_t i,
 	better = !x->have[k] || unusual > x->found_unusual[k] ||
 	    (unusual == x->found_unusual[k] && rep > f->replayable) ||
 	    (unusual == x->found_unusual[k] && rep == f->replayable &&
-	    (sw < f->switches || (sw == f->switches && n < f->nsteps)));
+		(sw < f->switches || (sw == f->switches && n < f->nsteps)));
 	if (!better) {
 		free(steps);
 		return NULL;

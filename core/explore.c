@@ -37,6 +37,7 @@ explore_free(struct explore *x)
 	free(x->ends);
 	u64map_release(&x->endmap);
 	free(x->flags);
+	free(x->sigs);
 	sim_free(x->sim);
 	free(x);
 }
@@ -58,7 +59,18 @@ explore_call(struct explore *x, unsigned flags)
 {
 	x->flags = xrealloc(x->flags, x->ncalls + 1);
 	x->flags[x->ncalls] = (uint8_t)flags;
+	x->sigs = xreallocarray(x->sigs, x->ncalls + 1, sizeof *x->sigs);
+	x->sigs[x->ncalls][0] = x->sigs[x->ncalls][1] = 0;
 	return x->ncalls++;
+}
+
+void
+explore_call_signal(struct explore *x, uint32_t call, uint64_t off, uint64_t len)
+{
+	if (call < x->ncalls) {
+		x->sigs[call][0] = off;
+		x->sigs[call][1] = off + len;
+	}
 }
 
 void
@@ -68,8 +80,7 @@ explore_push(struct explore *x, int rank, uint32_t call, struct prog *p)
 }
 
 void
-explore_check_coll(struct explore *x, const struct coll_args *a,
-    uint32_t times)
+explore_check_coll(struct explore *x, const struct coll_args *a, uint32_t times)
 {
 	struct explore_check *c;
 
@@ -130,11 +141,14 @@ w_next(void *arg, int p, struct xev *ev)
 	ev->value = u->value;
 	esz = dtype_size(u->dtype);
 	bytes = u->count * esz;
-#define ACC(ar, o, l, w, at)                                                   \
-	do {                                                                   \
-		if ((l) > 0)                                                   \
-			ev->acc[n++] = (struct xacc){ .area = (ar), .off = (o), \
-			    .len = (l), .write = (w), .atomic = (at) };        \
+#define ACC(ar, o, l, w, at) \
+	do { \
+		if ((l) > 0) \
+			ev->acc[n++] = (struct xacc){ .area = (ar), \
+				.off = (o), \
+				.len = (l), \
+				.write = (w), \
+				.atomic = (at) }; \
 	} while (0)
 	switch (u->kind) {
 	case UOP_NOTIFY:
@@ -178,7 +192,8 @@ w_step(void *arg, int p, char **cause)
 {
 	struct explore *x = arg;
 
-	return sim_step(x->sim, p, cause) == 1 ? 0 :
+	return sim_step(x->sim, p, cause) == 1 ?
+	    0 :
 	    cause_set(cause, "rank %d cannot take its step", p);
 }
 
@@ -273,11 +288,19 @@ w_final(void *arg, struct explore *x)
 
 		for (int r = 0; r < x->n; r++) {
 			struct coll_output o;
+			uint8_t *want, *got;
 			uint64_t w;
 
+			if (coll_dense(&c->a, r) < 0)
+				continue;
 			coll_output(&c->a, x->n, r, &o);
-			w = coll_wrong(&c->a, x->n, c->want[r] + o.off, areas[r] + o.off,
-			    o.count);
+			want = xmalloc(coll_output_bytes(&o) + 1);
+			got = xmalloc(coll_output_bytes(&o) + 1);
+			coll_output_copy(&o, c->want[r], want);
+			coll_output_copy(&o, areas[r], got);
+			w = coll_wrong(&c->a, x->n, &o, want, got);
+			free(want);
+			free(got);
 			if (w != 0 && first < 0)
 				first = r;
 			total += w;
@@ -286,7 +309,8 @@ w_final(void *arg, struct explore *x)
 			explore_report(x, XK_WRONG, first, total, NULL);
 	}
 	if (x->pred != NULL && x->pred(x->pred_arg, x->n, areas, &why) != 0)
-		explore_report(x, XK_EXPECT, -1, 0, why ? why : "a predicate failed");
+		explore_report(x, XK_EXPECT, -1, 0,
+		    why ? why : "a predicate failed");
 	free(why);
 	free(areas);
 }
@@ -322,11 +346,21 @@ references(struct explore *x)
 
 			for (int r = 0; r < x->n; r++) {
 				struct coll_output o;
+				uint8_t *tmp;
+				uint64_t n1;
 
 				next[r] = dup_area(cur[r], x->area_size);
+				if (coll_dense(&c->a, r) < 0)
+					continue; /* not in its domain */
 				coll_output(&c->a, x->n, r, &o);
-				coll_expect(&c->a, x->n, r, (const void *const *)cur,
-				    next[r] + o.off);
+				tmp = xmalloc(coll_output_bytes(&o) + 1);
+				coll_expect(&c->a, x->n, r,
+				    (const void *const *)cur, tmp);
+				/* back into place: the output and RECV_COUNTS */
+				n1 = o.count * dtype_size(o.dtype);
+				memcpy(next[r] + o.off, tmp, n1);
+				memcpy(next[r] + o.off2, tmp + n1, o.count2 * 4);
+				free(tmp);
 			}
 			for (int r = 0; r < x->n; r++)
 				free(cur[r]);
@@ -362,10 +396,12 @@ check_replayable(struct explore *x, struct explore_finding *f)
 			uint32_t c = sim_tag(x->sim, r, seq);
 			size_t have = 0;
 
-			if (c >= cmax || c >= x->ncalls || !(x->flags[c] & XEV_F_EXCLUSIVE))
+			if (c >= cmax || c >= x->ncalls ||
+			    !(x->flags[c] & XEV_F_EXCLUSIVE))
 				continue;
 			for (size_t i = 0; i < f->nsteps; i++)
-				have += f->steps[i].proc == r && f->steps[i].seq == seq;
+				have += f->steps[i].proc == r &&
+				    f->steps[i].seq == seq;
 			if (have != sim_len(x->sim, r, seq))
 				f->replayable = 0;
 		}
@@ -409,8 +445,7 @@ explore_run(struct explore *x, const struct explore_opts *o, char **cause)
 /* ---- replay -------------------------------------------------------------------- */
 
 int
-explore_replay(struct explore *x, const struct explore_finding *f,
-    char **cause)
+explore_replay(struct explore *x, const struct explore_finding *f, char **cause)
 {
 	sim_record(x->sim, 1);
 	for (size_t i = 0; i < f->nsteps; i++) {
@@ -421,7 +456,9 @@ explore_replay(struct explore *x, const struct explore_finding *f,
 		    pc != st->pc || sim_step(x->sim, st->proc, cause) != 1) {
 			explore_rewind(x);
 			if (cause != NULL && *cause == NULL)
-				cause_set(cause, "step %zu of the counterexample does not replay", i + 1);
+				cause_set(cause,
+				    "step %zu of the counterexample does not replay",
+				    i + 1);
 			return -1;
 		}
 	}
@@ -447,7 +484,8 @@ explore_diag(struct explore *x, const struct explore_finding *f,
 		const struct uop *u = sim_uop(x->sim, st->proc, st->seq, st->pc);
 		struct diag_event *ev = &h[n];
 
-		if (u->kind != UOP_NOTIFY && u->kind != UOP_PUT && u->kind != UOP_WAIT)
+		if (u->kind != UOP_NOTIFY && u->kind != UOP_PUT &&
+		    u->kind != UOP_WAIT)
 			continue;
 		ev->kind = u->kind;
 		ev->op = u->op;
@@ -455,7 +493,8 @@ explore_diag(struct explore *x, const struct explore_finding *f,
 		ev->target = u->kind == UOP_WAIT ? st->proc : u->peer;
 		ev->value = u->kind == UOP_PUT ? 0 : u->value;
 		ev->off = u->dst;
-		ev->bytes = u->kind == UOP_PUT ? u->count * dtype_size(u->dtype) : 4;
+		ev->bytes =
+		    u->kind == UOP_PUT ? u->count * dtype_size(u->dtype) : 4;
 		n++;
 	}
 	sim_diag(x->sim, h, n, in);

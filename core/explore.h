@@ -80,9 +80,9 @@
 /* ---- the schedule interface ---------------------------------------------- */
 
 enum xev_kind {
-	XEV_DATA,		/* reads and writes regions (acc[]) */
-	XEV_NOTIFY,		/* atomic write of a cell: op, value */
-	XEV_WAIT,		/* atomic read of own cell: op (cmp), value */
+	XEV_DATA,   /* reads and writes regions (acc[]) */
+	XEV_NOTIFY, /* atomic write of a cell: op, value */
+	XEV_WAIT,   /* atomic read of own cell: op (cmp), value */
 };
 
 enum xev_flags {
@@ -96,23 +96,23 @@ enum xev_flags {
 struct xacc {
 	int area;
 	uint8_t write;
-	uint8_t atomic;		/* an atomic add (put with add) */
-	uint64_t off, len;	/* bytes */
+	uint8_t atomic;	   /* an atomic add (put with add) */
+	uint64_t off, len; /* bytes */
 };
 
 /* What a process's next step is. */
 struct xev {
-	uint8_t kind;		/* enum xev_kind */
-	uint8_t nacc;		/* XEV_DATA: regions in acc[] */
-	uint8_t op;		/* notify: enum notify_op; wait: enum wait_cmp */
-	uint8_t flags;		/* enum xev_flags */
-	int32_t value;		/* notify amount / wait operand */
-	int cell_area;		/* notify/wait: the cell's rank and offset */
+	uint8_t kind;  /* enum xev_kind */
+	uint8_t nacc;  /* XEV_DATA: regions in acc[] */
+	uint8_t op;    /* notify: enum notify_op; wait: enum wait_cmp */
+	uint8_t flags; /* enum xev_flags */
+	int32_t value; /* notify amount / wait operand */
+	int cell_area; /* notify/wait: the cell's rank and offset */
 	uint64_t cell_off;
 	struct xacc acc[2];
-	uint32_t call;		/* which call it belongs to (increasing in
+	uint32_t call;	  /* which call it belongs to (increasing in
 				 * program order on every process) */
-	uint32_t seq, pc;	/* the process's position (for naming) */
+	uint32_t seq, pc; /* the process's position (for naming) */
 };
 
 enum xnext { XN_DONE, XN_READY, XN_BLOCKED };
@@ -121,7 +121,7 @@ struct explore;
 
 struct explore_sys {
 	void *arg;
-	int nprocs;		/* processes = areas, <= EXPLORE_MAX_RANKS */
+	int nprocs; /* processes = areas, <= EXPLORE_MAX_RANKS */
 	/* p's next step (ev filled unless XN_DONE).  Only a XEV_WAIT step is
 	 * ever XN_BLOCKED, exactly when its condition fails on its cell: the
 	 * engine asks again only for the process that moved. */
@@ -145,17 +145,17 @@ struct explore_sys {
 /* ---- options, results ---------------------------------------------------- */
 
 enum explore_flags {
-	EXPLORE_F_NAIVE = 1 << 0,	/* no reduction: every interleaving (the
+	EXPLORE_F_NAIVE = 1 << 0, /* no reduction: every interleaving (the
 					 * brute force the tests compare with) */
 };
 
 struct explore_opts {
-	uint64_t max;		/* executions; 0 = no limit */
-	uint32_t depth;		/* steps per execution; 0 = no limit */
-	int preempt;		/* preemptions per execution; < 0 = no bound */
-	double time;		/* seconds; 0 = no limit */
-	unsigned flags;		/* enum explore_flags */
-	const volatile int *stop;	/* stop when it becomes non-zero (an
+	uint64_t max;	/* executions; 0 = no limit */
+	uint32_t depth; /* steps per execution; 0 = no limit */
+	int preempt;	/* preemptions per execution; < 0 = no bound */
+	double time;	/* seconds; 0 = no limit */
+	unsigned flags; /* enum explore_flags */
+	const volatile int *stop; /* stop when it becomes non-zero (an
 					 * interrupt); may be NULL */
 };
 
@@ -186,38 +186,38 @@ struct xstep {
 
 /* Who did what, in a finding. */
 struct xwho {
-	struct xstep at;	/* proc -1: nobody (the start state) */
-	int write;		/* the access writes */
+	struct xstep at; /* proc -1: nobody (the start state) */
+	int write;	 /* the access writes */
 };
 
 struct explore_finding {
 	enum explore_kind kind;
-	struct xstep *steps;	/* the counterexample */
+	struct xstep *steps; /* the counterexample */
 	size_t nsteps;
-	unsigned switches;	/* context switches in it */
-	int replayable;		/* respects XEV_F_EXCLUSIVE */
+	unsigned switches; /* context switches in it */
+	int replayable;	   /* respects XEV_F_EXCLUSIVE */
 	/* race: a = earlier access, b = later; stale: a = the notify whose
 	 * credit was stale (proc -1: left in the start state), b = the wait */
 	struct xwho a, b;
-	int area;		/* race: whose bytes; signal/stale: cell's rank */
-	uint64_t off, len;	/* race: the overlap; signal/stale: the cell */
-	int32_t value;		/* signal: left in the cell; stale: seen */
-	uint32_t call;		/* signal: after this call; stale: the stale
+	int area;	   /* race: whose bytes; signal/stale: cell's rank */
+	uint64_t off, len; /* race: the overlap; signal/stale: the cell */
+	int32_t value;	   /* signal: left in the cell; stale: seen */
+	uint32_t call;	   /* signal: after this call; stale: the stale
 				 * credit's call */
-	int rank;		/* wrong: first rank with a wrong element */
-	uint64_t wrong;		/* wrong: elements wrong over all ranks */
-	char *text;		/* expect: what the predicate said */
+	int rank;	   /* wrong: first rank with a wrong element */
+	uint64_t wrong;	   /* wrong: elements wrong over all ranks */
+	char *text;	   /* expect: what the predicate said */
 };
 
 struct explore_stats {
-	uint64_t executions;	/* complete + hung */
+	uint64_t executions; /* complete + hung */
 	uint64_t hung;
-	uint64_t redundant;	/* stopped by sleep sets */
-	uint64_t distinct;	/* distinct end states */
-	uint64_t steps;		/* micro-ops executed (replays included) */
-	uint64_t pending;	/* branches left when cut */
+	uint64_t redundant; /* stopped by sleep sets */
+	uint64_t distinct;  /* distinct end states */
+	uint64_t steps;	    /* micro-ops executed (replays included) */
+	uint64_t pending;   /* branches left when cut */
 	double seconds;
-	unsigned cut;		/* enum explore_cut */
+	unsigned cut; /* enum explore_cut */
 	int exhaustive;
 };
 
@@ -240,6 +240,12 @@ void explore_free(struct explore *x);
 uint8_t *explore_area(struct explore *x, int rank);
 /* A new call number (increasing); flags: enum xev_flags. */
 uint32_t explore_call(struct explore *x, unsigned flags);
+/* The cells a XEV_F_SELFCLEAR call must leave at zero: bytes [off,
+ * off+len) of every area (a collective's signal window; its other cells,
+ * such as all_to_all_v's RECV_COUNTS, are data).  Without it, every cell
+ * the call notifies or waits on. */
+void explore_call_signal(struct explore *x, uint32_t call, uint64_t off,
+    uint64_t len);
 /* Append p to rank's sequence as part of call (takes p). */
 void explore_push(struct explore *x, int rank, uint32_t call, struct prog *p);
 /* Check, after every complete execution, the output of collective a
@@ -247,14 +253,13 @@ void explore_push(struct explore *x, int rank, uint32_t call, struct prog *p);
 void explore_check_coll(struct explore *x, const struct coll_args *a,
     uint32_t times);
 /* A predicate on the final areas: 0 holds, else -1 with *why. */
-typedef int (*explore_pred_fn)(void *arg, int nranks,
-    uint8_t *const *areas, char **why);
+typedef int (
+    *explore_pred_fn)(void *arg, int nranks, uint8_t *const *areas, char **why);
 void explore_predicate(struct explore *x, explore_pred_fn fn, void *arg);
 
 /* Explore the world.  0 (findings or not), or -1 + cause when it cannot
  * run (a program that does not fit the world, a call or load op). */
-int explore_run(struct explore *x, const struct explore_opts *o,
-    char **cause);
+int explore_run(struct explore *x, const struct explore_opts *o, char **cause);
 const struct explore_stats *explore_stats(const struct explore *x);
 /* The finding of kind k, or NULL. */
 const struct explore_finding *explore_finding(const struct explore *x,
@@ -280,7 +285,6 @@ void explore_diag_release(struct diag_in *in);
 
 /* Every interleaving of the world, counted (memoised over states; at most
  * max_states states, else -1): the reduction's yardstick for `make bench`. */
-double explore_count_all(struct explore *x, uint64_t max_states,
-    char **cause);
+double explore_count_all(struct explore *x, uint64_t max_states, char **cause);
 
 #endif

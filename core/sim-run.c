@@ -37,12 +37,14 @@ deadlock(struct sim *s, char **cause)
 			continue;
 		sim_pos(s, i, &seq, &pc);
 		strbuf_addf(&sb, " rank %d at op %zu/%zu %s", i, pc,
-		    sim_len(s, i, seq), prog_str_at(sim_prog(s, i, seq), u->name));
+		    sim_len(s, i, seq),
+		    prog_str_at(sim_prog(s, i, seq), u->name));
 		if (u->kind != UOP_WAIT)
 			continue;
 		memcpy(&now, sim_area(s, i) + u->dst, 4);
 		strbuf_addf(&sb, " (cell @%llu %s %d, now %d);",
-		    (unsigned long long)u->dst, wait_cmp_name(u->op), u->value, now);
+		    (unsigned long long)u->dst, wait_cmp_name(u->op), u->value,
+		    now);
 	}
 	if (cause != NULL)
 		*cause = strbuf_detach(&sb, NULL);
@@ -91,7 +93,8 @@ sim_run(struct sim *s, enum sim_order order, uint64_t seed, char **cause)
 				break;
 			}
 			if (progress) {
-				memset(stuck, 0, (size_t)sim_nranks(s) * sizeof *stuck);
+				memset(stuck, 0,
+				    (size_t)sim_nranks(s) * sizeof *stuck);
 				continue;
 			}
 			stuck[i] = 1;
@@ -148,8 +151,9 @@ sim_diag(const struct sim *s, const struct diag_event *hist, size_t nhist,
 		struct diag_prog *v;
 		size_t cur, pc, nq = sim_nseq(s, q);
 
-		dr[q].state = st == SIM_DONE ? RS_IDLE : st == SIM_BLOCKED ?
-		    RS_BLOCKED : RS_STOPPED;
+		dr[q].state = st == SIM_DONE ? RS_IDLE :
+		    st == SIM_BLOCKED	     ? RS_BLOCKED :
+					       RS_STOPPED;
 		if (st == SIM_DONE)
 			continue;
 		if (u->kind == UOP_WAIT) {
@@ -157,7 +161,8 @@ sim_diag(const struct sim *s, const struct diag_event *hist, size_t nhist,
 			dr[q].wait_off = u->dst;
 			dr[q].cmp = u->op;
 			dr[q].expected = u->value;
-			memcpy(&dr[q].now, sim_area((struct sim *)s, q) + u->dst, 4);
+			memcpy(&dr[q].now,
+			    sim_area((struct sim *)s, q) + u->dst, 4);
 		}
 		sim_pos(s, q, &cur, &pc);
 		v = xcalloc(nq - cur, sizeof *v);

@@ -17,20 +17,20 @@ struct sim_prog {
 struct sim_rank {
 	struct transport t;
 	struct exec ex;
-	struct sim_prog *q;	/* queued programs */
+	struct sim_prog *q; /* queued programs */
 	size_t nq, aq;
-	size_t cur;		/* the running program; nq when done */
-	size_t pc;		/* its next micro-op (always < its length) */
+	size_t cur; /* the running program; nq when done */
+	size_t pc;  /* its next micro-op (always < its length) */
 };
 
 /* What one kept step overwrote. */
 struct undo {
 	int rank;
-	size_t cur, pc;		/* the rank's position before the step */
-	int area;		/* rank whose area was written, or -1 - rank
+	size_t cur, pc; /* the rank's position before the step */
+	int area;	/* rank whose area was written, or -1 - rank
 				 * for an accumulator; INT32_MIN for none */
 	uint64_t off, len;
-	size_t saved;		/* where the old bytes are in s->bytes */
+	size_t saved; /* where the old bytes are in s->bytes */
 };
 
 struct sim {
@@ -39,7 +39,7 @@ struct sim {
 	uint8_t **areas;
 	struct sim_rank *r;
 	uint64_t ops;
-	int checked;		/* sim_check() passed: skip per-op checks */
+	int checked; /* sim_check() passed: skip per-op checks */
 	int recording;
 	struct undo *log;
 	size_t nlog, alog;
@@ -104,8 +104,7 @@ sim_t_put_add(struct transport *t, int peer, uint64_t dst, const void *src,
 }
 
 static int
-sim_t_get(struct transport *t, int peer, uint64_t src, void *dst,
-    size_t bytes)
+sim_t_get(struct transport *t, int peer, uint64_t src, void *dst, size_t bytes)
 {
 	memmove(dst, sim_of(t)->areas[peer] + src, bytes);
 	return 0;
@@ -286,10 +285,11 @@ sim_check(struct sim *s, char **cause)
 					why = xasprintf("%s cannot be simulated",
 					    uop_kind_name(u->kind));
 				else if (exec_check(u, s->n, s->area_size,
-				    p->acc_bytes, &why) == 0)
+					     p->acc_bytes, &why) == 0)
 					continue;
-				cause_set(cause, "rank %d %s op %zu (%s): %s", i,
-				    p->title, pc + 1, prog_str_at(p, u->name), why);
+				cause_set(cause, "rank %d %s op %zu (%s): %s",
+				    i, p->title, pc + 1,
+				    prog_str_at(p, u->name), why);
 				free(why);
 				return -1;
 			}
@@ -356,8 +356,7 @@ sim_depth(const struct sim *s)
 
 /* The bytes u will overwrite on rank: area (see struct undo), off, len. */
 static void
-dest_of(const struct uop *u, int rank, int *area, uint64_t *off,
-    uint64_t *len)
+dest_of(const struct uop *u, int rank, int *area, uint64_t *off, uint64_t *len)
 {
 	size_t esz = dtype_size(u->dtype);
 	size_t asz = dtype_size(dtype_acc(u->dtype));
@@ -432,7 +431,8 @@ sim_undo(struct sim *s)
 		return;
 	l = &s->log[--s->nlog];
 	if (l->area != NO_AREA && l->len != 0)
-		memcpy(area_ptr(s, l->area) + l->off, s->bytes + l->saved, l->len);
+		memcpy(area_ptr(s, l->area) + l->off, s->bytes + l->saved,
+		    l->len);
 	s->nbytes = l->saved;
 	s->r[l->rank].cur = l->cur;
 	s->r[l->rank].pc = l->pc;
@@ -468,8 +468,8 @@ sim_step(struct sim *s, int rank, char **cause)
 	if (sim_state(s, rank, &u) != SIM_READY)
 		return 0;
 	p = sim_prog(s, rank, r->cur);
-	if (!s->checked && exec_check(u, s->n, s->area_size, p->acc_bytes,
-	    &why) != 0) {
+	if (!s->checked &&
+	    exec_check(u, s->n, s->area_size, p->acc_bytes, &why) != 0) {
 		cause_set(cause, "rank %d op %zu (%s): %s", rank, r->pc,
 		    prog_str_at(p, u->name), why);
 		free(why);

@@ -40,10 +40,10 @@
 struct sim;
 
 enum sim_order {
-	SIM_ROUND_ROBIN,	/* one micro-op per rank in turn */
-	SIM_RANDOM,		/* a seeded random rank runs a random burst */
-	SIM_GREEDY,		/* each rank in turn runs until it blocks */
-	SIM_REVERSE,		/* greedy, highest rank first */
+	SIM_ROUND_ROBIN, /* one micro-op per rank in turn */
+	SIM_RANDOM,	 /* a seeded random rank runs a random burst */
+	SIM_GREEDY,	 /* each rank in turn runs until it blocks */
+	SIM_REVERSE,	 /* greedy, highest rank first */
 };
 
 /* What sim_state() says about a rank's next micro-op. */
@@ -71,8 +71,7 @@ size_t sim_nseq(const struct sim *s, int rank);
 const struct prog *sim_prog(const struct sim *s, int rank, size_t seq);
 uint32_t sim_tag(const struct sim *s, int rank, size_t seq);
 size_t sim_len(const struct sim *s, int rank, size_t seq);
-const struct uop *sim_uop(const struct sim *s, int rank, size_t seq,
-    size_t pc);
+const struct uop *sim_uop(const struct sim *s, int rank, size_t seq, size_t pc);
 
 /* Where rank is: 0 with seq and pc set, or -1 when it is done. */
 int sim_pos(const struct sim *s, int rank, size_t *seq, size_t *pc);
@@ -96,8 +95,7 @@ long sim_run_rank(struct sim *s, int rank, char **cause);
  * error, or "deadlock: ..." listing each stuck rank's wait (cell offset,
  * expected and current value, span name).
  */
-int sim_run(struct sim *s, enum sim_order order, uint64_t seed,
-    char **cause);
+int sim_run(struct sim *s, enum sim_order order, uint64_t seed, char **cause);
 
 /* The undo log (see above).  Turning it on or off forgets what was kept. */
 void sim_record(struct sim *s, int on);
@@ -107,8 +105,7 @@ size_t sim_depth(const struct sim *s);
 void sim_undo(struct sim *s);
 /* The i32 cell at off of area `area` as it was just before kept step
  * `step` (0 = when recording started). */
-int32_t sim_cell_before(const struct sim *s, size_t step, int area,
-    uint64_t off);
+int32_t sim_cell_before(const struct sim *s, size_t step, int area, uint64_t off);
 
 /*
  * The world as diag_analyze() wants it (core/diag.h), for a simulator
@@ -116,8 +113,8 @@ int32_t sim_cell_before(const struct sim *s, size_t step, int area,
  * hist[0..nhist) as the completed writes and waits.  The caller releases
  * it with sim_diag_release(); in->win_at is NULL.
  */
-void sim_diag(const struct sim *s, const struct diag_event *hist,
-    size_t nhist, struct diag_in *in);
+void sim_diag(const struct sim *s, const struct diag_event *hist, size_t nhist,
+    struct diag_in *in);
 void sim_diag_release(struct diag_in *in);
 
 #endif

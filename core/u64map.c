@@ -17,7 +17,7 @@ probe(const uint64_t *keys, size_t cap, uint64_t key)
 	size_t i;
 
 	for (i = slot_of(key, cap); keys[i] != 0 && keys[i] != key;
-	    i = (i + 1) & (cap - 1))
+	     i = (i + 1) & (cap - 1))
 		;
 	return i;
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 struct u64map {
-	uint64_t *keys;		/* 0: empty slot */
+	uint64_t *keys; /* 0: empty slot */
 	uint64_t *vals;
 	size_t n, cap;
 };

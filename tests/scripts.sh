@@ -1,7 +1,7 @@
 #!/bin/sh
 # Scenario tier: scripts/hangs (one per failure pattern) and the lessons
 # run as golden transcripts; each also asserts with expect, so exit 0.
-# They run in a scratch directory, as a learner would in theirs (lesson 13
+# They run in a scratch directory, as a learner would in theirs (lesson 14
 # saves explore's counterexamples there).
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2

@@ -39,10 +39,11 @@ opt_uint(struct cmdctx *ctx, size_t i, const char *v, uint64_t lo, uint64_t hi,
 		return 0;
 	free(cause);
 	if (hi >= UINT32_MAX)
-		return arg_error(ctx, i, "bad value '%s' for %.*s (expected a positive number)",
-		    v, (int)(strchr(a, '=') - a + 1), a);
-	return arg_error(ctx, i, "bad value '%s' for %.*s (expected %llu..%llu)", v,
-	    (int)(strchr(a, '=') - a + 1), a, (unsigned long long)lo,
+		return arg_error(ctx, i,
+		    "bad value '%s' for %.*s (expected a positive number)", v,
+		    (int)(strchr(a, '=') - a + 1), a);
+	return arg_error(ctx, i, "bad value '%s' for %.*s (expected %llu..%llu)",
+	    v, (int)(strchr(a, '=') - a + 1), a, (unsigned long long)lo,
 	    (unsigned long long)hi);
 }
 
@@ -62,9 +63,12 @@ opt_apply(struct cmdctx *ctx, size_t i, struct xopts *xo)
 		return 0;
 	}
 	if (strncmp(a, "time=", 5) == 0) {
-		if (parse_number(v, &secs, &cause) != 0 || !(secs > 0) || secs > 86400) {
+		if (parse_number(v, &secs, &cause) != 0 || !(secs > 0) ||
+		    secs > 86400) {
 			free(cause);
-			return arg_error(ctx, i, "bad value '%s' for time= (expected seconds, more than 0 and at most 86400)", v);
+			return arg_error(ctx, i,
+			    "bad value '%s' for time= (expected seconds, more than 0 and at most 86400)",
+			    v);
 		}
 		xo->o.time = secs;
 		return 0;
@@ -186,7 +190,7 @@ run(struct cmdctx *ctx, struct xrun *xr, struct xcapture *c, struct xopts *xo)
 		return -1;
 	}
 	if (explore_stats(xr->x)->cut & XCUT_STOP)
-		shell_interrupted = 0;	/* said in the report */
+		shell_interrupted = 0; /* said in the report */
 	rc = explore_report_all(xr, &xo->o, xo->save);
 	(void)ctx;
 	return rc;
@@ -206,7 +210,8 @@ explore_coll(struct cmdctx *ctx, struct xopts *xo)
 	int rc;
 
 	if (coll_kind_from_name(arg(ctx, 0), &kind) != 0) {
-		arg_error(ctx, 0, "explore what? '%s' is not a collective (expected allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, script FILE or show N)",
+		arg_error(ctx, 0,
+		    "explore what? '%s' is not a collective (expected allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v, script FILE or show N)",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
@@ -215,7 +220,8 @@ explore_coll(struct cmdctx *ctx, struct xopts *xo)
 	if (cc.json) {
 		for (size_t i = 1; i < nargs(ctx); i++) {
 			if (strcmp(arg(ctx, i), "json") == 0) {
-				arg_error(ctx, i, "explore does not take 'json' (bench does)");
+				arg_error(ctx, i,
+				    "explore does not take 'json' (bench does)");
 				return CMD_ERROR;
 			}
 		}
@@ -268,7 +274,8 @@ explore_script(struct cmdctx *ctx, struct xopts *xo)
 	}
 	for (size_t i = 2; i < nargs(ctx); i++) {
 		if (!is_opt(arg(ctx, i))) {
-			arg_error(ctx, i, "unknown option '%s' for explore script (expected repeat=, max=, depth=, preempt=, time= or save=)",
+			arg_error(ctx, i,
+			    "unknown option '%s' for explore script (expected repeat=, max=, depth=, preempt=, time= or save=)",
 			    arg(ctx, i));
 			return CMD_ERROR;
 		}
@@ -312,12 +319,16 @@ cmd_explore_exec(struct cmdctx *ctx)
 		char *cause = NULL;
 
 		if (nargs(ctx) != 2) {
-			cmd_usage_error(ctx, "'explore show' needs one counterexample number");
+			cmd_usage_error(ctx,
+			    "'explore show' needs one counterexample number");
 			return CMD_ERROR;
 		}
-		if (parse_uint(arg(ctx, 1), &id, 0, &cause) != 0 || id == 0 || id > INT32_MAX) {
+		if (parse_uint(arg(ctx, 1), &id, 0, &cause) != 0 || id == 0 ||
+		    id > INT32_MAX) {
 			free(cause);
-			arg_error(ctx, 1, "bad counterexample number '%s' (expected 1, 2, ...)", arg(ctx, 1));
+			arg_error(ctx, 1,
+			    "bad counterexample number '%s' (expected 1, 2, ...)",
+			    arg(ctx, 1));
 			return CMD_ERROR;
 		}
 		return explore_show(ctx->s, (int)id) == 0 ? CMD_OK : CMD_ERROR;
@@ -329,16 +340,22 @@ cmd_explore_exec(struct cmdctx *ctx)
 
 static const char *const explore_keywords[] = { "script", "show", "allreduce",
 	"barrier", "broadcast", "allgather", "reduce_scatter", "all_to_all",
-	"check", "repeat=", "max=", "depth=", "preempt=", "time=", "save=", NULL };
+	"all_to_all_v", "check",
+	"repeat=", "max=", "depth=", "preempt=", "time=", "save=", NULL };
 
 const struct cmd_entry cmd_explore_entry = {
 	.name = "explore",
-	.usage = "COLLECTIVE ARGS... [check] [repeat=N] [max=N] [depth=N] [preempt=K] [time=SECS] [save=DIR] | script FILE [repeat=N] [...] | show N",
+	.usage =
+	    "COLLECTIVE ARGS... [check] [repeat=N] [max=N] [depth=N] [preempt=K] [time=SECS] [save=DIR] | script FILE [repeat=N] [...] | show N",
 	.summary = "check every interleaving that matters: hangs, races, credits",
 	.example = "explore allreduce buf sig mode=ring check repeat=2",
-	.group = GRP_OBSERVE, .min_args = 1, .max_args = -1,
-	.flags = CMD_AGENTS_ONLY, .keywords = explore_keywords,
-	.agents_why = "explore runs the programs the shell builds on a copy of the "
+	.group = GRP_OBSERVE,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_AGENTS_ONLY,
+	.keywords = explore_keywords,
+	.agents_why =
+	    "explore runs the programs the shell builds on a copy of the "
 	    "windows; a user program's own code cannot be simulated (yet)",
 	.exec = cmd_explore_exec,
 };

@@ -252,16 +252,17 @@ not_a_setting(struct cmdctx *ctx, const char *name)
 {
 	struct session *s = ctx->s;
 	struct strbuf all = STRBUF_INIT;
+	struct nearest near = NEAREST_INIT;
 
 	/* A near miss of a setting that is not a window: a typo. */
 	if (strchr(name, '[') != NULL || seg_win_find(&s->seg, name) != NULL)
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) {
-		if (edit_distance(name, settings[i].name) <= 2) {
-			arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
-			    settings[i].name);
-			return 1;
-		}
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
+		nearest_try(&near, name, settings[i].name);
+	if (near.best != NULL) {
+		arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
+		    near.best);
+		return 1;
 	}
 	if (nearest_window(&s->view, name) != NULL)
 		return 0;

@@ -21,6 +21,8 @@ new_call(struct xcapture *c, unsigned flags)
 {
 	c->flags = xrealloc(c->flags, c->ncalls + 1);
 	c->flags[c->ncalls] = (uint8_t)flags;
+	c->sigs = xreallocarray(c->sigs, c->ncalls + 1, sizeof *c->sigs);
+	c->sigs[c->ncalls][0] = c->sigs[c->ncalls][1] = 0;
 	if (flags & XEV_F_SELFCLEAR)
 		c->xr->selfclear = 1;
 	return c->ncalls++;
@@ -47,8 +49,7 @@ unit_for(struct xcapture *c, uint32_t call, int coll)
 }
 
 static void
-add_prog(struct xcapture *c, int rank, uint32_t call, struct prog *p,
-    char *desc)
+add_prog(struct xcapture *c, int rank, uint32_t call, struct prog *p, char *desc)
 {
 	c->pend = xreallocarray(c->pend, c->npend + 1, sizeof *c->pend);
 	c->pend[c->npend].rank = rank;
@@ -65,7 +66,8 @@ sink_prog(void *arg, int rank, struct prog *p, char *desc)
 	struct xcapture *c = arg;
 
 	if (!c->seg_open) {
-		c->seg_call = new_call(c, c->xr->repeat > 1 ? XEV_F_SELFCLEAR : 0);
+		c->seg_call =
+		    new_call(c, c->xr->repeat > 1 ? XEV_F_SELFCLEAR : 0);
 		c->seg_open = 1;
 	}
 	unit_for(c, c->seg_call, 0);
@@ -82,17 +84,23 @@ xcap_coll(void *arg, const struct coll_call *cc)
 	uint32_t call;
 
 	if (cc->check && c->xr->file != NULL) {
-		out_error("'check' has no reference inside an explore script (its inputs depend on the schedule); write expect lines");
+		out_error(
+		    "'check' has no reference inside an explore script (its inputs depend on the schedule); write expect lines");
 		return -1;
 	}
 	c->seg_open = 0;
 	call = new_call(c, XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
+	c->sigs[call][0] = cc->a.sig.off; /* only the signal must clear */
+	c->sigs[call][1] = cc->a.sig.off + cc->a.sig.count * 4;
 	u = unit_for(c, call, 1);
 	coll_title(&cc->a, u->title, sizeof u->title);
 	if (c->pass == 0 && coll_warning(&cc->a, s->nranks) != NULL)
 		out_warning("%s", coll_warning(&cc->a, s->nranks));
-	for (int r = 0; r < s->nranks; r++)
-		add_prog(c, r, call, coll_build(&cc->a, s->nranks, r), xstrdup(u->title));
+	for (int r = 0; r < s->nranks; r++) {
+		if (coll_dense(&cc->a, r) >= 0) /* its domain's members */
+			add_prog(c, r, call, coll_build(&cc->a, s->nranks, r),
+			    xstrdup(u->title));
+	}
 	c->top = MAX(c->top, cc->a.sig.off + cc->a.sig.count * 4);
 	c->seg_open = 0;
 	return 0;
@@ -108,7 +116,8 @@ sink_expect(void *arg, struct expect_spec *sp)
 		expect_spec_release(sp);
 		return 0;
 	}
-	xr->expects = xreallocarray(xr->expects, xr->nexpects + 1, sizeof *xr->expects);
+	xr->expects =
+	    xreallocarray(xr->expects, xr->nexpects + 1, sizeof *xr->expects);
 	xr->expects[xr->nexpects++] = *sp;
 	return 0;
 }
@@ -128,7 +137,8 @@ xcap_script(struct xcapture *c, const struct script_cmd *lines, size_t n)
 	for (c->pass = 0; c->pass < c->xr->repeat && rc == 0; c->pass++) {
 		c->seg_open = 0;
 		for (size_t i = 0; i < n && rc == 0; i++) {
-			char *where = xasprintf("%s:%lu", c->xr->file, lines[i].lineno);
+			char *where =
+			    xasprintf("%s:%lu", c->xr->file, lines[i].lineno);
 			int incomplete;
 
 			c->line = &lines[i];
@@ -157,8 +167,9 @@ windows_top(struct session *s)
 	uint64_t top = 0;
 
 	for (int i = 0; i < n; i++)
-		top = MAX(top, list[i]->off + (list[i]->bytes + SEG_ALIGN - 1) /
-		    SEG_ALIGN * SEG_ALIGN);
+		top = MAX(top,
+		    list[i]->off +
+			(list[i]->bytes + SEG_ALIGN - 1) / SEG_ALIGN * SEG_ALIGN);
 	return top;
 }
 
@@ -171,7 +182,8 @@ expects_hold(void *arg, int nranks, uint8_t *const *areas, char **why)
 		for (int r = 0; r < nranks; r++) {
 			if (rankset_has(&xr->expects[i].targets, r) &&
 			    expect_spec_check(xr->s, &xr->expects[i], r,
-			    areas[r] + expect_spec_off(&xr->expects[i]), why) != 0)
+				areas[r] + expect_spec_off(&xr->expects[i]),
+				why) != 0)
 				return -1;
 		}
 	}
@@ -206,8 +218,12 @@ xcap_build(struct xrun *xr, struct xcapture *c)
 	view_sample(&s->view);
 	for (int r = 0; r < s->nranks; r++)
 		view_read(&s->view, r, 0, explore_area(xr->x, r), top);
-	for (uint32_t k = 0; k < c->ncalls; k++)
+	for (uint32_t k = 0; k < c->ncalls; k++) {
 		explore_call(xr->x, c->flags[k]);
+		if (c->sigs[k][1] > c->sigs[k][0])
+			explore_call_signal(xr->x, k, c->sigs[k][0],
+			    c->sigs[k][1] - c->sigs[k][0]);
+	}
 	xr->orig = xcalloc((size_t)s->nranks, sizeof *xr->orig);
 	xr->norig = xcalloc((size_t)s->nranks, sizeof *xr->norig);
 	for (size_t i = 0; i < c->npend; i++) {
@@ -221,7 +237,7 @@ xcap_build(struct xrun *xr, struct xcapture *c)
 		xr->norig[r]++;
 		explore_push(xr->x, r, p->call, p->p);
 	}
-	c->npend = 0;	/* the explorer and xr own them now */
+	c->npend = 0; /* the explorer and xr own them now */
 	if (xr->nexpects > 0)
 		explore_predicate(xr->x, expects_hold, xr);
 	if (xr->check)
@@ -237,5 +253,5 @@ xcap_release(struct xcapture *c)
 	}
 	free(c->pend);
 	free(c->flags);
+	free(c->sigs);
 }
-

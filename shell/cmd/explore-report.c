@@ -12,7 +12,6 @@
 
 /* ---- the report ------------------------------------------------------------ */
 
-
 static void
 bytes_text(struct session *s, uint64_t off, uint64_t len, struct strbuf *sb)
 {
@@ -107,16 +106,18 @@ fail_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb)
 		explore_step_text(xr, &f->b.at, &b);
 		strbuf_addf(sb, "data race on rank %d ", f->area);
 		bytes_text(s, f->off, f->len, sb);
-		strbuf_addf(sb, ": rank %d %s it with %s, then rank %d %s it with %s; no notify/wait orders them",
-		    f->a.at.proc, f->a.write ? "writes" : "reads", a.buf, f->b.at.proc,
-		    f->b.write ? "writes" : "reads", b.buf);
+		strbuf_addf(sb,
+		    ": rank %d %s it with %s, then rank %d %s it with %s; no notify/wait orders them",
+		    f->a.at.proc, f->a.write ? "writes" : "reads", a.buf,
+		    f->b.at.proc, f->b.write ? "writes" : "reads", b.buf);
 		break;
 	case XK_WRONG: {
 		const struct xunit *u = &xr->units[xr->nunits - 1];
 
-		strbuf_addf(sb, "wrong result: %llu element%s wrong after %d call%s of %s, rank %d the first",
-		    (unsigned long long)f->wrong, f->wrong == 1 ? "" : "s", xr->repeat,
-		    xr->repeat == 1 ? "" : "s", u->title, f->rank);
+		strbuf_addf(sb,
+		    "wrong result: %llu element%s wrong after %d call%s of %s, rank %d the first",
+		    (unsigned long long)f->wrong, f->wrong == 1 ? "" : "s",
+		    xr->repeat, xr->repeat == 1 ? "" : "s", u->title, f->rank);
 		break;
 	}
 	case XK_SIGNAL:
@@ -124,24 +125,28 @@ fail_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb)
 		bytes_text(s, f->off, 4, sb);
 		strbuf_addf(sb, " is %d after ", f->value);
 		call_text(xr, f->call, sb);
-		strbuf_addstr(sb, ": a call must take back every credit it gives");
+		strbuf_addstr(sb,
+		    ": a call must take back every credit it gives");
 		break;
 	case XK_STALE:
 		explore_step_text(xr, &f->b.at, &b);
-		strbuf_addf(sb, "stale credit: rank %d's %s passed on ", f->b.at.proc, b.buf);
+		strbuf_addf(sb, "stale credit: rank %d's %s passed on ",
+		    f->b.at.proc, b.buf);
 		if (f->a.at.proc < 0) {
 			strbuf_addstr(sb, "a credit left in ");
 			bytes_text(s, f->off, 4, sb);
 			strbuf_addstr(sb, " before explore started");
 		} else {
 			explore_step_text(xr, &f->a.at, &a);
-			strbuf_addf(sb, "the credit of rank %d's %s, left over from ",
+			strbuf_addf(sb,
+			    "the credit of rank %d's %s, left over from ",
 			    f->a.at.proc, a.buf);
 			call_text(xr, f->a.at.call, sb);
 		}
 		break;
 	default:
-		strbuf_addf(sb, "expect failed: %s", f->text != NULL ? f->text : "?");
+		strbuf_addf(sb, "expect failed: %s",
+		    f->text != NULL ? f->text : "?");
 	}
 	strbuf_release(&a);
 	strbuf_release(&b);
@@ -153,12 +158,12 @@ stats_line(struct xrun *xr, const struct explore_opts *o)
 	const struct explore_stats *st = explore_stats(xr->x);
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "explore: %d rank%s, %llu execution%s (%llu distinct end state%s)",
+	strbuf_addf(&sb,
+	    "explore: %d rank%s, %llu execution%s (%llu distinct end state%s)",
 	    xr->s->nranks, xr->s->nranks == 1 ? "" : "s",
-	    (unsigned long long)st->executions,
-	    st->executions == 1 ? "" : "s", (unsigned long long)st->distinct,
-	    st->distinct == 1 ? "" : "s");
-	if (xr->s->interactive || xr->s->set.times)	/* as bench's figures */
+	    (unsigned long long)st->executions, st->executions == 1 ? "" : "s",
+	    (unsigned long long)st->distinct, st->distinct == 1 ? "" : "s");
+	if (xr->s->interactive || xr->s->set.times) /* as bench's figures */
 		strbuf_addf(&sb, ", %.2f s", st->seconds);
 	if (st->exhaustive) {
 		strbuf_addstr(&sb, ", exhaustive");
@@ -216,26 +221,29 @@ explore_report_all(struct xrun *xr, const struct explore_opts *o, const char *sa
 			continue;
 		out_printf("counterexample %d (%zu step%s, %u context switch%s) saved as %s; %s\n",
 		    id, f->nsteps, f->nsteps == 1 ? "" : "s", f->switches,
-		    f->switches == 1 ? "" : "es", path, f->replayable ?
-		    "`source` it to replay it here" :
-		    "it overlaps two collectives, which the live shell cannot: replay it only up to where they meet");
+		    f->switches == 1 ? "" : "es", path,
+		    f->replayable ?
+			"`source` it to replay it here" :
+			"it overlaps two collectives, which the live shell cannot: replay it only up to where they meet");
 		free(path);
 	}
 	if (!failed && st->executions == 0) {
-		out_printf("OK so far: no data race and no stale credit in the steps taken, but no execution ended within the bounds\n");
+		out_printf(
+		    "OK so far: no data race and no stale credit in the steps taken, but no execution ended within the bounds\n");
 	} else if (!failed) {
 		strbuf_reset(&sb);
 		strbuf_addstr(&sb, "OK: no hang, no data race, no stale credit");
 		if (xr->selfclear)
-			strbuf_addstr(&sb, ", signal back to zero after every call");
+			strbuf_addstr(&sb,
+			    ", signal back to zero after every call");
 		if (xr->check)
 			strbuf_addstr(&sb, ", result correct on every rank");
 		if (xr->nexpects > 0)
 			strbuf_addstr(&sb, ", every expect holds");
-		out_printf("%s %s\n", sb.buf, st->exhaustive ? "in every execution" :
-		    "in the executions explored");
+		out_printf("%s %s\n", sb.buf,
+		    st->exhaustive ? "in every execution" :
+				     "in the executions explored");
 	}
 	strbuf_release(&sb);
 	return failed ? -1 : 0;
 }
-

@@ -16,11 +16,10 @@
 #include "cmd/cmd.h"
 #include "xmalloc.h"
 
-#define EXPECT_MAX 16	/* elements an expect line checks */
+#define EXPECT_MAX 16 /* elements an expect line checks */
 
 void
-explore_step_text(const struct xrun *xr, const struct xstep *st,
-    struct strbuf *sb)
+explore_step_text(const struct xrun *xr, const struct xstep *st, struct strbuf *sb)
 {
 	struct sim *sim = explore_sim(xr->x);
 	const struct xorigin *o = &xr->orig[st->proc][st->seq];
@@ -51,7 +50,8 @@ value_text(enum dtype dt, const uint8_t *base, uint64_t i, struct strbuf *sb)
 	if (!dtype_is_float(dt))
 		strbuf_addf(sb, "%lld", (long long)dtype_get_int(dt, base, i));
 	else
-		strbuf_addf(sb, dt == DT_F64 ? "%.17g" : "%.9g", dtype_get(dt, base, i));
+		strbuf_addf(sb, dt == DT_F64 ? "%.17g" : "%.9g",
+		    dtype_get(dt, base, i));
 }
 
 /* `expect @r REGION == V[,V...]` for bytes [off, off+len) of r's area
@@ -72,7 +72,7 @@ expect_line(struct session *s, int r, const uint8_t *area, uint64_t off,
 	count = MIN((len + esz - 1) / esz, w->count - first);
 	for (uint64_t i = 1; i < count && same; i++)
 		same = memcmp(area + w->off + (first + i) * esz,
-		    area + w->off + first * esz, esz) == 0;
+			   area + w->off + first * esz, esz) == 0;
 	if (!same)
 		count = MIN(count, EXPECT_MAX);
 	for (uint64_t i = 0; i < (same ? 1 : count); i++) {
@@ -149,7 +149,8 @@ ending(struct xrun *xr, const struct explore_finding *f, const int *issued,
 				continue;
 			u = sim_uop(sim, who[i]->proc, who[i]->seq, who[i]->pc);
 			if (written(u, who[i]->proc, &area, &off, &len))
-				expect_line(s, area, sim_area(sim, area), off, len, sb);
+				expect_line(s, area, sim_area(sim, area), off,
+				    len, sb);
 		}
 		break;
 	case XK_WRONG: {
@@ -170,12 +171,15 @@ ending(struct xrun *xr, const struct explore_finding *f, const int *issued,
 
 			for (int r = 0; r < s->nranks; r++) {
 				if (!rankset_has(&sp->targets, r) ||
-				    expect_spec_check(s, sp, r, sim_area(sim, r) +
-				    expect_spec_off(sp), &why) == 0)
+				    expect_spec_check(s, sp, r,
+					sim_area(sim, r) + expect_spec_off(sp),
+					&why) == 0)
 					continue;
 				free(why);
-				expect_line(s, r, sim_area(sim, r), expect_spec_off(sp),
-				    sp->rg.count * dtype_size(sp->rg.w->dtype), sb);
+				expect_line(s, r, sim_area(sim, r),
+				    expect_spec_off(sp),
+				    sp->rg.count * dtype_size(sp->rg.w->dtype),
+				    sb);
 				return;
 			}
 		}
@@ -193,7 +197,8 @@ issue_line(const struct xunit *u, struct strbuf *sb)
 	if (*t == '@') {
 		size_t n = strcspn(t, " \t");
 
-		strbuf_addf(sb, "%.*s start %s\n", (int)n, t, t + n + strspn(t + n, " \t"));
+		strbuf_addf(sb, "%.*s start %s\n", (int)n, t,
+		    t + n + strspn(t + n, " \t"));
 	} else {
 		strbuf_addf(sb, "start %s\n", t);
 	}
@@ -201,11 +206,11 @@ issue_line(const struct xunit *u, struct strbuf *sb)
 
 struct replay {
 	struct xrun *xr;
-	int *issued;		/* per unit */
-	uint64_t *left;		/* per unit: micro-ops not stepped yet */
-	size_t next;		/* the next unit to issue */
-	size_t end;		/* units from here on have no step */
-	ssize_t coll;		/* the last collective issued, or -1 */
+	int *issued;	/* per unit */
+	uint64_t *left; /* per unit: micro-ops not stepped yet */
+	size_t next;	/* the next unit to issue */
+	size_t end;	/* units from here on have no step */
+	ssize_t coll;	/* the last collective issued, or -1 */
 };
 
 /* Issue what can be: everything up to a collective whose predecessor is
@@ -236,13 +241,15 @@ script_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb,
 	struct replay rp = { xr, NULL, NULL, 0, 0, -1 };
 
 	for (size_t i = 0; i < f->nsteps; i++)
-		rp.end = MAX(rp.end, xr->orig[f->steps[i].proc][f->steps[i].seq].unit + 1);
+		rp.end = MAX(rp.end,
+		    xr->orig[f->steps[i].proc][f->steps[i].seq].unit + 1);
 	/* a hang ends with ranks entering the waits they block on */
 	for (int r = 0; f->kind == XK_HANG && r < s->nranks; r++) {
 		const struct uop *u;
 		size_t seq, pc;
 
-		if (sim_state(sim, r, &u) == SIM_BLOCKED && sim_pos(sim, r, &seq, &pc) == 0)
+		if (sim_state(sim, r, &u) == SIM_BLOCKED &&
+		    sim_pos(sim, r, &seq, &pc) == 0)
 			rp.end = MAX(rp.end, xr->orig[r][seq].unit + 1);
 	}
 	rp.issued = xcalloc(xr->nunits + 1, sizeof *rp.issued);
@@ -257,7 +264,8 @@ script_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb,
 		size_t unit = xr->orig[st->proc][st->seq].unit, n = 0;
 
 		if (!rp.issued[unit]) {
-			strbuf_addf(sb, "# the replay stops here: %s waits for the collective before it to finish on every rank\n",
+			strbuf_addf(sb,
+			    "# the replay stops here: %s waits for the collective before it to finish on every rank\n",
 			    xr->units[unit].text);
 			break;
 		}
@@ -293,7 +301,8 @@ keep(struct xrun *xr, const struct explore_finding *f, const char *fail,
 		struct strbuf d = STRBUF_INIT;
 		const struct xstep *st = &f->steps[i];
 
-		describe_uop(&s->view, sim_uop(sim, st->proc, st->seq, st->pc), st->proc, &d);
+		describe_uop(&s->view, sim_uop(sim, st->proc, st->seq, st->pc),
+		    st->proc, &d);
 		v->rank[i] = st->proc;
 		v->desc[i] = strbuf_detach(&d, NULL);
 	}
@@ -303,8 +312,8 @@ keep(struct xrun *xr, const struct explore_finding *f, const char *fail,
 }
 
 char *
-explore_save(struct xrun *xr, const struct explore_finding *f,
-    const char *fail, const char *dir, int *id)
+explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
+    const char *dir, int *id)
 {
 	struct session *s = xr->s;
 	struct strbuf sb = STRBUF_INIT;
@@ -314,16 +323,19 @@ explore_save(struct xrun *xr, const struct explore_finding *f,
 
 	*id = s->next_explore + 1;
 	path = strcmp(dir, ".") == 0 ? xasprintf("explore-%d.coll", *id) :
-	    xasprintf("%s/explore-%d.coll", dir, *id);
-	strbuf_addf(&sb, "# colldb explore, counterexample %d (%d ranks, %zu steps, %u context switch%s)\n",
+				       xasprintf("%s/explore-%d.coll", dir, *id);
+	strbuf_addf(&sb,
+	    "# colldb explore, counterexample %d (%d ranks, %zu steps, %u context switch%s)\n",
 	    *id, s->nranks, f->nsteps, f->switches, f->switches == 1 ? "" : "es");
 	for (const char *p = fail; *p != '\0';) {
 		size_t n = strcspn(p, "\n");
 
-		strbuf_addf(&sb, "# %s%.*s\n", p == fail ? "FAIL: " : "", (int)n, p);
+		strbuf_addf(&sb, "# %s%.*s\n", p == fail ? "FAIL: " : "",
+		    (int)n, p);
 		p += n + (p[n] == '\n');
 	}
-	strbuf_addstr(&sb, "# Source it in the state explore started from: each call starts\n"
+	strbuf_addstr(&sb,
+	    "# Source it in the state explore started from: each call starts\n"
 	    "# stopped, and `@R step K` runs K micro-ops of rank R, in the failing order.\n"
 	    "# At a terminal each pause waits for Enter: type `watch` there to follow.\n");
 	/* the simulator at the end of the counterexample says how it ends */
@@ -369,12 +381,14 @@ explore_show(struct session *s, int id)
 		;
 	if (v == NULL) {
 		if (s->explored == NULL)
-			out_error("no counterexample %d: explore has saved none in this session", id);
+			out_error("no counterexample %d: explore has saved none in this session",
+			    id);
 		else if (s->next_explore == 1)
-			out_error("no counterexample %d (this session saved only 1)", id);
+			out_error("no counterexample %d (this session saved only 1)",
+			    id);
 		else
-			out_error("no counterexample %d (this session saved 1 to %d)", id,
-			    s->next_explore);
+			out_error("no counterexample %d (this session saved 1 to %d)",
+			    id, s->next_explore);
 		return -1;
 	}
 	for (size_t i = 0; i < v->nsteps; i++)
@@ -387,7 +401,8 @@ explore_show(struct session *s, int id)
 		char head[32];
 
 		snprintf(head, sizeof head, "rank %d", r);
-		memcpy(sb.buf + 5 + (size_t)r * (width + 2) + 2, head, strlen(head));
+		memcpy(sb.buf + 5 + (size_t)r * (width + 2) + 2, head,
+		    strlen(head));
 	}
 	while (sb.len > 0 && sb.buf[sb.len - 1] == ' ')
 		strbuf_setlen(&sb, sb.len - 1);

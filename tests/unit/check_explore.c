@@ -43,16 +43,18 @@ one(enum uop_kind k, int peer, uint64_t dst, uint64_t src, uint64_t count,
 	return p;
 }
 
-#define NOTIFY(r, c, peer, cell, v, op)                                        \
-	explore_push(x, r, c, one(UOP_NOTIFY, peer, cell, 0, 1, op, v, DT_I32, 0))
-#define WAIT(r, c, cell, cmp, v)                                               \
+#define NOTIFY(r, c, peer, cell, v, op) \
+	explore_push(x, r, c, \
+	    one(UOP_NOTIFY, peer, cell, 0, 1, op, v, DT_I32, 0))
+#define WAIT(r, c, cell, cmp, v) \
 	explore_push(x, r, c, one(UOP_WAIT, 0, cell, 0, 1, cmp, v, DT_I32, 0))
-#define PUT(r, c, peer, dst, src, n)                                           \
+#define PUT(r, c, peer, dst, src, n) \
 	explore_push(x, r, c, one(UOP_PUT, peer, dst, src, n, 0, 0, DT_F32, 0))
-#define GET(r, c, peer, dst, src, n)                                           \
+#define GET(r, c, peer, dst, src, n) \
 	explore_push(x, r, c, one(UOP_GET, peer, dst, src, n, 0, 0, DT_F32, 0))
-#define FILL(r, c, dst, n, v)                                                  \
-	explore_push(x, r, c, one(UOP_FILL, 0, dst, 0, n, FILL_VALUE, 0, DT_F32, v))
+#define FILL(r, c, dst, n, v) \
+	explore_push(x, r, c, \
+	    one(UOP_FILL, 0, dst, 0, n, FILL_VALUE, 0, DT_F32, v))
 
 enum { SIG = 0, DATA = 32, SEEN = 64, AREA = 128 };
 
@@ -176,7 +178,8 @@ kinds(const struct explore *x)
 	unsigned k = 0;
 
 	for (int i = 0; i < XK__COUNT; i++)
-		k |= (unsigned)(explore_finding(x, (enum explore_kind)i) != NULL) << i;
+		k |= (unsigned)(explore_finding(x, (enum explore_kind)i) != NULL)
+		    << i;
 	return k;
 }
 
@@ -211,7 +214,8 @@ same_as_brute_force(struct explore *a, struct explore *b, double *ratio)
 	ka = kinds(a);
 	kb = kinds(b);
 	ck_assert_uint_eq(ka, kb);
-	ck_assert_uint_le(explore_stats(a)->executions, explore_stats(b)->executions);
+	ck_assert_uint_le(explore_stats(a)->executions,
+	    explore_stats(b)->executions);
 	if (ratio != NULL)
 		*ratio = (double)explore_stats(b)->executions /
 		    (double)explore_stats(a)->executions;
@@ -237,7 +241,7 @@ START_TEST(test_sim_undo)
 	memcpy(before[0], sim_area(s, 0), AREA);
 	memcpy(before[1], sim_area(s, 1), AREA);
 	sim_record(s, 1);
-	ck_assert_int_eq(sim_step(s, 1, &cause), 0);	/* blocked */
+	ck_assert_int_eq(sim_step(s, 1, &cause), 0); /* blocked */
 	for (int i = 0; i < 3; i++)
 		ck_assert_int_eq(sim_step(s, 0, &cause), 1);
 	ck_assert(sim_done(s, 0));
@@ -282,16 +286,20 @@ START_TEST(test_brute_force_findings)
 	double ratio;
 
 	ck_assert_uint_eq(same_as_brute_force(bcast_refill(2), bcast_refill(2),
-	    &ratio), 1u << XK_RACE);
+			      &ratio),
+	    1u << XK_RACE);
 	ck_assert(ratio >= 10);
 	ck_assert_uint_eq(same_as_brute_force(put_after_notify(),
-	    put_after_notify(), NULL), 1u << XK_RACE);
+			      put_after_notify(), NULL),
+	    1u << XK_RACE);
 	ck_assert_uint_eq(same_as_brute_force(reused_signal(), reused_signal(),
-	    NULL), 1u << XK_RACE | 1u << XK_SIGNAL | 1u << XK_STALE);
+			      NULL),
+	    1u << XK_RACE | 1u << XK_SIGNAL | 1u << XK_STALE);
 	ck_assert_uint_eq(same_as_brute_force(set_shared(), set_shared(), NULL),
 	    1u << XK_HANG);
 	ck_assert_uint_eq(same_as_brute_force(neighbour_barrier(2),
-	    neighbour_barrier(2), &ratio), 1u << XK_SIGNAL | 1u << XK_STALE);
+			      neighbour_barrier(2), &ratio),
+	    1u << XK_SIGNAL | 1u << XK_STALE);
 	ck_assert(ratio >= 1000);
 }
 END_TEST
@@ -312,7 +320,8 @@ START_TEST(test_brute_force_barrier)
 	for (int i = 0; i < 2; i++) {
 		x[i] = explore_new(2, next);
 		for (int k = 0; k < 2; k++) {
-			uint32_t c = explore_call(x[i], XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
+			uint32_t c = explore_call(x[i],
+			    XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
 
 			for (int r = 0; r < 2; r++)
 				explore_push(x[i], r, c, coll_build(&a, 2, r));
@@ -347,29 +356,38 @@ random_world(uint64_t seed)
 
 			for (int i = 0; i < ops; i++) {
 				int peer = (int)rnd(&s, (unsigned)n);
-				uint64_t cell = 4 * rnd(&s, 3), w = 16 + 4 * rnd(&s, 4);
+				uint64_t cell = 4 * rnd(&s, 3),
+					 w = 16 + 4 * rnd(&s, 4);
 
 				switch (rnd(&s, 6)) {
 				case 0:
 				case 1:
-					explore_push(x, r, id, one(UOP_NOTIFY, peer, cell, 0, 1,
-					    rnd(&s, 4) ? NOTIFY_ADD : NOTIFY_SET,
-					    1 + (int)rnd(&s, 2) - 2 * (rnd(&s, 4) == 0), DT_I32, 0));
+					explore_push(x, r, id,
+					    one(UOP_NOTIFY, peer, cell, 0, 1,
+						rnd(&s, 4) ? NOTIFY_ADD :
+							     NOTIFY_SET,
+						1 + (int)rnd(&s, 2) -
+						    2 * (rnd(&s, 4) == 0),
+						DT_I32, 0));
 					break;
 				case 2:
 				case 3:
-					explore_push(x, r, id, one(UOP_WAIT, 0, cell, 0, 1,
-					    rnd(&s, 4) ? CMP_GE : CMP_EQ, (int)rnd(&s, 3), DT_I32, 0));
+					explore_push(x, r, id,
+					    one(UOP_WAIT, 0, cell, 0, 1,
+						rnd(&s, 4) ? CMP_GE : CMP_EQ,
+						(int)rnd(&s, 3), DT_I32, 0));
 					break;
 				case 4:
-					explore_push(x, r, id, one(rnd(&s, 2) ? UOP_PUT : UOP_GET,
-					    peer, w, 16 + 4 * rnd(&s, 4), 1 + rnd(&s, 2), 0, 0,
-					    DT_I32, 0));
+					explore_push(x, r, id,
+					    one(rnd(&s, 2) ? UOP_PUT : UOP_GET,
+						peer, w, 16 + 4 * rnd(&s, 4),
+						1 + rnd(&s, 2), 0, 0, DT_I32, 0));
 					break;
 				default:
-					explore_push(x, r, id, one(UOP_FILL, 0, w, 0,
-					    1 + rnd(&s, 2), FILL_VALUE, 0, DT_I32,
-					    (double)(1 + rnd(&s, 3))));
+					explore_push(x, r, id,
+					    one(UOP_FILL, 0, w, 0, 1 + rnd(&s, 2),
+						FILL_VALUE, 0, DT_I32,
+						(double)(1 + rnd(&s, 3))));
 				}
 			}
 		}
@@ -397,10 +415,12 @@ START_TEST(test_brute_force_random)
 			run_ok(a, &exhaustive);
 			ea = explore_end_states(a, &na);
 			eb = explore_end_states(b, &nb);
-			ck_assert_msg(na == nb && memcmp(ea, eb, na * sizeof *ea) == 0,
+			ck_assert_msg(na == nb &&
+				memcmp(ea, eb, na * sizeof *ea) == 0,
 			    "seed %llu: %zu end states, brute force %zu",
 			    (unsigned long long)seed, na, nb);
-			ck_assert_msg(kinds(a) == kinds(b), "seed %llu: findings %x, brute force %x",
+			ck_assert_msg(kinds(a) == kinds(b),
+			    "seed %llu: findings %x, brute force %x",
 			    (unsigned long long)seed, kinds(a), kinds(b));
 			ck_assert_uint_le(explore_stats(a)->executions,
 			    explore_stats(b)->executions);
@@ -435,7 +455,8 @@ START_TEST(test_broadcast_race)
 	ck_assert(f->replayable);
 	/* and the slow rank's copy is the new data (buf is at 32) */
 	ck_assert_int_eq(explore_replay(x, f, NULL), 0);
-	ck_assert(((float *)(sim_area(explore_sim(x), f->b.at.proc) + 32))[0] == 9);
+	ck_assert(
+	    ((float *)(sim_area(explore_sim(x), f->b.at.proc) + 32))[0] == 9);
 	explore_rewind(x);
 	explore_free(x);
 }
@@ -469,9 +490,9 @@ START_TEST(test_reused_signal)
 	f = explore_finding(x, XK_STALE);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->b.at.proc, 1);
-	ck_assert_uint_eq(f->b.at.call, 1);	/* the second round's wait */
+	ck_assert_uint_eq(f->b.at.call, 1); /* the second round's wait */
 	ck_assert_int_eq(f->a.at.proc, 0);
-	ck_assert_uint_eq(f->call, 0);		/* on the first round's credit */
+	ck_assert_uint_eq(f->call, 0); /* on the first round's credit */
 	f = explore_finding(x, XK_SIGNAL);
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(f->value, 1);
@@ -561,7 +582,7 @@ struct pcase {
 	enum coll_kind kind;
 	enum coll_mode mode;
 	enum coll_impl impl;
-	uint64_t size;		/* elements (per row for 2-D operands) */
+	uint64_t size; /* elements (per row for 2-D operands) */
 };
 
 static void
@@ -595,40 +616,55 @@ prove(const struct pcase *c, int n)
 	case COLL_REDUCE_SCATTER:
 		a.buf = win(&next, DT_F32, nn, c->size);
 		break;
+	case COLL_ALL_TO_ALL_V:
+		a.src = win(&next, DT_F32, 2 * nn, c->size);
+		a.buf = win(&next, DT_F32, 2 * nn, c->size);
+		a.scount = win(&next, DT_I32, nn, 0);
+		a.rcount = win(&next, DT_I32, nn, 1);
+		break;
 	default:
 		break;
 	}
 	if (c->kind == COLL_ALLREDUCE && c->mode == MODE_RING)
-		a.sig = win(&next, DT_I32, c->impl == IMPL_BUILTIN ? 2 * nn - 1 :
-		    2 * nn - 2, nn);
+		a.sig = win(&next, DT_I32,
+		    c->impl == IMPL_BUILTIN ? 2 * nn - 1 : 2 * nn - 2, nn);
 	else
 		a.sig = win(&next, DT_I32, nn, 1);
 	snprintf(what, sizeof what, "%s mode %d impl %d size %llu on %d ranks",
 	    coll_kind_name(c->kind), c->mode, c->impl,
 	    (unsigned long long)c->size, n);
-	ck_assert_msg(coll_validate(&a, n, &cause, NULL) == 0, "%s: %s", what, cause);
+	ck_assert_msg(coll_validate(&a, n, &cause, NULL) == 0, "%s: %s", what,
+	    cause);
 	x = explore_new(n, next);
 	for (int r = 0; r < n; r++) {
 		uint8_t *area = explore_area(x, r);
 
 		for (uint64_t i = 0; i < a.buf.count; i++)
-			((float *)(area + a.buf.off))[i] = (float)(r + 1 + (int)(i % 5));
+			((float *)(area + a.buf.off))[i] =
+			    (float)(r + 1 + (int)(i % 5));
 		for (uint64_t i = 0; i < a.src.count; i++)
-			((float *)(area + a.src.off))[i] = (float)(10 * r + (int)(i % 7));
+			((float *)(area + a.src.off))[i] =
+			    (float)(10 * r + (int)(i % 7));
+		for (uint64_t i = 0; i < a.scount.count; i++)
+			((int32_t *)(area + a.scount.off))[i] =
+			    (int32_t)((r + i) % 3);
 	}
 	for (int k = 0; k < 2; k++) {
-		uint32_t call = explore_call(x, XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
+		uint32_t call =
+		    explore_call(x, XEV_F_SELFCLEAR | XEV_F_EXCLUSIVE);
 
+		explore_call_signal(x, call, a.sig.off, a.sig.count * 4);
 		for (int r = 0; r < n; r++)
 			explore_push(x, r, call, coll_build(&a, n, r));
 	}
 	if (c->kind != COLL_BARRIER)
 		explore_check_coll(x, &a, 2);
-	ck_assert_msg(explore_run(x, &exhaustive, &cause) == 0, "%s: %s", what, cause);
+	ck_assert_msg(explore_run(x, &exhaustive, &cause) == 0, "%s: %s", what,
+	    cause);
 	ck_assert_msg(explore_stats(x)->exhaustive, "%s: not exhaustive", what);
 	ck_assert_msg(kinds(x) == 0, "%s: findings %x", what, kinds(x));
-	ck_assert_msg(explore_stats(x)->distinct == 1, "%s: %llu end states", what,
-	    (unsigned long long)explore_stats(x)->distinct);
+	ck_assert_msg(explore_stats(x)->distinct == 1, "%s: %llu end states",
+	    what, (unsigned long long)explore_stats(x)->distinct);
 	explore_free(x);
 }
 
@@ -640,9 +676,9 @@ static const struct pcase proofs[] = {
 	{ COLL_ALLREDUCE, MODE_MESH, IMPL_BUILTIN, 5 },
 	{ COLL_ALLREDUCE, MODE_MESH, IMPL_BUILTIN, 256 + 3 },
 	{ COLL_ALLREDUCE, MODE_RING, IMPL_COMPOSITE, 7 },
-	{ COLL_ALLREDUCE, MODE_RING, IMPL_COMPOSITE, 0 },	/* 2 chunks a segment */
-	{ COLL_ALLREDUCE, MODE_RING, IMPL_BUILTIN, 0 },		/* N per rank */
-	{ COLL_ALLREDUCE, MODE_RING, IMPL_BUILTIN, 1 },		/* 2 tiles a segment */
+	{ COLL_ALLREDUCE, MODE_RING, IMPL_COMPOSITE, 0 }, /* 2 chunks a segment */
+	{ COLL_ALLREDUCE, MODE_RING, IMPL_BUILTIN, 0 },	  /* N per rank */
+	{ COLL_ALLREDUCE, MODE_RING, IMPL_BUILTIN, 1 }, /* 2 tiles a segment */
 	{ COLL_BARRIER, MODE_MESH, IMPL_COMPOSITE, 0 },
 	{ COLL_BARRIER, MODE_MESH, IMPL_BUILTIN, 0 },
 	{ COLL_BROADCAST, MODE_MESH, IMPL_COMPOSITE, 5 },
@@ -659,6 +695,9 @@ static const struct pcase proofs[] = {
 	{ COLL_ALL_TO_ALL, MODE_MESH, IMPL_COMPOSITE, 3 },
 	{ COLL_ALL_TO_ALL, MODE_MESH, IMPL_BUILTIN, 3 },
 	{ COLL_ALL_TO_ALL, MODE_MESH, IMPL_BUILTIN, 257 },
+	{ COLL_ALL_TO_ALL_V, MODE_MESH, IMPL_COMPOSITE, 3 },
+	{ COLL_ALL_TO_ALL_V, MODE_MESH, IMPL_BUILTIN, 3 },
+	{ COLL_ALL_TO_ALL_V, MODE_MESH, IMPL_BUILTIN, 257 },
 };
 
 START_TEST(test_proofs)
@@ -669,8 +708,9 @@ START_TEST(test_proofs)
 		struct pcase c = proofs[i];
 
 		if (c.kind == COLL_ALLREDUCE && c.mode == MODE_RING && c.size <= 1)
-			c.size = c.impl == IMPL_BUILTIN ? (c.size ? 257 * (uint64_t)n :
-			    (uint64_t)n) : 4097 * (uint64_t)n;
+			c.size = c.impl == IMPL_BUILTIN ?
+			    (c.size ? 257 * (uint64_t)n : (uint64_t)n) :
+			    4097 * (uint64_t)n;
 		prove(&c, n);
 	}
 }
