@@ -18,7 +18,7 @@
 #include "explore-int.h"
 #include "xmalloc.h"
 
-#define MIN_TRIES 32 /* candidates weighed per kind, after the first */
+#define MIN_TRIES 128 /* candidates weighed per kind, after the first */
 
 void
 finding_release(struct explore_finding *f)

@@ -25,7 +25,6 @@ libffi-dev	build	pc libffi
 libjansson-dev	build	pc jansson
 check		test	pc check
 tmux		test	cmd tmux
-gdb		test	cmd gdb
 python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
