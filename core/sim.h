@@ -50,6 +50,8 @@ enum sim_order {
 enum sim_state { SIM_DONE, SIM_READY, SIM_BLOCKED };
 
 struct sim *sim_new(int nranks, uint64_t area_size);
+/* splitmix64: the seeded random numbers the random order uses, for tests. */
+uint64_t sim_rng(uint64_t *x);
 void sim_free(struct sim *s);
 int sim_nranks(const struct sim *s);
 uint64_t sim_area_size(const struct sim *s);
