@@ -89,7 +89,7 @@ colour(FILE *fp)
 static void emit_str(FILE *fp, const char *prefix, const char *sgr,
     const char *text);
 
-static void
+printflike(4, 0) static void
 emit(FILE *fp, const char *prefix, const char *sgr, const char *fmt,
     va_list ap)
 {

@@ -34,10 +34,10 @@ struct shell_opts {
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
-int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
+int shell_opt(int c, const char *val, const char *who, struct shell_opts *o);
 /* The end of an options loop: shell_opt, and for anything but a shared
  * option print usage (when unknown), release o and return -1. */
-int shell_opt_last(int c, const char *optarg, const char *who,
+int shell_opt_last(int c, const char *val, const char *who,
     struct shell_opts *o, void (*usage)(FILE *));
 /* Every script readable and not a directory (else said; returns 0). */
 int shell_opts_scripts_ok(const struct shell_opts *o, const char *who);
