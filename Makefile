@@ -4,7 +4,7 @@
 #   make deps       install the missing Debian packages (as root; mk/deps.sh)
 #   make run        install step (build packages), build, start 4 ranks
 #   make check      install step (every package), build, run every test tier
-#   make asan | ubsan | valgrind | bench | fmt | install | clean
+#   make asan | ubsan | valgrind | fuzz | bench | fmt | install | clean
 #
 # DEV=1 (and CI=true) add -Werror.  O=dir puts objects elsewhere.
 
@@ -110,9 +110,12 @@ $(O)/libapp.a: $(APP_OBJ)
 # The products at the top are shared by every build directory: .flavor
 # names the build that made them, and changes (so they are relinked) when
 # another one is asked for (O=, CC=, SANITIZER=).
+# (Fuzzer builds make no products at the top: FUZZ=1 leaves it alone.)
 FLAVOR := $(O) $(CC) $(SANITIZER) $(SANFLAGS)
+ifeq ($(FUZZ),)
 ifneq ($(FLAVOR),$(shell cat .flavor 2>/dev/null))
 $(shell printf '%s\n' '$(FLAVOR)' >.flavor)
+endif
 endif
 
 libcolldb.a: $(O)/libcolldb.a .flavor
@@ -206,7 +209,34 @@ run:
 check: deps
 	@$(MAKE) --no-print-directory all tests examples
 	@$(MAKE) --no-print-directory check-layering
-	@sh tests/run.sh $(O)
+	$(if $(SANITIZER),,@$(MAKE) --no-print-directory fuzzers)
+	@COLLDB_FUZZ_O=$(if $(SANITIZER),,$(FUZZ_O)) sh tests/run.sh $(O)
+
+# ---- fuzzing: tests/fuzz/ (libFuzzer: clang) --------------------------------
+# make fuzzers builds every harness into FUZZ_O (the whole app, with
+# ASan and UBSan); make fuzz runs each FUZZ_SECS seconds; make check runs
+# each a few seconds (tests/fuzz/run.sh).  Not in sanitizer runs: the
+# fuzzers are sanitized builds of their own.
+FUZZ_CC ?= clang
+FUZZ_O ?= build-fuzz
+FUZZ_SECS ?= 60
+FUZZ_NAMES = parse strace chrome snap script
+FUZZ_BIN = $(FUZZ_NAMES:%=$(O)/fuzz/fuzz-%)
+
+fuzzers:
+	@$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) FUZZ=1 \
+		SANITIZER=address,undefined SANFLAGS=-fsanitize=fuzzer-no-link fuzz-bin
+
+fuzz-bin: $(FUZZ_BIN)
+
+$(O)/fuzz/fuzz-%: $(O)/tests/fuzz/fuzz-%.o $(O)/tests/fuzz/views.o $(O)/libapp.a $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzzers
+	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECS)
 
 tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
@@ -288,10 +318,10 @@ install: all
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
-	rm -rf build build-asan* build-ubsan* colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
+	rm -rf build build-asan* build-ubsan* build-fuzz colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
 		tests/golden/*.got tests/user/*.got
 
-.PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean
+.PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean fuzz fuzzers fuzz-bin
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -15,6 +15,7 @@
 # and the test that is true when it is installed:
 #   pc MODULE     pkg-config knows MODULE
 #   cmd COMMAND   COMMAND is on PATH
+#   rt NAME       clang's runtime library NAME is installed
 # (any other shell command works too).  Add a line for a new dependency.
 set -u
 TABLE='
@@ -30,11 +31,15 @@ procps		test	cmd pgrep
 groff-base	test	cmd groff
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+clang		test	cmd clang
+libclang-rt-14-dev	test	rt fuzzer
 valgrind	valgrind	cmd valgrind
 '
 
 pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
 cmd() { command -v "$1" >/dev/null 2>&1; }
+# rt NAME: clang's runtime library NAME (libFuzzer, the sanitizers) is there
+rt() { cmd clang && [ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.$1-$(uname -m).a" ]; }
 
 # missing GROUP...: the packages of those groups that are not installed
 missing() {

@@ -66,6 +66,24 @@ run_free(struct session *s, struct coll_run *c)
 	free(c);
 }
 
+/* session_close(): the collectives still in progress go with it (their
+ * jobs' done callbacks find nothing afterwards). */
+static void
+colls_close(struct session *s)
+{
+	while (s->colls != NULL) {
+		struct coll_run *c = s->colls;
+
+		s->colls = c->next;
+		run_free(s, c);
+	}
+}
+
+const struct session_hook coll_session_hook = {
+	.name = "coll",
+	.close = colls_close,
+};
+
 /* Copy every rank's input windows before anything moves. */
 static void
 snapshot(struct session *s, struct coll_run *c)

@@ -356,6 +356,8 @@ int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+/* Frees the collectives in progress at session_close(). */
+extern const struct session_hook coll_session_hook;
 
 /* ---- cmd-watch.c: `colldb watch [NAME [@RANKS]]` --------------------------- */
 
