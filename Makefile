@@ -208,7 +208,7 @@ run:
 
 check: deps
 	@$(MAKE) --no-print-directory all tests examples
-	@$(MAKE) --no-print-directory check-layering
+	@$(MAKE) --no-print-directory check-layering check-fmt
 	$(if $(SANITIZER),,@$(MAKE) --no-print-directory fuzzers)
 	@COLLDB_FUZZ_O=$(if $(SANITIZER),,$(FUZZ_O)) sh tests/run.sh $(O)
 
@@ -298,8 +298,17 @@ $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(FFI_LIBS) $(LIBS)
 
+# make fmt FILE=path: lay a file out as .clang-format says (then take it
+# off mk/fmt-pending.txt); make fmt alone: every file already held to it.
 fmt:
-	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] shell/*/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
+	@if [ -n "$(FILE)" ]; then clang-format -i $(FILE); else \
+		for f in core/*.[ch] core/coll/*.[ch] shell/*/*.[ch] viz/*.[ch] \
+		    tests/unit/*.c tests/helper/*.[ch] tests/tools/*.c; do \
+			grep -qxF "$$f" mk/fmt-pending.txt || clang-format -i "$$f"; \
+		done; fi
+
+check-fmt:
+	@sh mk/fmt-check.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \

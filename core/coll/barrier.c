@@ -150,10 +150,11 @@ void
 emit_epilogue(struct emit *e, struct cellset cs, int32_t total)
 {
 	char name[128];
-	uint32_t ph = prog_str(e->p, "epilogue"), nm;
+	uint32_t ph = prog_str(e->p, e->epi_phase != NULL ? e->epi_phase :
+	    "epilogue"), nm;
 
 	snprintf(name, sizeof name, "%s.epilogue", e->coll);
-	nm = prog_str(e->p, name);
+	nm = prog_str(e->p, e->epi_span != NULL ? e->epi_span : name);
 	for (int src = 0; src < e->n; src++) {
 		if (src == e->me)
 			continue;

@@ -37,6 +37,9 @@ struct emit {
 	int n;			/* world size */
 	int me;			/* this rank */
 	const char *coll;	/* span prefix: coll_kind_name(a->kind) */
+	/* emit_epilogue()'s phase and span when not NULL (a builtin block's
+	 * "block 1 epilogue"); "epilogue" and "<coll>.epilogue" otherwise */
+	const char *epi_phase, *epi_span;
 };
 
 struct cellset {
@@ -87,10 +90,12 @@ uint64_t round_up(uint64_t a, uint64_t b);
 void coll_build_barrier(struct emit *e);
 void coll_build_allreduce_mesh(struct emit *e);
 void coll_build_allreduce_ring(struct emit *e);
+void coll_build_allreduce_ring_neighbour(struct emit *e);
 void coll_build_broadcast(struct emit *e);
 void coll_build_allgather(struct emit *e);
 void coll_build_reduce_scatter(struct emit *e);
 void coll_build_all_to_all(struct emit *e);
+void coll_build_all_to_all_v(struct emit *e);
 
 /* validate.c: the shape text "[6,4]" of w, into buf of len bytes. */
 const char *coll_shape_str(const struct win_ref *w, char *buf, size_t len);

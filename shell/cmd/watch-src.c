@@ -94,7 +94,10 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops
 
 	for (size_t k = from; k < end; k++) {
 		const struct uop *u = &ops[k];
-		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks)
+		/* a credit for a peer; not a rank's notify to itself, nor a
+		 * negative add (the epilogue's reset of its own cells) */
+		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks ||
+		    u->peer == q || (u->op != NOTIFY_SET && u->value <= 0))
 			continue;
 		for (int i = 0; i < sh->n; i++) {
 			const struct seg_window *w = sh->w[i];
@@ -169,6 +172,13 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		rk->state = snap_state_of(b.state);
 		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
+		if (s != NULL && rank_job(s, r) != NULL && rank_job(s, r)->domain != 0) {
+			/* a domain's job: the rank's place in it too */
+			const struct seg_domain *d = view_domain(v, rank_job(s, r)->domain);
+			if (d != NULL)
+				strbuf_addf(&sb, "(%s:%d) ", d->name, view_domain_rank(v,
+				    rank_job(s, r)->domain, r));
+		}
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);
 		else if (s != NULL && rank_job(s, r) != NULL)
