@@ -17,8 +17,6 @@
  * valid.  The builtin is the same program (its 256-element tiles carry no
  * synchronisation); on more than 16 ranks it returns at once (empty).
  */
-#include <string.h>
-
 #include "coll-int.h"
 
 void
@@ -36,21 +34,11 @@ coll_build_all_to_all_v(struct emit *e)
 	name = prog_str(e->p, "all_to_all_v.count");
 	phase = prog_str(e->p, "push");
 	for (int dest = 0; dest < e->n; dest++) {
-		struct uop u;
-
-		memset(&u, 0, sizeof u);
-		u.kind = UOP_NOTIFY;
-		u.dtype = DT_I32;
-		u.op = NOTIFY_SET;
-		u.flags = UOP_F_FROM_CELL;
-		u.peer = dest;
-		u.value = max_recv > INT32_MAX ? INT32_MAX : (int32_t)max_recv;
-		u.dst = a->rcount.off + 4 * (uint64_t)e->me * a->rcount.shape[1];
-		u.src = a->scount.off + 4 * (uint64_t)dest;
-		u.count = 1;
-		u.name = name;
-		u.phase = phase;
-		prog_add(e->p, &u);
+		/* the count, read from SEND_COUNTS[dest] when it runs */
+		emit_signal(e, UOP_NOTIFY, dest, a->rcount.off + 4 *
+		    (uint64_t)e->me * a->rcount.shape[1], max_recv > INT32_MAX ?
+		    INT32_MAX : (int32_t)max_recv, NOTIFY_SET, UOP_F_FROM_CELL,
+		    name, phase)->src = a->scount.off + 4 * (uint64_t)dest;
 		emit_put(e, dest, a->buf.off + (uint64_t)e->me * bytes,
 		    a->src.off + (uint64_t)dest * bytes, block, "push", "%s.put",
 		    e->coll);

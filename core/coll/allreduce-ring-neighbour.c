@@ -34,29 +34,8 @@
  * once, an empty program; SIZE % N is validated).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "coll-int.h"
-
-static void
-signal_op(struct emit *e, enum uop_kind kind, int peer, uint64_t cell,
-    int32_t value, uint8_t op, uint8_t flags, uint32_t name, uint32_t phase)
-{
-	struct uop u;
-
-	memset(&u, 0, sizeof u);
-	u.kind = (uint8_t)kind;
-	u.dtype = DT_I32;
-	u.op = op;
-	u.flags = flags;
-	u.peer = peer;
-	u.value = value;
-	u.dst = cell;
-	u.count = 1;
-	u.name = name;
-	u.phase = phase;
-	prog_add(e->p, &u);
-}
 
 static void
 neighbour_barrier(struct emit *e, int row, const char *phase,
@@ -71,13 +50,13 @@ neighbour_barrier(struct emit *e, int row, const char *phase,
 	nn = prog_str(e->p, name);
 	snprintf(name, sizeof name, "%s.wait", span);
 	nw = prog_str(e->p, name);
-	signal_op(e, UOP_NOTIFY, left, base + 4 * (uint64_t)e->me, 1,
+	emit_signal(e, UOP_NOTIFY, left, base + 4 * (uint64_t)e->me, 1,
 	    NOTIFY_ADD, UOP_F_BARRIER, nn, ph);
-	signal_op(e, UOP_NOTIFY, right, base + 4 * (uint64_t)e->me, 1,
+	emit_signal(e, UOP_NOTIFY, right, base + 4 * (uint64_t)e->me, 1,
 	    NOTIFY_ADD, 0, nn, ph);
-	signal_op(e, UOP_WAIT, left, base + 4 * (uint64_t)left, 1, CMP_GE, 0,
+	emit_signal(e, UOP_WAIT, left, base + 4 * (uint64_t)left, 1, CMP_GE, 0,
 	    nw, ph);
-	signal_op(e, UOP_WAIT, right, base + 4 * (uint64_t)right, 1, CMP_GE, 0,
+	emit_signal(e, UOP_WAIT, right, base + 4 * (uint64_t)right, 1, CMP_GE, 0,
 	    nw, ph);
 }
 

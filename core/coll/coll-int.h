@@ -67,6 +67,13 @@ void emit_barrier(struct emit *e, struct cellset cs, int32_t gen,
  * to myself), span "<coll>.epilogue", flag UOP_F_EPILOGUE. */
 void emit_epilogue(struct emit *e, struct cellset cs, int32_t total);
 
+/* One NOTIFY or WAIT on the i32 cell at byte offset cell (op: the notify
+ * op or wait cmp; name and phase: string indexes); returns the stored op
+ * (valid until the next add). */
+struct uop *emit_signal(struct emit *e, enum uop_kind kind, int peer,
+    uint64_t cell, int32_t value, uint8_t op, uint8_t flags, uint32_t name,
+    uint32_t phase);
+
 /* Data ops; span and phase are printf formats. */
 void emit_copy(struct emit *e, enum uop_space dsp, uint64_t dst,
     enum uop_space ssp, uint64_t src, int peer, uint64_t count,

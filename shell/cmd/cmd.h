@@ -1,11 +1,12 @@
 /*
  * cmd.h - shell/cmd/: the commands.  The one command table and lookup
- * (table.c), running a line against it (run.c: arity, preconditions,
- * usage errors; help and completion read the same table); argument helpers (args.c, coll-args.c); running
- * lines and scripts (script.c); sending a command's programs (submit.c);
- * one cmd-*.c per command or small family, each exporting its const
- * struct cmd_entry.  A new command is a cmd-NAME.c here and a line in
- * cmd_table[].
+ * (table.c); running a line against it (run.c: arity, preconditions,
+ * usage errors; help and completion read the same table); argument
+ * helpers (words.c, args.c, coll-args.c, domains.c); running lines and
+ * scripts (script.c); sending a command's programs (submit.c); one
+ * cmd-*.c per command or small family, each exporting its const struct
+ * cmd_entry.  A new command is a cmd-NAME.c here and a line in
+ * cmd_table[] (table.c).
  *
  * Re-entry, by design: the table names every entry, and a few entries
  * read the table or run lines themselves (help and completion list it;
@@ -40,7 +41,7 @@
 #include "trace/trace.h"
 #include "view/view.h"
 
-/* ---- table.c, run.c: the command table; args.c: argument helpers -------- */
+/* ---- table.c, run.c: the table; words.c, args.c: argument helpers ------ */
 
 enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
 
@@ -125,10 +126,12 @@ struct cmdctx {
 extern const struct cmd_entry *const cmd_table[];
 extern const char *const cmd_group_names[GRP__COUNT];
 
-/* ---- cmd-domain.c: comm domains ------------------------------------------ */
+/* ---- domains.c, cmd-domain.c: comm domains -------------------------------- */
 
 /* Domains declared. */
 int domain_count(struct session *s);
+/* Domain d's member ranks. */
+void domain_members(const struct seg_domain *d, struct rankset *set);
 /* Window w (argument i) is the command's: on a domain it must be the
  * only domain of the command, explicit targets must be its members and
  * implicit ones are narrowed to them (ctx->dom is set).  0 or -1 (said). */

@@ -40,16 +40,12 @@ usage(FILE *fp)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "echo", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 'T' },
+	static const struct option mine[] = {
 		{ "version", no_argument, NULL, 'V' },
 		{ "window-area", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
 	struct session *s = &the_session;
 	struct shell_opts o;
@@ -80,6 +76,7 @@ main(int argc, char **argv)
 	colldb_argv0 = argv[0];
 	shell_opts_init(&o);
 	opterr = 0; /* errors are said as one line (shell_opt_last) */
+	shell_longopts(longopts, mine);
 	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
