@@ -280,7 +280,7 @@ valgrind:
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw
+	    $(O)/bench/memcpy-bw $(O)/bench/explore-bench
 
 bench:
 	@sh mk/deps.sh build
@@ -325,6 +325,8 @@ install: all
 	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore
+	install -m 644 scripts/lessons/explore/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore/
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
