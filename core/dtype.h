@@ -4,7 +4,10 @@
  * DT_U8 is the untyped-bytes view of `alloc NAME BYTES`.  f16 and bf16 are
  * stored as their IEEE/bfloat bit patterns; arithmetic on them happens in
  * f32 and is rounded back to nearest-even (dtype_acc() names the type a
- * reduction accumulates in).  All functions are pure and thread-safe.
+ * reduction accumulates in); widening an f16 NaN makes it quiet (as the
+ * CPU's VCVTPH2PS does), narrowing keeps a NaN a quiet NaN.  All
+ * functions are pure and thread-safe; the element-wise ones run the
+ * vectorised kernels of kern.h.
  */
 #ifndef COLLDB_DTYPE_H
 #define COLLDB_DTYPE_H
@@ -63,6 +66,13 @@ void dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
 /* acc[i] = op(acc[i], x[i]) for n elements of type dt (no conversion). */
 void reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
     size_t n);
+
+/* The scalar references of the two above: one element at a time, the
+ * definition the vectorised kernels (kern.h) match bit for bit. */
+void dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
+    const void *src, size_t n);
+void reduce_apply_ref(enum dtype dt, enum reduce_op op, void *acc,
+    const void *x, size_t n);
 
 /* Whether dt supports put atomic=add (f32 f16 bf16 i32 i16 i8). */
 int dtype_atomic_add_ok(enum dtype dt);

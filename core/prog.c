@@ -132,26 +132,6 @@ wait_cmp_name(enum wait_cmp c)
 	return (unsigned)c < ARRAY_SIZE(cmp_names) ? cmp_names[c] : "?";
 }
 
-int
-wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
-{
-	switch (c) {
-	case CMP_EQ:
-		return now == expected;
-	case CMP_GE:
-		return now >= expected;
-	case CMP_NE:
-		return now != expected;
-	case CMP_GT:
-		return now > expected;
-	case CMP_LT:
-		return now < expected;
-	case CMP_LE:
-		return now <= expected;
-	}
-	return 0;
-}
-
 /*
  * Wire format: "PRG1" u32 nops, u32 nstrs, u64 acc_bytes, title\0,
  * nops raw uops, then nstrs NUL-terminated strings (index 0 included).

@@ -101,7 +101,27 @@ struct uop *prog_add(struct prog *p, const struct uop *u);
 const char *uop_kind_name(enum uop_kind k);
 int uop_kind_from_name(const char *s, enum uop_kind *out);
 const char *wait_cmp_name(enum wait_cmp c);
-int wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected);
+
+/* Whether `now cmp expected` holds (inline: waits spin on it). */
+static inline int
+wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
+{
+	switch (c) {
+	case CMP_EQ:
+		return now == expected;
+	case CMP_GE:
+		return now >= expected;
+	case CMP_NE:
+		return now != expected;
+	case CMP_GT:
+		return now > expected;
+	case CMP_LT:
+		return now < expected;
+	case CMP_LE:
+		return now <= expected;
+	}
+	return 0;
+}
 
 /* Serialise to/from a flat byte buffer (sent to ranks, stored in shm). */
 void prog_encode(const struct prog *p, struct strbuf *out);

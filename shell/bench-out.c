@@ -68,6 +68,38 @@ fig(struct strbuf *sb, int show, int prec, double v)
 		strbuf_addch(sb, '*');
 }
 
+/* Rounds that time= picked depend on timing: masked like a figure. */
+static int
+rounds_shown(struct session *s, const struct bench_args *ba)
+{
+	return ba->time == 0 || bench_figures(s);
+}
+
+/* The BenchmarkStats line as printed: figures (and picked rounds) masked
+ * unless shown. */
+static void
+stats_line(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res, struct strbuf *sb)
+{
+	const char *r;
+
+	strbuf_addstr(sb, res->stats.buf);
+	if (!bench_figures(s))
+		mask_figures(sb);
+	if (!rounds_shown(s, ba) && (r = strstr(sb->buf, "(rounds=")) != NULL) {
+		struct strbuf out = STRBUF_INIT;
+		const char *e = r + 8;
+
+		while (*e >= '0' && *e <= '9')
+			e++;
+		strbuf_add(&out, sb->buf, (size_t)(r + 8 - sb->buf));
+		strbuf_addf(&out, "*%s", e);
+		strbuf_reset(sb);
+		strbuf_addstr(sb, out.buf);
+		strbuf_release(&out);
+	}
+}
+
 void
 bench_print(struct session *s, const struct bench_args *ba,
     const struct bench_result *res)
@@ -75,9 +107,7 @@ bench_print(struct session *s, const struct bench_args *ba,
 	struct strbuf sb = STRBUF_INIT;
 	int show = bench_figures(s);
 
-	strbuf_addstr(&sb, res->stats.buf);
-	if (!show)
-		mask_figures(&sb);
+	stats_line(s, ba, res, &sb);
 	out_printf("%s\n", sb.buf);
 	strbuf_reset(&sb);
 	bench_what(ba, &sb);
@@ -95,6 +125,7 @@ bench_print(struct session *s, const struct bench_args *ba,
 	}
 	if (res->wrong >= 0)
 		strbuf_addf(&sb, "  #wrong %lld", (long long)res->wrong);
+	strbuf_addf(&sb, "  spans=%s", span_detail_name(ba->spans));
 	out_printf("%s\n", sb.buf);
 	strbuf_release(&sb);
 }
@@ -104,6 +135,16 @@ json_num(struct strbuf *sb, int show, double v)
 {
 	if (show)
 		strbuf_addf(sb, "%.3f", v);
+	else
+		strbuf_addstr(sb, "\"*\"");
+}
+
+/* A count that depends on timing: masked like a figure. */
+static void
+json_count(struct strbuf *sb, int show, uint64_t v)
+{
+	if (show)
+		strbuf_addf(sb, "%llu", (unsigned long long)v);
 	else
 		strbuf_addstr(sb, "\"*\"");
 }
@@ -130,8 +171,14 @@ bench_json(struct session *s, const struct bench_args *ba,
 		strbuf_addf(sb, ", \"dtype\": \"%s\", \"bytes\": %llu, \"count\": %llu",
 		    dtype_name(ba->dtype), (unsigned long long)res->bytes,
 		    (unsigned long long)res->count);
-	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
-	    s->nranks, ba->rounds, ba->warmup);
+	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": ", s->nranks);
+	if (rounds_shown(s, ba))
+		strbuf_addf(sb, "%ld", res->rounds);
+	else
+		strbuf_addstr(sb, "\"*\"");
+	strbuf_addf(sb, ", \"warmup\": %ld", res->warmup);
+	if (ba->time > 0)
+		strbuf_addf(sb, ", \"time_s\": %g", ba->time);
 	strbuf_addf(sb, ", \"busbw_factor\": %.6f",
 	    coll_busbw_factor(a->kind, s->nranks));
 	strbuf_addstr(sb, ", \"time_us\": {\"min\": ");
@@ -156,12 +203,18 @@ bench_json(struct session *s, const struct bench_args *ba,
 		strbuf_addf(sb, ", \"wrong\": %lld", (long long)res->wrong);
 	else
 		strbuf_addstr(sb, ", \"wrong\": null");
-	strbuf_addf(sb, ", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
-	    (unsigned long long)res->lost, (unsigned long long)res->not_kept);
+	strbuf_addf(sb, ", \"spans\": \"%s\", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
+	    span_detail_name(ba->spans), (unsigned long long)res->lost,
+	    (unsigned long long)res->not_kept);
+	strbuf_addstr(sb, ", \"waits\": {\"yields\": ");
+	json_count(sb, show, res->yields);
+	strbuf_addstr(sb, ", \"sleeps\": ");
+	json_count(sb, show, res->sleeps);
+	strbuf_addstr(sb, ", \"wakes\": ");
+	json_count(sb, show, res->wakes);
+	strbuf_addch(sb, '}');
 	strbuf_addstr(sb, ", \"stats\": ");
-	strbuf_addstr(&line, res->stats.buf);
-	if (!show)
-		mask_figures(&line);
+	stats_line(s, ba, res, &line);
 	strbuf_add_json(sb, line.buf);
 	strbuf_addstr(sb, ", \"samples_us\": [");
 	for (size_t i = 0; i < res->nsamples; i++) {
@@ -171,7 +224,7 @@ bench_json(struct session *s, const struct bench_args *ba,
 	strbuf_addstr(sb, "], \"per_rank_us\": [");
 	for (int r = 0; r < s->nranks; r++) {
 		strbuf_addstr(sb, r ? ", [" : "[");
-		for (long k = 0; k < ba->rounds; k++) {
+		for (long k = 0; k < res->rounds; k++) {
 			strbuf_addstr(sb, k ? ", " : "");
 			json_num(sb, show, res->rank_us[r][k]);
 		}
@@ -204,19 +257,34 @@ bench_spans_warning(const struct bench_result *res)
 		    TRACE_KEEP, (unsigned long long)res->not_kept);
 }
 
+/* nccl-tests' columns: in place (the result overwrites the input) or
+ * not; colldb's collectives are one or the other, never both. */
+static int
+bench_in_place(enum coll_kind k)
+{
+	return k != COLL_ALLGATHER && k != COLL_ALL_TO_ALL;
+}
+
 void
 bench_sweep_header(struct session *s, const struct bench_args *ba)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, how = STRBUF_INIT;
 
 	bench_what(ba, &sb);
-	out_printf("# bench sweep %s, %d ranks, rounds=%ld warmup=%ld; time = median round\n",
-	    sb.buf, s->nranks, ba->rounds, ba->warmup);
-	out_printf("# %10s %12s %5s %10s %8s %8s %7s\n", "size", "count",
-	    "type", "time", "algbw", "busbw", "#wrong");
-	out_printf("# %10s %12s %5s %10s %8s %8s\n", "(B)", "(elements)", "",
-	    "(us)", "(GB/s)", "(GB/s)");
+	if (ba->time > 0)
+		strbuf_addf(&how, "time=%gs per size", ba->time);
+	else
+		strbuf_addf(&how, "rounds=%ld", ba->rounds);
+	out_printf("# bench sweep %s, %d ranks, %s warmup=%ld spans=%s; time = median round\n",
+	    sb.buf, s->nranks, how.buf, ba->warmup, span_detail_name(ba->spans));
+	out_printf("# %10s %12s %5s %6s %5s %35s\n", "", "", "", "", "",
+	    bench_in_place(ba->cc.a.kind) ? "in-place" : "out-of-place");
+	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s %7s\n", "size", "count",
+	    "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
+	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s\n", "(B)", "(elements)",
+	    "", "", "", "(us)", "(GB/s)", "(GB/s)");
 	strbuf_release(&sb);
+	strbuf_release(&how);
 }
 
 void
@@ -224,10 +292,14 @@ bench_sweep_row(struct session *s, const struct bench_args *ba,
     const struct bench_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const struct coll_args *a = &ba->cc.a;
 	int show = bench_figures(s);
 
-	strbuf_addf(&sb, "  %10llu %12llu %5s", (unsigned long long)res->bytes,
-	    (unsigned long long)res->count, dtype_name(ba->dtype));
+	strbuf_addf(&sb, "  %10llu %12llu %5s %6s %5d", (unsigned long long)res->bytes,
+	    (unsigned long long)res->count, dtype_name(ba->dtype),
+	    a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER ?
+	    reduce_op_name(a->op) : "none",
+	    a->kind == COLL_BROADCAST ? a->root : -1);
 	sweep_cell(&sb, show, 10, res->median);
 	sweep_cell(&sb, show, 8, res->algbw);
 	sweep_cell(&sb, show, 8, res->busbw);

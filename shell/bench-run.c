@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "futex.h"
+#include "proto.h"
 #include "span.h"
 #include "xmalloc.h"
 
@@ -185,12 +186,16 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 
 int
 bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
-    uint32_t *tags)
+    uint32_t first_iter, enum span_detail spans, uint32_t *tags)
 {
+	static const unsigned flags[SPAN_DETAIL__COUNT] = {
+		[SPAN_DETAIL_PHASES] = PROG_F_SPANS_PHASES,
+		[SPAN_DETAIL_ROOTS] = PROG_F_SPANS_ROOTS,
+	};
 	char *cause = NULL;
 
-	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat,
-	    &cause) != 0) {
+	if (session_submit_coll_repeat(s, a, flags[spans], s->next_coll++,
+	    repeat, first_iter, &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);
 		return -1;
@@ -198,6 +203,36 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 	for (int r = 0; r < s->nranks; r++)
 		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
 	return 0;
+}
+
+/* The ranks' wait counters, summed (the board, core/seg.h). */
+static void
+wait_counts(struct session *s, uint64_t out[3])
+{
+	out[0] = out[1] = out[2] = 0;
+	for (int r = 0; r < s->nranks; r++) {
+		struct seg_rank *b = seg_board(&s->seg, r);
+
+		out[0] += atomic_load_explicit(&b->n_yield, memory_order_relaxed);
+		out[1] += atomic_load_explicit(&b->n_sleep, memory_order_relaxed);
+		out[2] += atomic_load_explicit(&b->n_wake, memory_order_relaxed);
+	}
+}
+
+/* Send a and wait for its `runs` runs (iterations first .. ); 0 or -1. */
+static int
+bench_run_job(struct session *s, const struct coll_args *a, long runs,
+    uint32_t first, enum span_detail spans, uint32_t *tags)
+{
+	struct progress pg;
+	int rc;
+
+	if (bench_submit(s, a, (uint32_t)runs, first, spans, tags) != 0)
+		return -1;
+	progress_start(s, &pg, runs);
+	rc = bench_wait(s, tags, &pg);
+	progress_end(&pg);
+	return rc;
 }
 
 /* One bench of `size` bytes: windows, check, timed runs, figures. */
@@ -209,8 +244,9 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	struct coll_args a;
 	struct bench_wins bw;
 	struct trace_counts tc;
-	struct progress pg;
 	uint32_t *tags = NULL;
+	size_t ntags;
+	uint64_t w0[3], w1[3];
 	char *cause = NULL;
 	int rc = -1;
 
@@ -226,22 +262,38 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		free(cause);
 		return -1;
 	}
-	tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	/* job A: every run, or (time=) the warmup; job B: time='s rounds */
+	tags = xcalloc(2 * (size_t)s->nranks, sizeof *tags);
+	ntags = (size_t)s->nranks;
 	if (ba->cc.check && bench_check(s, &a, &bw, &res->wrong) != 0)
 		goto fail;
 	trace_clear(s);
 	bench_last_free(s);
-	if (bench_submit(s, &a, (uint32_t)(ba->rounds + ba->warmup), tags) != 0)
+	wait_counts(s, w0);
+	res->rounds = ba->rounds;
+	res->warmup = ba->warmup;
+	if (bench_run_job(s, &a, ba->time > 0 ? res->warmup :
+	    res->rounds + res->warmup, 0, ba->spans, tags) != 0)
 		goto fail;
-	progress_start(s, &pg, ba->rounds + ba->warmup);
-	rc = bench_wait(s, tags, &pg);
-	progress_end(&pg);
-	if (rc != 0)
-		goto fail;
+	if (ba->time > 0) {
+		double pace = bench_pace(s, tags, ntags, res->warmup);
+		double fit = ba->time * 1e6 / (pace > 0.001 ? pace : 0.001);
+
+		res->rounds = fit < 1 ? 1 : fit > BENCH_ROUNDS_MAX ?
+		    BENCH_ROUNDS_MAX : (long)fit;
+		if (bench_run_job(s, &a, res->rounds, (uint32_t)res->warmup,
+		    ba->spans, tags + ntags) != 0)
+			goto fail;
+		ntags *= 2;
+	}
+	wait_counts(s, w1);
+	res->yields = w1[0] - w0[0];
+	res->sleeps = w1[1] - w0[1];
+	res->wakes = w1[2] - w0[2];
 	trace_summary(s, &tc);
 	res->lost = tc.lost;
 	res->not_kept = tc.not_kept;
-	if (bench_stats(s, ba, tags, res) != 0) {
+	if (bench_stats(s, ba, tags, ntags, res) != 0) {
 		rc = -1;
 		goto fail;
 	}
@@ -252,10 +304,10 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench = xcalloc(1, sizeof *s->bench);
 	snprintf(s->bench->root, sizeof s->bench->root, "%s",
 	    coll_kind_name(a.kind));
-	s->bench->rounds = ba->rounds;
-	s->bench->warmup = ba->warmup;
+	s->bench->rounds = res->rounds;
+	s->bench->warmup = res->warmup;
 	s->bench->tags = tags;
-	s->bench->ntags = s->nranks;
+	s->bench->ntags = (int)ntags;
 	s->bench->gen = tc.gen;
 	s->bench->lost = tc.lost;
 	s->bench->not_kept = tc.not_kept;

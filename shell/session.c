@@ -445,12 +445,13 @@ int
 session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause)
 {
-	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, cause);
+	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, 0, cause);
 }
 
 int
 session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, char **cause)
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    char **cause)
 {
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
@@ -461,6 +462,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
 	cm.repeat = repeat;
+	cm.first_iter = first_iter;
 	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
 	/* Everything that can refuse is checked before any rank is told. */
 	for (int r = 0; r < s->nranks; r++) {

@@ -145,9 +145,10 @@ struct job *session_submit(struct session *s, int r, struct prog *p,
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration k. */
+ * spans of run k carry iteration first_iter + k. */
 int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, char **cause);
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    char **cause);
 /* Handle whatever the ranks sent (non-blocking); events are queued. */
 void session_pump(struct session *s, int timeout_ms);
 /* Wait until quiescent (or the settle limit); 0 = quiescent. */
