@@ -1,8 +1,9 @@
-# colldb - plain Makefile (see docs/design.md, "Build").
+# colldb - plain Makefile (the layers: docs/design.md, "Layers").
 #
 #   make            build ./colldb, libcolldb.a, libcolldb.so
-#   make run        install missing -dev packages (as root), build, start 4 ranks
-#   make check      install step, build, run every test tier
+#   make deps       install the missing Debian packages (as root; mk/deps.sh)
+#   make run        install step (build packages), build, start 4 ranks
+#   make check      install step (every package), build, run every test tier
 #   make asan | ubsan | valgrind | bench | fmt | install | clean
 #
 # DEV=1 (and CI=true) add -Werror.  O=dir puts objects elsewhere.
@@ -28,6 +29,17 @@ OPT = -O1
 SAN = -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
+# A build needs the packages of mk/deps.sh's "build" group (and "test" for
+# the test programs).  The goals that run the install step first check
+# after it, in their sub-make; every other goal stops here, in one line.
+INSTALLING_GOALS = deps run check bench valgrind asan ubsan clean fmt
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+MISSING := $(shell sh mk/deps.sh --missing build $(if $(filter tests,$(MAKECMDGOALS)),test))
+ifneq ($(MISSING),)
+$(error missing packages: $(MISSING); 'make run' or 'make check' installs them (as root: 'make deps'))
+endif
+endif
+
 # pkg-config is asked lazily (recursive =), after the deps step ran.
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags libedit ncursesw libffi jansson)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs libedit ncursesw libffi jansson)
@@ -48,7 +60,7 @@ Q = @
 endif
 
 CORE_SRC = $(wildcard core/*.c core/coll/*.c)
-SHELL_SRC = $(filter-out shell/main.c,$(wildcard shell/*.c))
+SHELL_SRC = $(filter-out shell/start/main.c,$(wildcard shell/*/*.c))
 VIZ_SRC = $(wildcard viz/*.c)
 HELPER_SRC = $(wildcard tests/helper/*.c)
 UNIT_SRC = $(wildcard tests/unit/check_*.c)
@@ -62,7 +74,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc colldb.1
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both.
@@ -105,20 +117,19 @@ libcolldb.so: $(CORE_OBJ)
 
 # The whole runtime goes in and is exported (-rdynamic), so a library that
 # `load` puts into an agent rank finds every cdb_* function (core/call.h).
-colldb: $(O)/shell/main.o $(O)/libapp.a $(O)/libcolldb.a
+colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/main.o $(O)/libapp.a \
+	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/start/main.o $(O)/libapp.a \
 		-Wl,--whole-archive $(O)/libcolldb.a -Wl,--no-whole-archive \
 		$(PKG_LIBS) $(LIBS)
 
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-# The installed man page: docs/colldb.1 plus the docs/*.1.part fragments
-# not merged into it yet (mk/man.sh).
-MAN_PARTS = $(sort $(wildcard docs/*.1.part))
-colldb.1: mk/man.sh $(wildcard docs/colldb.1) $(MAN_PARTS)
-	$(Q)sh mk/man.sh $(VERSION) $(MAN_PARTS) > $@
+# pkg-config prefers colldb-uninstalled.pc when PKG_CONFIG_PATH names the
+# tree: programs built that way find ./libcolldb.so by their rpath.
+colldb-uninstalled.pc: mk/colldb-uninstalled.pc.in Makefile
+	$(Q)sed -e 's|@TOP@|$(CURDIR)|g' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 $(O)/tests/check_%: $(O)/tests/unit/check_%.o $(HELPER_OBJ) $(O)/libapp.a $(O)/libcolldb.a
 	@$(if $(Q),echo "  LD      $@")
@@ -135,9 +146,9 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 # static library; libkern.so is the library the load/call tests use.
 
 EXAMPLES = ring ring-broken handshake handshake-broken
-USER_TESTS = exits
+USER_TESTS = exits ring-exit
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
-	      $(USER_TESTS:%=$(O)/examples/%)
+	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
 
 examples: $(EXAMPLE_BIN)
@@ -161,14 +172,24 @@ $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
 	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
 		$(LDFLAGS) -o $@ $<
 
+# tests/user/libhostile.c: a library that writes over the segment (it sees
+# core's internal headers); never sanitized, as libkern.so.
+$(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
+
 # ---- dependencies ---------------------------------------------------------
 
+# Each goal installs the groups of mk/deps.sh's table it needs.
 deps:
-	@sh mk/deps.sh
+	@sh mk/deps.sh build test
 
 # ---- running --------------------------------------------------------------
 
-run: deps
+run:
+	@sh mk/deps.sh build
 	@$(MAKE) --no-print-directory all
 	./colldb -n 4
 
@@ -186,7 +207,7 @@ check-layering:
 		echo "error: core/ must not include shell/ or viz/" >&2; exit 1; fi
 	@if grep -nE '#include "\.\./shell/' viz/*.c viz/*.h 2>/dev/null; then \
 		echo "error: viz/ must not include shell/" >&2; exit 1; fi
-	@if grep -lE '#include <n?curses' shell/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
+	@if grep -lE '#include <n?curses' shell/*/*.c core/*.c viz/*.c 2>/dev/null | grep -v '^viz/curses.c$$'; then \
 		echo "error: only viz/curses.c may include curses" >&2; exit 1; fi
 
 # Sanitizer runs: ranks that crash on purpose must die by their signal (as
@@ -208,7 +229,8 @@ ubsan:
 	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
 	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
 
-valgrind: deps
+valgrind:
+	@sh mk/deps.sh build test valgrind
 	@$(MAKE) --no-print-directory all tests
 	@VALGRIND=1 sh tests/run.sh $(O)
 
@@ -218,7 +240,8 @@ BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich
 
-bench: deps
+bench:
+	@sh mk/deps.sh build
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(BENCH_BIN) $(MPI_PEER_BIN)
 	@sh bench/run.sh $(O)
@@ -245,7 +268,7 @@ $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 	$(Q)$(CC) $(CFLAGS_ALL) -Icore -o $@ $^ $(FFI_LIBS) $(LIBS)
 
 fmt:
-	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
+	clang-format -i core/*.[ch] core/coll/*.[ch] shell/*.[ch] shell/*/*.[ch] viz/*.[ch] tests/unit/*.c tests/helper/*.[ch]
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
@@ -258,13 +281,14 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mk/colldb.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
-	install -m 644 colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
+	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
+	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc \
-		colldb.1 tests/golden/*.got tests/user/*.got
+	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
+		tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean
 .SECONDARY:

@@ -12,9 +12,9 @@
 static int
 peer_ok(struct rank_ctx *rc, const char *what, int peer)
 {
-	if (peer < 0 || peer >= (int)rc->seg.h->nranks)
-		return api_fail(CDB_ERR_ARG, "%s %d out of range (world has %u ranks)",
-		    what, peer, rc->seg.h->nranks);
+	if (peer < 0 || peer >= rc->seg.nranks)
+		return api_fail(CDB_ERR_ARG, "%s %d out of range (world has %d ranks)",
+		    what, peer, rc->seg.nranks);
 	return CDB_OK;
 }
 
@@ -168,7 +168,7 @@ coll_run(struct rank_ctx *rc, struct coll_args *a, unsigned flags,
 {
 	enum coll_arg bad;
 	char *cause = NULL;
-	int nranks = (int)rc->seg.h->nranks, err;
+	int nranks = rc->seg.nranks, err;
 
 	if (flags & ~allowed)
 		return api_fail(CDB_ERR_ARG, "unknown flags 0x%x%s", flags & ~allowed,

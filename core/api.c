@@ -45,6 +45,7 @@ static struct {
 	int at_line;
 	const char *fn;		/* the public function running */
 	char loc[48];		/* its location: "ring.c:42", "ring op 3" */
+	struct site site;	/* the same as a call site (breakpoints) */
 	char spans[CDB_SPAN_DEPTH][CDB_NAME_MAX + 1];
 	int nspans;
 	char errmsg[256];
@@ -120,9 +121,13 @@ api_begin(const char *fn)
 {
 	struct rank_ctx *rc = ctx();
 
+	enum api_fn f = FN_NONE;
+
 	api.fn = fn;
 	api.errmsg[0] = '\0';
 	api.nops++;
+	(void)api_fn_from_name(fn, &f);
+	site_set(&api.site, api.at_file, api.at_line, f);
 	if (api.at_file != NULL) {
 		const char *base = strrchr(api.at_file, '/');
 		snprintf(api.loc, sizeof api.loc, "%s:%d",
@@ -162,11 +167,13 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 		memset(&cm, 0, sizeof cm);
 		cm.args = *coll;
 		cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+		cm.site = api.site;
 		strbuf_add(&sb, &cm, sizeof cm);
 		strbuf_addstr(&sb, p->title);
 		strbuf_addch(&sb, '\0');
 		send_msg(rc, MSG_COLL, tag, 0, &sb);
 	} else {
+		strbuf_add(&sb, &api.site, sizeof api.site);
 		prog_encode(p, &sb);
 		send_msg(rc, MSG_PROG, tag, 0, &sb);
 	}
@@ -214,6 +221,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	struct seg_rank *b = rc->board;
 	struct done_info di;
 	struct uop cur;
+	struct site saved_site = rc->site;
 	char t[SEG_TITLE_MAX], saved[SEG_TITLE_MAX];
 	uint32_t tag = 0, pc = 0, nops = 0, ptag = 0;
 	int nested = api.nest != NULL, st, err = CDB_OK;
@@ -237,9 +245,13 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		if (api.mode == API_RUN)
 			announce(rc, tag, p, coll);
 	}
+	rc->site = api.site;
+	b->site = api.site;
 	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
 	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
 	if (nested) {
+		rc->site = saved_site;
+		b->site = saved_site;
 		atomic_store(&b->nops, nops);
 		atomic_store(&b->pc, pc);
 		atomic_store(&b->prog_tag, ptag);
@@ -381,14 +393,17 @@ static int
 init_alone(void)
 {
 	struct seg s;
-	long n = 1;
-	int rank = 0, fd;
+	long n = CDB_STANDALONE_RANKS;
+	int rank = 0, fd, given;
 	pid_t parent = getpid();
 	char *cause = NULL;
 
-	if (env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n) < 0)
+	if ((given = env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n)) < 0)
 		return api_fail(CDB_ERR_ARG, "COLLDB_NRANKS='%s': expected 1..%d ranks",
 		    getenv("COLLDB_NRANKS"), SEG_MAX_RANKS);
+	if (given == 0)
+		fprintf(stderr, "colldb: %s: COLLDB_NRANKS is not set; running %d ranks\n",
+		    program_invocation_short_name, CDB_STANDALONE_RANKS);
 	if (seg_create(&s, "standalone", (int)n, seg_default_area((int)n), 4096,
 		&cause) != 0) {
 		api_fail(CDB_ERR_SYSTEM, "cannot create the shared memory: %s", cause);
@@ -497,7 +512,7 @@ cdb_nranks(void)
 {
 	struct rank_ctx *rc = ctx();
 
-	return rc != NULL ? (int)rc->seg.h->nranks : no_world("cdb_nranks");
+	return rc != NULL ? rc->seg.nranks : no_world("cdb_nranks");
 }
 
 /* ---- windows ----------------------------------------------------------------- */
@@ -647,7 +662,7 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 
 	if (ptr == NULL)
 		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
-	if (p < area || p >= area + rc->seg.h->area_size ||
+	if (p < area || p >= area + rc->seg.area_size ||
 	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
 		return api_fail(CDB_ERR_WINDOW, "%s does not point into a window of this rank",
 		    what);

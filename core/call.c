@@ -364,7 +364,7 @@ arg_value(struct rank_ctx *rc, const struct call_arg *a, union value *v,
 		v->p = NULL;
 		return 0;
 	case CA_WIN:
-		if (a->off >= rc->seg.h->area_size)
+		if (a->off >= rc->seg.area_size)
 			return cause_set(cause, "window offset %llu outside the window area",
 			    (unsigned long long)a->off);
 		v->p = seg_area(&rc->seg, rc->rank) + a->off;
@@ -420,7 +420,7 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 	default:
 		if (r.p == NULL)
 			return xstrdup("ptr NULL");
-		if ((uint8_t *)r.p >= area && (uint8_t *)r.p < area + rc->seg.h->area_size)
+		if ((uint8_t *)r.p >= area && (uint8_t *)r.p < area + rc->seg.area_size)
 			return xasprintf("ptr area+%llu",
 			    (unsigned long long)((uint8_t *)r.p - area));
 		return xasprintf("ptr %p", r.p);

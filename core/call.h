@@ -1,9 +1,9 @@
 /*
  * call.h - the LOAD and CALL micro-ops: shared libraries and C function
- * calls inside a rank, through dlopen() and libffi (SPEC §7).
+ * calls inside a rank, through dlopen() and libffi (docs/libcolldb.md).
  *
- * How a call travels.  The shell (shell/ffi.c parses `call`, shell/
- * cmd-load.c and shell/cmd-call.c submit) builds a one-op program per
+ * How a call travels.  The shell (shell/lang/call-expr.c parses `call`,
+ * shell/cmd/cmd-load.c and cmd-call.c submit) builds a one-op program per
  * rank.  The micro-op's src field is the index of a descriptor string in
  * the program's string table (uop.name is the span name: "load",
  * "call.SYM"), so descriptors ride in the ordinary MSG_PROG encoding and

@@ -1,7 +1,7 @@
 /*
  * coll.h - collectives as per-rank micro-op programs.
  *
- * coll_validate() rejects what PyPTO rejects (reference §4), before any
+ * coll_validate() rejects what PyPTO rejects (docs/protocols.md), before any
  * rank moves; coll_build() transcribes the protocol for one rank.  Every
  * caller (the shell's plan/start/where/diagnose/bench, the rank agents,
  * libcolldb) builds from here, so the protocols are written exactly once.

@@ -9,17 +9,16 @@
  *	cc -o myring myring.c $(pkg-config --cflags --libs colldb)
  *	colldb run -n 4 ./myring		   # ranks stop in cdb_init
  *	colldb run -n 4 --batch ./myring	   # like mpirun
- *	COLLDB_NRANKS=4 ./myring		   # standalone, 4 ranks, no debugger
- *	./myring				   # standalone, 1 rank
+ *	COLLDB_NRANKS=2 ./myring		   # standalone, 2 ranks, no debugger
+ *	./myring				   # standalone, 4 ranks (with a note)
  *
- * THE MODEL (SPEC §1).  A world of N ranks, each a process.  A window is a
- * named symmetric buffer that exists on every rank at the same offset of
- * that rank's window area, zero-filled when it is created.  cdb_alloc()
- * returns this rank's local pointer to it; the same pointer is the
- * window's "symmetric address" for every operation below: notify, put and
- * get name a peer and a pointer into *this rank's* copy of a window, and
- * act on the same offset of the *peer's* copy.  Signal cells are int32_t
- * elements of an i32 window.
+ * THE MODEL (docs/libcolldb.md).  A world of N ranks, each a process.  A window
+ * is a named symmetric buffer that exists on every rank at the same offset of
+ * that rank's window area, zero-filled when it is created.  cdb_alloc() returns
+ * this rank's local pointer to it; the same pointer is the window's "symmetric
+ * address" for every operation below: notify, put and get name a peer and a
+ * pointer into *this rank's* copy of a window, and act on the same offset of
+ * the *peer's* copy.  Signal cells are int32_t elements of an i32 window.
  *
  *  - cdb_notify(peer, cell, v, CDB_ADD) does peer's cell += v atomically
  *    (CDB_SET stores v).  Every write this rank made before the notify is
@@ -52,8 +51,9 @@
  * name and the rank's operation count).  The real functions always exist:
  * `(cdb_wait)(...)`, function pointers and dlsym() work.
  *
- * STANDALONE.  Without `colldb run`, cdb_init() makes a private world:
- * one rank, or COLLDB_NRANKS=N ranks by fork()ing N-1 copies of the
+ * STANDALONE.  Without `colldb run`, cdb_init() makes a private world of
+ * COLLDB_NRANKS=N ranks (CDB_STANDALONE_RANKS, 4, when it is not set,
+ * with a one-line note on stderr) by fork()ing N-1 copies of the
  * process inside cdb_init() (call it first thing in main: whatever the
  * process did before is duplicated; stdio is flushed before the fork).
  * The parent is rank 0; the children die with it (PR_SET_PDEATHSIG).
@@ -173,6 +173,7 @@ enum cdb_reduce { CDB_SUM, CDB_MAX, CDB_MIN, CDB_PROD };
 #define CDB_LOOSE (1u << 2)	/* lift PyPTO's op and dtype restrictions
 				 * (the shell's `set strict off`) */
 
+#define CDB_STANDALONE_RANKS 4	/* standalone world without COLLDB_NRANKS */
 #define CDB_NAME_MAX 31		/* window and span name length */
 #define CDB_MAX_DIMS 8
 #define CDB_SPAN_DEPTH 8

@@ -107,10 +107,11 @@ found(struct diag_result *out, enum diag_cause c, int rank, int other,
 
 /* A notify into rank's window near the awaited cell that nobody waits on. */
 static int
-mismatch(const struct diag_in *in, struct seg *sg, int rank, uint64_t off,
-    uint64_t *off2, int *writer)
+mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
+    int *writer)
 {
-	struct seg_window *w = sg != NULL ? seg_win_at(sg, off) : NULL;
+	const struct seg_window *w = in->win_at != NULL ?
+	    in->win_at(in->win_arg, off) : NULL;
 
 	if (w == NULL)
 		return 0;
@@ -177,6 +178,60 @@ find_cycle(const struct diag_in *in, const struct diag_result *out,
 		cur = next;
 	}
 	return 0;
+}
+
+/* The awaited cell notified on another rank instead (by a rank other
+ * than the waiter, that never notified the waiter's cell): the rank it
+ * went to, and *writer; or -1. */
+static int
+wrong_peer(const struct diag_in *in, int rank, uint64_t off, int *writer)
+{
+	for (size_t i = in->nhist; i-- > 0;) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->off == off && e->target != rank &&
+		    e->writer != rank && e->writer != e->target) {
+			*writer = e->writer;
+			return e->target;
+		}
+	}
+	return -1;
+}
+
+/* A user program's rank that ended early, for a blocked rank nobody
+ * visible owes: the last one that notified it, else the first one. */
+static int
+ended_ower(const struct diag_in *in, int rank)
+{
+	int first = -1;
+
+	for (size_t i = in->nhist; i-- > 0;) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->target == rank &&
+		    e->writer != rank && in->r[e->writer].ended_open)
+			return e->writer;
+	}
+	for (int q = 0; q < in->nranks && first < 0; q++) {
+		if (q != rank && in->r[q].ended_open)
+			first = q;
+	}
+	return first;
+}
+
+/* A gone rank that owed a notify outranks every other cause: first. */
+static void
+dead_first(struct diag_result *out)
+{
+	struct diag_found dead[ARRAY_SIZE(out->found)], rest[ARRAY_SIZE(out->found)];
+	int nd = 0, nr = 0;
+
+	for (int i = 0; i < out->nfound; i++) {
+		if (out->found[i].cause == CAUSE_DEAD_OWER)
+			dead[nd++] = out->found[i];
+		else
+			rest[nr++] = out->found[i];
+	}
+	memcpy(out->found, dead, (size_t)nd * sizeof *dead);
+	memcpy(out->found + nd, rest, (size_t)nr * sizeof *rest);
 }
 
 static void
@@ -284,7 +339,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		struct diag_block *b = &out->blocked[i];
 		const struct diag_rank *r = &in->r[b->rank];
 		const struct diag_event *lw;
-		int nwriters, any_set, set_writer, dead = -1, writer = -1;
+		int nwriters, any_set, set_writer, dead = -1, writer = -1, other;
 		uint64_t off2 = 0;
 
 		if (b->can_progress)
@@ -293,12 +348,14 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			if (is_dead(in->r[b->owes[k].rank].state))
 				dead = b->owes[k].rank;
 		}
+		if (dead < 0)
+			dead = ended_ower(in, b->rank);
 		lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
 		if (dead >= 0) {
 			found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
-		} else if (lw != NULL && lw->op == NOTIFY_SET && r->cmp == CMP_GE &&
-		    !wait_cmp_holds(CMP_GE, lw->value, r->expected) && lw->value == 0 &&
-		    r->expected >= 1 && nwriters <= 1) {
+		} else if (lw != NULL && lw->op == NOTIFY_SET && lw->value == 0 &&
+		    !wait_cmp_holds((enum wait_cmp)r->cmp, 0, r->expected) &&
+		    nwriters <= 1) {
 			found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
 		} else if (any_set && nwriters >= 2) {
 			found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
@@ -307,8 +364,11 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			found(out, waited_before(in, b->rank, r->wait_off) ?
 			    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
 			    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
+		} else if (b->nowes == 0 && lw == NULL &&
+		    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
+			found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
 		} else if (b->nowes == 0 &&
-		    mismatch(in, in->seg, b->rank, r->wait_off, &off2, &writer)) {
+		    mismatch(in, b->rank, r->wait_off, &off2, &writer)) {
 			found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
 		} else if (b->nowes > 0 && !b->releasable) {
 			found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
@@ -327,6 +387,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	if (out->ncycle > 0)
 		found(out, CAUSE_WAIT_FIRST, out->cycle[0], out->cycle[1], 0, 0, 0);
 	put_after_notify(in, out);
+	dead_first(out);
 }
 
 void

@@ -1,7 +1,7 @@
 /*
  * diag.h - hang diagnosis in protocol terms: who waits on which cell, who
  * can still change it, the wait-for graph and its cycles, a verdict, and
- * the likely cause among the known failure patterns (reference §6).
+ * the likely cause among the known failure patterns (docs/debugging.md).
  *
  * Pure analysis: the caller describes each rank (state, the wait it is on,
  * the micro-ops it will still run) and the writes it has seen complete;
@@ -20,7 +20,11 @@
  *    is blocked;
  *  - a rank marked open (a user program's rank running its own code, which
  *    colldb cannot see ahead) may still write any cell: while one lives,
- *    every blocked rank counts as releasable in time (SLOW, not HANG).
+ *    every blocked rank counts as releasable in time (SLOW, not HANG);
+ *  - an exited or dead rank that owes a blocked rank a notify (one of its
+ *    remaining micro-ops, or, for a user program's rank that ended before
+ *    cdb_finalize, any: preferably the one that last wrote to the blocked
+ *    rank) is the likely cause, above every other.
  *
  * Ownership: diag_result_release() frees what diag_analyze() allocated;
  * the input is borrowed and must outlive the result.
@@ -37,7 +41,7 @@
 enum diag_verdict { DIAG_OK, DIAG_SLOW, DIAG_HANG };
 
 enum diag_cause {
-	CAUSE_TAG0,		/* Set with 0, wait >= k (k >= 1) */
+	CAUSE_TAG0,		/* Set with 0, a wait 0 does not satisfy */
 	CAUSE_SET_SHARED,	/* set on a cell several ranks write */
 	CAUSE_EQ_OVERSHOOT,	/* == on a counter that went past it */
 	CAUSE_REUSED,		/* a single-shot raw signal used again */
@@ -46,6 +50,7 @@ enum diag_cause {
 	CAUSE_DEAD_OWER,	/* a dead rank owed the notify */
 	CAUSE_PUT_AFTER_NOTIFY,	/* data written after the release */
 	CAUSE_SHORT,		/* what is owed cannot reach the value */
+	CAUSE_WRONG_PEER,	/* the cell was notified on another rank */
 	CAUSE_NOBODY,		/* nobody will write the cell again */
 	CAUSE__COUNT
 };
@@ -83,10 +88,17 @@ struct diag_rank {
 	int open;		/* runs code colldb cannot see (a user program
 				 * under `colldb run`, not blocked): it may
 				 * still write any cell, so nobody is HANG */
+	int ended_open;		/* a user program's rank that exited or died
+				 * before cdb_finalize: what it would still
+				 * have sent is unknown, so it may have owed
+				 * any notify */
 };
 
 struct diag_in {
-	struct seg *seg;	/* window bounds (row mismatch); may be NULL */
+	/* The window holding area offset off, for a row mismatch's bounds
+	 * (the caller's window table; may be NULL). */
+	const struct seg_window *(*win_at)(void *arg, uint64_t off);
+	void *win_arg;
 	int nranks;
 	const struct diag_rank *r;
 	const struct diag_event *hist;
@@ -115,7 +127,8 @@ struct diag_found {
 	int other;		/* the other rank involved, or -1 */
 	uint64_t off;		/* the awaited cell */
 	uint64_t off2;		/* the cell actually written (row mismatch) */
-	int32_t v;		/* the value involved (tag, overshoot...) */
+	int32_t v;		/* the value involved (tag, overshoot...); for
+				 * wrong peer, the rank notified instead */
 };
 
 struct diag_result {

@@ -29,7 +29,7 @@ dtype_size(enum dtype dt)
 const char *
 dtype_name(enum dtype dt)
 {
-	return dtypes[dt].name;
+	return (unsigned)dt < DT__COUNT ? dtypes[dt].name : "?";
 }
 
 int
@@ -59,7 +59,7 @@ dtype_acc(enum dtype dt)
 const char *
 reduce_op_name(enum reduce_op op)
 {
-	return reduce_names[op];
+	return (unsigned)op < RED__COUNT ? reduce_names[op] : "?";
 }
 
 int

@@ -72,13 +72,23 @@ exec_check(const struct uop *u, int nranks, uint64_t area_size,
 		return 0;
 	case UOP_PUT:
 	case UOP_GET:
-	case UOP_FILL:
-		if (!span_ok(u->dst, u->count * esz, area_size) ||
-		    (u->kind != UOP_FILL && !span_ok(u->src, u->count * esz, area_size)))
+	case UOP_FILL: {
+		/* a staging tile (SP_ACC) on the local side of a put or get */
+		int dacc = u->kind == UOP_GET && u->dsp == SP_ACC;
+		int sacc = u->kind == UOP_PUT && u->ssp == SP_ACC;
+
+		if ((dacc || sacc) && !(u->flags & UOP_F_RAW))
+			return cause_set(cause, "malformed micro-op");
+		if (!span_ok(u->dst, u->count * esz, dacc ? acc_bytes : area_size) ||
+		    (u->kind != UOP_FILL && !span_ok(u->src, u->count * esz,
+			sacc ? acc_bytes : area_size)))
 			return cause_set(cause, "region outside the window area");
 		return 0;
+	}
 	case UOP_COPY:
 	case UOP_REDUCE:
+		if (u->flags & UOP_F_RAW)
+			asz = esz;
 		if (!span_ok(u->dst, u->count * (u->dsp == SP_ACC ? asz : esz),
 			u->dsp == SP_ACC ? acc_bytes : area_size) ||
 		    !span_ok(u->src, u->count * (u->ssp == SP_ACC ? asz : esz),
@@ -193,19 +203,25 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 			return EXEC_GAVEUP;
 		return rc == 0 ? EXEC_OK : cause_set(cause, "wait failed");
 	case UOP_PUT:
-		s = t->ops->area(t, t->rank) + u->src;
+		s = u->ssp == SP_ACC ? (uint8_t *)ex->acc + u->src :
+		    t->ops->area(t, t->rank) + u->src;
 		rc = u->op == ATOMIC_ADD ?
 		    t->ops->put_add(t, u->peer, u->dst, s, u->count, dt) :
 		    t->ops->put(t, u->peer, u->dst, s, bytes);
 		return rc == 0 ? EXEC_OK : cause_set(cause, "put to rank %d failed", u->peer);
 	case UOP_GET:
-		d = t->ops->area(t, t->rank) + u->dst;
+		d = u->dsp == SP_ACC ? (uint8_t *)ex->acc + u->dst :
+		    t->ops->area(t, t->rank) + u->dst;
 		if (t->ops->get(t, u->peer, u->src, d, bytes) != 0)
 			return cause_set(cause, "get from rank %d failed", u->peer);
 		return EXEC_OK;
 	case UOP_COPY:
 	case UOP_REDUCE: {
-		size_t sbytes = u->count * dtype_size(u->ssp == SP_ACC ? adt : dt);
+		size_t sbytes;
+
+		if (u->flags & UOP_F_RAW)
+			adt = dt;	/* a staging tile holds the data as is */
+		sbytes = u->count * dtype_size(u->ssp == SP_ACC ? adt : dt);
 		enum dtype sdt = u->ssp == SP_ACC ? adt : dt;
 		enum dtype ddt = u->dsp == SP_ACC ? adt : dt;
 

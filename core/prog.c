@@ -11,7 +11,8 @@ static const char *const kind_names[UOP__COUNT] = {
 	[UOP_FILL] = "fill",	 [UOP_CALL] = "call",	  [UOP_LOAD] = "load",
 };
 
-static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=" };
+static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=",
+	">=" };
 
 struct prog *
 prog_new(const char *title)

@@ -26,8 +26,11 @@
 enum uop_kind {
 	UOP_NOTIFY,	/* peer's cell dst op= value (op: enum notify_op) */
 	UOP_WAIT,	/* block until own cell dst cmp value (op: enum wait_cmp) */
-	UOP_PUT,	/* peer dst[0:count] = own src (op: enum atomic_kind) */
-	UOP_GET,	/* own dst[0:count] = peer src */
+	UOP_PUT,	/* peer dst[0:count] = src (op: enum atomic_kind); src
+			 * is own (ssp SP_OWN) or a staging tile (SP_ACC with
+			 * UOP_F_RAW) */
+	UOP_GET,	/* dst = peer src[0:count]; dst is own (dsp SP_OWN) or
+			 * a staging tile (SP_ACC with UOP_F_RAW) */
 	UOP_REDUCE,	/* dst(dsp) op= src(ssp), op: enum reduce_op */
 	UOP_COPY,	/* dst(dsp) = src(ssp), converting to/from the acc type */
 	UOP_FILL,	/* own dst[0:count] = pattern (op: enum fill_pattern) */
@@ -37,7 +40,9 @@ enum uop_kind {
 };
 
 enum notify_op { NOTIFY_ADD, NOTIFY_SET };
-enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE };
+/* CMP_UGE compares the cell and the value as uint32: defer_wait's polling
+ * (a cell holding -1 reads as UINT32_MAX and satisfies every value). */
+enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE, CMP_UGE };
 enum atomic_kind { ATOMIC_NONE, ATOMIC_ADD };
 enum fill_pattern {
 	FILL_VALUE,	/* fval */
@@ -58,6 +63,10 @@ enum uop_flags {
 	UOP_F_EPILOGUE = 1 << 1, /* part of a collective's epilogue */
 	UOP_F_INT = 1 << 2,	/* FILL: the value is the exact int64 in src
 				 * (i64 beyond 2^53 does not fit fval) */
+	UOP_F_RAW = 1 << 3,	/* COPY/PUT/GET: SP_ACC is a staging tile that
+				 * holds the data dtype itself (no widening) */
+	UOP_F_DEFER = 1 << 4,	/* WAIT: a deferred condition (defer_wait) the
+				 * shell appended to the program */
 };
 
 struct uop {
@@ -111,6 +120,8 @@ wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
 		return now == expected;
 	case CMP_GE:
 		return now >= expected;
+	case CMP_UGE:
+		return (uint32_t)now >= (uint32_t)expected;
 	case CMP_NE:
 		return now != expected;
 	case CMP_GT:

@@ -11,9 +11,10 @@
  * announces each to the shell before running it, with its own tag (the
  * rank's call count times SEG_MAX_RANKS plus the rank, so tags stay unique
  * across ranks as span records need):
- * MSG_PROG (an encoded program, its title the source location) or
- * MSG_COLL (a struct coll_msg followed by the NUL-terminated title); then
- * MSG_DONE with that tag, as an agent would.  The shell sends it nothing.
+ * MSG_PROG (a struct site, then the encoded program, its title the
+ * source location) or MSG_COLL (a struct coll_msg, its site filled in,
+ * followed by the NUL-terminated title); then MSG_DONE with that tag, as
+ * an agent would.  The shell sends it nothing.
  *
  * Both ends are the same binary (or the same libcolldb) on one machine, so
  * structs travel raw.  Ownership: proto_recv() returns a payload the caller
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "coll.h"
+#include "site.h"
 
 enum msg_type {
 	MSG_HELLO = 1,
@@ -84,6 +86,7 @@ struct coll_msg {
 	uint32_t first_iter;	/* the first run's iteration number (its
 				 * spans carry first_iter + k): a bench that
 				 * sends its warmup and its rounds apart */
+	struct site site;	/* a user rank's announcement: the call */
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "brk.h"
 #include "call.h"
 #include "coll.h"
 #include "futex.h"
@@ -25,7 +26,7 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 	memset(rc, 0, sizeof *rc);
 	if (seg_attach_fd(&rc->seg, seg_fd, 1, cause) != 0)
 		return -1;
-	if (rank < 0 || (uint32_t)rank >= rc->seg.h->nranks) {
+	if (rank < 0 || rank >= rc->seg.nranks) {
 		seg_close(&rc->seg);
 		return cause_set(cause, "rank %d out of range", rank);
 	}
@@ -48,39 +49,6 @@ rank_detach(struct rank_ctx *rc)
 	if (rc->t.ops != NULL)
 		rc->t.ops->close(&rc->t);
 	seg_close(&rc->seg);
-}
-
-static int
-rank_bit(const struct seg_break *bp, int rank)
-{
-	return (bp->ranks[rank / 64] >> (rank % 64)) & 1;
-}
-
-static uint32_t
-break_match(struct rank_ctx *rc, const struct uop *u)
-{
-	struct seg_header *h = rc->seg.h;
-
-	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
-		struct seg_break *bp = &h->breaks[i];
-		uint32_t id = atomic_load_explicit((_Atomic uint32_t *)&bp->id,
-		    memory_order_acquire);
-
-		if (id == 0 || !rank_bit(bp, rc->rank))
-			continue;
-		if (!(bp->kinds & (1u << u->kind)) &&
-		    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
-			continue;
-		if (bp->has_cond) {
-			int32_t v = atomic_load((_Atomic int32_t *)(seg_area(&rc->seg,
-			    rc->rank) + bp->cell_off));
-			if (!wait_cmp_holds(bp->cmp, v, bp->value))
-				continue;
-		}
-		atomic_fetch_add(&bp->hits, 1);
-		return id;
-	}
-	return 0;
 }
 
 static int
@@ -119,7 +87,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		} else if (atomic_exchange(&b->interrupt, 0)) {
 			why = forced = STOP_INTERRUPT;	/* sticky too */
 		} else if (u != NULL && atomic_load(&b->skip_pc) != pc + 1 &&
-		    (bp = break_match(rc, u)) != 0) {
+		    (bp = brk_match(&rc->seg, rc->rank, &rc->site, pc, u)) != 0) {
 			why = STOP_BREAK;
 			atomic_store(&b->credits, 0);
 		} else if (atomic_load(&b->mode) == RUN_STEP && !take_credit(b)) {
@@ -198,8 +166,8 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	 * into another rank's memory.  A repetition (bench) was validated by
 	 * its first run. */
 	for (size_t i = 0; i < p->nops && !rc->checked; i++) {
-		if (exec_check(&p->ops[i], (int)rc->seg.h->nranks,
-			rc->seg.h->area_size, p->acc_bytes, cause) != 0)
+		if (exec_check(&p->ops[i], rc->seg.nranks,
+			rc->seg.area_size, p->acc_bytes, cause) != 0)
 			return DONE_ERROR;
 	}
 	if (!(flags & PROG_F_USER)) {
@@ -216,7 +184,7 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	seg_set_state(b, RS_RUNNING);
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
-	    seg_spans(&rc->seg, rc->rank), rc->seg.h->span_bytes, p, rc->rank,
+	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
 	    tag, rc->iter, detail);
 	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
 		t1 = mono_ns();
@@ -368,7 +336,7 @@ rank_serve(struct rank_ctx *rc)
 		case MSG_COLL:
 			if (h.len == sizeof(struct coll_msg)) {
 				struct coll_msg *cm = payload;
-				p = coll_build(&cm->args, (int)rc->seg.h->nranks,
+				p = coll_build(&cm->args, rc->seg.nranks,
 				    rc->rank);
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
 				first = cm->first_iter;
@@ -451,7 +419,7 @@ rank_agent_main(int argc, char **argv)
 		free(cause);
 		return 1;
 	}
-	rank_pin(rc.rank, (int)rc.seg.h->nranks);
+	rank_pin(rc.rank, rc.seg.nranks);
 	{
 		/* exec of /proc/self/exe names the process "exe" */
 		char comm[16];

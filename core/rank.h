@@ -8,6 +8,8 @@
  * rank's control fields on the board: step credits, interrupt, abort and
  * the breakpoint table; when it decides to stop it publishes `stopped`
  * and sleeps on the board's ctl futex until the shell changes something.
+ * core/ctl.h is the shell's side: the one writer of those fields, and the
+ * ordering rules both sides keep.
  *
  * Interrupt semantics: a blocked wait returns; a plain command is then
  * abandoned (DONE_ABORTED), a resumable program (a collective) stops at
@@ -39,6 +41,8 @@ struct rank_ctx {
 				 * spans carry it; see span.h) */
 	int checked;		/* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
+	struct site site;	/* the user call running (fn FN_NONE: none);
+				 * breakpoints match on it */
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */

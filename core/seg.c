@@ -1,5 +1,7 @@
 /* seg.c - the session segment; see seg.h. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +22,8 @@ round_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
 }
+
+static void layout_copy(struct seg *s);
 
 uint64_t
 seg_default_area(int nranks)
@@ -47,6 +51,14 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 	if (nranks < 1 || nranks > SEG_MAX_RANKS)
 		return cause_set(cause, "%d ranks out of range (1..%d)", nranks,
 		    SEG_MAX_RANKS);
+	/* sizes from the user (--window-area): checked before any sum */
+	if (area_size == 0 || area_size > SEG_AREA_MAX / (uint64_t)nranks)
+		return cause_set(cause, "window area of %llu bytes per rank out of range "
+		    "(1..%llu for %d ranks)", (unsigned long long)area_size,
+		    (unsigned long long)(SEG_AREA_MAX / (uint64_t)nranks), nranks);
+	if (span_bytes > SEG_SPANS_MAX)
+		return cause_set(cause, "span ring of %llu bytes out of range (at most %llu)",
+		    (unsigned long long)span_bytes, (unsigned long long)SEG_SPANS_MAX);
 	area_size = round_up(area_size, PAGE);
 	span_bytes = round_up(span_bytes, PAGE);
 	board_off = round_up(sizeof *h, PAGE);
@@ -100,12 +112,47 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 	s->size = total;
 	s->fd = fd;
 	s->writable = 1;
+	s->creator = 1;
+	layout_copy(s);
 	return 0;
 fail:
 	close(fd);
 	shm_unlink(s->shm_name);
 	s->shm_name[0] = '\0';
 	return -1;
+}
+
+/* The layout fields as seg_create() would have set them for this size. */
+static int
+layout_ok(const struct seg_header *h, uint64_t size)
+{
+	uint64_t n = h->nranks, spans_off, area_off;
+
+	if (n < 1 || n > SEG_MAX_RANKS || h->area_size == 0 ||
+	    h->area_size % PAGE != 0 || h->area_size > SEG_AREA_MAX / n ||
+	    h->span_bytes % PAGE != 0 || h->span_bytes > SEG_SPANS_MAX ||
+	    h->board_off != round_up(sizeof *h, PAGE))
+		return 0;
+	spans_off = h->board_off + round_up(sizeof(struct seg_rank) * n, PAGE);
+	area_off = spans_off + h->span_bytes * n;
+	return h->spans_off == spans_off && h->area_off == area_off &&
+	    h->total_size == size && area_off + h->area_size * n == size;
+}
+
+static void
+layout_copy(struct seg *s)
+{
+	const struct seg_header *h = s->h;
+
+	snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof h->name - 1, h->name);
+	s->nranks = (int)h->nranks;
+	s->area_size = h->area_size;
+	s->board_off = h->board_off;
+	s->spans_off = h->spans_off;
+	s->span_bytes = h->span_bytes;
+	s->area_off = h->area_off;
+	s->wins = xcalloc(SEG_MAX_WINDOWS, sizeof *s->wins);
+	s->raw = xcalloc(SEG_MAX_WINDOWS, sizeof *s->raw);
 }
 
 int
@@ -129,10 +176,16 @@ seg_attach_fd(struct seg *s, int fd, int writable, char **cause)
 		munmap(h, (size_t)st.st_size);
 		return cause_set(cause, "not a colldb session segment");
 	}
+	if (!layout_ok(h, (uint64_t)st.st_size)) {
+		munmap(h, (size_t)st.st_size);
+		return cause_set(cause, "segment header corrupted (its layout does not add up)");
+	}
 	s->h = h;
 	s->size = (size_t)st.st_size;
 	s->fd = fd;
 	s->writable = writable;
+	layout_copy(s);
+	seg_win_sync(s);
 	return 0;
 }
 
@@ -153,8 +206,229 @@ seg_close(struct seg *s)
 		munmap(s->h, s->size);
 	if (s->fd >= 0)
 		close(s->fd);
+	free(s->wins);
+	free(s->raw);
+	free(s->reports);
+	s->wins = s->raw = NULL;
+	s->reports = NULL;
+	s->reports_len = 0;
 	s->h = NULL;
 	s->fd = -1;
+}
+
+void
+seg_cell_wake(const struct seg *s, int r, uint64_t off)
+{
+	_Atomic int32_t *c = seg_cell(s, r, off);
+
+	if (c != NULL)
+		futex_wake((void *)c, 1 << 30);
+}
+
+/* ---- what the segment says, checked ---------------------------------- */
+
+printflike(2, 3) static void
+report(struct seg *s, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	n = strlen(line);
+	if (s->reports_len + n + 2 > SEG_REPORTS_MAX)
+		return;	/* nobody takes them (a rank): keep the first ones */
+	s->reports = xrealloc(s->reports, s->reports_len + n + 2);
+	memcpy(s->reports + s->reports_len, line, n);
+	s->reports_len += n;
+	s->reports[s->reports_len++] = '\n';
+	s->reports[s->reports_len] = '\0';
+}
+
+char *
+seg_take_reports(struct seg *s)
+{
+	char *r = s->reports;
+
+	s->reports = NULL;
+	s->reports_len = 0;
+	return r;
+}
+
+/* The creator puts the layout back if a rank wrote over it (so observers
+ * attaching later still find it), and says so once per bad value. */
+static void
+layout_repair(struct seg *s)
+{
+	struct seg_header *h = s->h;
+	static const struct { const char *name; size_t off; } f[] = {
+		{ "total_size", offsetof(struct seg_header, total_size) },
+		{ "area_size", offsetof(struct seg_header, area_size) },
+		{ "board_off", offsetof(struct seg_header, board_off) },
+		{ "spans_off", offsetof(struct seg_header, spans_off) },
+		{ "span_bytes", offsetof(struct seg_header, span_bytes) },
+		{ "area_off", offsetof(struct seg_header, area_off) },
+	};
+	uint64_t want[6] = { s->size, s->area_size, s->board_off, s->spans_off,
+	    s->span_bytes, s->area_off };
+
+	if (!s->writable)
+		return;
+	if (h->magic != SEG_MAGIC || h->nranks != (uint32_t)s->nranks) {
+		report(s, "segment header corrupted (%s 0x%llx)", h->magic != SEG_MAGIC ?
+		    "magic" : "nranks", h->magic != SEG_MAGIC ?
+		    (unsigned long long)h->magic : (unsigned long long)h->nranks);
+		h->magic = SEG_MAGIC;
+		h->nranks = (uint32_t)s->nranks;
+	}
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+		uint64_t *v = (uint64_t *)((char *)h + f[i].off);
+
+		if (*v != want[i]) {
+			report(s, "segment header corrupted (%s 0x%llx)", f[i].name,
+			    (unsigned long long)*v);
+			*v = want[i];
+		}
+	}
+}
+
+/* 0 if w (a copy) is a window this segment can hold; else -1 and what is
+ * wrong in why. */
+static int
+win_check(const struct seg *s, const struct seg_window *w, char *why, size_t n)
+{
+	uint64_t count = 1, bytes, esz;
+
+	if (w->used != 1)
+		return snprintf(why, n, "used 0x%02x", w->used), -1;
+	if (memchr(w->name, '\0', sizeof w->name) == NULL || w->name[0] == '\0')
+		return snprintf(why, n, "name not a string"), -1;
+	if (w->dtype >= DT__COUNT)
+		return snprintf(why, n, "dtype 0x%02x", w->dtype), -1;
+	if (w->ndim < 1 || w->ndim > COLLDB_MAX_DIMS)
+		return snprintf(why, n, "ndim %u", w->ndim), -1;
+	if ((w->flags & ~(WIN_BYTES | WIN_SYNTH)) != 0)
+		return snprintf(why, n, "flags 0x%02x", w->flags), -1;
+	for (int d = 0; d < w->ndim; d++) {
+		if (w->shape[d] == 0 || count > UINT64_MAX / w->shape[d])
+			return snprintf(why, n, "shape[%d] %llu", d,
+			    (unsigned long long)w->shape[d]), -1;
+		count *= w->shape[d];
+	}
+	esz = dtype_size((enum dtype)w->dtype);
+	if (w->count != count || count > s->area_size / esz)
+		return snprintf(why, n, "count %llu", (unsigned long long)w->count), -1;
+	bytes = count * esz;
+	if (w->bytes != bytes)
+		return snprintf(why, n, "bytes %llu", (unsigned long long)w->bytes), -1;
+	if (w->off % SEG_ALIGN != 0 || w->off > s->area_size ||
+	    round_up(bytes, SEG_ALIGN) > s->area_size - w->off)
+		return snprintf(why, n, "offset %llu", (unsigned long long)w->off), -1;
+	return 0;
+}
+
+void
+seg_win_snapshot(struct seg *s, struct seg *out)
+{
+	seg_win_sync(s);
+	memset(out, 0, sizeof *out);
+	out->fd = -1;
+	out->nranks = s->nranks;
+	out->area_size = s->area_size;
+	out->board_off = s->board_off;
+	out->spans_off = s->spans_off;
+	out->span_bytes = s->span_bytes;
+	out->area_off = s->area_off;
+	out->wins = xmalloc(SEG_MAX_WINDOWS * sizeof *out->wins);
+	memcpy(out->wins, s->wins, SEG_MAX_WINDOWS * sizeof *out->wins);
+}
+
+void
+seg_win_sync(struct seg *s)
+{
+	struct seg_window cur, again;
+	char why[64];
+
+	if (s->h == NULL || s->wins == NULL || s->raw == NULL)
+		return;	/* closed, or a snapshot */
+	if (s->creator)
+		layout_repair(s);
+	for (int i = 0; i < SEG_MAX_WINDOWS; i++) {
+		struct seg_window *w = &s->h->windows[i];
+		uint8_t used = atomic_load_explicit((_Atomic uint8_t *)&w->used,
+		    memory_order_acquire);
+
+		if (used == 0 && s->raw[i].used == 0) {
+			s->wins[i].used = 0;
+			continue;	/* free, and was: nothing to look at */
+		}
+		memcpy(&cur, w, sizeof cur);
+		if (memcmp(&cur, &s->raw[i], sizeof cur) == 0)
+			continue;
+		if (cur.used == 0) {
+			s->raw[i] = cur;
+			s->wins[i].used = 0;
+			continue;
+		}
+		if (win_check(s, &cur, why, sizeof why) == 0) {
+			s->raw[i] = cur;
+			s->wins[i] = cur;
+			continue;
+		}
+		memcpy(&again, w, sizeof again);
+		if (memcmp(&cur, &again, sizeof cur) != 0)
+			continue;	/* a writer at work: look next time */
+		s->raw[i] = cur;	/* the last good copy stays in wins[i] */
+		report(s, "segment header corrupted at window %d (%s)", i, why);
+	}
+}
+
+static int
+ref_ok(const struct seg *s, const struct win_ref *r)
+{
+	uint64_t count = 1;
+
+	if (r->ndim == 0)
+		return r->count == 0;	/* not used by this collective */
+	if ((unsigned)r->dtype >= DT__COUNT || r->ndim < 0 ||
+	    r->ndim > COLLDB_MAX_DIMS)
+		return 0;
+	for (int d = 0; d < r->ndim; d++) {
+		if (r->shape[d] == 0 || count > UINT64_MAX / r->shape[d])
+			return 0;
+		count *= r->shape[d];
+	}
+	return r->count == count &&
+	    count <= s->area_size / dtype_size(r->dtype) &&
+	    r->off <= s->area_size - count * dtype_size(r->dtype);
+}
+
+uint32_t
+seg_cur_coll(struct seg *s, struct coll_args *out)
+{
+	uint32_t id = atomic_load(&s->h->cur_coll_id);
+	char *cause = NULL;
+
+	if (id == 0)
+		return 0;
+	memcpy(out, &s->h->cur_coll, sizeof *out);
+	if (atomic_load(&s->h->cur_coll_id) != id)
+		return 0;	/* changing: look next time */
+	out->buf.name = out->src.name = out->sig.name = NULL;
+	if ((unsigned)out->kind >= COLL__COUNT || (unsigned)out->mode > MODE_RING ||
+	    (unsigned)out->impl > IMPL_BUILTIN || (unsigned)out->op >= RED__COUNT ||
+	    !ref_ok(s, &out->buf) || !ref_ok(s, &out->src) || !ref_ok(s, &out->sig) ||
+	    coll_validate(out, s->nranks, &cause, NULL) != 0) {
+		free(cause);
+		if (s->bad_coll != id)
+			report(s, "segment header corrupted (the collective in progress, id %u)",
+			    id);
+		s->bad_coll = id;
+		return 0;
+	}
+	return id;
 }
 
 void
@@ -201,8 +475,9 @@ seg_unlock(struct seg *s)
 struct seg_window *
 seg_win_find(struct seg *s, const char *name)
 {
+	seg_win_sync(s);
 	for (int i = 0; i < SEG_MAX_WINDOWS; i++) {
-		struct seg_window *w = &s->h->windows[i];
+		struct seg_window *w = &s->wins[i];
 		if (w->used && strcmp(w->name, name) == 0)
 			return w;
 	}
@@ -213,9 +488,9 @@ struct seg_window *
 seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
     int ndim, enum dtype dt, unsigned flags, char **cause)
 {
-	struct seg_header *h = s->h;
 	struct seg_window *slot = NULL;
 	uint64_t count = 1, bytes, top = 0;
+	int idx = -1;
 
 	if (name[0] == '\0' || strlen(name) >= SEG_NAME_MAX) {
 		cause_set(cause, "window name '%s' must be 1..%d characters", name,
@@ -238,34 +513,35 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 		}
 		count *= shape[d];
 	}
-	if (count > h->area_size / dtype_size(dt)) {
+	if (count > s->area_size / dtype_size(dt)) {
 		cause_set(cause, "window of %llu bytes does not fit the window area (%llu bytes per rank)",
 		    (unsigned long long)count * dtype_size(dt),
-		    (unsigned long long)h->area_size);
+		    (unsigned long long)s->area_size);
 		return NULL;
 	}
 	bytes = count * dtype_size(dt);
 	for (int i = 0; i < SEG_MAX_WINDOWS; i++) {
-		struct seg_window *w = &h->windows[i];
+		const struct seg_window *w = &s->wins[i];
 		if (w->used) {
 			uint64_t end = w->off + round_up(w->bytes, SEG_ALIGN);
 			if (end > top)
 				top = end;
-		} else if (slot == NULL) {
-			slot = w;
+		} else if (idx < 0 && s->raw[i].used == 0) {
+			idx = i;
 		}
 	}
-	if (slot == NULL) {
+	if (idx < 0) {
 		cause_set(cause, "too many windows (at most %d)", SEG_MAX_WINDOWS);
 		return NULL;
 	}
-	if (round_up(bytes, SEG_ALIGN) > h->area_size - top) {
+	if (round_up(bytes, SEG_ALIGN) > s->area_size - top) {
 		cause_set(cause, "window area full: %llu bytes free of %llu, need %llu",
-		    (unsigned long long)(h->area_size - top),
-		    (unsigned long long)h->area_size,
+		    (unsigned long long)(s->area_size - top),
+		    (unsigned long long)s->area_size,
 		    (unsigned long long)round_up(bytes, SEG_ALIGN));
 		return NULL;
 	}
+	slot = &s->h->windows[idx];
 	memset(slot, 0, sizeof *slot);
 	snprintf(slot->name, sizeof slot->name, "%s", name);
 	slot->dtype = (uint8_t)dt;
@@ -275,20 +551,27 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 	slot->count = count;
 	slot->bytes = bytes;
 	slot->off = top;
-	slot->seq = atomic_fetch_add(&h->next_win_seq, 1);
-	atomic_thread_fence(memory_order_release);
-	slot->used = 1;
-	atomic_fetch_add(&h->win_seq, 1);
-	return slot;
+	slot->seq = atomic_fetch_add(&s->h->next_win_seq, 1);
+	atomic_store_explicit((_Atomic uint8_t *)&slot->used, 1,
+	    memory_order_release);
+	s->raw[idx] = s->wins[idx] = *slot;
+	s->wins[idx].used = s->raw[idx].used = 1;
+	atomic_fetch_add(&s->h->win_seq, 1);
+	return &s->wins[idx];
 }
 
 void
-seg_win_free(struct seg *s, struct seg_window *w)
+seg_win_zero(struct seg *s, struct seg_window *w, int rank)
 {
 	uint64_t len = round_up(w->bytes, SEG_ALIGN);
+	ptrdiff_t i = w - s->wins;
 
-	for (uint32_t r = 0; r < s->h->nranks; r++) {
-		uint8_t *p = seg_area(s, (int)r) + w->off;
+	if (i < 0 || i >= SEG_MAX_WINDOWS)
+		BUG("seg_win_zero: not a window of this handle");
+	for (int r = 0; r < s->nranks; r++) {
+		if (rank >= 0 && rank != r)
+			continue;
+		uint8_t *p = seg_area(s, r) + w->off;
 		uint8_t *lo = (uint8_t *)round_up((uintptr_t)p, PAGE);
 		uint8_t *hi = (uint8_t *)((uintptr_t)(p + len) / PAGE * PAGE);
 
@@ -300,6 +583,18 @@ seg_win_free(struct seg *s, struct seg_window *w)
 			memset(p, 0, len);
 		}
 	}
+}
+
+void
+seg_win_free(struct seg *s, struct seg_window *w)
+{
+	ptrdiff_t i = w - s->wins;
+
+	seg_win_zero(s, w, -1);
+	atomic_store_explicit((_Atomic uint8_t *)&s->h->windows[i].used, 0,
+	    memory_order_release);
+	memcpy(&s->raw[i], &s->h->windows[i], sizeof s->raw[i]);
+	s->raw[i].used = 0;
 	w->used = 0;
 	atomic_fetch_add(&s->h->win_seq, 1);
 }
@@ -318,9 +613,10 @@ seg_win_list(struct seg *s, struct seg_window **out, int max)
 {
 	int n = 0;
 
+	seg_win_sync(s);
 	for (int i = 0; i < SEG_MAX_WINDOWS && n < max; i++) {
-		if (s->h->windows[i].used)
-			out[n++] = &s->h->windows[i];
+		if (s->wins[i].used)
+			out[n++] = &s->wins[i];
 	}
 	qsort(out, (size_t)n, sizeof *out, by_seq);
 	return n;
@@ -329,8 +625,9 @@ seg_win_list(struct seg *s, struct seg_window **out, int max)
 struct seg_window *
 seg_win_at(struct seg *s, uint64_t off)
 {
+	seg_win_sync(s);
 	for (int i = 0; i < SEG_MAX_WINDOWS; i++) {
-		struct seg_window *w = &s->h->windows[i];
+		struct seg_window *w = &s->wins[i];
 		if (w->used && off >= w->off && off < w->off + w->bytes)
 			return w;
 	}
@@ -367,13 +664,6 @@ seg_set_state(struct seg_rank *b, enum rank_state st)
 }
 
 void
-seg_ctl_kick(struct seg_rank *b)
-{
-	atomic_fetch_add(&b->ctl, 1);
-	futex_wake((void *)&b->ctl, 1);
-}
-
-void
 seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size)
 {
@@ -390,6 +680,13 @@ seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
 		atomic_thread_fence(memory_order_acquire);
 		s2 = atomic_load(&b->cur_seq);
 	} while ((s1 != s2 || (s1 & 1)) && ++tries < 1000);
+	/* the rank wrote it: what the shell indexes with must be in range */
+	if (cur->kind >= UOP__COUNT || cur->dtype >= DT__COUNT ||
+	    cur->dsp > SP_ACC || cur->ssp > SP_ACC ||
+	    (cur->kind == UOP_REDUCE && cur->op >= RED__COUNT)) {
+		memset(cur, 0, sizeof *cur);
+		cur->kind = UOP__COUNT;	/* described as "?" */
+	}
 }
 
 /* The rank is the only writer of its slot: plain stores, no RMW (this

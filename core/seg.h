@@ -33,6 +33,7 @@
 #include "coll.h"
 #include "dtype.h"
 #include "prog.h"
+#include "site.h"
 
 #define SEG_MAGIC 0x31474553424443ull /* "CDBSEG1" */
 #define SEG_MAX_RANKS 256
@@ -41,6 +42,12 @@
 #define SEG_NAME_MAX 32
 #define SEG_ALIGN 32		/* PyPTO's kCommBufferAlignmentBytes */
 #define SEG_TITLE_MAX 64
+/* Limits checked before any size arithmetic: a segment's window areas
+ * together at most 64 TiB (the address space is 128 TiB), a span ring at
+ * most 4 GiB, corruption reports kept at most 4 KiB. */
+#define SEG_AREA_MAX (1ull << 46)
+#define SEG_SPANS_MAX (1ull << 32)
+#define SEG_REPORTS_MAX 4096
 
 enum rank_state {
 	RS_STARTING,
@@ -75,19 +82,46 @@ struct seg_window {
 	uint64_t seq;		/* allocation order */
 };
 
-/* Breakpoint: stop a rank before a micro-op that matches. */
+enum break_flags {
+	BRK_AT_CALL = 1 << 0,	/* only a user call's first micro-op, when
+				 * its site matches file/line/fn */
+	BRK_LINE_AFTER = 1 << 1, /* with BRK_AT_CALL: a line past `line` in
+				 * `file` (until without a location) */
+	BRK_CELLS = 1 << 2,	/* a micro-op touching the cells win/row/col
+				 * or the elements [lo, hi) */
+	BRK_ONCE = 1 << 3,	/* tbreak: the first hit (any rank) spends it */
+	BRK_ONCE_PER_RANK = 1 << 4, /* until/advance: each rank stops once;
+				 * its hit clears its bit in ranks */
+};
+
+/*
+ * Breakpoint: stop a rank before a micro-op that matches everything the
+ * entry asks: a kind, a call site, cells, and a condition on a cell.
+ * Evaluated by the ranks at their gate (core/brk.c), written by the shell.
+ */
 struct seg_break {
 	uint32_t id;		/* 0 = free slot */
 	uint32_t kinds;		/* bit (1 << enum uop_kind); BREAK_BARRIER */
 	uint8_t has_cond;
 	uint8_t cmp;		/* enum wait_cmp */
-	uint16_t reserved;
+	uint8_t flags;		/* enum break_flags */
+	uint8_t fn;		/* BRK_AT_CALL: enum api_fn, FN_NONE = any */
 	int32_t value;
 	uint64_t cell_off;	/* condition cell, in the rank's own area */
+	int32_t line;		/* BRK_AT_CALL: the call's line, 0 = any */
+	char file[SITE_FILE_MAX]; /* BRK_AT_CALL: its file, "" = any */
+	char win[SEG_NAME_MAX];	/* BRK_CELLS: the window, "" = any 2-D i32
+				 * window (break row R) */
+	int64_t row, col;	/* BRK_CELLS: index per dimension, -1 = any */
+	uint64_t lo, hi;	/* BRK_CELLS: flat elements [lo, hi) when
+				 * hi > 0 (then row/col are unused) */
 	uint64_t ranks[SEG_MAX_RANKS / 64];
 	_Atomic uint64_t hits;
 };
 #define BREAK_BARRIER (1u << 31)
+#define BREAK_ANY_KIND 0x7fffffffu	/* every micro-op kind */
+#define BREAK_ID_UNTIL 0x80000000u	/* id bit of until/advance's momentary
+					 * entries (not numbered for the user) */
 
 /*
  * One rank's slot on the status board, in three cache lines and up: what a
@@ -123,6 +157,9 @@ struct seg_rank {
 	_Atomic uint64_t n_wake;	/* FUTEX_WAKEs this rank's notifies made */
 	struct uop cur;			/* the current micro-op */
 	char title[SEG_TITLE_MAX];	/* current program title */
+	struct site site;		/* a user program's current call (its
+					 * fn is FN_NONE between calls and for
+					 * agents); written before prog_tag */
 
 	/* written by the shell */
 	_Atomic uint32_t ctl __attribute__((aligned(64))); /* futex word: bumped
@@ -168,13 +205,33 @@ struct seg_header {
 	struct seg_break breaks[SEG_MAX_BREAKS];
 };
 
-/* A mapped segment (the mapping itself is shared; this handle is not). */
+/*
+ * A mapped segment (the mapping itself is shared; this handle is not).
+ *
+ * Any rank can write anywhere in the segment (a `call` into a library that
+ * scribbles over it), so a process never trusts what it reads there
+ * twice: the layout is copied into the handle at create/attach (after
+ * checking it adds up), and the window table is read through a private,
+ * checked copy (seg_win_find/list/at return pointers into it).  A slot
+ * whose shared contents stop making sense keeps its last good copy and is
+ * reported once (seg_take_reports()).
+ */
 struct seg {
 	struct seg_header *h;
 	size_t size;
 	int fd;			/* -1 once closed */
 	int writable;
+	int creator;		/* made by seg_create: repairs the layout */
 	char shm_name[64];	/* "" once unlinked */
+	/* the layout, as created or checked at attach */
+	char name[64];		/* the session's name, terminated */
+	int nranks;
+	uint64_t area_size, board_off, spans_off, span_bytes, area_off;
+	struct seg_window *wins;	/* [SEG_MAX_WINDOWS]: checked copy */
+	struct seg_window *raw;		/* [SEG_MAX_WINDOWS]: as last read */
+	char *reports;		/* "segment header corrupted ..." lines */
+	size_t reports_len;
+	uint32_t bad_coll;	/* cur_coll_id last reported corrupt */
 };
 
 /* Create a new segment (O_EXCL, 0600) sized for nranks ranks with
@@ -195,20 +252,71 @@ uint64_t seg_default_area(int nranks);
 static inline struct seg_rank *
 seg_board(const struct seg *s, int r)
 {
-	return (struct seg_rank *)((char *)s->h + s->h->board_off) + r;
+	return (struct seg_rank *)((char *)s->h + s->board_off) + r;
 }
 
 static inline uint8_t *
 seg_area(const struct seg *s, int r)
 {
-	return (uint8_t *)s->h + s->h->area_off + (uint64_t)r * s->h->area_size;
+	return (uint8_t *)s->h + s->area_off + (uint64_t)r * s->area_size;
 }
 
 static inline void *
 seg_spans(const struct seg *s, int r)
 {
-	return (char *)s->h + s->h->spans_off + (uint64_t)r * s->h->span_bytes;
+	return (char *)s->h + s->spans_off + (uint64_t)r * s->span_bytes;
 }
+
+/* A board slot's state; a value no rank writes reads as running (doing
+ * something colldb does not know). */
+static inline enum rank_state
+seg_rank_state(struct seg_rank *b)
+{
+	uint32_t st = atomic_load(&b->state);
+
+	return st < RS__COUNT ? (enum rank_state)st : RS_RUNNING;
+}
+
+/* Rank r's i32 cell at area offset off, or NULL if off is not a 4-aligned
+ * offset inside the area (offsets a rank published on its board). */
+static inline _Atomic int32_t *
+seg_cell(const struct seg *s, int r, uint64_t off)
+{
+	if (r < 0 || r >= s->nranks || off % 4 != 0 || off > s->area_size - 4)
+		return NULL;
+	return (_Atomic int32_t *)(seg_area(s, r) + off);
+}
+
+/* The value of that cell, 0 if there is no such cell. */
+static inline int32_t
+seg_cell_get(const struct seg *s, int r, uint64_t off)
+{
+	_Atomic int32_t *c = seg_cell(s, r, off);
+
+	return c != NULL ? atomic_load(c) : 0;
+}
+
+/* Wake every waiter sleeping on that cell (nothing if there is none). */
+void seg_cell_wake(const struct seg *s, int r, uint64_t off);
+
+/* Corruption reports not taken yet, one line each without "error: "
+ * ("segment header corrupted at window 3 (dtype 0x41)"), or NULL; the
+ * caller's to free.  Each corrupt value is reported once. */
+char *seg_take_reports(struct seg *s);
+
+/* A detached copy of s's (checked) window table in out, for describing
+ * offsets later (seg_win_find/list/at work on it; nothing is mapped);
+ * seg_close(out) frees it. */
+void seg_win_snapshot(struct seg *s, struct seg *out);
+
+/* Re-read the shared window table into the checked copy (the lookups do
+ * this themselves; the shell calls it after each command to report). */
+void seg_win_sync(struct seg *s);
+
+/* A checked copy of the collective in progress (seg_header.cur_coll) for
+ * an observer: its id, or 0 if none or if it does not make sense (then
+ * reported once). */
+uint32_t seg_cur_coll(struct seg *s, struct coll_args *out);
 
 void seg_lock(struct seg *s);
 void seg_unlock(struct seg *s);
@@ -220,6 +328,9 @@ struct seg_window *seg_win_find(struct seg *s, const char *name);
 struct seg_window *seg_win_alloc(struct seg *s, const char *name,
     const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
     char **cause);
+/* Zero a window's bytes (its 32-byte padding included) on rank, or on
+ * every rank when rank is -1; whole pages go back to the kernel. */
+void seg_win_zero(struct seg *s, struct seg_window *w, int rank);
 /* Release a window; its bytes become zero on every rank. */
 void seg_win_free(struct seg *s, struct seg_window *w);
 /* Live windows in allocation order; returns how many were stored. */
@@ -233,10 +344,9 @@ void seg_win_ref(const struct seg_window *w, struct win_ref *ref);
 void seg_set_state(struct seg_rank *b, enum rank_state st);
 const char *rank_state_name(enum rank_state st);
 
-/* Bump a board slot's ctl word and wake a rank sleeping at its gate. */
-void seg_ctl_kick(struct seg_rank *b);
-
-/* Read a consistent copy of a board slot's current op and title. */
+/* Read a consistent copy of a board slot's current op and title; an op
+ * whose kind, dtype, spaces or reduce op are out of range reads as kind
+ * UOP__COUNT, all else zero. */
 void seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size);
 /* Write the current op / title (rank side: the slot's only writer). */

@@ -217,12 +217,12 @@ shm_transport_init(struct transport *t, struct seg *s, int rank)
 
 	pv->seg = s;
 	/* Spinning only pays when every rank can own a CPU. */
-	pv->spin = (int)s->h->nranks <= cpus ? 3000 : 0;
-	pv->yields = (int)s->h->nranks <= cpus ? 64 : 4;
+	pv->spin = s->nranks <= cpus ? 3000 : 0;
+	pv->yields = s->nranks <= cpus ? 64 : 4;
 	memset(t, 0, sizeof *t);
 	t->ops = &transport_shm_ops;
 	t->rank = rank;
-	t->nranks = (int)s->h->nranks;
-	t->area_size = s->h->area_size;
+	t->nranks = s->nranks;
+	t->area_size = s->area_size;
 	t->priv = pv;
 }

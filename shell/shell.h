@@ -19,190 +19,13 @@
 #include "coll.h"
 #include "common.h"
 #include "diag.h"
-#include "parse.h"
+#include "lang/parse.h"
 #include "prog.h"
 #include "seg.h"
 #include "strbuf.h"
-#include "trace-meta.h"
-
-/* ---- session.c: the ranks behind the prompt ----------------------------- */
-
-enum job_flags {
-	JOB_ANNOUNCE = 1 << 0,	/* print an event when it completes */
-	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
-	JOB_COLL = 1 << 2,	/* part of a collective */
-	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
-	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
-	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
-	JOB_CALL = 1 << 6,	/* a load or call: completion goes to
-				 * call_job_done() (cmd-call.c) */
-};
-
-/* A program sent to one rank and not yet reported done. */
-struct job {
-	uint32_t tag;
-	int rank;
-	struct prog *prog;	/* the program (built here too, for where/diagnose) */
-	char *desc;		/* "wait sig[0] >= 1", "allreduce(ring)" */
-	unsigned flags;		/* enum job_flags */
-	int coll;		/* collective instance id, 0 if none */
-	uint64_t lo, hi;	/* window-area bytes the program touches */
-	struct job *next;
-};
-
-struct rankproc {
-	pid_t pid;
-	int sock;		/* SOCK_SEQPACKET to the rank, -1 once gone */
-	int out;		/* the rank's stdout+stderr, -1 once closed */
-	int alive;
-	int wstatus;		/* waitpid() status once dead */
-	struct job *jobs;	/* queue; the head is what the rank runs */
-	struct strbuf outbuf;	/* partial output line */
-	char *last_op;		/* description of the last op seen */
-	char *death;		/* "killed by SIGKILL during ...", once dead */
-	struct job *orphans;	/* what a dead rank still had to run */
-	uint32_t orphan_pc;	/* where its first orphan stopped */
-};
-
-/* What script lines are echoed (see script.c) */
-enum { ECHO_OFF, ECHO_ALL, ECHO_LESSON };
-
-struct settings {
-	int times;		/* show times in state */
-	int color;
-	int echo;		/* ECHO_ALL (transcripts), ECHO_LESSON or 0 */
-	int strict;		/* PyPTO's op/dtype restrictions */
-	double timeout;		/* hang watchdog, seconds (0 = off) */
-	int settle_ms;		/* how long a command waits for quiescence */
-	int settle_explicit;	/* set by the user: bounds batch runs too */
-};
-
-struct coll_run;
-
-struct session {
-	struct seg seg;
-	int nranks;
-	char name[64];
-	const char *transport;
-	struct rankproc *rp;
-	uint32_t next_tag;
-	int next_coll;
-	struct rankset focus;
-	struct settings set;
-	int batch;		/* non-interactive: stop at the first error */
-	int interactive;	/* a person at a terminal */
-	struct coll_run *colls;	/* collectives in progress */
-	char *self_exe;
-	uint64_t last_progress;	/* sum of board progress (watchdog) */
-	uint64_t idle_since;
-	int watchdog_fired;
-	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
-	int registered;		/* in the registry (colldb watch NAME) */
-	struct diag_event *hist;	/* completed writes/waits (diagnose) */
-	size_t nhist, ahist;
-	uint64_t wd_sig;	/* watchdog: progress signature */
-	uint64_t wd_since;	/* ... unchanged since */
-	int wd_armed;		/* fires once per stall */
-	uint32_t next_break;	/* breakpoint ids */
-	struct trace *trace;	/* spans collected from the ranks (trace.c) */
-	struct bench_last *bench;	/* the last bench, for `tree` */
-	int user;		/* the ranks are a user program's processes
-				 * (`colldb run`, run.c): they run their own
-				 * calls and announce them as jobs */
-};
-
-extern struct session *sess;
-
-/* In a new rank's child: /dev/null on stdin, the output pipe on stdout
- * and stderr, the segment and socket fds kept across exec. */
-void rank_child_fds(struct session *s, const int sv[2], const int outp[2]);
-/* After fork: the parent's ends of a new rank's socket pair and output
- * pipe go to rp; the child's ends are closed. */
-void rankproc_started(struct rankproc *rp, pid_t pid, const int sv[2],
-    const int outp[2]);
-int session_open(struct session *s, int nranks, const char *name,
-    uint64_t area, char **cause);
-/* session_open()'s first half, for other kinds of ranks (run.c): the
- * fields, the segment (area 0: the default size), the span trace and the
- * rank slots, no processes.  0 or -1 + cause. */
-int session_prepare(struct session *s, int nranks, const char *name,
-    uint64_t area, char **cause);
-/* Register the session for `colldb watch NAME` (a clash only warns). */
-void session_register(struct session *s);
-void session_close(struct session *s);
-/* A rank holds at most QUEUE_MAX commands (its socket buffer is the
- * queue; a full one would block the shell).  1 (and cause) when r's is
- * full.  Collectives are refused beyond COLL_OPS_BUDGET micro-ops over all
- * ranks (the shell keeps every rank's program for where and diagnose). */
-#define QUEUE_MAX 64
-#define COLL_OPS_BUDGET 8000000u
-int session_queue_full(struct session *s, int r, char **cause);
-/* Send p to rank r (takes ownership of p and desc).  Returns the job, or
- * NULL + cause when the rank is gone or the send failed. */
-struct job *session_submit(struct session *s, int r, struct prog *p,
-    char *desc, unsigned flags, unsigned pflags, char **cause);
-/* Send a collective: every rank builds its program from args. */
-int session_submit_coll(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, char **cause);
-/* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration first_iter + k. */
-int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
-    char **cause);
-/* Handle whatever the ranks sent (non-blocking); events are queued. */
-void session_pump(struct session *s, int timeout_ms);
-/* Wait until quiescent (or the settle limit); 0 = quiescent. */
-int session_settle(struct session *s);
-int session_quiescent(struct session *s);
-/* poll() set for the event loop: fills fds, returns count. */
-int session_pollfds(struct session *s, struct pollfd *fds, int max);
-int rank_alive(struct session *s, int r);
-enum rank_state rank_state_of(struct session *s, int r);
-/* The job rank r is running (head of its queue), or NULL. */
-struct job *rank_job(struct session *s, int r);
-/* Describe rank r's position: "wait sig[0] >= 1 (now 0)" etc. */
-void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
-/* The same from the status board alone (observers, user programs). */
-void describe_board(struct seg *sg, int r, struct strbuf *sb);
-/* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
-void describe_uop(struct seg *sg, const struct uop *u, int rank,
-    struct strbuf *sb);
-/* A window region as text: "sig[0]", "buf[0:4]", "sig[1,0]". */
-void describe_cell(struct seg *sg, uint64_t off, uint64_t count,
-    struct strbuf *sb);
-/* Recompute the segment's gate_active word from control state. */
-void session_update_gate(struct session *s);
-/* Track a program rank r runs on its own (a user rank's call), under
- * the rank's tag; takes p and desc. */
-struct job *session_track(struct session *s, int r, uint32_t tag,
-    struct prog *p, char *desc, unsigned flags);
-/* Any job (queued or running) touching bytes [lo, hi)? */
-int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
-
-/* ---- out.c: output, errors, events --------------------------------------- */
-
-/* Echo a script line (stdout, not captured for `expect output`). */
-void out_echo(const char *line);
-/* Print command output (stdout). */
-printflike(1, 2) void out_printf(const char *fmt, ...);
-/* "error: ..." on stderr; if line/col are known, a caret line follows. */
-printflike(1, 2) void out_error(const char *fmt, ...);
-printflike(1, 2) void out_warning(const char *fmt, ...);
-/* Queue an event for rank r (printed in rank order by out_flush_events,
- * or right away when the prompt is idle). */
-printflike(2, 3) void out_event(int rank, const char *fmt, ...);
-void out_flush_events(void);
-/* Where carets point: the line being executed. */
-void out_set_line(const char *line);
-void out_caret(size_t col, size_t len);
-/* Start capturing a command's output; what the previous command printed
- * becomes out_captured() (for `expect output`).  out_capture_restore()
- * undoes a begin (commands that must not hide the previous output). */
-void out_capture_begin(void);
-void out_capture_restore(void);
-const char *out_captured(void);
-/* Whether an event printer must first clear the prompt line. */
-void out_set_prompt_active(int active);
+#include "trace/trace-meta.h"
+#include "out/out.h"
+#include "session/session.h"
 
 /* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
 
@@ -292,7 +115,7 @@ int targets_alive(struct cmdctx *ctx, struct rankset *out);
 int targets_live(struct cmdctx *ctx, struct rankset *out);
 
 /* The window whose name is closest to name (a typo), or NULL. */
-const char *nearest_window(struct seg *sg, const char *name);
+const char *nearest_window(struct view *v, const char *name);
 /* Resolve a window name with did-you-mean. */
 struct seg_window *win_lookup(struct cmdctx *ctx, size_t i, const char *name);
 /* Resolve argument i as a region. */
@@ -320,10 +143,23 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* A repeat block is being collected (the prompt shows "... "). */
+int script_block_open(void);
+/* Drop the block being collected (Ctrl-C at the prompt). */
+void script_block_cancel(void);
 /* Run FILE; returns 0, or -1 after an error (already reported). */
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+
+/* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
+
+/* Before an iteration of a repeat: zero what `set reset-windows` names;
+ * 0, or -1 (said) when a window is missing or in use. */
+int windows_reset_each(struct session *s);
+/* Window w is in use by a rank's job (running or queued): say so, with a
+ * caret under argument i, and return -1; else 0. */
+int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -352,6 +188,10 @@ int le_cancelled(void);
 /* Terminal rows between the prompt's first row and the cursor (a long
  * half-typed line wraps); async output clears from there. */
 int le_rows_above_cursor(void);
+/* Run every tenth of a second while le_read() waits for a key. */
+extern void (*le_idle_hook)(void);
+/* The two above, for out_set_prompt() while le_read() runs. */
+extern const struct out_prompt le_out_prompt;
 
 /* ---- repl.c: the interactive loop ----------------------------------------- */
 
@@ -394,12 +234,36 @@ int learn_main(int argc, char **argv);
 /* ---- main.c ----------------------------------------------------------------- */
 
 extern const char *colldb_argv0;
+/* start.c: the one start-up of `colldb` and `colldb run`. */
+struct start_mode {
+	const char *who;	/* "colldb", "colldb run": messages name it */
+	const struct rank_kind *kind;
+	void *kind_arg;
+	const char *program;	/* what the ranks run (warnings), or NULL */
+	size_t npos;		/* scripts given as FILE arguments (colldb) */
+	int scripts_end;	/* -x scripts are the whole session (run) */
+	/* instead of commands: run the world to its end (run --batch) */
+	int (*free_run)(struct session *s);
+	/* after the session opened, before any command */
+	void (*started)(struct session *s);
+};
+/* Open the session o asks for and run its commands; returns the exit
+ * status (o's defaults are filled in). */
+int shell_start(struct session *s, struct shell_opts *o,
+    const struct start_mode *m);
+/* The session hooks, colour and the record tap, wired in. */
+void shell_wire(struct session *s);
 
 
 /* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
 
 /* Record a finished single command's notifies, puts and waits. */
 void hist_record(struct session *s, const struct job *j);
+/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
+void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
+/* The history (hist_record) and the watchdog (watchdog_tick), as a
+ * session hook. */
+extern const struct session_hook diag_session_hook;
 /* Analyse the session now; the caller releases *res and *in. */
 void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
 void diag_in_release(struct diag_in *in);
@@ -434,36 +298,51 @@ int ranks_release(struct session *s, const struct rankset *targets,
 /* Settle, then print the `where` line of every released rank (and of
  * ranks that finished meanwhile). */
 void report_moved(struct session *s, const struct rankset *released);
+/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
+ * event); no-op when r is not stopped at one. */
+void break_stop_said(struct session *s, int r);
+/* Every rank stopped at a breakpoint and not said so yet gets an event,
+ * whichever command (or other rank) made it run there. */
+void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
+/* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
+ * targets unless given) and the condition into nb; 0 or -1 (reported). */
+int break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
+    struct rankset *set);
+
+/* ---- break-spec.c: what breakpoints stop at --------------------------------- */
+
+extern const char *const break_kinds[];
+/* Parse the location at argument *i (a kind, FILE:LINE, cdb_FUNCTION,
+ * `row R`, `cell WIN[R,C]`) into nb; *i moves past it.  0 or -1. */
+int break_spec_parse(struct cmdctx *ctx, size_t *i, struct seg_break *nb);
+/* Whether a word reads as a location until/advance take (FILE:LINE,
+ * LINE, cdb_FUNCTION). */
+int break_spec_is_location(const char *a);
+/* "ring.c:51 @all if sig[0] >= 1" (ranks: the entry's own when NULL). */
+void break_spec_format(struct session *s, const struct seg_break *bp,
+    const struct rankset *ranks, struct strbuf *sb);
+/* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
+struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+    const struct rankset *ranks, uint32_t id);
+/* Free the slots of spent one-shot breakpoints. */
+void breaks_gc(struct session *s);
+/* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
+ * words start at argument 0); 0 or -1 (said). */
+int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
 
 /* ---- run.c: `colldb run`, ranks that are a user program ------------------ */
 
-struct msg_hdr;
-
 /* `colldb run ...` (argv[0] is "run"); returns the exit status. */
 int run_main(int argc, char **argv);
-/* A message from user rank r other than DONE (its calls' programs). */
-void run_msg(struct session *s, int r, const struct msg_hdr *h,
-    const void *payload);
-/* Whether user rank r waits for nothing but the shell or a peer. */
-int run_rank_settled(struct session *s, int r);
-/* Describe rank r from its board when its job does not say where it is
- * (a user rank; an agent inside a call's nested cdb_* op); returns 0 to
- * leave it to describe_rank(). */
-int run_describe(struct session *s, int r, struct strbuf *sb, int verbose);
-/* User rank r's process ended with wait status st: record and report. */
-void run_rank_gone(struct session *s, int r, int st);
-/* Carry out p for user rank r in the shell, one-sided on the segment
- * (takes p and desc); 0 or -1 (reported). */
-int run_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc);
 /* Why a CMD_AGENTS_ONLY command is refused under `colldb run`. */
 const char *run_refusal(const struct cmd_entry *e);
 
-/* ---- ffi.c: the syntax of `call` (pure) ------------------------------------ */
+/* ---- lang/call-expr.c: the syntax of `call` (pure) ------------------------ */
 
 enum ffi_arg_kind {
 	FA_INT,		/* i (or u when big) */
@@ -506,11 +385,6 @@ int ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause);
 
 /* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
 
-/* A load or call job ended (status: enum done_status; text: its result
- * or error).  While a load/call command collects (call_results_begin()),
- * the result is kept for it; later it prints as an event. */
-void call_job_done(struct session *s, struct job *j, int status,
-    const char *text);
 
 /* Results of the load/call jobs the running command sent. */
 struct call_result {
@@ -540,6 +414,9 @@ const char *shlib_path(const char *name, int r);
  * the rank is busy (the program queues behind what it is doing). */
 int cmd_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags);
+/* The same, with the job's done callback (NULL: the usual report). */
+int cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, job_done_fn done);
 /* After settling: one status line per program that has not finished. */
 void cmd_report(struct cmdctx *ctx);
 /* A one-op program. */
@@ -626,6 +503,9 @@ struct trace_counts {
 	uint32_t gen;		/* bumped by every trace_clear() */
 };
 
+/* trace_init, trace_drain, trace_job_done and trace_free as a session
+ * hook (the session calls them; nothing else needs to). */
+extern const struct session_hook trace_session_hook;
 void trace_init(struct session *s);
 void trace_free(struct session *s);
 /* Copy new records from every rank's ring. */
@@ -691,5 +571,7 @@ struct bench_last {
 int bench_figures(struct session *s);
 /* Forget the last bench (session close). */
 void bench_last_free(struct session *s);
+/* bench_last_free() as a session hook. */
+extern const struct session_hook bench_session_hook;
 
 #endif

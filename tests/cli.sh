@@ -7,6 +7,8 @@ set -u
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need timeout
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -44,6 +46,19 @@ head -c 70000 /dev/zero | tr '\0' 'x' >"$tmp/long.coll"
 run 1 ./colldb -n 1 "$tmp/long.coll"
 [ $st = 1 ] && has "error: $tmp/long.coll:1: line longer than 65536 bytes" && ok ||
 	bad "a 70000-byte line (exit $st)"
+
+# sizes are range-checked before any arithmetic: an option, a script's
+# '#! args:' line, or a total over the ranks that does not fit
+run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
+[ $st = 2 ] && has "colldb: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "--window-area 2^63-1 (exit $st)"
+printf '#! args: -n 8 --window-area 9223372036854775807\nwindows\n' >"$tmp/area.coll"
+run 2 ./colldb "$tmp/area.coll"
+[ $st = 2 ] && has "$tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+	ok || bad "'#! args: --window-area 2^63-1' (exit $st)"
+run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
+[ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
+	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
 
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"

@@ -2,6 +2,7 @@
 # Docs tier.
 # 1. Every command of the command table has a man page entry and a line
 #    in `help` (colldb --list-commands prints the table).
+#    The man page renders without a groff warning.
 # 2. Tests from the docs: every fenced block whose info string is
 #    "colldb -n N" in README.md and docs/*.md is a transcript; its
 #    "(colldb) " lines (and "# " comments) are run through
@@ -11,6 +12,8 @@ set -u
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need awk groff cmp diff
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0 n=0
@@ -26,6 +29,12 @@ for c in $(./colldb --list-commands); do
 		fail=1
 	fi
 done
+
+# the man page renders without a warning (what man would print)
+warn=$(groff -man -ww -z docs/colldb.1 2>&1)
+if [ -n "$warn" ]; then
+	echo "FAIL: docs: groff warns about docs/colldb.1:"; printf '%s\n' "$warn" | head; fail=1
+fi
 
 wide=$(printf '%s\n' "$help" | awk 'length > 80')
 if [ -n "$wide" ]; then

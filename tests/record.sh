@@ -8,6 +8,8 @@ SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTION
 O=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need mkfifo awk cmp
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0

@@ -9,9 +9,29 @@ cd "$top" || exit 2
 fail=0
 t0=$(date +%s)
 
+# Every package the tests use is installed (make check's install step);
+# a tier also fails by itself when a tool it runs is missing (tests/need.sh).
+missing=$(sh mk/deps.sh --missing build test)
+if [ -n "$missing" ]; then
+	echo "FAIL: not installed: $missing (make check installs them, as root)"
+	fail=1
+fi
+
+# The /dev/shm segments of dead colldb processes before the run: other
+# sessions on this machine (other test runs) may come and go meanwhile.
+shm_dead() {
+	for s in $(ls /dev/shm 2>/dev/null | grep "^colldb-$(id -u)-"); do
+		pid=$(echo "$s" | cut -d- -f3)
+		kill -0 "$pid" 2>/dev/null || echo "$s"
+	done
+}
+shm_before=$(shm_dead)
+
 echo "== unit tests"
+nunit=0
 for t in "$O"/tests/check_*; do
 	[ -x "$t" ] || continue
+	nunit=$((nunit + 1))
 	if [ "${VALGRIND:-}" = 1 ]; then
 		CK_FORK=no valgrind -q --error-exitcode=9 --leak-check=full \
 			--suppressions=tests/valgrind.supp "$t" >"$t.log" 2>&1
@@ -25,17 +45,18 @@ for t in "$O"/tests/check_*; do
 		fail=1
 	fi
 done
+[ $nunit -gt 0 ] || { echo "FAIL: no unit test programs in $O/tests (make tests)"; fail=1; }
 
-for tier in tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/docs.sh; do
-	[ -f "$tier" ] || continue
+for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/docs.sh; do
+	[ -f "$tier" ] || { echo "FAIL: $tier is missing"; fail=1; continue; }
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1
 done
 
-# Nothing may leak: no /dev/shm segment of ours, no stray rank process.
-leaks=$(ls /dev/shm 2>/dev/null | grep -c '^colldb-' || true)
-if [ "$leaks" -ne 0 ]; then
-	echo "FAIL: $leaks /dev/shm/colldb-* segment(s) left behind"; ls /dev/shm | grep '^colldb-'
+# Nothing may leak: no new /dev/shm segment of a colldb that has ended.
+leaks=$(shm_dead | grep -vxF "${shm_before:-none}" || true)
+if [ -n "$leaks" ]; then
+	echo "FAIL: /dev/shm segment(s) of ended colldb processes left behind:"; echo "$leaks"
 	fail=1
 fi
 echo "== done in $(( $(date +%s) - t0 ))s: $( [ $fail = 0 ] && echo PASS || echo FAIL )"

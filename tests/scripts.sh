@@ -5,7 +5,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 fail=0
 for d in scripts/hangs scripts/lessons; do
-	ls "$d"/*.coll >/dev/null 2>&1 || continue
+	ls "$d"/*.coll >/dev/null 2>&1 || { echo "FAIL: no $d/*.coll"; fail=1; continue; }
 	GOLDEN_DIR=$d sh tests/golden/run.sh "$@" || fail=1
 done
 exit $fail

@@ -5,7 +5,7 @@
  * (chrome-read.c).
  *
  * A span is one timed, named scope of one invocation, exactly the fields of
- * simpler's `[STRACE] v=1` record (reference section 7):
+ * simpler's `[STRACE] v=1` record (docs/benchmarking.md):
  *
  *   [STRACE] v=1 pid=P tid=T inv=I hid=H depth=D name=N ts=NS dur=NS [k=v ...]
  *

@@ -2,9 +2,9 @@
  * tree.h - span trees, formatted exactly as PyPTO's BenchmarkStats
  * print_tree() / print_mean_tree() (bench.py format_tree, format_mean_tree).
  *
- * The layout (reference section 5.3): a span's parent is the span whose
- * name is its longest proper dotted prefix, the label is the rest of the
- * name plus " [dev]" for device spans, siblings are ordered by start time
+ * The layout (PyPTO's print_tree; docs/benchmarking.md): a span's parent is the
+ * span whose name is its longest proper dotted prefix, the label is the rest of
+ * the name plus " [dev]" for device spans, siblings are ordered by start time
  * (stable), connectors are "|- " / "`- " with "|  " / "   " continuation;
  * the label column is left-justified and each value column right-justified
  * to its widest entry, two spaces apart.  Widths count code points, as

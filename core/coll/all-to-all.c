@@ -1,7 +1,7 @@
 /*
  * all-to-all.c - all_to_all: the InCore composite and the builtin.
  *
- * Reference §4.6 (lower_composite_ops_pass.cpp LowerTensorAllToAllRule;
+ * PyPTO (lower_composite_ops_pass.cpp LowerTensorAllToAllRule;
  * all_to_all/templates/kernel.cpp.in): for dest = 0..N-1 (me included),
  * put SRC[dest,:] into dest's DST[me,:]; then barrier g=1 on [j,0]; then
  * epilogue -1.  Afterwards DST[src,:] on rank r holds what src sent to r.

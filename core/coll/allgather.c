@@ -1,7 +1,7 @@
 /*
  * allgather.c - allgather: the InCore composite and the builtin.
  *
- * Reference §4.6 (lower_composite_ops_pass.cpp LowerTensorAllGatherRule;
+ * PyPTO (lower_composite_ops_pass.cpp LowerTensorAllGatherRule;
  * allgather/templates/kernel.cpp.in): every rank puts its SRC [1,SIZE]
  * into DST[me,:] of every rank, itself included (peer order 0..N-1), then
  * barrier g=1 on [j,0], then epilogue -1.  The builtin is the same program

@@ -1,7 +1,7 @@
 /*
  * allreduce-mesh.c - mesh allreduce: the InCore composite and the builtin.
  *
- * Composite, reference §4.3 (lower_composite_ops_pass.cpp
+ * Composite (lower_composite_ops_pass.cpp
  * LowerTensorAllReduceRule, fully-valid path):
  *   the packed target is one [1,SIZE] stream; chunk = 16 KiB / elem
  *   bytes, or, when SIZE is smaller, SIZE rounded up to 32 bytes;
@@ -12,7 +12,7 @@
  *   a fast rank must not overwrite what a slow peer still reads);
  *   epilogue -(1+C).
  *
- * Builtin, reference §4.5 (allreduce/templates/kernel.cpp.in): the same
+ * Builtin (allreduce/templates/kernel.cpp.in): the same
  * shape with 256-element tiles instead of 16 KiB chunks, ready barrier
  * expecting 1, tile t's barrier expecting 2+t, epilogue -(1+tiles).  Signal
  * [N] or [N,stride]; colldb launches one block (core_num=1), so the block's

@@ -1,7 +1,7 @@
 /*
  * allreduce-ring.c - ring allreduce: the InCore composite and the builtin.
  *
- * Composite, reference §4.4 (lower_composite_ops_pass.cpp
+ * Composite (lower_composite_ops_pass.cpp
  * LowerTensorRingAllReduceRule), signal [2(N-1),N], cell [row,j]:
  *   the target is one [1,SIZE] stream cut into N segments,
  *   segment i = [floor(i*SIZE/N), floor((i+1)*SIZE/N)); for f16 every
@@ -25,7 +25,7 @@
  *   deadlock (a peer waits for credits never sent).  We do the same: the
  *   barriers are always emitted, the data ops only for active sub-chunks.
  *
- * Builtin, reference §4.5 (allreduce_ring/templates/kernel.cpp.in),
+ * Builtin (allreduce_ring/templates/kernel.cpp.in),
  * signal [2(N-1)+1,N]: segment i = [i*SIZE/N, (i+1)*SIZE/N) (SIZE % N ==
  * 0 is validated), one RoundBarrier (g=1) at the start of each step on its
  * own row; RS step s: own segment (me-s-2) mod N op= left's; AG step s:

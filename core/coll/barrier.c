@@ -1,8 +1,8 @@
 /*
  * barrier.c - the self-clearing credit barrier and the barrier collective.
  *
- * Reference §4.2 (lower_composite_ops_pass.cpp EmitBarrier /
- * EmitEpilogueReset) and §4.6 (barrier/templates/kernel.cpp.in):
+ * PyPTO (lower_composite_ops_pass.cpp EmitBarrier /
+ * EmitEpilogueReset) and its builtin (barrier/templates/kernel.cpp.in):
  *
  *   barrier(g):  for peer != me: notify(peer, <my cell>, +1, add)
  *                for src  != me: wait(<src's cell>, >= g)

@@ -1,11 +1,11 @@
 /*
  * broadcast.c - broadcast from root: the InCore composite and the builtin.
  *
- * Composite, reference §4.6 (lower_composite_ops_pass.cpp
+ * Composite (lower_composite_ops_pass.cpp
  * LowerTensorBroadcastRule): barrier g=1 on [j,0], then every rank gets
  * root's whole target into its own, then epilogue -1.
  *
- * Builtin, reference §4.6 (broadcast/templates/kernel.cpp.in): per
+ * Builtin (broadcast/templates/kernel.cpp.in): per
  * 256-element tile t: root re-stores its own tile, barrier expecting t+1,
  * non-root ranks load the tile from root; epilogue -tiles.  More than 16
  * ranks: the kernel returns at once, the program is empty.
@@ -13,9 +13,9 @@
  * Decisions:
  * - The composite has only the ready barrier: nothing stops root (which
  *   is done after the barrier) from overwriting its target while a slow
- *   rank is still reading it.  That is a latent race in PyPTO (reference
- *   §8, "emulate as written"), so we emit exactly that and add no
- *   read-complete barrier.  The builtin has the same gap after the last
+ *   rank is still reading it.  That is a latent race in PyPTO
+ *   (docs/protocols.md: "emulate as written"), so we emit exactly that
+ *   and add no read-complete barrier.  The builtin has the same gap after the last
  *   tile.
  * - Root's get from itself (composite) and its tile self-copy (builtin)
  *   are identities and are not emitted.

@@ -25,7 +25,7 @@
 #include "../coll.h"
 #include "../common.h"
 
-/* PyPTO constants (reference §4.3-4.6). */
+/* PyPTO constants (docs/protocols.md). */
 #define COLL_CHUNK_BYTES (16 * 1024)	/* kAllReduceChunkBytes */
 #define COLL_ALIGN_BYTES 32		/* kPTOTileAlignmentBytes */
 #define COLL_TILE 256			/* builtins' kTileCount (elements) */
@@ -54,7 +54,7 @@ struct cellset emit_ring_row(const struct emit *e, uint64_t row);
 /*
  * One credit barrier on cs with call-local generation gen: +1 into every
  * peer's cell of mine, then wait for every peer's cell of mine >= gen
- * (reference §4.2).  The first op carries UOP_F_BARRIER.  Spans are
+ * (docs/protocols.md).  The first op carries UOP_F_BARRIER.  Spans are
  * "<span>.notify" and "<span>.wait" (span is a printf format).  With one
  * rank there is no peer and nothing is emitted.
  */

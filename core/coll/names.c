@@ -31,7 +31,7 @@ coll_kind_from_name(const char *s, enum coll_kind *out)
 }
 
 /*
- * nccl-tests (doc/PERFORMANCE.md) and reference §5.5: busbw = algbw *
+ * nccl-tests (doc/PERFORMANCE.md), docs/protocols.md: busbw = algbw *
  * factor, with the per-rank buffer size as the data size.
  */
 double

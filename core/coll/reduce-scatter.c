@@ -1,13 +1,13 @@
 /*
  * reduce-scatter.c - reduce_scatter: the InCore composite and the builtin.
  *
- * Composite, reference §4.6 (lower_composite_ops_pass.cpp
+ * Composite (lower_composite_ops_pass.cpp
  * LowerTensorReduceScatterRule), BUF [N,SIZE], result in row me:
  *   ready barrier g=1 on [j,0]; acc = own row me; acc += row me of every
  *   peer (rank order); post-reduce barrier g=2; store acc into own row me;
  *   epilogue -2.
  *
- * Builtin, reference §4.6 (reduce_scatter/templates/kernel.cpp.in): ready
+ * Builtin (reduce_scatter/templates/kernel.cpp.in): ready
  * barrier 1; per 256-element tile load, add every peer's tile, store at
  * once (rank r only writes row r and no peer reads row r of r's window, so
  * no barrier is needed between tiles); then the read-complete barrier 2;

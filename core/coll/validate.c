@@ -1,7 +1,7 @@
 /*
  * validate.c - reject what PyPTO rejects, before any rank moves.
  *
- * Sources (reference §4.1-4.6, §8 item 5): the deducers in
+ * Sources (docs/protocols.md, "Validation"): the deducers in
  * src/ir/op/distributed/{allreduce,collective}.cpp, the composite rules'
  * ValidateMeshSignalShape and ring checks in lower_composite_ops_pass.cpp,
  * and CheckStaticSignalCapacity / CheckRingSignalCapacity /
@@ -38,14 +38,14 @@
  * - The i32 generations must not overflow: a call needing more than
  *   INT32_MAX barriers on one cell is rejected.
  *
- * Reference §8's other open points, as colldb settles them:
+ * PyPTO's open points, as colldb settles them:
  * - "HOST allreduce is not yet self-clearing" (tensor_ops.py docstring)
  *   versus the builtin kernel's epilogue: code wins, every call (composite
  *   or builtin, explicit signal) is self-clearing and reusable.
  * - Synthesized signals inside loops: colldb has no loops; the shell gives
  *   each signal-less mesh allreduce a fresh [N,1] window, for either impl
  *   (PyPTO synthesizes only on the HOST rail; the shape is the same).
- * - all_to_all_v is not a colldb collective (not in SPEC §3).
+ * - all_to_all_v is not a colldb collective (colldb.1 lists them).
  * - The composite broadcast's missing read-complete barrier is emulated
  *   as written (broadcast.c).
  * - Composite allgather/broadcast/all_to_all dtypes are unrestricted;

@@ -9,6 +9,8 @@ set -u
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need timeout cmp diff
 [ $# -gt 0 ] && case $1 in -*|*.coll) ;; *) shift ;; esac
 update=0
 [ "${1:-}" = --update ] && { update=1; shift; }
@@ -19,6 +21,7 @@ if [ $# -gt 0 ]; then
 else
 	list=$(ls "$dir"/*.coll)
 fi
+[ -n "$list" ] || { echo "FAIL: no $dir/*.coll"; exit 1; }
 for t in $list; do
 	name=$(basename "$t" .coll)
 	args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)

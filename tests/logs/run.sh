@@ -15,6 +15,8 @@ dir=$top/tests/logs
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-logs.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$dir" || exit 2
+. "$top/tests/need.sh"
+need cmp diff
 [ -x "$colldb" ] || { echo "FAIL: $colldb not built"; exit 1; }
 
 n=0

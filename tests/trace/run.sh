@@ -3,7 +3,7 @@
 # back.  A bench on 3 ranks (figures shown) is saved as Chrome JSON and as
 # [STRACE] lines; then
 #   - python3's json module checks the JSON's layout (check_json.py);
-#   - every [STRACE] record matches simpler's grammar (reference section 7);
+#   - every [STRACE] record matches simpler's grammar (viz/strace.h);
 #   - colldb stats / colldb tree on both files print exactly what the shell
 #     printed for the bench: the BenchmarkStats line, tree, tree mean.
 # A session of single commands and a collective is saved too: its waits,
@@ -16,6 +16,8 @@ here=$top/tests/trace
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-trace.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 cd "$tmp" || exit 2
+. "$top/tests/need.sh"
+need python3 diff awk
 pass=0 fail=0
 
 check() {	# check NAME CMD...: pass if CMD succeeds

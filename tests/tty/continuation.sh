@@ -1,11 +1,8 @@
 #!/bin/sh
 # tests/tty/continuation.sh [objdir]: Ctrl-C at the '...' continuation
-# prompt abandons the whole unfinished command, as in a shell.
-# KNOWN BUG (shell/repl.c, shell/lineedit.c): Ctrl-C there only empties
-# the current line and submits it, so after 'alloc buf \' the first part
-# runs on its own ("error: 'alloc' needs more arguments"), and inside an
-# unclosed quote the '...' prompt just comes back.  These checks fail
-# until that is fixed.
+# prompt abandons the whole unfinished command, as in a shell: neither
+# the first part of a backslash-continued command runs on its own, nor
+# does the '...' prompt come back inside an unclosed quote.
 name=continuation
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +34,28 @@ prompt "leaving the quote"
 type_ 'say ok'; keys Enter
 wait_for has_line 'ok' "the next command runs"
 prompt "say ok"
+
+# cont-3: a repeat block is typed at '...' and runs at its end
+keys C-l
+run 'alloc sig [2,1] i32' '(colldb)'
+type_ 'repeat 2'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+wait_for last_is '...' "the body is collected, not run"
+type_ 'end'; keys Enter
+prompt "end runs the block"
+run '@1 print sig' 'rank 1: 2 0'
+
+# cont-4: Ctrl-C at '...' drops an open block
+type_ 'repeat 5'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ '@0 notify 1 sig[0] 1'; keys Enter
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C at '...' drops the block"
+type_ 'end'; keys Enter
+wait_for has "'end' without a repeat" "the block is gone"
+prompt "stray end"
+run '@1 print sig' 'rank 1: 2 0'
 
 keys C-d
 wait_for has 'rc=0' "Ctrl-D exits with status 0"

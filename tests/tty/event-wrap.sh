@@ -1,10 +1,7 @@
 #!/bin/sh
 # tests/tty/event-wrap.sh [objdir]: an event arriving while the half-typed
-# line is longer than the terminal is wide.
-# KNOWN BUG (shell/out.c, print_now): the line is cleared with "\r\033[K",
-# which erases only the row the cursor is on, so the first row of a
-# wrapped line stays on the screen above the event and the line then
-# appears twice.  This check fails until that is fixed.
+# line is longer than the terminal is wide: every row of the wrapped line
+# is erased before the event is printed, so the line shows once, below it.
 name=event-wrap
 . "$(dirname "$0")/lib.sh"
 

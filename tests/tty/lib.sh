@@ -1,14 +1,12 @@
 # tests/tty/lib.sh: helpers for the tty tier, sourced by each test after
 # it sets "name".  Starts nothing; tty_start opens a detached tmux (its own
 # server socket, a throw-away HOME) running /bin/sh with the prompt 'tty$'.
-# Skips the test (exit 0) when tmux is not installed.
+# Fails (exit 1) when tmux or pgrep is not installed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "  tty $name: tmux not found, skipped"
-	exit 0
-fi
+. tests/need.sh
+need tmux pgrep stty cmp
 if [ ! -x ./colldb ]; then
 	echo "FAIL: tty $name: ./colldb not built"
 	exit 1

@@ -5,7 +5,7 @@
 # continuation prompt, history (Up), Ctrl-C on a half-typed line and
 # during a sleep, an event arriving while a line is half typed, Ctrl-D,
 # the terminal modes afterwards, and nothing left behind.
-# Skips (exit 0) when tmux is not installed (see lib.sh).
+# Fails when tmux is not installed (see lib.sh).
 name=repl
 . "$(dirname "$0")/lib.sh"
 
@@ -113,7 +113,7 @@ if [ -n "$cdb" ]; then
 	sleep 0.2
 	kill -0 "$cdb" 2>/dev/null && bad "colldb pid $cdb still running" || ok
 	[ -z "$(pgrep -P "$cdb")" ] && ok || bad "rank processes of $cdb left"
-	ls /dev/shm 2>/dev/null | grep -q "^colldb-$cdb" &&
+	ls /dev/shm 2>/dev/null | grep -q "^colldb-$(id -u)-$cdb-" &&
 	    bad "/dev/shm segment of $cdb left" || ok
 fi
 

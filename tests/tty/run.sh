@@ -1,5 +1,5 @@
 #!/bin/sh
-# tty tier: interactive REPL tests under tmux (skipped without tmux).
+# tty tier: interactive REPL tests under tmux (failed without tmux).
 #   tests/tty/run.sh [objdir]
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)

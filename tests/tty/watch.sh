@@ -12,6 +12,7 @@ stty_before=$(T send-keys -t t 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0
 type_ "./colldb -n 4 --name ttywatch; echo rc=\$?"
 keys Enter
 prompt "start"
+cdb=$(colldb_pid)
 run 'alloc sig [6,4] i32' '(colldb) alloc sig'
 run 'alloc buf [64] f32' '(colldb) alloc buf'
 run 'alloc s2 [4,1] i32' '(colldb) alloc s2'
@@ -62,6 +63,14 @@ T select-window -t t:0
 run '@1 wait sig[0] >= 1' '[rank 1] blocked'
 i=0; while [ $i -lt 30 ] && ! obs | grep -q '1 blocked'; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q '1 blocked' && ok || bad "the observer does not see rank 1 blocked"
+# watch-7: a library in a rank writes garbage over the collective the
+# observer rebuilds its programs from: it says so and keeps watching
+run "@0 load $top/${1:-build}/examples/libhostile.so" 'loaded'
+run '@0 call smash(sig, "coll", 0, 0x41) -> i32' '= 0'
+i=0; while [ $i -lt 30 ] && ! obs | grep -q 'corrupted'; do sleep 0.1; i=$((i + 1)); done
+obs | grep -q 'error: segment header corrupted (the collective in progress, id 99)' && ok ||
+	bad "the observer does not report the corrupt collective"
+obs | grep -q '1 blocked' && ok || bad "the observer stopped after the corruption"
 # the session ends: the observer says so and exits 0
 type_ 'quit'; keys Enter
 wait_for has 'rc=0' "colldb exits with status 0"
@@ -75,5 +84,6 @@ sleep 0.3
 stty_after=$(screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
 [ -n "$stty_before" ] && [ "$stty_before" = "$stty_after" ] && ok ||
 	bad "stty settings differ after watch ($stty_before / $stty_after)"
-[ -z "$(ls /dev/shm | grep '^colldb-')" ] && ok || bad "a /dev/shm segment was left"
+[ -n "$cdb" ] && [ -z "$(ls /dev/shm | grep "^colldb-$(id -u)-$cdb-")" ] && ok ||
+	bad "a /dev/shm segment of colldb pid ${cdb:-?} was left"
 tty_done

@@ -719,7 +719,7 @@ END_TEST
 /*
  * The broadcast composite has only a ready barrier: root is done as soon
  * as everyone arrived, and may overwrite its data while a slow rank has
- * not read it yet.  We emulate that as written (reference §8).
+ * not read it yet.  We emulate that as written (docs/protocols.md, "broadcast").
  */
 START_TEST(test_broadcast_latent_race)
 {

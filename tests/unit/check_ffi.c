@@ -1,5 +1,6 @@
-/* check_ffi.c - the syntax of `call` (shell/ffi.c): every argument kind,
- * casts, return types, the conversion of literals, and where errors point. */
+/* check_ffi.c - the syntax of `call` (shell/lang/call-expr.c): every
+ * argument kind, casts, return types, the conversion of literals, and
+ * where errors point. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,9 +1,11 @@
-/* check_parse.c - the command language's lexical layer (shell/parse.c). */
+/* check_parse.c - the command language's lexical layer (shell/lang/parse.c). */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "lang/loop.h"
+#include "lang/parse.h"
 
 static struct words w;
 
@@ -215,6 +217,146 @@ START_TEST(distance)
 }
 END_TEST
 
+/* The loop tests resolve exact names only (the shell uses its table). */
+static const char *
+exact(const char *word)
+{
+	return strcmp(word, "repeat") == 0 || strcmp(word, "end") == 0 ? word : NULL;
+}
+
+START_TEST(loop_classify_lines)
+{
+	uint64_t n = 7;
+	char *cause = NULL;
+	size_t col = 0, len = 0;
+
+	ck_assert_int_eq(loop_classify("repeat 3 # three", exact, &n, &cause, &col, &len),
+	    LOOP_REPEAT);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(loop_classify("  end  ", exact, &n, &cause, &col, &len), LOOP_END);
+	ck_assert_int_eq(loop_classify("notify 1 sig[0] 1", exact, &n, &cause, &col, &len),
+	    LOOP_PLAIN);
+	ck_assert_int_eq(loop_classify("@0 repeat 3", exact, &n, &cause, &col, &len),
+	    LOOP_PLAIN);
+	ck_assert_int_eq(loop_classify("\"repeat\" 3", exact, &n, &cause, &col, &len),
+	    LOOP_PLAIN);
+	ck_assert_int_eq(loop_classify("", exact, &n, &cause, &col, &len), LOOP_PLAIN);
+	ck_assert_int_eq(loop_classify("repeat -1", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_uint_eq(col, 7);
+	ck_assert_ptr_nonnull(strstr(cause, "'-1'"));
+	ck_assert_int_eq(loop_classify("repeat 100000001", exact, &n, &cause, &col, &len),
+	    LOOP_BAD);
+	ck_assert_int_eq(loop_classify("repeat", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_int_eq(loop_classify("repeat 2 x", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_uint_eq(col, 9);
+	ck_assert_int_eq(loop_classify("end now", exact, &n, &cause, &col, &len), LOOP_BAD);
+	free(cause);
+}
+END_TEST
+
+static char **
+lines(const char *text, size_t *n)
+{
+	char **v = NULL, *t = strdup(text), *save = NULL;
+
+	*n = 0;
+	for (char *l = strtok_r(t, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+		v = realloc(v, (*n + 1) * sizeof *v);
+		v[(*n)++] = strdup(l);
+	}
+	free(t);
+	return v;
+}
+
+static char *
+expand(const char *text, size_t max, char **cause)
+{
+	size_t n, nout;
+	char **in = lines(text, &n), **out;
+	char *flat = NULL;
+	size_t len = 0;
+
+	if (loop_expand(in, n, exact, max, &out, &nout, cause) == 0) {
+		flat = calloc(1, 1);
+		for (size_t i = 0; i < nout; i++) {
+			flat = realloc(flat, len + strlen(out[i]) + 2);
+			len += (size_t)sprintf(flat + len, "%s|", out[i]);
+		}
+		loop_lines_free(out, nout);
+	}
+	loop_lines_free(in, n);
+	return flat;
+}
+
+START_TEST(loop_expand_nested)
+{
+	char *cause = NULL, *got;
+
+	got = expand("a\nrepeat 2\nb\nrepeat 3\nc\nend\nend\nd", 100, &cause);
+	ck_assert_str_eq(got, "a|b|c|c|c|b|c|c|c|d|");
+	free(got);
+	got = expand("repeat 0\nx\nend\ny", 100, &cause);
+	ck_assert_str_eq(got, "y|");
+	free(got);
+	ck_assert_ptr_null(expand("repeat 2\nx", 100, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "no 'end'"));
+	free(cause);
+	cause = NULL;
+	ck_assert_ptr_null(expand("x\nend", 100, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "without a repeat"));
+	free(cause);
+	cause = NULL;
+	ck_assert_ptr_null(expand("repeat 1000\nrepeat 1000\nx\nend\nend", 5000, &cause));
+	ck_assert_ptr_nonnull(strstr(cause, "more than 5000"));
+	free(cause);
+}
+END_TEST
+
+static int iters, ran;
+
+static int
+count_iter(void *arg, const struct loop_block *b, uint64_t k)
+{
+	(void)arg;
+	(void)b;
+	iters++;
+	return k == 4 ? 1 : 0;	/* stop before the fifth */
+}
+
+static int
+count_line(void *arg, const char *text)
+{
+	(void)arg;
+	(void)text;
+	ran++;
+	return 0;
+}
+
+START_TEST(loop_block_collect_and_run)
+{
+	struct loop_block b;
+	struct loop_ops ops = { count_iter, count_line, NULL, exact };
+	char *cause = NULL;
+	size_t col, len;
+
+	loop_block_init(&b, 10, "repeat 10");
+	ck_assert_int_eq(loop_block_feed(&b, "x", exact, &cause, &col, &len), 0);
+	ck_assert_int_eq(loop_block_feed(&b, "repeat 2", exact, &cause, &col, &len), 0);
+	ck_assert_int_eq(loop_block_feed(&b, "repeat y", exact, &cause, &col, &len), -1);
+	free(cause);
+	ck_assert_int_eq(loop_block_feed(&b, "y", exact, &cause, &col, &len), 0);
+	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len), 0);
+	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len), 1);
+	ck_assert_uint_eq(b.nlines, 4);
+	/* iterations 0..3 of the outer block and 2 inner ones each: the
+	 * outer iter hook stops the run at k == 4 (a nested iter counts too) */
+	ck_assert_int_eq(loop_block_run(&b, &ops, NULL), 1);
+	ck_assert_int_eq(ran, 4 * (1 + 2));
+	ck_assert_int_eq(iters, 5 + 4 * 2);
+	loop_block_release(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -231,6 +373,9 @@ main(void)
 	tcase_add_test(tc, shapes);
 	tcase_add_test(tc, regions);
 	tcase_add_test(tc, distance);
+	tcase_add_test(tc, loop_classify_lines);
+	tcase_add_test(tc, loop_expand_nested);
+	tcase_add_test(tc, loop_block_collect_and_run);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

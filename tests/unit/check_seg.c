@@ -143,6 +143,69 @@ START_TEST(attach_rejects_foreign)
 }
 END_TEST
 
+/* What a rank writes over the window table or the layout is reported once
+ * and never used: the handle keeps its last good copy. */
+START_TEST(corruption_reported_once_and_not_used)
+{
+	struct seg_window *a = alloc("a", 4, DT_I32), *list[8];
+	struct seg_rank *b0 = seg_board(&s, 0);
+	char *r;
+
+	ck_assert_ptr_nonnull(alloc("b", 4, DT_F32));
+	ck_assert_ptr_null(seg_take_reports(&s));
+	s.h->windows[1].dtype = 0x41;
+	s.h->windows[0].off = s.area_size;	/* a past the end */
+	ck_assert_int_eq(seg_win_list(&s, list, 8), 2);
+	ck_assert_int_eq(list[1]->dtype, DT_F32);
+	ck_assert_uint_eq(seg_win_find(&s, "a")->off, 0);
+	r = seg_take_reports(&s);
+	ck_assert_str_eq(r, "segment header corrupted at window 0 (offset 1048576)\n"
+	    "segment header corrupted at window 1 (dtype 0x41)\n");
+	free(r);
+	seg_win_sync(&s);
+	ck_assert_ptr_null(seg_take_reports(&s));	/* once */
+	/* a new window cannot take a corrupt slot, nor overlap a kept one */
+	ck_assert_uint_eq(alloc("c", 4, DT_I32)->off, 64);
+	/* the layout is put back by the creator */
+	s.h->area_off = 12;
+	s.h->nranks = 200;
+	seg_win_sync(&s);
+	ck_assert_uint_eq(s.h->area_off, s.area_off);
+	ck_assert_uint_eq(s.h->nranks, 3);
+	r = seg_take_reports(&s);
+	ck_assert_str_eq(r, "segment header corrupted (nranks 0xc8)\n"
+	    "segment header corrupted (area_off 0xc)\n");
+	free(r);
+	/* offsets a rank publishes are checked before use */
+	ck_assert_ptr_null(seg_cell(&s, 0, s.area_size));
+	ck_assert_ptr_null(seg_cell(&s, 0, 2));
+	ck_assert_ptr_null(seg_cell(&s, 3, 0));
+	ck_assert_int_eq(seg_cell_get(&s, 0, UINT64_MAX - 1), 0);
+	atomic_store(&b0->state, 0x41);
+	ck_assert_int_eq(seg_rank_state(b0), RS_RUNNING);
+	(void)a;
+}
+END_TEST
+
+/* Sizes are range-checked before any arithmetic (--window-area). */
+START_TEST(create_rejects_huge_sizes)
+{
+	struct seg t;
+	char *cause = NULL;
+
+	ck_assert_int_eq(seg_create(&t, "huge", 8, UINT64_MAX / 2, 4096, &cause), -1);
+	ck_assert_str_eq(cause, "window area of 9223372036854775807 bytes per rank "
+	    "out of range (1..8796093022208 for 8 ranks)");
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(seg_create(&t, "huge", 1, UINT64_MAX, 4096, &cause), -1);
+	free(cause);
+	cause = NULL;
+	ck_assert_int_eq(seg_create(&t, "huge", 1, 4096, UINT64_MAX, &cause), -1);
+	free(cause);
+}
+END_TEST
+
 START_TEST(lock_survives_a_dead_holder)
 {
 	pid_t pid = fork();
@@ -176,6 +239,8 @@ main(void)
 	tcase_add_test(tc, board_and_names);
 	tcase_add_test(tc, attach_rejects_foreign);
 	tcase_add_test(tc, lock_survives_a_dead_holder);
+	tcase_add_test(tc, corruption_reported_once_and_not_used);
+	tcase_add_test(tc, create_rejects_huge_sizes);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

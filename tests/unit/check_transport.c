@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl.h"
 #include "futex.h"
 #include "rank.h"
 #include "seg.h"
@@ -181,8 +182,7 @@ START_TEST(interrupt_cancels_wait_without_burning_cpu)
 	while (atomic_load(&b->state) != RS_BLOCKED)
 		usleep(1000);
 	usleep(500000);		/* blocked half a second */
-	atomic_store(&b->interrupt, 1);
-	futex_wake(seg_area(&s, 1) + c->off, 10);
+	ctl_interrupt(&s, 1);	/* the flag, then the cell's wake-up */
 	ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
 	nkids = 0;
 	ck_assert(WIFEXITED(st));
@@ -200,7 +200,7 @@ START_TEST(wait_giveup_like_sim)
 	struct prog *p = prog_new("wait");
 	struct uop w = op(UOP_WAIT, -1, c->off, 1, CMP_GE);
 
-	atomic_store(&s.h->wait_giveup, 100);
+	ctl_set_wait_giveup(&s, 100);
 	prog_add(p, &w);
 	ck_assert_int_eq(reap(spawn(2, p, 0)), DONE_OK);	/* gave up, went on */
 }
@@ -211,43 +211,49 @@ START_TEST(step_gate_and_breakpoint)
 	struct seg_window *c = win("c", 4, DT_I32);
 	struct seg_rank *b = seg_board(&s, 0);
 	struct prog *p = prog_new("steps");
+	struct seg_break nb;
 	pid_t pid;
 
 	for (int i = 0; i < 4; i++) {
 		struct uop u = op(UOP_NOTIFY, 0, c->off + 4 * (uint64_t)i, 1, NOTIFY_ADD);
 		prog_add(p, &u);
 	}
-	atomic_store(&s.h->gate_active, 1);
+	ctl_set_gate(&s, 1);	/* before it is sent (ctl.h, rule 2) */
 	pid = spawn(0, p, PROG_F_START);
 	while (atomic_load(&b->state) != RS_STOPPED)
 		usleep(1000);
 	ck_assert_uint_eq(atomic_load(&b->pc), 0);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off), 0);
 	/* one credit: exactly one op runs, then it stops before op 2 */
-	atomic_store(&b->credits, 1);
-	seg_ctl_kick(b);
+	ctl_release(&s, 0, 1, 1);
+	ctl_kick(&s, 0);
 	while (atomic_load(&b->pc) != 1 || atomic_load(&b->state) != RS_STOPPED)
 		usleep(1000);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off), 1);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off + 4), 0);
 	/* a breakpoint on the 4th op; continue stops there */
-	s.h->breaks[0].kinds = 1u << UOP_NOTIFY;
-	s.h->breaks[0].has_cond = 1;
-	s.h->breaks[0].cmp = CMP_EQ;
-	s.h->breaks[0].value = 1;
-	s.h->breaks[0].cell_off = c->off + 8;	/* after op 3 ran */
-	s.h->breaks[0].ranks[0] = 1;
-	atomic_store((_Atomic uint32_t *)&s.h->breaks[0].id, 1);
-	atomic_store(&b->mode, RUN_FREE);
-	atomic_store(&b->skip_pc, 2);
-	seg_ctl_kick(b);
+	memset(&nb, 0, sizeof nb);
+	nb.id = 1;
+	nb.kinds = 1u << UOP_NOTIFY;
+	nb.has_cond = 1;
+	nb.cmp = CMP_EQ;
+	nb.value = 1;
+	nb.cell_off = c->off + 8;	/* after op 3 ran */
+	nb.ranks[0] = 1;
+	ctl_break_set(&s, &s.h->breaks[0], &nb);
+	ctl_breaks_changed(&s);
+	ck_assert_int_eq(ctl_gate_needed(&s), 1);
+	ctl_release(&s, 0, 0, 0);	/* continue: free, past pc 1 */
+	ck_assert_uint_eq(atomic_load(&b->skip_pc), 2);
+	ctl_kick(&s, 0);
 	while (atomic_load(&b->pc) != 3 || atomic_load(&b->state) != RS_STOPPED)
 		usleep(1000);
 	ck_assert_uint_eq(atomic_load(&b->stop_reason), STOP_BREAK);
 	ck_assert_uint_eq(atomic_load(&b->stop_break), 1);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off + 12), 0);
-	atomic_store(&b->skip_pc, 4);
-	seg_ctl_kick(b);
+	ctl_release(&s, 0, 0, 0);	/* past the breakpoint at pc 3 */
+	ck_assert_uint_eq(atomic_load(&b->skip_pc), 4);
+	ctl_kick(&s, 0);
 	ck_assert_int_eq(reap(pid), DONE_OK);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off + 12), 1);
 }

@@ -10,6 +10,8 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
+. tests/need.sh
+need pgrep python3 groff pkg-config cc timeout
 O=build
 case ${1:-} in -*|'') ;; *) O=$1; shift ;; esac
 update=0
@@ -42,13 +44,18 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
 echo "-- standalone"
-status "ring, 1 rank" 0 ./ring
+status "ring, no COLLDB_NRANKS: 4 ranks" 0 ./ring
+has "ring, default: the note" "colldb: ring: COLLDB_NRANKS is not set; running 4 ranks"
+for r in 0 1 2 3; do has "ring default rank $r" "rank $r: out[0] = 10, 0 wrong"; done
+status "ring, COLLDB_NRANKS=1" 0 env COLLDB_NRANKS=1 ./ring
 has "ring, 1 rank: result" "rank 0: out[0] = 1, 0 wrong"
+printf '%s\n' "$out" | grep -q 'not set' && bad "a note although COLLDB_NRANKS is set" ||
+	ok "no note when COLLDB_NRANKS is set"
 status "ring, COLLDB_NRANKS=4" 0 env COLLDB_NRANKS=4 ./ring
 for r in 0 1 2 3; do has "ring standalone rank $r" "rank $r: out[0] = 10, 0 wrong"; done
 status "handshake, COLLDB_NRANKS=2" 0 env COLLDB_NRANKS=2 ./handshake
@@ -80,6 +87,8 @@ has "hang: the ranks are killed" "colldb run: hang; killing 2 ranks"
 has "hang: where rank 0 waits, in the source" "rank 0: blocked  handshake-broken.c:46: wait flag[1] >= 1 (now 0)"
 status "ring-broken hangs: watchdog exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-broken
 has "ring-broken: diagnose names the row mismatch" "likely cause: notify/wait row mismatch: rank 3 notifies sig[1,3] of rank 0, but rank 0 waits on sig[0,3]; notify writes row my_rank of the peer, wait reads row src of self"
+status "ring-exit: rank 0 exits early, the ring hangs: exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-exit
+has "ring-exit: diagnose names the exited rank, not a row mismatch" "likely cause: rank 0 exited owing the notify to sig[1,0] of rank 1 (exited with status 3 without cdb_finalize, in its own code after ring-exit.c:41)"
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
 has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:49"
 has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:49"
@@ -119,9 +128,39 @@ status "a rank that execs: its output and exit still come through" 9 "$colldb" r
 has "exec'd rank's last line" "[rank 0] exec done"
 has "exec'd rank's exit" "[rank 0] exited with status 9 without cdb_finalize, in its own code after exits.c:49"
 t0=$(date +%s)
-status "a rank's child holding the socket does not keep the run going" 0 "$colldb" run -n 2 --batch ./exits fork
+# (the unused third argument tells this run's processes from other runs')
+status "a rank's child holding the socket does not keep the run going" 0 "$colldb" run -n 2 --batch ./exits fork ok "tag-$$"
 [ $(( $(date +%s) - t0 )) -lt 20 ] && ok "the run ends with its ranks" || bad "the run waited for the rank's child"
-pgrep -f 'exits fork' >/dev/null && bad "the rank's child outlived colldb run" || ok "the rank's child is gone"
+pgrep -f "exits fork ok tag-$$" >/dev/null
+case $? in
+0) bad "the rank's child outlived colldb run" ;;
+1) ok "the rank's child is gone" ;;
+*) bad "pgrep failed" ;;
+esac
+
+echo "-- colldb run starts like colldb"
+status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
+has "rank 3 ran" "[rank 3] rank 3: out[0] = 10, 0 wrong"
+# SIGTERM while a script runs: the registry entry goes, the ranks too
+name="term-$$"
+cmds=$(mktemp)
+printf 'sleep 30\n' >"$cmds"
+(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+	TERM=dumb "$colldb" run -n 2 --name "$name" -x "$cmds" ./ring \
+	</dev/null >/dev/null 2>&1) &
+pid=$!
+reg=/tmp/colldb-$(id -u)/$name
+for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+[ -e "$reg" ] && ok "colldb run registers its session" || bad "no registry entry $reg"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+st=$?
+[ "$st" = 143 ] && ok "SIGTERM ends colldb run with the signal's status" ||
+	bad "SIGTERM: exit $st, expected 143"
+[ ! -e "$reg" ] && ok "SIGTERM removes the registry entry" || bad "$reg left behind"
+for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
+pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
+rm -f "$cmds"
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
@@ -216,9 +255,56 @@ else
 	status "in-tree shared ring under colldb run" 0 env LD_LIBRARY_PATH="$top" \
 		"$colldb" run -n 2 --batch "$dest/intree"
 	has "in-tree ring result" "[rank 1] rank 1: out[0] = 3, 0 wrong"
-	man -l "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
+	# through the tree's colldb-uninstalled.pc: no LD_LIBRARY_PATH needed
+	# shellcheck disable=SC2046
+	if flags=$(PKG_CONFIG_PATH="$top" pkg-config --cflags --libs colldb) &&
+		cc -std=c11 -o "$dest/uninst" docs/examples/ring.c $flags 2>"$dest.log"; then
+		ok "ring.c builds with PKG_CONFIG_PATH=the tree ($flags)"
+	else
+		bad "ring.c against colldb-uninstalled.pc"; cat "$dest.log"
+	fi
+	status "uninstalled pkg-config ring runs standalone without LD_LIBRARY_PATH" 0 \
+		env COLLDB_NRANKS=3 "$dest/uninst"
+	has "uninstalled ring result" "rank 2: out[0] = 6, 0 wrong"
+	status "... and under colldb run" 0 "$colldb" run -n 2 --batch "$dest/uninst"
+	has "uninstalled ring under colldb run" "[rank 1] rank 1: out[0] = 3, 0 wrong"
+	groff -man -Tascii -P-cbou "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
 		ok "the man page documents colldb run" || bad "man page lacks colldb run"
 	rm -rf "$dest" "$dest.log"
+
+	# Into the loader's path, as root: make install runs ldconfig, so a
+	# program linked with pkg-config's flags runs as it is.  Done in a
+	# private mount namespace (unshare -m), on an empty /usr/local and a
+	# copy of /etc (the loader's cache), so this machine's are untouched.
+	# In a chroot whose / is no mount point, unshare cannot make the
+	# mounts private; they must be already (no "shared:" in mountinfo).
+	dest=$(mktemp -d)
+	ns=
+	if [ "$(id -u)" = 0 ]; then
+		if unshare -m true 2>/dev/null; then ns="unshare -m"
+		elif ! grep -q ' shared:' /proc/self/mountinfo; then ns="unshare -m --propagation unchanged"
+		else echo "  skip make install PREFIX=/usr/local: shared mounts and no private namespace"
+		fi
+	fi
+	if [ -n "$ns" ]; then
+		cp -a /etc "$dest/etc"
+		out=$($ns sh -c '
+			mount -t tmpfs tmpfs /usr/local &&
+			mount --bind "$1/etc" /etc || exit 99
+			make -s --no-print-directory install O="$2" PREFIX=/usr/local | tail -1 &&
+			cc -std=c11 -o "$1/myring" docs/examples/ring.c $(pkg-config --cflags --libs colldb) &&
+			env -u LD_LIBRARY_PATH COLLDB_NRANKS=2 "$1/myring"' sh "$dest" "$O" 2>&1)
+		st=$?
+		if [ $st = 0 ]; then ok "make install PREFIX=/usr/local as root: a -lcolldb program runs"; else
+			bad "make install PREFIX=/usr/local as root (exit $st)"; printf '%s\n' "$out" | head -10; fi
+		has "make install ran ldconfig" "colldb: ran ldconfig: programs linked with -lcolldb find /usr/local/lib/libcolldb.so.0"
+	elif [ "$(id -u)" != 0 ]; then
+		echo "  skip make install PREFIX=/usr/local: needs root (a private mount namespace)"
+	fi
+	# elsewhere: make install says how to run programs
+	out=$(make -s --no-print-directory install O="$O" PREFIX="$dest/p" 2>&1 | tail -1)
+	has "make install elsewhere says what to do" "colldb: $dest/p/lib is not on the loader's path: run programs linked with -lcolldb with LD_LIBRARY_PATH=$dest/p/lib, or add $dest/p/lib to /etc/ld.so.conf.d/colldb.conf and run ldconfig"
+	rm -rf "$dest"
 fi
 fi
 

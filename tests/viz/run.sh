@@ -1,7 +1,7 @@
 #!/bin/sh
 # Pane tier: render every tests/viz/*.snap through the text dump backend and
 # cmp it against tests/viz/*.result, then drive the real curses pane in tmux
-# (tmux-pane.sh; skipped without tmux).
+# (tmux-pane.sh; failed without tmux).
 # usage: tests/viz/run.sh [objdir]      UPDATE=1 rewrites the .result files
 set -u
 O=${1:-build}

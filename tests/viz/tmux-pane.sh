@@ -5,16 +5,13 @@
 # SIGSEGV the terminal is restored (stty -g unchanged, icanon and echo on,
 # a typed command echoes), and so after ^C, with and without a SIGINT handler
 # of the caller's; a session that ends says so and exits.
-# usage: tests/viz/tmux-pane.sh [objdir]      skips (exit 0) without tmux
+# usage: tests/viz/tmux-pane.sh [objdir]      fails without tmux
 set -u
 O=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 demo=$top/$O/tests/pane-demo
-
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "  skip tmux-pane: tmux is not installed"
-	exit 0
-fi
+. "$top/tests/need.sh"
+need tmux stty cmp
 if [ ! -x "$demo" ]; then
 	echo "  FAIL tmux-pane: $demo is not built"
 	exit 1

@@ -1,0 +1,94 @@
+/*
+ * bench-check.c - bench `check`: random inputs, one call, the reference
+ * result compared on every rank (nccl-tests' #wrong), zeroes again.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "xmalloc.h"
+
+/* Run one fill program on every rank over window w. */
+static int
+fill_all(struct session *s, const struct win_ref *w, enum fill_pattern pat,
+    double fval)
+{
+	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	char *cause = NULL;
+	int rc = 0;
+
+	for (int r = 0; r < s->nranks && rc == 0; r++) {
+		struct uop u = { .kind = UOP_FILL, .dtype = (uint8_t)w->dtype,
+			.op = (uint8_t)pat, .dst = w->off, .count = w->count,
+			.fval = fval };
+		struct prog *p = prog_new("bench fill");
+		struct job *j;
+
+		u.name = prog_str(p, "bench.fill");
+		prog_add(p, &u);
+		j = session_submit(s, r, p, xstrdup("bench fill"), 0, 0, &cause);
+		if (j == NULL) {
+			out_error("%s", cause);
+			free(cause);
+			rc = -1;
+		} else {
+			tags[r] = j->tag;
+		}
+	}
+	if (bench_wait(s, tags, NULL) != 0)
+		rc = -1;
+	free(tags);
+	return rc;
+}
+
+/* `check`: random inputs, one call, compare with the reference, zero again. */
+int
+bench_check(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw, int64_t *wrong)
+{
+	const struct win_ref *in = bw->has_src ? &bw->src : &bw->buf;
+	uint64_t lo = in->off, hi = in->off + in->count * dtype_size(in->dtype);
+	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
+	uint8_t **snap = xcalloc((size_t)s->nranks, sizeof *snap);
+	const void **base = xcalloc((size_t)s->nranks, sizeof *base);
+	int rc = -1;
+
+	if (bw->has_buf && bw->buf.off < lo)
+		lo = bw->buf.off;
+	if (bw->has_buf)
+		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
+	if (fill_all(s, in, FILL_RANDOM, 1) != 0)
+		goto out;
+	for (int r = 0; r < s->nranks; r++) {
+		snap[r] = xmalloc(hi - lo);
+		view_read(&s->view, r, lo, snap[r], hi - lo);
+		base[r] = snap[r] - lo;	/* coll_expect indexes by area offset */
+	}
+	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 || bench_wait(s, tags, NULL) != 0)
+		goto out;
+	*wrong = 0;
+	for (int r = 0; r < s->nranks; r++) {
+		struct coll_output o;
+		void *want, *got;
+
+		coll_output(a, s->nranks, r, &o);
+		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		got = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		coll_expect(a, s->nranks, r, base, want);
+		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
+		*wrong += (int64_t)coll_wrong(a, s->nranks, want, got, o.count);
+		free(got);
+		free(want);
+	}
+	if ((bw->has_src && fill_all(s, &bw->src, FILL_VALUE, 0) != 0) ||
+	    (bw->has_buf && fill_all(s, &bw->buf, FILL_VALUE, 0) != 0))
+		goto out;
+	rc = 0;
+out:
+	for (int r = 0; r < s->nranks; r++)
+		free(snap[r]);
+	free(snap);
+	free(base);
+	free(tags);
+	return rc;
+}

@@ -1,0 +1,177 @@
+/* cmd-alloc.c - alloc and free: windows on every rank at once. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+#include "xmalloc.h"
+
+/* Names `set` reads as settings, so a window may not take them. */
+static const char *const reserved[] = { "times", "color", "timeout", "strict",
+	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
+	NULL };
+
+static int
+check_name(struct cmdctx *ctx, const char *name)
+{
+	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
+		return arg_error(ctx, 0, "bad window name '%s' (expected a letter or _ first)", name);
+	for (const char *p = name; *p != '\0'; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return arg_error(ctx, 0, "bad window name '%s' (letters, digits and _ only)", name);
+	}
+	if (strlen(name) >= SEG_NAME_MAX)
+		return arg_error(ctx, 0, "window name '%s' is longer than %d characters",
+		    name, SEG_NAME_MAX - 1);
+	for (int i = 0; reserved[i] != NULL; i++) {
+		if (strcmp(name, reserved[i]) == 0)
+			return arg_error(ctx, 0, "'%s' is a reserved word; pick another window name", name);
+	}
+	return 0;
+}
+
+static enum cmd_retval
+cmd_alloc_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	const char *name = arg(ctx, 0), *size = arg(ctx, 1);
+	uint64_t shape[COLLDB_MAX_DIMS];
+	enum dtype dt = DT_U8;
+	unsigned flags = 0;
+	char *cause = NULL;
+	int ndim = 1;
+
+	if (check_name(ctx, name) != 0)
+		return CMD_ERROR;
+	if (seg_win_find(&s->seg, name) != NULL) {
+		arg_error(ctx, 0, "window '%s' already exists (free it first)", name);
+		return CMD_ERROR;
+	}
+	if (size[0] == '[') {
+		if (parse_shape(size, shape, COLLDB_MAX_DIMS, &ndim, &cause) != 0) {
+			arg_error(ctx, 1, "%s", cause);
+			goto fail;
+		}
+		if (nargs(ctx) < 3) {
+			arg_error(ctx, 1, "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
+			    size);
+			return CMD_ERROR;
+		}
+		if (dtype_from_name(arg(ctx, 2), &dt) != 0 || dt == DT_U8) {
+			arg_error(ctx, 2, "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)",
+			    arg(ctx, 2));
+			return CMD_ERROR;
+		}
+	} else {
+		if (nargs(ctx) > 2) {
+			arg_error(ctx, 2, "a byte size takes no dtype (use 'alloc %s [N] %s' for a typed window)",
+			    name, arg(ctx, 2));
+			return CMD_ERROR;
+		}
+		if (parse_uint(size, &shape[0], 1, &cause) != 0) {
+			arg_error(ctx, 1, "bad size '%s' (expected BYTES like 4096 or 1M, or a shape like [4,1])",
+			    size);
+			goto fail;
+		}
+		if (shape[0] == 0) {
+			arg_error(ctx, 1, "size must be at least 1 byte");
+			return CMD_ERROR;
+		}
+		flags = WIN_BYTES;
+	}
+	{
+		/* A product of dimensions past 64 bits cannot fit either; say
+		 * so rather than blame one dimension. */
+		uint64_t n = dtype_size(dt);
+		for (int d = 0; d < ndim; d++) {
+			if (shape[d] > UINT64_MAX / n) {
+				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
+				    size, (unsigned long long)s->seg.area_size);
+				return CMD_ERROR;
+			}
+			n *= shape[d];
+		}
+	}
+	seg_lock(&s->seg);
+	if (seg_win_alloc(&s->seg, name, shape, ndim, dt, flags, &cause) == NULL) {
+		seg_unlock(&s->seg);
+		arg_error(ctx, 1, "%s", cause);
+		goto fail;
+	}
+	seg_unlock(&s->seg);
+	return CMD_OK;
+fail:
+	free(cause);
+	return CMD_ERROR;
+}
+
+int
+window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w)
+{
+	struct session *s = ctx->s;
+	struct strbuf sb = STRBUF_INIT;
+	struct job *head, *j;
+	int r;
+
+	if (!session_range_busy(s, w->off, w->off + w->bytes, &r))
+		return 0;
+	/* Name the job that uses the window: the one running, or one queued
+	 * behind it. */
+	head = j = rank_job(s, r);
+	while (j != NULL && !(j->lo < w->off + w->bytes && w->off < j->hi))
+		j = j->next;
+	if (j == NULL)
+		j = head;
+	if (j == head)
+		describe_rank(s, r, &sb, 0);
+	if (sb.len == 0)
+		strbuf_addstr(&sb, j->desc);
+	if (j != head)
+		strbuf_addstr(&sb, ", queued");
+	arg_error(ctx, i, "window '%s' is in use by rank %d (%s)", w->name, r,
+	    sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+static enum cmd_retval
+cmd_free_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct seg_window *w = win_lookup(ctx, 0, arg(ctx, 0));
+
+	if (w == NULL || window_busy(ctx, 0, w) != 0)
+		return CMD_ERROR;
+	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
+		struct seg_break *bp = &s->seg.h->breaks[i];
+		if (bp->id != 0 && bp->has_cond && bp->cell_off >= w->off &&
+		    bp->cell_off < w->off + w->bytes) {
+			arg_error(ctx, 0, "window '%s' is used by breakpoint %u (delete it first)",
+			    w->name, bp->id);
+			return CMD_ERROR;
+		}
+	}
+	seg_lock(&s->seg);
+	seg_win_free(&s->seg, w);
+	seg_unlock(&s->seg);
+	return CMD_OK;
+}
+
+static const char *const alloc_keywords[] = { "i8", "i16", "i32", "i64", "f16",
+	"bf16", "f32", "f64", NULL };
+
+const struct cmd_entry cmd_alloc_entry = {
+	.name = "alloc", .usage = "NAME BYTES | NAME [d0,d1,...] DTYPE",
+	.summary = "allocate a symmetric window on every rank (zero-filled)",
+	.example = "alloc sig [4,1] i32", .group = GRP_WINDOWS, .min_args = 2,
+	.max_args = 3, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
+	.keywords = alloc_keywords, .exec = cmd_alloc_exec,
+};
+
+const struct cmd_entry cmd_free_entry = {
+	.name = "free", .usage = "NAME",
+	.summary = "release a window on every rank",
+	.example = "free buf", .group = GRP_WINDOWS, .min_args = 1,
+	.max_args = 1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
+	.exec = cmd_free_exec,
+};

@@ -1,0 +1,359 @@
+/*
+ * cmd-call.c - call [LIB:]SYM(ARGS) [-> TYPE]: call a C function inside
+ * every target rank through libffi (docs/libcolldb.md), and the result
+ * collection load and call share.
+ *
+ * The syntax is shell/ffi.c's; here window names become this rank's
+ * pointer (an area offset the rank adds to its own base), &buf[i] the
+ * pointer to element i, rank and nranks ints.  Each rank gets a one-op
+ * CALL program whose descriptor rides in the string table (core/call.h)
+ * and runs it through its gate.  Results print per rank, "[rank 1]
+ * scale(buf, 256, 2.0) = 256"; failures every rank shares (an unknown
+ * symbol) print once.  A call still running, blocked or stopped when the
+ * world settles is reported like any command, and its result prints as
+ * an event when it ends.  A call that crashes kills its rank only: the
+ * death is reported and the session goes on.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+static void format_value(struct session *s, const char *text,
+    struct strbuf *sb);
+
+static struct {
+	struct call_result *v;
+	size_t n;
+	int active;
+} results;
+
+void
+call_results_begin(void)
+{
+	call_results_end();
+	results.active = 1;
+}
+
+void
+call_results_end(void)
+{
+	for (size_t i = 0; i < results.n; i++)
+		free(results.v[i].text);
+	free(results.v);
+	memset(&results, 0, sizeof results);
+}
+
+/* A load or call job ended.  While a load/call command collects
+ * (call_results_begin()), the result is kept for it; later it prints as an
+ * event.  A rank that died reports itself. */
+static void
+call_job_done(struct session *s, struct job *j, const struct job_end *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int status = e->status;
+	const char *text = e->text;
+
+	if (status == JOB_DIED)
+		return;
+	for (size_t i = 0; results.active && i < results.n; i++) {
+		struct call_result *cr = &results.v[i];
+		if (cr->rank == j->rank && cr->tag == j->tag) {
+			cr->done = 1;
+			cr->status = status;
+			cr->text = xstrdup(text);
+			return;
+		}
+	}
+	/* finished after its command returned */
+	if (status == DONE_ERROR) {
+		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
+	} else if (status == DONE_ABORTED) {
+		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
+	} else if (j->prog != NULL && j->prog->nops > 0 &&
+	    j->prog->ops[0].kind == UOP_CALL) {
+		format_value(s, text, &sb);
+		out_event(j->rank, "[rank %d] %s %s", j->rank, j->desc, sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
+int
+call_submit(struct cmdctx *ctx, int r, struct prog *p, char *desc)
+{
+	if (cmd_submit_done(ctx, r, p, desc, JOB_CALL, 0, call_job_done) != 0)
+		return -1;
+	results.v = xreallocarray(results.v, results.n + 1, sizeof *results.v);
+	memset(&results.v[results.n], 0, sizeof results.v[0]);
+	results.v[results.n].rank = r;
+	results.v[results.n].tag = ctx->subs[ctx->nsubs - 1].tag;
+	results.n++;
+	return 0;
+}
+
+struct call_result *
+call_results_settle(struct cmdctx *ctx, size_t *n)
+{
+	session_settle(ctx->s);
+	*n = results.n;
+	return results.v;
+}
+
+/* "= 5", "= &buf[4]", "done" for void. */
+static void
+format_value(struct session *s, const char *text, struct strbuf *sb)
+{
+	if (strcmp(text, "void") == 0) {
+		strbuf_addstr(sb, "done");
+	} else if (strncmp(text, "f64 ", 4) == 0) {
+		strbuf_addf(sb, "= %g", strtod(text + 4, NULL));
+	} else if (strncmp(text, "ptr area+", 9) == 0) {
+		uint64_t off = strtoull(text + 9, NULL, 10);
+		struct seg_window *w = view_win_at(&s->view, off);
+
+		if (w != NULL && w->off == off) {
+			strbuf_addf(sb, "= %s", w->name);
+		} else {
+			strbuf_addstr(sb, "= &");
+			describe_cell(&s->view, off, 1, sb);
+		}
+	} else if (strncmp(text, "ptr ", 4) == 0 || strncmp(text, "i32 ", 4) == 0 ||
+	    strncmp(text, "i64 ", 4) == 0) {
+		strbuf_addf(sb, "= %s", text + 4);
+	} else {
+		strbuf_addf(sb, "= %s", text);
+	}
+}
+
+int
+call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len)
+{
+	struct rankset bad;
+	const char *first = NULL;
+	int nbad = 0, alike = 1;
+
+	rankset_clear(&bad);
+	for (size_t i = 0; i < results.n; i++) {
+		struct call_result *cr = &results.v[i];
+		if (!cr->done || cr->status != DONE_ERROR)
+			continue;
+		rankset_add(&bad, cr->rank);
+		nbad++;
+		if (first == NULL)
+			first = cr->text;
+		else if (strcmp(first, cr->text) != 0)
+			alike = 0;
+	}
+	if (nbad == 0)
+		return 0;
+	if (alike && (size_t)nbad == results.n) {
+		out_error("%s", first);
+		out_caret(col, len);
+		return nbad;
+	}
+	for (size_t i = 0; i < results.n; i++) {
+		struct call_result *cr = &results.v[i];
+		if (cr->done && cr->status == DONE_ERROR)
+			out_error("rank %d: %s", cr->rank, cr->text);
+	}
+	(void)ctx;
+	return nbad;
+}
+
+/* ---- call ---------------------------------------------------------------------- */
+
+static int
+arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
+    printflike(3, 4);
+
+static int
+arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	out_error("%s", msg);
+	out_caret(ctx->w.v[0].col + a->col, a->len);
+	free(msg);
+	return -1;
+}
+
+static struct seg_window *
+window(struct cmdctx *ctx, const struct ffi_arg *a, const char *name)
+{
+	struct seg_window *w = view_win_find(&ctx->s->view, name);
+	const char *best;
+
+	if (w != NULL)
+		return w;
+	best = nearest_window(&ctx->s->view, name);
+	if (best != NULL)
+		arg_fail(ctx, a, "unknown window '%s' (did you mean '%s'?)", name, best);
+	else
+		arg_fail(ctx, a, "unknown window '%s' (arguments are numbers, strings, windows, &WINDOW[I], rank, nranks or NULL)",
+		    name);
+	return NULL;
+}
+
+/* Argument a of the call for rank r, as the rank will get it. */
+static int
+resolve(struct cmdctx *ctx, const struct ffi_arg *a, int r, struct call_arg *out)
+{
+	struct region_syntax rs;
+	struct seg_window *w;
+	struct ffi_arg num = *a;
+	uint64_t first, count;
+	int is_cell;
+	char *cause = NULL;
+
+	memset(out, 0, sizeof *out);
+	out->type = CT_PTR;
+	switch (a->kind) {
+	case FA_STR:
+		out->kind = CA_STR;
+		out->s = xstrdup(a->s);
+		return 0;
+	case FA_NULL:
+		out->kind = CA_NULL;
+		return 0;
+	case FA_ADDR:
+		if (parse_region_syntax(a->s, &rs, &cause) != 0)
+			goto bad;
+		if ((w = window(ctx, a, rs.name)) == NULL)
+			return -1;
+		if (region_resolve(&rs, w->shape, w->ndim, &first, &count, &is_cell,
+			&cause) != 0)
+			goto bad;
+		out->kind = CA_WIN;
+		out->off = w->off + first * dtype_size((enum dtype)w->dtype);
+		return 0;
+	case FA_NAME:
+		if (strcmp(a->s, "rank") == 0 || strcmp(a->s, "nranks") == 0) {
+			num.kind = FA_INT;
+			num.i = strcmp(a->s, "rank") == 0 ? r : ctx->s->nranks;
+			break;
+		}
+		if ((w = window(ctx, a, a->s)) == NULL)
+			return -1;
+		out->kind = CA_WIN;
+		out->off = w->off;
+		return 0;
+	default:
+		break;
+	}
+	if (ffi_number(&num, out, &cause) == 0)
+		return 0;
+bad:
+	arg_fail(ctx, a, "%s", cause);
+	free(cause);
+	return -1;
+}
+
+static enum cmd_retval
+cmd_call_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct ffi_call fc;
+	struct rankset live;
+	struct call_desc *descs = NULL;
+	struct call_result *res;
+	char *text = words_rest(&ctx->w, ctx->line, 0), *cause = NULL;
+	size_t col = 0, len = 0, n;
+	size_t c0 = ctx->w.v[0].col;
+	enum cmd_retval rv = CMD_ERROR;
+	int ndesc = 0;
+
+	if (ffi_parse(text, &fc, &cause, &col, &len) != 0) {
+		out_error("%s", cause);
+		out_caret(c0 + col, len);
+		free(cause);
+		free(text);
+		return CMD_ERROR;
+	}
+	if (targets_live(ctx, &live) != 0)
+		goto out;
+	descs = xcalloc((size_t)s->nranks, sizeof *descs);
+	for (int r = 0; r < s->nranks; r++) {
+		struct call_desc *d = &descs[r];
+
+		if (!rankset_has(&live, r))
+			continue;
+		if (fc.lib != NULL && shlib_path(fc.lib, r) == NULL) {
+			out_error("no library named '%s' is loaded on rank %d (see 'load')",
+			    fc.lib, r);
+			out_caret(c0 + fc.lib_col, strlen(fc.lib));
+			goto out;
+		}
+		ndesc = r + 1;
+		d->lib = xstrdup(fc.lib != NULL ? fc.lib : "");
+		d->sym = xstrdup(fc.sym);
+		d->ret = fc.ret;
+		for (int i = 0; i < fc.nargs; i++) {
+			if (resolve(ctx, &fc.args[i], r, &d->args[i]) != 0)
+				goto out;
+			d->nargs++;
+		}
+	}
+	/* nothing is sent before every rank's call is known to be good */
+	call_results_begin();
+	for (int r = 0; r < s->nranks; r++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct prog *p;
+		struct uop u;
+
+		if (!rankset_has(&live, r))
+			continue;
+		call_desc_encode(&descs[r], &sb);
+		p = prog_new("call");
+		memset(&u, 0, sizeof u);
+		u.kind = UOP_CALL;
+		u.src = prog_str(p, sb.buf);
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "call.%s", fc.sym);
+		u.name = prog_str(p, sb.buf);
+		strbuf_release(&sb);
+		prog_add(p, &u);
+		if (call_submit(ctx, r, p, xstrdup(fc.text)) != 0)
+			goto out;
+	}
+	res = call_results_settle(ctx, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		if (!res[i].done || res[i].status == DONE_ERROR)
+			continue;
+		if (res[i].status == DONE_ABORTED) {
+			out_event(res[i].rank, "[rank %d] %s interrupted", res[i].rank, fc.text);
+		} else {
+			format_value(s, res[i].text, &sb);
+			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank, fc.text, sb.buf);
+		}
+		strbuf_release(&sb);
+	}
+	if (call_results_report_errors(ctx, c0 + fc.sym_col, strlen(fc.sym)) == 0)
+		rv = CMD_OK;
+out:
+	call_results_end();
+	for (int r = 0; r < ndesc; r++)
+		call_desc_release(&descs[r]);
+	free(descs);
+	ffi_call_release(&fc);
+	free(text);
+	return rv;
+}
+
+static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
+	"void", "i32", "i64", "f64", "ptr", NULL };
+
+const struct cmd_entry cmd_call_entry = {
+	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> void|i32|i64|f64|ptr]",
+	.summary = "call a C function in the target ranks (libffi)",
+	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
+	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
+	.keywords = call_keywords, .exec = cmd_call_exec,
+};

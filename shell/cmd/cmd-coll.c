@@ -1,0 +1,337 @@
+/*
+ * cmd-coll.c - the collective commands (allreduce, barrier, broadcast,
+ * allgather, reduce_scatter, all_to_all): issue one on every rank, keep
+ * track of it until every rank is done, and `check` the result against a
+ * reference computed from the inputs (nccl-tests' #wrong).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto.h"
+#include "ctl.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+struct coll_run {
+	int id;
+	struct coll_call cc;
+	char title[64];
+	int remaining;		/* ranks not done yet */
+	struct rankset aborted, died, errored;
+	char *error;		/* the lowest failing rank's error text */
+	int error_rank;
+	uint8_t **in;		/* per rank: the inputs before the call */
+	uint64_t in_lo, in_hi;
+	struct coll_run *next;
+};
+
+/* Each lifted restriction is noted once per session. */
+static void
+note_once(const char *note)
+{
+	static const char *seen[32];
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (seen[i] == note)
+			return;
+	}
+	if (n < ARRAY_SIZE(seen))
+		seen[n++] = note;
+	out_printf("note: strict off: %s\n", note);
+}
+
+int
+coll_in_progress(struct session *s, const char **what)
+{
+	for (struct coll_run *c = s->colls; c != NULL; c = c->next) {
+		if (c->remaining > 0) {
+			*what = c->title;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+run_free(struct session *s, struct coll_run *c)
+{
+	if (c->in != NULL) {
+		for (int r = 0; r < s->nranks; r++)
+			free(c->in[r]);
+		free(c->in);
+	}
+	free(c->error);
+	free(c);
+}
+
+/* Copy every rank's input windows before anything moves. */
+static void
+snapshot(struct session *s, struct coll_run *c)
+{
+	const struct coll_args *a = &c->cc.a;
+	uint64_t lo = a->buf.off, hi = a->buf.off + a->buf.count * dtype_size(a->buf.dtype);
+
+	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
+		lo = MIN(lo, a->src.off);
+		hi = MAX(hi, a->src.off + a->src.count * dtype_size(a->src.dtype));
+	}
+	c->in_lo = lo;
+	c->in_hi = hi;
+	c->in = xcalloc((size_t)s->nranks, sizeof *c->in);
+	for (int r = 0; r < s->nranks; r++) {
+		c->in[r] = xmalloc(hi - lo);
+		view_read(&s->view, r, lo, c->in[r], hi - lo);
+	}
+}
+
+static void
+report_check(struct session *s, struct coll_run *c)
+{
+	const struct coll_args *a = &c->cc.a;
+	const void **in = xcalloc((size_t)s->nranks, sizeof *in);
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t total = 0;
+	void *got = NULL;
+
+	for (int r = 0; r < s->nranks; r++)
+		in[r] = c->in[r] - c->in_lo;	/* coll_expect indexes by area offset */
+	for (int r = 0; r < s->nranks; r++) {
+		struct coll_output o;
+		void *want;
+		uint64_t wrong;
+
+		coll_output(a, s->nranks, r, &o);
+		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		got = xrealloc(got, o.count * dtype_size(o.dtype) + 1);
+		coll_expect(a, s->nranks, r, (const void *const *)in, want);
+		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
+		wrong = coll_wrong(a, s->nranks, want, got, o.count);
+		if (wrong != 0)
+			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "", r,
+			    (unsigned long long)wrong);
+		total += wrong;
+		free(want);
+	}
+	if (total == 0)
+		out_event(INT_MAX, "%s: done, #wrong 0", c->title);
+	else
+		out_event(INT_MAX, "%s: done, #wrong %llu (%s)", c->title,
+		    (unsigned long long)total, sb.buf);
+	strbuf_release(&sb);
+	free(got);
+	free(in);
+}
+
+/* One rank's part of a collective ended (or its rank died): the
+ * collective reports once every rank's part has. */
+static void
+coll_job_done(struct session *s, struct job *j, const struct job_end *e)
+{
+	struct coll_run **pp = &s->colls, *c;
+	int status = e->status;
+	const char *text = e->text;
+
+	if (status == DONE_ERROR) {
+		job_report_done(s, j, e);	/* "[rank N] ... failed: ..." */
+		return;
+	}
+	while (*pp != NULL && (*pp)->id != j->coll)
+		pp = &(*pp)->next;
+	if ((c = *pp) == NULL)
+		return;
+	if (status == DONE_ABORTED) {
+		rankset_add(&c->aborted, j->rank);
+	} else if (status == JOB_DIED) {
+		rankset_add(&c->died, j->rank);
+	} else if (status != DONE_OK) {
+		rankset_add(&c->errored, j->rank);
+		if (c->error == NULL || j->rank < c->error_rank) {
+			free(c->error);
+			c->error = xstrdup(text != NULL ? text : "");
+			c->error_rank = j->rank;
+		}
+	}
+	if (--c->remaining > 0)
+		return;
+	if (rankset_count(&c->aborted) + rankset_count(&c->died) +
+	    rankset_count(&c->errored) > 0) {
+		/* rank sets, not arrival order: the report is deterministic */
+		struct strbuf sb = STRBUF_INIT;
+		char *t;
+		if (rankset_count(&c->died) > 0) {
+			t = rankset_format(&c->died, s->nranks);
+			strbuf_addf(&sb, "%s died", t);
+			free(t);
+		}
+		if (rankset_count(&c->aborted) > 0) {
+			t = rankset_format(&c->aborted, s->nranks);
+			strbuf_addf(&sb, "%sabandoned by %s (interrupt)", sb.len ? "; " : "", t);
+			free(t);
+		}
+		if (rankset_count(&c->errored) > 0)
+			strbuf_addf(&sb, "%srank %d failed: %s", sb.len ? "; " : "",
+			    c->error_rank, c->error);
+		out_event(INT_MAX, "%s: not completed: %s", c->title, sb.buf);
+		strbuf_release(&sb);
+	} else if (c->cc.check) {
+		report_check(s, c);
+	} else {
+		out_event(INT_MAX, "%s: done", c->title);
+	}
+	*pp = c->next;
+	atomic_compare_exchange_strong(&s->seg.h->cur_coll_id, &(uint32_t){ (uint32_t)c->id }, 0);
+	run_free(s, c);
+}
+
+int
+coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
+{
+	struct session *s = ctx->s;
+	struct coll_run *c;
+	const char *what, *note;
+	char *cause = NULL;
+
+	if (coll_in_progress(s, &what)) {
+		out_error("%s is still in progress; wait for it to finish (or interrupt it) before another collective",
+		    what);
+		return -1;
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r)) {
+			out_error("collectives need every rank; rank %d is %s", r,
+			    rank_state_name(rank_state_of(s, r)));
+			return -1;
+		}
+	}
+	if (coll_synth_signal(ctx, cc, 0) != 0)
+		return -1;
+	/* the names point into cc; keep them valid in the copy */
+	c = xcalloc(1, sizeof *c);
+	c->cc = *cc;
+	c->cc.a.buf.name = c->cc.names[0];
+	c->cc.a.src.name = c->cc.names[1];
+	c->cc.a.sig.name = cc->synth ? c->cc.synth_name : c->cc.names[2];
+	c->id = s->next_coll++;
+	c->remaining = s->nranks;
+	coll_title(&c->cc.a, c->title, sizeof c->title);
+	if ((note = coll_strict_lifted(&c->cc.a)) != NULL && !s->set.strict)
+		note_once(note);
+	if ((note = coll_warning(&c->cc.a, s->nranks)) != NULL)
+		out_warning("%s", note);
+	lint_coll_signal(s, &c->cc.a, c->title);
+	if (cc->check)
+		snapshot(s, c);
+	c->next = s->colls;
+	s->colls = c;
+	s->seg.h->cur_coll = c->cc.a;
+	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
+	    s->seg.h->cur_coll.sig.name = NULL;
+	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
+	pflags |= s->start_pflags;
+	if (pflags & PROG_F_START)
+		ctl_set_gate(&s->seg, 1);	/* before it is sent */
+	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
+		coll_job_done, &cause) != 0) {
+		out_error("%s", cause);
+		free(cause);
+		return -1;
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = rank_job(s, r);
+		/* the collective is the tail of every queue; report it like a
+		 * command's own program */
+		while (j != NULL && j->next != NULL)
+			j = j->next;
+		if (j != NULL) {
+			ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
+			ctx->subs[ctx->nsubs].rank = r;
+			ctx->subs[ctx->nsubs].tag = j->tag;
+			ctx->nsubs++;
+			if (rank_job(s, r) != j) {
+				struct strbuf sb = STRBUF_INIT;
+				describe_rank(s, r, &sb, 0);
+				out_event(r, "[rank %d] %s is queued: rank %d is %s in %s", r,
+				    c->title, r, rank_state_name(rank_state_of(s, r)), sb.buf);
+				strbuf_release(&sb);
+			}
+		}
+	}
+	return 0;
+}
+
+static enum cmd_retval
+coll_exec(struct cmdctx *ctx, enum coll_kind kind)
+{
+	struct coll_call cc;
+
+	if (coll_parse(ctx, kind, 0, &cc, NULL, NULL) != 0)
+		return CMD_ERROR;
+	return coll_issue(ctx, &cc, 0) == 0 ? CMD_OK : CMD_ERROR;
+}
+
+#define COLL_CMD(fn, kind)                                                     \
+	static enum cmd_retval fn(struct cmdctx *ctx)                          \
+	{                                                                      \
+		return coll_exec(ctx, kind);                                   \
+	}
+COLL_CMD(cmd_allreduce_exec, COLL_ALLREDUCE)
+COLL_CMD(cmd_barrier_exec, COLL_BARRIER)
+COLL_CMD(cmd_broadcast_exec, COLL_BROADCAST)
+COLL_CMD(cmd_allgather_exec, COLL_ALLGATHER)
+COLL_CMD(cmd_reduce_scatter_exec, COLL_REDUCE_SCATTER)
+COLL_CMD(cmd_all_to_all_exec, COLL_ALL_TO_ALL)
+
+static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
+	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
+	"root=", "check", NULL };
+
+const struct cmd_entry cmd_allreduce_entry = {
+	.name = "allreduce",
+	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
+	.summary = "reduce BUF across ranks in place (mesh or ring)",
+	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
+	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.keywords = coll_keywords, .exec = cmd_allreduce_exec,
+};
+
+const struct cmd_entry cmd_barrier_entry = {
+	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
+	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
+	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
+	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY, .keywords = coll_keywords,
+	.exec = cmd_barrier_exec,
+};
+
+const struct cmd_entry cmd_broadcast_entry = {
+	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
+	.summary = "every rank gets a copy of root's BUF",
+	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.keywords = coll_keywords, .exec = cmd_broadcast_exec,
+};
+
+const struct cmd_entry cmd_allgather_entry = {
+	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
+	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
+	.example = "allgather src dst sig check", .group = GRP_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.keywords = coll_keywords, .exec = cmd_allgather_exec,
+};
+
+const struct cmd_entry cmd_reduce_scatter_entry = {
+	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
+	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
+	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
+	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.keywords = coll_keywords, .exec = cmd_reduce_scatter_exec,
+};
+
+const struct cmd_entry cmd_all_to_all_entry = {
+	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
+	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
+	.example = "all_to_all src dst sig check", .group = GRP_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
+	.keywords = coll_keywords, .exec = cmd_all_to_all_exec,
+};

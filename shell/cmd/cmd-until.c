@@ -1,0 +1,161 @@
+/*
+ * cmd-until.c - until and advance, as in gdb: run the stopped targets on
+ * to a location, each rank stopping once when it gets there.  The stop is
+ * a momentary breakpoint (id BREAK_ID_UNTIL | n, BRK_ONCE_PER_RANK): a
+ * rank's hit clears its bit, and the entry goes when every rank has hit
+ * it or the next until/advance replaces it.  `until` without a location
+ * runs each rank to its next call from a later line of the same file:
+ * out of the loop it is in.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+static uint32_t until_seq;
+
+static void
+drop_untils(struct session *s)
+{
+	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
+		struct seg_break *bp = &s->seg.h->breaks[k];
+		if (bp->id & BREAK_ID_UNTIL)
+			ctl_break_clear(&s->seg, bp);
+	}
+	ctl_breaks_changed(&s->seg);
+}
+
+/* The call site stopped rank r is at, or NULL (in cdb_init, an agent). */
+static const struct site *
+stopped_site(struct session *s, int r)
+{
+	struct seg_rank *b = seg_board(&s->seg, r);
+
+	if (!rank_alive(s, r) || rank_state_of(s, r) != RS_STOPPED ||
+	    atomic_load(&b->nops) == 0 || b->site.fn == FN_NONE ||
+	    b->site.file[0] == '\0')
+		return NULL;
+	return &b->site;
+}
+
+/* One entry per distinct site of the stopped ranks in set: `until` (no
+ * location: a later line) or `until LINE` (that line of their file). */
+static int
+add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
+    struct seg_break *proto)
+{
+	struct session *s = ctx->s;
+	struct rankset left = *set;
+
+	for (int r = 0; r < s->nranks; r++) {
+		const struct site *st;
+		struct seg_break nb = *proto;
+		struct rankset group;
+
+		if (!rankset_has(&left, r))
+			continue;
+		rankset_del(&left, r);
+		if ((st = stopped_site(s, r)) == NULL) {
+			if (!rank_alive(s, r) || rank_state_of(s, r) != RS_STOPPED)
+				continue;	/* it stops when it gets there: it cannot */
+			out_error("rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
+			    r, atomic_load(&seg_board(&s->seg, r)->nops) == 0 ?
+			    "in cdb_init" : "in a command", ctx->entry->name);
+			return -1;
+		}
+		rankset_clear(&group);
+		rankset_add(&group, r);
+		for (int q = r + 1; q < s->nranks; q++) {
+			const struct site *o;
+			if (rankset_has(&left, q) && (o = stopped_site(s, q)) != NULL &&
+			    strcmp(o->file, st->file) == 0 && o->line == st->line) {
+				rankset_add(&group, q);
+				rankset_del(&left, q);
+			}
+		}
+		memcpy(nb.file, st->file, sizeof nb.file);
+		nb.line = line > 0 ? line : st->line;
+		nb.flags |= BRK_AT_CALL | (line > 0 ? 0 : BRK_LINE_AFTER);
+		if (break_add(s, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+static enum cmd_retval
+cmd_until_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct seg_break nb;
+	struct rankset set, moved;
+	char *cause = NULL;
+	size_t i = 0;
+	int32_t line = 0;
+
+	memset(&nb, 0, sizeof nb);
+	nb.kinds = BREAK_ANY_KIND;
+	nb.flags = BRK_ONCE_PER_RANK;
+	if (strcmp(ctx->entry->name, "advance") == 0 && arg(ctx, 0)[0] == '@') {
+		cmd_usage_error(ctx, "advance needs a location");
+		return CMD_ERROR;
+	}
+	if (nargs(ctx) > 0 && arg(ctx, 0)[0] != '@') {
+		const char *a = arg(ctx, 0);
+		uint64_t v;
+
+		if (!break_spec_is_location(a)) {
+			arg_error(ctx, 0, "bad location '%s' (expected FILE:LINE, LINE or cdb_FUNCTION)", a);
+			return CMD_ERROR;
+		}
+		if (strchr(a, ':') == NULL && strncmp(a, "cdb_", 4) != 0) {
+			if (parse_uint(a, &v, 0, &cause) != 0 || v == 0 || v > INT32_MAX) {
+				free(cause);
+				arg_error(ctx, 0, "bad line '%s' (expected a line from 1)", a);
+				return CMD_ERROR;
+			}
+			line = (int32_t)v;
+			i = 1;
+		} else if (break_spec_parse(ctx, &i, &nb) != 0) {
+			return CMD_ERROR;
+		}
+	}
+	if (break_tail_parse(ctx, i, &nb, &set) != 0)
+		return CMD_ERROR;
+	drop_untils(s);
+	if (i == 0 || line > 0) {
+		if (add_per_site(ctx, &set, line, &nb) != 0) {
+			drop_untils(s);
+			return CMD_ERROR;
+		}
+	} else if (break_add(s, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
+		return CMD_ERROR;
+	}
+	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {
+		out_error("%s", cause);
+		free(cause);
+		drop_untils(s);
+		session_update_gate(s);
+		return CMD_ERROR;
+	}
+	report_moved(s, &moved);
+	breaks_gc(s);
+	return CMD_OK;
+}
+
+const struct cmd_entry cmd_until_entry = {
+	.name = "until", .alias = "u", .usage = "[FILE:LINE|LINE|cdb_FUNCTION] [@RANKS]",
+	.summary = "run stopped targets to a location (none: out of the loop)",
+	.example = "until ring.c:90", .group = GRP_CONTROL, .min_args = 0,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_until_exec,
+};
+
+const struct cmd_entry cmd_advance_entry = {
+	.name = "advance", .usage = "FILE:LINE|LINE|cdb_FUNCTION [@RANKS]",
+	.summary = "run stopped targets until each reaches the location",
+	.example = "advance cdb_allreduce", .group = GRP_CONTROL, .min_args = 1,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_until_exec,
+};

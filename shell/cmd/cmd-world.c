@@ -1,0 +1,225 @@
+/* cmd-world.c - world, ranks, info, focus, windows, quit. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "futex.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+static void
+format_shape(const struct seg_window *w, struct strbuf *sb)
+{
+	strbuf_addch(sb, '[');
+	for (int d = 0; d < w->ndim; d++)
+		strbuf_addf(sb, "%s%llu", d ? "," : "", (unsigned long long)w->shape[d]);
+	strbuf_addch(sb, ']');
+}
+
+static void
+print_windows(struct session *s)
+{
+	struct seg_window *list[SEG_MAX_WINDOWS];
+	int n = view_win_list(&s->view, list, SEG_MAX_WINDOWS);
+	size_t wn = 4, ws = 5, wb = 5, wo = 6;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (n == 0) {
+		out_printf("no windows (see 'alloc')\n");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char num[32];
+		strbuf_reset(&sb);
+		format_shape(list[i], &sb);
+		wn = MAX(wn, strlen(list[i]->name));
+		ws = MAX(ws, sb.len);
+		wb = MAX(wb, (size_t)snprintf(num, sizeof num, "%llu",
+		    (unsigned long long)list[i]->bytes));
+		wo = MAX(wo, (size_t)snprintf(num, sizeof num, "%llu",
+		    (unsigned long long)list[i]->off));
+	}
+	out_printf("%-*s  %-*s  %-5s  %*s  %*s\n", (int)wn, "name", (int)ws, "shape",
+	    "dtype", (int)wb, "bytes", (int)wo, "offset");
+	for (int i = 0; i < n; i++) {
+		strbuf_reset(&sb);
+		format_shape(list[i], &sb);
+		out_printf("%-*s  %-*s  %-5s  %*llu  %*llu%s\n", (int)wn, list[i]->name,
+		    (int)ws, sb.buf, dtype_name(list[i]->dtype), (int)wb,
+		    (unsigned long long)list[i]->bytes, (int)wo,
+		    (unsigned long long)list[i]->off,
+		    list[i]->flags & WIN_SYNTH ? "  (synthesized signal)" : "");
+	}
+	strbuf_release(&sb);
+}
+
+static enum cmd_retval
+cmd_windows_exec(struct cmdctx *ctx)
+{
+	print_windows(ctx->s);
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_world_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct seg_window *list[SEG_MAX_WINDOWS];
+	int n = view_win_list(&s->view, list, SEG_MAX_WINDOWS), live = 0;
+	uint64_t used = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		live += rank_alive(s, r);
+	for (int i = 0; i < n; i++)
+		used = MAX(used, list[i]->off + (list[i]->bytes + SEG_ALIGN - 1) /
+		    SEG_ALIGN * SEG_ALIGN);
+	out_printf("ranks      %d", s->nranks);
+	if (live != s->nranks)
+		out_printf(" (%d alive)", live);
+	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n", s->transport,
+	    s->name, ctx->target_text);
+	out_printf("windows    %d, %llu of %llu bytes per rank in use\n", n,
+	    (unsigned long long)used, (unsigned long long)view_area_size(&s->view));
+	if (n > 0)
+		print_windows(s);
+	return CMD_OK;
+}
+
+static void
+print_ranks(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct strbuf sb = STRBUF_INIT;
+
+	view_sample(&s->view);
+	for (int r = 0; r < s->nranks; r++) {
+		struct view_board b;
+		enum rank_state st;
+		int queued = 0;
+
+		view_board(&s->view, r, &b);
+		st = b.state;
+		if (!rankset_has(&ctx->targets, r))
+			continue;
+		strbuf_reset(&sb);
+		if (s->rp[r].death != NULL)
+			strbuf_addstr(&sb, s->rp[r].death);
+		else
+			describe_rank(s, r, &sb, 0);
+		for (struct job *j = rank_job(s, r); j != NULL; j = j->next)
+			queued++;
+		if (s->rp[r].death != NULL && strncmp(sb.buf, rank_state_name(st),
+		    strlen(rank_state_name(st))) == 0)
+			out_printf("rank %d: %s", r, sb.buf);	/* "exited with ..." */
+		else
+			out_printf("rank %d: %s%s%s", r, rank_state_name(st),
+			    sb.len ? "  " : "", sb.buf);
+		if (queued > 1)
+			out_printf(" (+%d queued)", queued - 1);
+		if (s->set.times)
+			out_printf("  [%.1fs]", (double)(mono_ns() - b.state_ns) / 1e9);
+		out_printf("\n");
+	}
+	strbuf_release(&sb);
+}
+
+static enum cmd_retval
+cmd_ranks_exec(struct cmdctx *ctx)
+{
+	print_ranks(ctx);
+	return CMD_OK;
+}
+
+static const char *const info_keywords[] = { "ranks", "windows", "breaks",
+	NULL };
+
+
+static enum cmd_retval
+cmd_info_exec(struct cmdctx *ctx)
+{
+	const char *what = arg(ctx, 0);
+
+	if (strcmp(what, "ranks") == 0) {
+		print_ranks(ctx);
+		return CMD_OK;
+	}
+	if (strcmp(what, "windows") == 0) {
+		print_windows(ctx->s);
+		return CMD_OK;
+	}
+	if (strcmp(what, "breaks") == 0 || strcmp(what, "break") == 0) {
+		breaks_list(ctx->s);
+		return CMD_OK;
+	}
+	arg_error(ctx, 0, "unknown info topic '%s' (expected ranks, windows or breaks)", what);
+	return CMD_ERROR;
+}
+
+static enum cmd_retval
+cmd_focus_exec(struct cmdctx *ctx)
+{
+	struct rankset set;
+	char *cause = NULL, *text;
+
+	if (nargs(ctx) == 0) {
+		text = rankset_format(&ctx->s->focus, ctx->s->nranks);
+		out_printf("focus %s\n", text);
+		free(text);
+		return CMD_OK;
+	}
+	if (parse_ranks(arg(ctx, 0), ctx->s->nranks, &set, &cause) != 0) {
+		arg_error(ctx, 0, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
+	}
+	ctx->s->focus = set;
+	return CMD_OK;
+}
+
+static enum cmd_retval
+cmd_quit_exec(struct cmdctx *ctx)
+{
+	return CMD_QUIT;
+}
+
+const struct cmd_entry cmd_world_entry = {
+	.name = "world", .usage = "",
+	.summary = "show the world: ranks, transport, session name, windows",
+	.example = "world", .group = GRP_WORLD, .min_args = 0, .max_args = 0,
+	.flags = CMD_NO_SETTLE, .exec = cmd_world_exec,
+};
+
+const struct cmd_entry cmd_ranks_entry = {
+	.name = "ranks", .usage = "",
+	.summary = "each target rank's state and current operation",
+	.example = "@1-2 ranks", .group = GRP_WORLD, .min_args = 0,
+	.max_args = 0, .flags = CMD_TARGETS, .exec = cmd_ranks_exec,
+};
+
+const struct cmd_entry cmd_info_entry = {
+	.name = "info", .usage = "ranks|windows|breaks",
+	.summary = "information about ranks, windows or breakpoints",
+	.example = "info ranks", .group = GRP_WORLD, .min_args = 1,
+	.max_args = 1, .flags = CMD_TARGETS, .keywords = info_keywords,
+	.exec = cmd_info_exec,
+};
+
+const struct cmd_entry cmd_focus_entry = {
+	.name = "focus", .usage = "[@RANKS]",
+	.summary = "set (or show) the ranks commands apply to by default",
+	.example = "focus @1,3", .group = GRP_WORLD, .min_args = 0,
+	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_focus_exec,
+};
+
+const struct cmd_entry cmd_windows_entry = {
+	.name = "windows", .usage = "",
+	.summary = "list windows: name, shape, dtype, bytes, offset",
+	.example = "windows", .group = GRP_WINDOWS, .min_args = 0,
+	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_windows_exec,
+};
+
+const struct cmd_entry cmd_quit_entry = {
+	.name = "quit", .alias = "q,exit", .usage = "",
+	.summary = "end the session: stop the ranks, remove shared memory",
+	.example = "quit", .group = GRP_SESSION, .min_args = 0, .max_args = 0,
+	.flags = CMD_NO_SETTLE, .exec = cmd_quit_exec,
+};

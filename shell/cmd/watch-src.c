@@ -1,0 +1,236 @@
+/*
+ * watch-src.c - fill the watch pane's snapshot (viz/snap.h) from a view of
+ * the world (view/view.h).  Observation never messages a rank: everything
+ * comes from the status board, the window table and the windows themselves.  With the
+ * shell's own session the queued programs tell who owes which cell; an
+ * observer attached from outside rebuilds the collective in progress from
+ * the segment's cur_coll record.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "futex.h"
+#include "shell.h"
+#include "watch-src.h"
+#include "xmalloc.h"
+
+#define WIN_CELLS_MAX 4096	/* larger i32 windows show a prefix */
+#define OWED_SCAN_MAX 8192	/* micro-ops looked ahead per rank */
+
+static enum snap_state
+snap_state_of(enum rank_state st)
+{
+	switch (st) {
+	case RS_RUNNING:
+		return SNAP_RUNNING;
+	case RS_STOPPED:
+		return SNAP_STOPPED;
+	case RS_BLOCKED:
+		return SNAP_BLOCKED;
+	case RS_EXITED:
+		return SNAP_EXITED;
+	case RS_DEAD:
+		return SNAP_DEAD;
+	default:
+		return SNAP_IDLE;
+	}
+}
+
+/* Windows in the snapshot: which segment window each index shows. */
+struct shown {
+	struct seg_window *w[SEG_MAX_WINDOWS];
+	int n;
+};
+
+static void
+add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
+{
+	struct seg_window *list[SEG_MAX_WINDOWS];
+	int n = view_win_list(ws->view, list, SEG_MAX_WINDOWS);
+
+	sh->n = 0;
+	for (int i = 0; i < n; i++) {
+		struct seg_window *w = list[i];
+		int shape[SNAP_DIMS_MAX], nd = w->ndim, k = 0;
+		uint64_t cells = w->count;
+		char name[SNAP_NAME_MAX];
+		struct snap_win *sw;
+
+		if (w->dtype != DT_I32)
+			continue;
+		while (nd > 1 && w->shape[nd - 1] == 1)
+			nd--;
+		if (cells > WIN_CELLS_MAX) {
+			snprintf(name, sizeof name, "%s[0:%d]", w->name, WIN_CELLS_MAX);
+			shape[0] = WIN_CELLS_MAX;
+			k = 1;
+			cells = WIN_CELLS_MAX;
+		} else {
+			uint64_t lead = 1;
+			snprintf(name, sizeof name, "%s", w->name);
+			/* fold leading dims so at most SNAP_DIMS_MAX remain */
+			for (int d = 0; d <= nd - SNAP_DIMS_MAX; d++)
+				lead *= w->shape[d];
+			if (nd > SNAP_DIMS_MAX) {
+				shape[k++] = (int)lead;
+				for (int d = nd - SNAP_DIMS_MAX + 1; d < nd; d++)
+					shape[k++] = (int)w->shape[d];
+			} else {
+				for (int d = 0; d < nd; d++)
+					shape[k++] = (int)w->shape[d];
+			}
+		}
+		sw = snap_add_win(out, name, k, shape);
+		for (int r = 0; r < out->nranks; r++)
+			view_read(ws->view, r, w->off, snap_row(sw, r), cells * 4);
+		sh->w[sh->n++] = w;
+	}
+}
+
+static void
+mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops,
+    size_t from, size_t nops)
+{
+	size_t end = MIN(nops, from + OWED_SCAN_MAX);
+
+	for (size_t k = from; k < end; k++) {
+		const struct uop *u = &ops[k];
+		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks)
+			continue;
+		for (int i = 0; i < sh->n; i++) {
+			const struct seg_window *w = sh->w[i];
+			uint64_t cell;
+			if (u->dst < w->off || u->dst >= w->off + w->bytes)
+				continue;
+			cell = (u->dst - w->off) / 4;
+			if (cell < (uint64_t)out->wins[i].ncells)
+				snap_mark_owed(&out->wins[i], u->peer, (int)cell, q);
+			break;
+		}
+	}
+}
+
+/* Observer: programs of the collective in progress, rebuilt once per id. */
+static void
+observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
+{
+	struct coll_args cur;
+	uint32_t id = view_cur_coll(ws->view, &cur);
+
+	if (id == 0)
+		return;
+	if (id != ws->coll_id) {
+		for (int r = 0; r < ws->nprogs; r++)
+			prog_free(ws->progs[r]);
+		free(ws->progs);
+		ws->nprogs = out->nranks;
+		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
+		for (int r = 0; r < ws->nprogs; r++)
+			ws->progs[r] = coll_build(&cur, ws->nprogs, r);
+		ws->coll_id = id;
+	}
+	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
+		struct view_board b;
+
+		view_board(ws->view, q, &b);
+		if ((b.state == RS_RUNNING || b.state == RS_STOPPED ||
+		    b.state == RS_BLOCKED) && b.nops == ws->progs[q]->nops)
+			mark_owed(out, sh, q, ws->progs[q]->ops, b.pc,
+			    ws->progs[q]->nops);
+	}
+}
+
+int
+watch_src_fill(struct watch_src *ws, struct snap *out)
+{
+	struct view *v = ws->view;
+	struct session *s = ws->sess;
+	struct strbuf sb = STRBUF_INIT;
+	struct shown sh;
+	char *corrupt;
+	uint64_t now = mono_ns();
+	int n = view_nranks(v);
+
+	if (s != NULL && s->rp != NULL)
+		session_pump(s, 0);	/* events wait until the pane closes */
+	if (view_ended(v) || (ws->pid > 0 && kill(ws->pid, 0) != 0))
+		return -1;
+	view_sample(v);
+	snap_set_ranks(out, n);
+	out->world = n;
+	snprintf(out->session, sizeof out->session, "%s", view_session(v));
+	out->readonly = ws->readonly;
+	out->show_times = s != NULL ? s->set.times : 0;
+	add_windows(ws, out, &sh);
+	for (int r = 0; r < n; r++) {
+		struct snap_rank *rk = &out->ranks[r];
+		struct view_board b;
+
+		view_board(v, r, &b);
+		rk->state = snap_state_of(b.state);
+		rk->secs = (double)(now - b.state_ns) / 1e9;
+		strbuf_reset(&sb);
+		if (s != NULL && s->rp[r].death != NULL)
+			strbuf_addstr(&sb, s->rp[r].death);
+		else if (s != NULL && rank_job(s, r) != NULL)
+			describe_rank(s, r, &sb, 1);
+		else
+			describe_board(v, r, &sb);
+		snprintf(rk->op, sizeof rk->op, "%s", sb.buf);
+		if (b.state == RS_BLOCKED) {
+			uint64_t off = b.wait_off;
+			rk->now = view_cell(v, r, off);
+			rk->expected = b.wait_expected;
+			strbuf_reset(&sb);
+			describe_cell(v, off, 1, &sb);
+			strbuf_addf(&sb, " %s %d", wait_cmp_name(b.wait_cmp),
+			    rk->expected);
+			snprintf(rk->on, sizeof rk->on, "%s", sb.buf);
+			for (int i = 0; i < sh.n; i++) {
+				const struct seg_window *w = sh.w[i];
+				if (off >= w->off && off < w->off + w->bytes &&
+				    (off - w->off) / 4 < (uint64_t)out->wins[i].ncells) {
+					rk->win = i;
+					rk->cell = (int)((off - w->off) / 4);
+				}
+			}
+		}
+	}
+	snap_mark_awaited(out);
+	if (s != NULL) {
+		for (int q = 0; q < n; q++) {
+			struct view_board b;
+
+			view_board(v, q, &b);
+			for (struct job *j = rank_job(s, q); j != NULL; j = j->next) {
+				size_t from = 0;
+				if (j == rank_job(s, q) && b.prog_tag == j->tag)
+					from = b.pc;
+				if (j->prog != NULL)
+					mark_owed(out, &sh, q, j->prog->ops, from, j->prog->nops);
+			}
+		}
+	} else {
+		observer_owed(ws, out, &sh);
+	}
+	if (s == NULL && (corrupt = view_take_reports(v)) != NULL) {
+		/* the observer's only line to say it on */
+		snprintf(ws->status, sizeof ws->status, "error: %.*s",
+		    (int)strcspn(corrupt, "\n"), corrupt);
+		free(corrupt);
+	}
+	if (ws->status[0] != '\0')
+		snprintf(out->status, sizeof out->status, "%s", ws->status);
+	strbuf_release(&sb);
+	return 0;
+}
+
+void
+watch_src_release(struct watch_src *ws)
+{
+	for (int r = 0; r < ws->nprogs; r++)
+		prog_free(ws->progs[r]);
+	free(ws->progs);
+	ws->progs = NULL;
+	ws->nprogs = 0;
+}

@@ -1,0 +1,538 @@
+/*
+ * diagnose.c - "why is nothing moving", in protocol terms: feed core/diag
+ * the session (each rank's state, its wait, every micro-op it will still
+ * run, what it already did) and word the answer; the `diagnose` command,
+ * `expect hang|nohang`, and the hang watchdog.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "futex.h"
+#include "proto.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+#define HIST_MAX 8192
+
+static void
+hist_add(struct session *s, const struct diag_event *e)
+{
+	if (s->nhist == HIST_MAX) {
+		memmove(s->hist, s->hist + HIST_MAX / 4,
+		    (HIST_MAX - HIST_MAX / 4) * sizeof *s->hist);
+		s->nhist -= HIST_MAX / 4;
+	}
+	if (s->nhist == s->ahist) {
+		s->ahist = s->ahist ? s->ahist * 2 : 64;
+		s->hist = xreallocarray(s->hist, s->ahist, sizeof *s->hist);
+	}
+	s->hist[s->nhist++] = *e;
+}
+
+void
+hist_record(struct session *s, const struct job *j)
+{
+	for (size_t i = 0; j->prog != NULL && i < j->prog->nops; i++) {
+		const struct uop *u = &j->prog->ops[i];
+		struct diag_event e;
+
+		memset(&e, 0, sizeof e);
+		e.kind = u->kind;
+		e.op = u->op;
+		e.writer = j->rank;
+		e.value = u->value;
+		e.off = u->dst;
+		switch (u->kind) {
+		case UOP_NOTIFY:
+			e.target = u->peer;
+			e.bytes = 4;
+			break;
+		case UOP_WAIT:
+			e.target = j->rank;
+			e.bytes = 4;
+			break;
+		case UOP_PUT:
+			e.target = u->peer;
+			e.bytes = u->count * dtype_size(u->dtype);
+			e.value = (j->flags & JOB_STALE_PUT) != 0;	/* lint said so */
+			break;
+		default:
+			continue;
+		}
+		hist_add(s, &e);
+	}
+}
+
+void
+hist_forget(struct session *s, uint64_t lo, uint64_t hi)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->off < hi && lo < e->off + e->bytes)
+			continue;
+		s->hist[k++] = *e;
+	}
+	s->nhist = k;
+}
+
+static size_t
+add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
+{
+	for (; j != NULL; j = j->next) {
+		if (j->prog == NULL)
+			continue;
+		*v = xreallocarray(*v, n + 1, sizeof **v);
+		(*v)[n].ops = j->prog->ops;
+		(*v)[n].nops = j->prog->nops;
+		(*v)[n].pc = n == 0 ? MIN(pc0, j->prog->nops) : 0;
+		(*v)[n].title = j->desc;
+		n++;
+	}
+	return n;
+}
+
+static const struct seg_window *
+win_at(void *arg, uint64_t off)
+{
+	return view_win_at(arg, off);
+}
+
+void
+diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
+{
+	struct diag_rank *r = xcalloc((size_t)s->nranks, sizeof *r);
+	uint64_t now = mono_ns();
+
+	memset(in, 0, sizeof *in);
+	in->win_at = win_at;
+	in->win_arg = &s->view;
+	view_sample(&s->view);
+	in->nranks = s->nranks;
+	in->r = r;
+	in->hist = s->hist;
+	in->nhist = s->nhist;
+	for (int q = 0; q < s->nranks; q++) {
+		struct rankproc *rp = &s->rp[q];
+		struct diag_prog *v = NULL;
+		struct view_board b;
+		size_t n = 0;
+		uint32_t pc = 0;
+
+		view_board(&s->view, q, &b);
+		r[q].state = b.state;
+		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
+		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
+		r[q].secs = (double)(now - b.state_ns) / 1e9;
+		if (r[q].state == RS_BLOCKED) {
+			r[q].waiting = 1;
+			r[q].wait_off = b.wait_off;
+			r[q].cmp = (uint8_t)b.wait_cmp;
+			r[q].expected = b.wait_expected;
+			r[q].now = view_cell(&s->view, q, r[q].wait_off);
+		}
+		if (rp->jobs != NULL) {
+			if (b.prog_tag == rp->jobs->tag && r[q].state != RS_IDLE)
+				pc = b.pc;
+			n = add_progs(&v, 0, rp->jobs, pc);
+		} else if (rp->orphans != NULL) {
+			n = add_progs(&v, 0, rp->orphans, rp->orphan_pc);
+		}
+		r[q].progs = v;
+		r[q].nprogs = n;
+	}
+	diag_analyze(in, res);
+}
+
+void
+diag_in_release(struct diag_in *in)
+{
+	for (int q = 0; q < in->nranks; q++)
+		free((void *)in->r[q].progs);
+	free((void *)in->r);
+	memset(in, 0, sizeof *in);
+}
+
+static void
+cell_text(struct session *s, uint64_t off, struct strbuf *sb)
+{
+	describe_cell(&s->view, off, 1, sb);
+}
+
+static void
+wait_text(struct session *s, const struct diag_rank *r, struct strbuf *sb)
+{
+	strbuf_addstr(sb, "wait ");
+	cell_text(s, r->wait_off, sb);
+	strbuf_addf(sb, " %s %d", wait_cmp_name(r->cmp), r->expected);
+}
+
+static void
+owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b,
+    struct strbuf *sb)
+{
+	int last = -1;
+
+	for (size_t i = 0; i < b->nowes; i++) {
+		const struct diag_owe *o = &b->owes[i];
+		const struct diag_prog *p = &in->r[o->rank].progs[o->prog];
+		int32_t total = 0;
+		size_t count = 0;
+
+		if (o->rank == last)
+			continue;
+		last = o->rank;
+		for (size_t k = i; k < b->nowes && b->owes[k].rank == o->rank; k++) {
+			total += b->owes[k].value;
+			count++;
+		}
+		strbuf_addf(sb, "%srank %d (%s", sb->len && sb->buf[sb->len - 1] != ' ' ?
+		    ", " : "", o->rank, rank_state_name(in->r[o->rank].state));
+		if (p->nops > 1)
+			strbuf_addf(sb, ", %s step %zu/%zu", p->title, o->index + 1, p->nops);
+		if (o->op == NOTIFY_SET)
+			strbuf_addf(sb, ", will set %d)", o->value);
+		else if (count > 1)
+			strbuf_addf(sb, ", owes %+d in %zu notifies)", total, count);
+		else
+			strbuf_addf(sb, ", owes %+d)", total);
+	}
+}
+
+static const struct diag_block *
+block_of(const struct diag_result *res, int rank)
+{
+	for (size_t i = 0; i < res->nblocked; i++) {
+		if (res->blocked[i].rank == rank)
+			return &res->blocked[i];
+	}
+	return NULL;
+}
+
+static void
+headline(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, struct strbuf *sb)
+{
+	const struct diag_block *stuck = NULL;
+
+	if (s->set.color && s->interactive && isatty(STDOUT_FILENO))
+		strbuf_addf(sb, "\033[1;%sm%s\033[0m: ", res->verdict == DIAG_HANG ?
+		    "31" : res->verdict == DIAG_SLOW ? "33" : "32",
+		    diag_verdict_name(res->verdict));
+	else
+		strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
+	if (res->verdict == DIAG_OK) {
+		strbuf_addstr(sb, "no rank is blocked\n");
+		return;
+	}
+	for (size_t i = 0; i < res->nblocked && stuck == NULL; i++) {
+		if (!res->blocked[i].can_progress)
+			stuck = &res->blocked[i];
+	}
+	if (res->verdict == DIAG_SLOW) {
+		strbuf_addf(sb, "%zu rank%s blocked, and every one can still be released\n",
+		    res->nblocked, res->nblocked == 1 ? "" : "s");
+		return;
+	}
+	if (res->ncycle > 0) {
+		strbuf_addstr(sb, "wait-for cycle ");
+		for (int i = 0; i < res->ncycle; i++)
+			strbuf_addf(sb, "%s%d", i ? " -> " : "", res->cycle[i]);
+		strbuf_addstr(sb, ": every rank in it waits for the next\n");
+		return;
+	}
+	if (stuck->nowes == 0) {
+		strbuf_addstr(sb, "no rank can change ");
+		cell_text(s, in->r[stuck->rank].wait_off, sb);
+		strbuf_addf(sb, " on rank %d\n", stuck->rank);
+	} else {
+		strbuf_addf(sb, "rank %d cannot be released: ", stuck->rank);
+		if (!stuck->releasable)
+			strbuf_addstr(sb, "what is owed cannot reach the value it waits for\n");
+		else
+			strbuf_addstr(sb, "every rank that owes it is stuck too\n");
+	}
+}
+
+static void
+rank_line(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, int q, struct strbuf *sb)
+{
+	const struct diag_rank *r = &in->r[q];
+	const struct diag_block *b = block_of(res, q);
+	struct strbuf t = STRBUF_INIT;
+
+	strbuf_addf(sb, "  rank %d  %s", q, rank_state_name(r->state));
+	if (s->set.times)
+		strbuf_addf(sb, " %.1fs", r->secs);
+	if (b != NULL) {
+		strbuf_addstr(sb, "  ");
+		wait_text(s, r, sb);
+		strbuf_addf(sb, "  now %d   writers: ", r->now);
+		owe_text(s, in, b, &t);
+		if (t.len == 0) {
+			/* nobody owes it: say who wrote it last */
+			const struct diag_event *lw = NULL;
+			for (size_t i = 0; i < in->nhist; i++) {
+				const struct diag_event *e = &in->hist[i];
+				if (e->kind == UOP_NOTIFY && e->target == q && e->off == r->wait_off)
+					lw = e;
+			}
+			strbuf_addstr(&t, "none pending");
+			if (lw != NULL)
+				strbuf_addf(&t, " (rank %d wrote %d with %s)", lw->writer,
+				    lw->value, lw->op == NOTIFY_SET ? "set" : "add");
+		}
+		strbuf_add(sb, t.buf, t.len);
+	} else if (s->rp[q].death != NULL) {
+		strbuf_addf(sb, "  %s", s->rp[q].death);
+	} else {
+		size_t mark = sb->len;
+		strbuf_addstr(sb, "  ");
+		describe_rank(s, q, sb, 1);
+		if (sb->len == mark + 2)
+			strbuf_setlen(sb, mark);
+	}
+	strbuf_addch(sb, '\n');
+	strbuf_release(&t);
+}
+
+static void
+cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
+{
+	struct strbuf c = STRBUF_INIT, c2 = STRBUF_INIT;
+
+	cell_text(s, f->off, &c);
+	switch (f->cause) {
+	case CAUSE_TAG0: {
+		struct view_board b;
+		enum wait_cmp cmp;
+		int32_t want;
+
+		view_board(&s->view, f->rank, &b);
+		cmp = b.wait_cmp;
+		want = b.wait_expected;
+
+		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
+		    wait_cmp_name(cmp), want);
+		if (cmp == CMP_EQ)
+			strbuf_addf(sb, "send tag %d\n", want);
+		else
+			strbuf_addf(sb, "send a tag %s %d\n", wait_cmp_name(cmp), want);
+		break;
+	}
+	case CAUSE_SET_SHARED:
+		strbuf_addf(sb, "likely cause: set on %s of rank %d, a cell several ranks write: the last set wins and the count stays %d; use add (AtomicAdd) for shared cells, set only for 1:1\n",
+		    c.buf, f->rank, f->v);
+		break;
+	case CAUSE_EQ_OVERSHOOT:
+		strbuf_addf(sb, "likely cause: == on a counter: %s of rank %d is %d, past the value it waits for; credits can overshoot, wait with >=\n",
+		    c.buf, f->rank, f->v);
+		break;
+	case CAUSE_REUSED:
+		strbuf_addf(sb, "likely cause: single-shot signal reused: %s of rank %d still holds %d from an earlier round; use a fresh signal (or row) per round, or wait for a rising generation\n",
+		    c.buf, f->rank, f->v);
+		break;
+	case CAUSE_ROW_MISMATCH:
+		cell_text(s, f->off2, &c2);
+		strbuf_addf(sb, "likely cause: notify/wait row mismatch: rank %d notifies %s of rank %d, but rank %d waits on %s; notify writes row my_rank of the peer, wait reads row src of self\n",
+		    f->other, c2.buf, f->rank, f->rank, c.buf);
+		break;
+	case CAUSE_WAIT_FIRST:
+		strbuf_addstr(sb, "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
+		break;
+	case CAUSE_DEAD_OWER:
+		strbuf_addf(sb, "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
+		    f->other, rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
+		    c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
+		break;
+	case CAUSE_PUT_AFTER_NOTIFY:
+		strbuf_addf(sb, "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",
+		    f->other, f->rank, c.buf, f->rank);
+		break;
+	case CAUSE_WRONG_PEER:
+		strbuf_addf(sb, "likely cause: notify to the wrong rank: rank %d notified rank %d's %s; rank %d waits on its own %s\n",
+		    f->other, f->v, c.buf, f->rank, c.buf);
+		break;
+	case CAUSE_SHORT:
+		strbuf_addf(sb, "likely cause: the notifies still owed to %s of rank %d cannot reach the value it waits for (a missing or short notify)\n",
+		    c.buf, f->rank);
+		break;
+	default:
+		strbuf_addf(sb, "likely cause: nobody will write %s of rank %d again: a missing notify, or one sent to another rank or cell\n",
+		    c.buf, f->rank);
+	}
+	strbuf_release(&c);
+	strbuf_release(&c2);
+}
+
+void
+diag_format(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, struct strbuf *sb)
+{
+	headline(s, in, res, sb);
+	for (size_t i = 0; i < res->nblocked; i++)
+		rank_line(s, in, res, res->blocked[i].rank, sb);
+	if (res->verdict != DIAG_OK) {
+		struct rankset idle;
+		int nidle = 0;
+
+		/* idle ranks in one line: 64 of them would bury the rest */
+		rankset_clear(&idle);
+		for (int q = 0; q < s->nranks; q++) {
+			if (block_of(res, q) != NULL)
+				continue;
+			if (in->r[q].state == RS_IDLE && rank_job(s, q) == NULL) {
+				rankset_add(&idle, q);
+				nidle++;
+			} else {
+				rank_line(s, in, res, q, sb);
+			}
+		}
+		if (nidle == 1) {
+			rank_line(s, in, res, rankset_first(&idle), sb);
+		} else if (nidle > 1) {
+			char *t = rankset_format(&idle, s->nranks);
+			strbuf_addf(sb, "  ranks %s  idle\n", t + 1);
+			free(t);
+		}
+	}
+	for (int i = 0; i < res->nfound; i++)
+		cause_line(s, &res->found[i], sb);
+}
+
+static enum cmd_retval
+cmd_diagnose_exec(struct cmdctx *ctx)
+{
+	struct diag_result res;
+	struct diag_in in;
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t t0 = mono_ns();
+
+	diag_run(ctx->s, &res, &in);
+	diag_format(ctx->s, &in, &res, &sb);
+	out_printf("%s", sb.buf);
+	if (ctx->s->set.times)	/* what `make bench` reports */
+		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
+	strbuf_release(&sb);
+	diag_result_release(&res);
+	diag_in_release(&in);
+	return CMD_OK;
+}
+
+/* The progress signature: changes whenever any rank does anything. */
+static uint64_t
+progress_sig(struct session *s)
+{
+	uint64_t sig = 0;
+
+	for (int q = 0; q < s->nranks; q++) {
+		struct view_board b;
+
+		view_board(&s->view, q, &b);
+		sig = sig * 31 + b.progress + b.state_ns;
+	}
+	return sig;
+}
+
+void
+watchdog_tick(struct session *s)
+{
+	uint64_t now = mono_ns(), sig;
+	struct diag_result res;
+	struct diag_in in;
+	struct strbuf sb = STRBUF_INIT;
+	int blocked = 0;
+
+	if (s->rp == NULL || s->set.timeout <= 0)
+		return;
+	sig = progress_sig(s);
+	if (sig != s->wd_sig) {
+		s->wd_sig = sig;
+		s->wd_since = now;
+		s->wd_armed = 1;
+		return;
+	}
+	if (!s->wd_armed || now - s->wd_since < (uint64_t)(s->set.timeout * 1e9))
+		return;
+	for (int q = 0; q < s->nranks; q++)
+		blocked |= rank_state_of(s, q) == RS_BLOCKED;
+	if (!blocked)
+		return;
+	s->wd_armed = 0;	/* once per stall */
+	diag_run(s, &res, &in);
+	if (res.verdict != DIAG_HANG) {
+		/* SLOW: a stopped rank holds the key, and the user holds the
+		 * stopped rank; nothing is stuck */
+		diag_result_release(&res);
+		diag_in_release(&in);
+		return;
+	}
+	strbuf_addf(&sb, "watchdog: no progress for %gs; diagnosis:\n", s->set.timeout);
+	diag_format(s, &in, &res, &sb);
+	strbuf_rtrim(&sb);
+	if (sb.len > 0 && sb.buf[sb.len - 1] == '\n')
+		strbuf_setlen(&sb, sb.len - 1);
+	out_event(-1, "%s", sb.buf);
+	if (s->batch)
+		s->watchdog_fired = 1;
+	strbuf_release(&sb);
+	diag_result_release(&res);
+	diag_in_release(&in);
+}
+
+int
+diag_expect_hang(struct session *s, int want_hang)
+{
+	struct diag_result res;
+	struct diag_in in;
+	int hang;
+
+	diag_run(s, &res, &in);
+	hang = res.verdict == DIAG_HANG;
+	if (hang != want_hang) {
+		struct strbuf sb = STRBUF_INIT;
+		diag_format(s, &in, &res, &sb);
+		fflush(stdout);
+		fprintf(stderr, "expect failed: verdict is %s, expected %s\n",
+		    diag_verdict_name(res.verdict), want_hang ? "HANG" : "no hang");
+		strbuf_release(&sb);
+	}
+	diag_result_release(&res);
+	diag_in_release(&in);
+	return hang == want_hang ? 0 : -1;
+}
+
+const struct cmd_entry cmd_diagnose_entry = {
+	.name = "diagnose", .alias = "why", .usage = "",
+	.summary = "why nothing moves: who waits, who owes, the likely cause",
+	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
+	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
+};
+
+/* ---- the session hook ------------------------------------------------------ */
+
+static void
+diag_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
+{
+	(void)r;
+	if (e->status == DONE_OK && !(j->flags & JOB_COLL))
+		hist_record(s, j);
+}
+
+static void
+diag_close(struct session *s)
+{
+	free(s->hist);
+	s->hist = NULL;
+	s->nhist = s->ahist = 0;
+}
+
+const struct session_hook diag_session_hook = {
+	.name = "diag",
+	.pump = watchdog_tick,
+	.job_end = diag_job_end,
+	.close = diag_close,
+};

@@ -1,0 +1,169 @@
+/*
+ * lint.c - warnings at the moment a command matches a known failure
+ * pattern (docs/debugging.md, "Lint warnings"), before the hang shows:
+ * tag 0 in a Set handshake, set on a cell several ranks write, == on a
+ * counter several ranks add to, a raw signal reused, put after notify.
+ * Warnings only: the command still runs (sometimes that is the point of
+ * a lesson).
+ */
+#include <string.h>
+
+#include "shell.h"
+
+/* Calls fn for every WAIT (or NOTIFY, by kind) rank r has still to run. */
+static const struct uop *
+pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer)
+{
+	struct view_board b;
+
+	view_board(&s->view, r, &b);
+	for (struct job *j = rank_job(s, r); j != NULL; j = j->next) {
+		size_t i = 0;
+		if (j == rank_job(s, r) && b.prog_tag == j->tag &&
+		    b.state != RS_IDLE)
+			i = b.pc;
+		for (; j->prog != NULL && i < j->prog->nops; i++) {
+			const struct uop *u = &j->prog->ops[i];
+			if (u->kind == kind && u->dst == off &&
+			    (kind == UOP_WAIT || u->peer == peer))
+				return u;
+		}
+	}
+	return NULL;
+}
+
+static const struct diag_event *
+last_notify(struct session *s, int target, uint64_t off, int *writers,
+    int *sets)
+{
+	const struct diag_event *last = NULL;
+	int seen[SEG_MAX_RANKS] = { 0 };
+
+	*writers = *sets = 0;
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->kind != UOP_NOTIFY || e->target != target || e->off != off)
+			continue;
+		last = e;
+		if (!seen[e->writer]++)
+			(*writers)++;
+		*sets += e->op == NOTIFY_SET;
+	}
+	return last;
+}
+
+void
+lint_notify(struct session *s, int from, int peer, uint64_t off,
+    enum notify_op op, int32_t value)
+{
+	struct strbuf c = STRBUF_INIT;
+	const struct uop *w = pending(s, peer, UOP_WAIT, off, -1);
+	const struct diag_event *lw;
+	int writers, sets, other = -1;
+
+	describe_cell(&s->view, off, 1, &c);
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
+	if (op == NOTIFY_SET && w != NULL && !wait_cmp_holds(w->op, value, w->value))
+		out_warning("set with value %d on a cell that rank %d awaits with %s %d does not release it",
+		    value, peer, wait_cmp_name(w->op), w->value);
+	lw = last_notify(s, peer, off, &writers, &sets);
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->kind == UOP_NOTIFY && e->target == peer && e->off == off &&
+		    e->writer != from)
+			other = e->writer;
+	}
+	for (int q = 0; q < s->nranks && other < 0; q++) {
+		if (q != from && q != peer && pending(s, q, UOP_NOTIFY, off, peer))
+			other = q;
+	}
+	if (other >= 0 && (op == NOTIFY_SET || sets > 0))
+		out_warning("%s on %s of rank %d, which rank %d also writes: with several writers the last set wins; use add for shared cells and never mix set with add",
+		    op == NOTIFY_SET ? "set" : "add", c.buf, peer, other);
+	(void)lw;
+	strbuf_release(&c);
+}
+
+void
+lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
+    int32_t expected)
+{
+	struct strbuf c = STRBUF_INIT;
+	const struct diag_event *lw;
+	int32_t now = view_cell(&s->view, rank, off);
+	int writers, sets, waited = 0;
+
+	describe_cell(&s->view, off, 1, &c);
+	lw = last_notify(s, rank, off, &writers, &sets);
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		waited |= e->kind == UOP_WAIT && e->writer == rank && e->off == off;
+	}
+	if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
+	    !wait_cmp_holds(cmp, now, expected) && now == 0)
+		out_warning("%s of rank %d was set to 0 by rank %d; a wait %s %d is not released by it (tag 0)",
+		    c.buf, rank, lw->writer, wait_cmp_name(cmp), expected);
+	else if (waited && now != 0 && (wait_cmp_holds(cmp, now, expected) ||
+	    (cmp == CMP_EQ && now > expected)))
+		out_warning("%s of rank %d holds %d and was waited on before: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
+		    c.buf, rank, now, wait_cmp_holds(cmp, now, expected) ?
+		    "this wait passes at once" : "this == can never hold");
+	if (cmp == CMP_EQ && writers >= 2 && sets == 0)
+		out_warning("== on %s of rank %d, which %d ranks add to: the count can overshoot; wait with >=",
+		    c.buf, rank, writers);
+	strbuf_release(&c);
+}
+
+int
+lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
+{
+	const struct diag_event *last = NULL;
+
+	(void)off;
+	(void)bytes;
+	if (!rank_alive(s, peer))
+		out_warning("rank %d is %s: the put lands in its window, but nobody will read it",
+		    peer, rank_state_name(rank_state_of(s, peer)));
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->writer == from && e->target == peer &&
+		    (e->kind == UOP_NOTIFY || e->kind == UOP_PUT))
+			last = e;
+	}
+	/* A peer already waiting on that cell again waits for the next
+	 * round: this put precedes that round's notify, which is right. */
+	if (last != NULL && last->kind == UOP_NOTIFY && rank_alive(s, peer) &&
+	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
+		struct strbuf c = STRBUF_INIT;
+		describe_cell(&s->view, last->off, 1, &c);
+		out_warning("put after notify: rank %d notified rank %d (%s) before this put; rank %d may act on the notify before the data lands: put first, then notify",
+		    from, peer, c.buf, peer);
+		strbuf_release(&c);
+		return 1;
+	}
+	return 0;
+}
+
+void
+lint_coll_signal(struct session *s, const struct coll_args *a, const char *title)
+{
+	struct strbuf c = STRBUF_INIT;
+
+	if (a->sig.count == 0 || a->sig.dtype != DT_I32)
+		return;
+	for (int r = 0; r < s->nranks; r++) {
+		for (uint64_t i = 0; i < a->sig.count; i++) {
+			int32_t cell = view_cell(&s->view, r, a->sig.off + 4 * i);
+
+			if (cell == 0)
+				continue;
+			describe_cell(&s->view, a->sig.off + 4 * i, 1, &c);
+			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): credits left by an interrupted collective or a raw notify; its barriers may pass early (zero it first: fill %s zero)",
+			    title, r, c.buf, cell, a->sig.name != NULL ? a->sig.name : "SIG");
+			strbuf_release(&c);
+			return;
+		}
+	}
+}

@@ -1,0 +1,193 @@
+/*
+ * describe.c - render micro-ops, cells and rank positions in the words of
+ * the command language ("wait sig[0,3] >= 1"), using the window table.
+ */
+#include <string.h>
+
+#include "session.h"
+
+void
+describe_cell(struct view *v, uint64_t off, uint64_t count,
+    struct strbuf *sb)
+{
+	struct seg_window *w = view_win_at(v, off);
+	uint64_t esz, first;
+
+	if (w == NULL) {
+		strbuf_addf(sb, "area[0x%llx]", (unsigned long long)off);
+		return;
+	}
+	esz = dtype_size(w->dtype);
+	first = (off - w->off) / esz;
+	if (first == 0 && count == w->count && count != 1) {
+		strbuf_addstr(sb, w->name);
+		return;
+	}
+	/* Trailing dimensions of 1 add nothing: a [4,1] signal reads sig[2]. */
+	int ndim = w->ndim;
+	while (ndim > 1 && w->shape[ndim - 1] == 1)
+		ndim--;
+	if (count == 1 && ndim > 1) {
+		uint64_t rem = first, stride = w->count;
+		strbuf_addf(sb, "%s[", w->name);
+		for (int d = 0; d < ndim; d++) {
+			stride /= w->shape[d];
+			strbuf_addf(sb, "%s%llu", d ? "," : "",
+			    (unsigned long long)(rem / stride));
+			rem %= stride;
+		}
+		strbuf_addch(sb, ']');
+		return;
+	}
+	if (count == 1)
+		strbuf_addf(sb, "%s[%llu]", w->name, (unsigned long long)first);
+	else
+		strbuf_addf(sb, "%s[%llu:%llu]", w->name, (unsigned long long)first,
+		    (unsigned long long)(first + count));
+}
+
+static void
+operand(struct view *s, int space, const struct uop *u, uint64_t off,
+    struct strbuf *sb)
+{
+	if (space == SP_ACC) {
+		/* a staging tile holds the data dtype, the accumulator its
+		 * accumulation type */
+		int raw = (u->flags & UOP_F_RAW) != 0;
+		uint64_t esz = dtype_size(raw ? (enum dtype)u->dtype :
+		    dtype_acc(u->dtype));
+		strbuf_addf(sb, "%s[%llu:%llu]", raw ? "stage" : "acc",
+		    (unsigned long long)(off / esz),
+		    (unsigned long long)(off / esz + u->count));
+		return;
+	}
+	describe_cell(s, off, u->count, sb);
+	if (space == SP_PEER)
+		strbuf_addf(sb, "@%d", u->peer);
+}
+
+static const char *const fill_names[] = { "", "rank", "iota", "random" };
+
+void
+describe_uop(struct view *s, const struct uop *u, int rank,
+    struct strbuf *sb)
+{
+	switch (u->kind) {
+	case UOP_NOTIFY:
+		strbuf_addf(sb, "notify %d ", u->peer);
+		describe_cell(s, u->dst, 1, sb);
+		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
+		break;
+	case UOP_WAIT:
+		strbuf_addstr(sb, "wait ");
+		describe_cell(s, u->dst, 1, sb);
+		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
+		break;
+	case UOP_PUT:
+	case UOP_GET:
+		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
+		if (u->kind == UOP_GET && u->dsp == SP_ACC)
+			operand(s, SP_ACC, u, u->dst, sb);
+		else
+			describe_cell(s, u->dst, u->count, sb);
+		strbuf_addf(sb, " %d ", u->peer);
+		if (u->kind == UOP_PUT && u->ssp == SP_ACC)
+			operand(s, SP_ACC, u, u->src, sb);
+		else
+			describe_cell(s, u->src, u->count, sb);
+		if (u->op == ATOMIC_ADD)
+			strbuf_addstr(sb, " atomic=add");
+		break;
+	case UOP_COPY:
+	case UOP_REDUCE:
+		strbuf_addf(sb, "%s ", uop_kind_name(u->kind));
+		operand(s, u->dsp, u, u->dst, sb);
+		if (u->kind == UOP_REDUCE)
+			strbuf_addf(sb, " %s= ", reduce_op_name(u->op));
+		else
+			strbuf_addstr(sb, " = ");
+		operand(s, u->ssp, u, u->src, sb);
+		break;
+	case UOP_FILL:
+		strbuf_addstr(sb, "fill ");
+		describe_cell(s, u->dst, u->count, sb);
+		if (u->op == FILL_VALUE && (u->flags & UOP_F_INT))
+			strbuf_addf(sb, " %lld", (long long)(int64_t)u->src);
+		else if (u->op == FILL_VALUE)
+			strbuf_addf(sb, " %g", u->fval);
+		else if (u->op == FILL_RANK && u->fval != 0)
+			strbuf_addf(sb, " rank%+g", u->fval);
+		else if (u->op == FILL_RANDOM)
+			strbuf_addf(sb, " random %g", u->fval);
+		else
+			strbuf_addf(sb, " %s", fill_names[u->op % 4]);
+		break;
+	default:
+		strbuf_addstr(sb, uop_kind_name(u->kind));
+	}
+	(void)rank;
+}
+
+void
+describe_board(struct view *v, int r, struct strbuf *sb)
+{
+	struct view_board b;
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+
+	view_board(v, r, &b);
+	if (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED)
+		return;
+	view_cur(v, r, &cur, title, sizeof title);
+	if (b.nops > 1)
+		strbuf_addf(sb, "%s step %u/%u: ", title, b.pc + 1, b.nops);
+	describe_uop(v, &cur, r, sb);
+	if (cur.kind == UOP_WAIT && (b.state == RS_BLOCKED || b.state == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur.dst));
+}
+
+void
+describe_position(struct session *s, int r, const struct prog *prog,
+    struct strbuf *sb, int verbose)
+{
+	struct view_board b;
+	char title[SEG_TITLE_MAX];
+	struct uop cur;
+
+	view_board(&s->view, r, &b);
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (prog != NULL && b.pc < prog->nops)
+		cur = prog->ops[b.pc];
+	strbuf_addstr(sb, title);
+	if (b.nops > 1) {
+		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
+		strbuf_addf(sb, " step %u/%u%s%s", b.pc + 1, b.nops,
+		    phase[0] ? " " : "", phase);
+	}
+	strbuf_addstr(sb, ": ");
+	describe_uop(&s->view, &cur, r, sb);
+	describe_stop(&s->view, r, &b, &cur, sb, verbose);
+}
+
+void
+describe_stop(struct view *v, int r, const struct view_board *b,
+    const struct uop *cur, struct strbuf *sb, int verbose)
+{
+	if (cur->kind == UOP_WAIT &&
+	    (b->state == RS_BLOCKED || b->state == RS_STOPPED))
+		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur->dst));
+	if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK &&
+	    (b->stop_break & BREAK_ID_UNTIL))
+		strbuf_addstr(sb, "  [until]");	/* until/advance */
+	else if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK)
+		strbuf_addf(sb, "  [breakpoint %u]", b->stop_break);
+	else if (verbose && b->state == RS_STOPPED &&
+	    b->stop_reason == STOP_INTERRUPT)
+		strbuf_addstr(sb, "  [interrupted]");
+}
+
+void
+describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	s->kind->describe(s, r, sb, verbose);
+}

@@ -1,0 +1,261 @@
+/*
+ * jobs.c - programs sent to the ranks, and their end: the job's own done
+ * callback, then the session hooks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/out.h"
+#include "proto.h"
+#include "session-int.h"
+#include "xmalloc.h"
+
+void
+job_free(struct job *j)
+{
+	prog_free(j->prog);
+	free(j->desc);
+	free(j);
+}
+
+static void
+job_range(struct job *j)
+{
+	const struct prog *p = j->prog;
+
+	j->lo = UINT64_MAX;
+	j->hi = 0;
+	for (size_t i = 0; p != NULL && i < p->nops; i++) {
+		const struct uop *u = &p->ops[i];
+		uint64_t esz = dtype_size(u->dtype), n = u->count * esz;
+		uint64_t d = u->dst, sr = u->src;
+		int dspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ? u->dsp : SP_OWN;
+		int sspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ? u->ssp : SP_OWN;
+		int has_src = u->kind == UOP_PUT || u->kind == UOP_GET ||
+		    u->kind == UOP_COPY || u->kind == UOP_REDUCE;
+
+		if (u->kind == UOP_NOTIFY || u->kind == UOP_WAIT)
+			n = 4;
+		if (dspace != SP_ACC && n > 0) {
+			j->lo = MIN(j->lo, d);
+			j->hi = MAX(j->hi, d + n);
+		}
+		if (has_src && sspace != SP_ACC && n > 0) {
+			j->lo = MIN(j->lo, sr);
+			j->hi = MAX(j->hi, sr + n);
+		}
+	}
+}
+
+int
+session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank)
+{
+	for (int r = 0; r < s->nranks; r++) {
+		for (struct job *j = s->rp[r].jobs; j != NULL; j = j->next) {
+			if (j->lo < hi && lo < j->hi) {
+				*rank = r;
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+void
+job_enqueue(struct session *s, int r, struct job *j)
+{
+	struct job **p = &s->rp[r].jobs;
+
+	while (*p != NULL)
+		p = &(*p)->next;
+	*p = j;
+}
+
+static struct job *
+job_new(int r, uint32_t tag, struct prog *p, char *desc, unsigned flags)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+
+	j->tag = tag;
+	j->rank = r;
+	j->prog = p;
+	j->desc = desc;
+	j->flags = flags;
+	job_range(j);
+	return j;
+}
+
+static int
+send_or_fail(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload, char **cause)
+{
+	if (!rank_alive(s, r))
+		return cause_set(cause, "rank %d is dead", r);
+	if (proto_send(s->rp[r].sock, h, payload) != 0)
+		return cause_set(cause, "cannot reach rank %d: %s", r,
+		    strerror(errno));
+	return 0;
+}
+
+int
+session_queue_full(struct session *s, int r, char **cause)
+{
+	int n = 0;
+
+	for (struct job *j = s->rp[r].jobs; j != NULL; j = j->next)
+		n++;
+	if (n < QUEUE_MAX)
+		return 0;
+	cause_set(cause, "rank %d already has %d commands queued behind what it is doing; "
+	    "let it catch up, or interrupt it", r, n);
+	return 1;
+}
+
+struct job *
+session_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct msg_hdr h = { .type = MSG_PROG, .flags = pflags };
+	struct job *j;
+
+	if (session_queue_full(s, r, cause))
+		goto fail;
+	prog_encode(p, &sb);
+	h.tag = s->next_tag++;
+	h.len = (uint32_t)sb.len;
+	if (sb.len > PROTO_MAX_MSG) {
+		cause_set(cause, "program too large (%zu bytes)", sb.len);
+		goto fail;
+	}
+	if (send_or_fail(s, r, &h, sb.buf, cause) != 0)
+		goto fail;
+	strbuf_release(&sb);
+	j = job_new(r, h.tag, p, desc,
+	    flags | ((pflags & PROG_F_START) ? JOB_START : 0));
+	job_enqueue(s, r, j);
+	return j;
+fail:
+	strbuf_release(&sb);
+	prog_free(p);
+	free(desc);
+	return NULL;
+}
+
+struct job *
+session_track(struct session *s, int r, uint32_t tag, struct prog *p,
+    char *desc, unsigned flags)
+{
+	struct job *j = job_new(r, tag, p, desc, flags);
+
+	job_enqueue(s, r, j);
+	return j;
+}
+
+int
+session_submit_coll(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, job_done_fn done, char **cause)
+{
+	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, 0, done,
+	    cause);
+}
+
+int
+session_submit_coll_repeat(struct session *s, const struct coll_args *a,
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    job_done_fn done, char **cause)
+{
+	struct coll_msg cm;
+	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
+		.len = sizeof cm };
+	struct prog *p0;
+
+	memset(&cm, 0, sizeof cm);
+	cm.args = *a;
+	cm.repeat = repeat;
+	cm.first_iter = first_iter;
+	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+	/* Everything that can refuse is checked before any rank is told. */
+	for (int r = 0; r < s->nranks; r++) {
+		if (session_queue_full(s, r, cause))
+			return -1;
+	}
+	p0 = coll_build(a, s->nranks, 0);
+	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET) {
+		cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
+		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
+		    p0->title, s->nranks, p0->nops,
+		    (unsigned long long)p0->nops * (uint64_t)s->nranks,
+		    COLL_OPS_BUDGET / 1000000u);
+		prog_free(p0);
+		return -1;
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		struct prog *p;
+		struct job *j;
+
+		h.tag = s->next_tag++;
+		if (send_or_fail(s, r, &h, &cm, cause) != 0) {
+			if (r == 0)
+				prog_free(p0);
+			return -1;
+		}
+		p = r == 0 ? p0 : coll_build(a, s->nranks, r);
+		j = job_new(r, h.tag, p, xstrdup(p->title),
+		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
+		j->coll = coll_id;
+		j->done = done;
+		job_enqueue(s, r, j);
+	}
+	return 0;
+}
+
+void
+job_report_done(struct session *s, struct job *j, const struct job_end *e)
+{
+	int r = j->rank;
+
+	(void)s;
+	if (e->status == JOB_DIED)
+		return;		/* the death is reported */
+	if (e->status == DONE_ERROR)
+		out_event(r, "[rank %d] %s failed: %s", r, j->desc,
+		    e->text[0] ? e->text : "unknown error");
+	else if (j->flags & JOB_COLL)
+		return;		/* the collective reports its end */
+	else if (j->flags & JOB_WAIT)
+		out_event(r, "[rank %d] %s %s (value %d)", r, j->desc,
+		    e->status == DONE_ABORTED ? "interrupted" :
+		    e->di->gaveup ? "gave up (wait-giveup)" : "satisfied",
+		    e->di->seen);
+	else if (e->status == DONE_ABORTED)
+		out_event(r, "[rank %d] %s interrupted", r, j->desc);
+	else if (j->flags & JOB_ANNOUNCE)
+		out_event(r, "[rank %d] %s done", r, j->desc);
+}
+
+void
+session_job_end(struct session *s, int r, uint32_t tag,
+    const struct job_end *e)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct job **pp = &rp->jobs, *j;
+
+	while (*pp != NULL && (*pp)->tag != tag)
+		pp = &(*pp)->next;
+	if ((j = *pp) == NULL)
+		return;
+	*pp = j->next;
+	free(rp->last_op);
+	rp->last_op = xstrdup(j->desc);
+	if (j->done != NULL)
+		j->done(s, j, e);
+	else
+		job_report_done(s, j, e);
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->job_end != NULL)
+			s->hooks[i]->job_end(s, r, j, e);
+	}
+	job_free(j);
+}

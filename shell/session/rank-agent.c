@@ -1,0 +1,233 @@
+/*
+ * rank-agent.c - colldb's own ranks (`colldb -n N`): each is
+ * `colldb --agent SEGFD SOCKFD RANK` (core/rank.c), runs the programs the
+ * shell sends, one at a time, and reports each one's end.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "futex.h"
+#include "out/out.h"
+#include "proto.h"
+#include "session-int.h"
+#include "xmalloc.h"
+
+static void
+agent_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
+{
+	char a_seg[16], a_sock[16], a_rank[16];
+
+	(void)parent;
+	(void)arg;
+	snprintf(a_seg, sizeof a_seg, "%d", s->seg.fd);
+	snprintf(a_sock, sizeof a_sock, "%d", sock);
+	snprintf(a_rank, sizeof a_rank, "%d", r);
+	execl(s->self_exe, "colldb", "--agent", a_seg, a_sock, a_rank,
+	    (char *)NULL);
+	fprintf(stderr, "exec %s: %s\n", s->self_exe, strerror(errno));
+}
+
+/* Start every agent; once each has mapped the segment and said hello,
+ * the segment's name goes. */
+static int
+agent_open(struct session *s, char **cause)
+{
+	uint64_t deadline;
+	int ready = 0, nranks = s->nranks;
+	char hello[SEG_MAX_RANKS] = { 0 };
+
+	for (int r = 0; r < nranks; r++) {
+		if (rank_spawn(s, r, agent_exec, NULL, cause) != 0)
+			return -1;
+	}
+	deadline = mono_ns() + 20ull * 1000000000u;
+	while (ready < nranks) {
+		struct pollfd pfd[SEG_MAX_RANKS];
+		int n = 0, map[SEG_MAX_RANKS];
+
+		for (int r = 0; r < nranks; r++) {
+			if (s->rp[r].sock >= 0 && !hello[r]) {
+				pfd[n].fd = s->rp[r].sock;
+				pfd[n].events = POLLIN;
+				map[n++] = r;
+			}
+		}
+		if (n == 0 || mono_ns() > deadline)
+			return cause_set(cause, "ranks did not start");
+		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR)
+			return cause_set(cause, "poll: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			struct msg_hdr h;
+			void *payload;
+			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
+				continue;
+			if (proto_recv(pfd[i].fd, &h, &payload) != 1 ||
+			    h.type != MSG_HELLO) {
+				free(payload);
+				return cause_set(cause, "rank %d failed to start", map[i]);
+			}
+			free(payload);
+			hello[map[i]] = 1;
+			ready++;
+		}
+	}
+	seg_unlink(&s->seg);
+	session_register(s);
+	return 0;
+}
+
+/* An agent in a load or call: the call, or inside it the callee's own
+ * cdb_* op.  0 when r is not in one. */
+static int
+in_call(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct job *j = rank_job(s, r);
+	struct view_board b;
+
+	view_board(&s->view, r, &b);
+	if (j == NULL || !(j->flags & JOB_CALL) ||
+	    (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED))
+		return 0;
+	strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
+	    j->desc);
+	if (b.prog_tag != j->tag) {
+		strbuf_addstr(sb, " > ");
+		describe_position(s, r, NULL, sb, verbose);
+	}
+	return 1;
+}
+
+static void
+agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct job *j = rank_job(s, r);
+	struct view_board b;
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+
+	if (in_call(s, r, sb, verbose))
+		return;
+	view_board(&s->view, r, &b);
+	if (j == NULL || b.state == RS_IDLE || b.state == RS_DEAD ||
+	    b.state == RS_EXITED) {
+		if (j != NULL && b.state == RS_IDLE)
+			strbuf_addf(sb, "%s (not started)", j->desc);
+		return;
+	}
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (j->prog != NULL && b.pc < j->prog->nops)
+		cur = j->prog->ops[b.pc];
+	if (b.nops > 1 || (j->flags & JOB_COLL)) {
+		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
+		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, b.pc + 1, b.nops,
+		    phase[0] ? " " : "", phase);
+	}
+	if (b.nops == 0) {
+		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);
+		return;
+	}
+	describe_uop(&s->view, &cur, r, sb);
+	/* the cell now: why it blocks, or whether it will */
+	describe_stop(&s->view, r, &b, &cur, sb, verbose);
+}
+
+static int
+agent_settled(struct session *s, int r)
+{
+	if (!rank_alive(s, r) || s->rp[r].jobs == NULL)
+		return 1;
+	if (rank_state_of(s, r) == RS_BLOCKED &&
+	    atomic_load(&s->seg.h->wait_giveup) != 0)
+		return 0;	/* it will give up by itself (set wait-giveup) */
+	return rank_board_settled(s, r);
+}
+
+static void
+agent_gone(struct session *s, int r, int st)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct seg_rank *b = seg_board(&s->seg, r);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (rp->jobs != NULL)
+		describe_rank(s, r, &sb, 0);
+	else if (rp->last_op != NULL)
+		strbuf_addf(&sb, "after %s", rp->last_op);
+	else
+		strbuf_addstr(&sb, "while idle");
+	if (WIFSIGNALED(st)) {
+		seg_set_state(b, RS_DEAD);
+		rp->death = xasprintf("killed by %s %s%s", signal_name(WTERMSIG(st)),
+		    rp->jobs != NULL ? "during " : "", sb.buf);
+		out_event(r, "[rank %d] died: %s", r, rp->death);
+	} else {
+		seg_set_state(b, RS_EXITED);
+		rp->death = xasprintf("exited with status %d %s%s",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : -1,
+		    rp->jobs != NULL ? "during " : "", sb.buf);
+		out_event(r, "[rank %d] %s", r, rp->death);
+	}
+	strbuf_release(&sb);
+}
+
+/* Send p; a rank that is busy queues it behind what it does, and says so. */
+static int
+agent_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, struct job **jp, char **cause)
+{
+	if (rank_job(s, r) != NULL) {
+		struct strbuf sb = STRBUF_INIT;
+		enum rank_state st = rank_state_of(s, r);
+		describe_rank(s, r, &sb, 0);
+		out_event(r, "[rank %d] %s is queued: rank %d is %s%s%s", r, desc, r,
+		    rank_state_name(st), sb.len ? " in " : "", sb.buf);
+		strbuf_release(&sb);
+		flags |= JOB_ANNOUNCE;
+	}
+	pflags |= s->start_pflags;
+	if (pflags & PROG_F_START)
+		ctl_set_gate(&s->seg, 1);	/* before it is sent */
+	*jp = session_submit(s, r, p, desc, flags, pflags, cause);
+	return *jp != NULL ? 0 : -1;
+}
+
+/* A blocked wait returns, a running program stops at its next gate, a
+ * stopped rank's program is abandoned.  Nothing to do for an idle rank. */
+static int
+agent_interrupt(struct session *s, int r)
+{
+	if (rank_job(s, r) == NULL)
+		return 0;
+	if (rank_state_of(s, r) == RS_STOPPED)
+		ctl_abandon(&s->seg, r);
+	else
+		ctl_interrupt(&s->seg, r);
+	return 1;
+}
+
+static void
+agent_kill(struct session *s, int r, int sig)
+{
+	kill(s->rp[r].pid, sig);
+}
+
+const struct rank_kind rank_kind_agent = {
+	.name = "agent",
+	.own_code = 0,
+	.open = agent_open,
+	.message = NULL,	/* HELLO and DONE only */
+	.describe = agent_describe,
+	.settled = agent_settled,
+	.gone = agent_gone,
+	.submit = agent_submit,
+	.interrupt = agent_interrupt,
+	.kill = agent_kill,
+	.not_stopped_hint = " (use 'start COMMAND' to run one stopped)",
+};

@@ -1,0 +1,296 @@
+/*
+ * rank-user.c - ranks that are a user program's processes (`colldb run`,
+ * docs/libcolldb.md).
+ *
+ * Each rank is PROGRAM started with fork + execvp, with COLLDB_SEG_FD,
+ * COLLDB_SOCK_FD, COLLDB_RANK and COLLDB_NRANKS in its environment
+ * (core/api.c reads them), in its own process group (the terminal's ^C is
+ * the shell's) and killed if the shell dies.  Before they start, every
+ * board slot is put in step mode, so each rank stops inside cdb_init()
+ * until `continue` or `step`; --batch leaves them free running.
+ *
+ * A user rank announces every call as a job (MSG_PROG or MSG_COLL, then
+ * DONE: core/proto.h), so where/ranks/diagnose see its program.  Between
+ * calls it is `running` in its own code.  What the prompt aims at it
+ * (notify, put, get, fill, set) the shell carries out one-sided on the
+ * segment, at once, whatever the rank is doing (user_submit()).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "exec.h"
+#include "futex.h"
+#include "out/out.h"
+#include "proto.h"
+#include "session-int.h"
+#include "shm.h"
+#include "xmalloc.h"
+
+static void
+user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
+{
+	struct user_ranks *u = arg;
+	char num[16];
+	sigset_t none;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	snprintf(num, sizeof num, "%d", s->seg.fd);
+	setenv("COLLDB_SEG_FD", num, 1);
+	snprintf(num, sizeof num, "%d", sock);
+	setenv("COLLDB_SOCK_FD", num, 1);
+	snprintf(num, sizeof num, "%d", r);
+	setenv("COLLDB_RANK", num, 1);
+	snprintf(num, sizeof num, "%d", s->nranks);
+	setenv("COLLDB_NRANKS", num, 1);
+	signal(SIGPIPE, SIG_DFL);	/* the shell ignores it */
+	signal(SIGINT, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execvp(u->argv[0], u->argv);
+	fprintf(stderr, "colldb run: cannot execute %s: %s\n", u->argv[0],
+	    strerror(errno));
+}
+
+static int
+user_open(struct session *s, char **cause)
+{
+	struct user_ranks *u = s->kind_arg;
+
+	/* the ranks inherit the descriptor: no name needed */
+	seg_unlink(&s->seg);
+	session_register(s);
+	for (int r = 0; r < s->nranks && !u->batch; r++)
+		ctl_step_mode(&s->seg, r);
+	for (int r = 0; r < s->nranks; r++) {
+		if (rank_spawn(s, r, user_exec, u, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A call announced: track it as a job, so where and diagnose see it. */
+static void
+user_message(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload)
+{
+	const struct coll_msg *cm = NULL;
+	struct prog *p = NULL;
+	char *cause = NULL, *desc;
+	unsigned flags = 0;
+	struct site site;
+	struct job *j;
+
+	memset(&site, 0, sizeof site);
+	if (h->type == MSG_PROG && h->len >= sizeof site) {
+		memcpy(&site, payload, sizeof site);
+		if ((p = prog_decode((const char *)payload + sizeof site,
+		    h->len - sizeof site, &cause)) == NULL) {
+			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
+			free(cause);
+			return;
+		}
+		desc = xstrdup(p->title);
+	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
+		const char *title = (const char *)payload + sizeof *cm;
+
+		cm = payload;
+		p = coll_build(&cm->args, s->nranks, r);
+		desc = xstrndup(title, h->len - sizeof *cm);
+		flags = JOB_COLL;
+		site = cm->site;
+	} else {
+		return;	/* HELLO: the board already says it attached */
+	}
+	site.file[sizeof site.file - 1] = '\0';
+	j = session_track(s, r, h->tag, p, desc, flags);
+	j->site = site;
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->job_begin != NULL)
+			s->hooks[i]->job_begin(s, r, j, cm != NULL ? &cm->args : NULL);
+	}
+}
+
+static int
+user_settled(struct session *s, int r)
+{
+	if (!rank_alive(s, r))
+		return 1;
+	return rank_board_settled(s, r);
+}
+
+/* Where user rank r is, from its board and its announced call. */
+static void
+where_user(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	struct job *j = rank_job(s, r);
+	struct view_board b;
+	char title[SEG_TITLE_MAX];
+	struct uop cur;
+
+	view_board(&s->view, r, &b);
+	if (b.state == RS_STARTING) {
+		strbuf_addstr(sb, "before cdb_init");
+		return;
+	}
+	if (b.state == RS_EXITED) {
+		strbuf_addstr(sb, "after cdb_finalize");
+		return;
+	}
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (b.nops == 0 && b.state == RS_STOPPED) {
+		strbuf_addf(sb, "in %s", title);
+		if (verbose && b.stop_reason == STOP_INTERRUPT)
+			strbuf_addstr(sb, "  [interrupted]");
+		return;
+	}
+	if (b.pc >= b.nops && b.state == RS_RUNNING) {
+		strbuf_addf(sb, "in its own code after %s", title);
+		return;
+	}
+	describe_position(s, r, j != NULL && j->tag == b.prog_tag ? j->prog : NULL,
+	    sb, verbose);
+}
+
+static void
+user_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	if (rank_alive(s, r))
+		where_user(s, r, sb, verbose);
+}
+
+static void
+user_gone(struct session *s, int r, int st)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct user_ranks *u = s->kind_arg;
+	struct seg_rank *b = seg_board(&s->seg, r);
+	enum rank_state was = rank_state_of(s, r);
+	struct strbuf ctx = STRBUF_INIT;
+	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+
+	if (rp->pid > 0)
+		kill(-rp->pid, SIGKILL);	/* what it forked goes too */
+	rp->ended_early = was != RS_EXITED;
+	if (was == RS_STARTING) {
+		strbuf_addstr(&ctx, " before cdb_init");
+	} else if (was != RS_EXITED) {
+		if (!WIFSIGNALED(st))
+			strbuf_addstr(&ctx, " without cdb_finalize,");
+		strbuf_addstr(&ctx, rp->jobs != NULL ? " during " : " ");
+		where_user(s, r, &ctx, 0);
+	}
+	if (WIFSIGNALED(st)) {
+		seg_set_state(b, RS_DEAD);
+		rp->death = xasprintf("killed by %s%s", signal_name(WTERMSIG(st)),
+		    ctx.buf);
+		out_event(r, "[rank %d] died: %s", r, rp->death);
+	} else {
+		seg_set_state(b, RS_EXITED);
+		rp->death = xasprintf("exited with status %d%s", code, ctx.buf);
+		/* like mpirun, --batch is quiet about ranks that ended well */
+		if (!u->batch || code != 0 || was != RS_EXITED)
+			out_event(r, "[rank %d] %s", r, rp->death);
+	}
+	strbuf_release(&ctx);
+}
+
+/* A store the shell made for rank r may satisfy the wait it sleeps in:
+ * notify wakes its waiter itself, a plain store (set, fill) does not. */
+static void
+wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
+{
+	struct session *s = arg;
+	struct seg_rank *b = seg_board(&s->seg, ex->t->rank);
+	uint64_t off = atomic_load(&b->wait_off);
+
+	if (atomic_load(&b->sleeping) && off >= u->dst &&
+	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
+		seg_cell_wake(&s->seg, ex->t->rank, off);
+}
+
+/* Carry out p for rank r in the shell, one-sided on the segment. */
+static int
+user_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, struct job **jp, char **cause)
+{
+	struct transport t;
+	struct exec ex;
+	char *why = NULL;
+	int rc = -1;
+
+	(void)flags;
+	(void)pflags;
+	*jp = NULL;
+	shm_transport_init(&t, &s->seg, r);
+	t.nonblock = 1;
+	exec_init(&ex, &t);
+	ex.after_op = wake_after_fill;
+	ex.after_arg = s;
+	exec_reserve(&ex, p->acc_bytes);
+	for (size_t i = 0; i < p->nops; i++) {
+		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size,
+			p->acc_bytes, &why) != 0)
+			goto out;
+	}
+	for (size_t i = 0; i < p->nops; i++) {
+		int32_t seen;
+		int x = exec_uop(&ex, &p->ops[i], &seen, &why);
+
+		if (x == EXEC_PENDING) {
+			cause_set(&why, "the shell cannot wait for rank %d", r);
+			goto out;
+		}
+		if (x != EXEC_OK)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		cause_set(cause, "%s for rank %d: %s", desc, r, why);
+	free(why);
+	exec_release(&ex);
+	t.ops->close(&t);
+	prog_free(p);
+	free(desc);
+	return rc;
+}
+
+/* A user rank is always somewhere in its program: interrupt stops it. */
+static int
+user_interrupt(struct session *s, int r)
+{
+	ctl_interrupt(&s->seg, r);
+	return 1;
+}
+
+/* What the program forked dies with it. */
+static void
+user_kill(struct session *s, int r, int sig)
+{
+	kill(s->rp[r].pid, sig);
+	kill(-s->rp[r].pid, sig);
+}
+
+const struct rank_kind rank_kind_user = {
+	.name = "user",
+	.own_code = 1,
+	.open = user_open,
+	.message = user_message,
+	.describe = user_describe,
+	.settled = user_settled,
+	.gone = user_gone,
+	.submit = user_submit,
+	.interrupt = user_interrupt,
+	.kill = user_kill,
+	.not_stopped_hint = " (they run their program; 'break' stops them)",
+};

@@ -1,0 +1,19 @@
+/*
+ * session-int.h - what the files of shell/session/ share and nothing
+ * else sees.
+ */
+#ifndef COLLDB_SESSION_INT_H
+#define COLLDB_SESSION_INT_H
+
+#include "session.h"
+
+/* proc.c: SIGCHLD turned into a readable pipe */
+void proc_watch_children(void);
+int proc_chld_fd(void);
+/* Consume the pending SIGCHLD wake-ups; 1 if there were any. */
+int proc_chld_pending(void);
+
+/* jobs.c: add j at the end of rank r's queue */
+void job_enqueue(struct session *s, int r, struct job *j);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * main.c - colldb's entry point: pick the mode from argv (shell, agent,
+ * run, learn, watch, the log tools), then colldb's own options; the rest
+ * is the start-up colldb and colldb run share (start.c).
+ */
+#include <getopt.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rank.h"
+#include "seg.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+const char *colldb_argv0 = "colldb";
+static struct session the_session;
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: colldb [-n N] [-t shm] [-x FILE]... [--batch] [--timeout SECS]\n"
+	    "              [--name NAME] [--echo] [FILE...]\n"
+	    "       colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]\n"
+	    "       colldb --help | --version\n"
+	    "\n"
+	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
+	    "them.  FILE and -x FILE run scripts first.  --batch (implied when\n"
+	    "stdin is not a terminal) exits after the last command: status 0 if\n"
+	    "everything succeeded, 1 on an error or failed expect, 3 if the hang\n"
+	    "watchdog fired, 2 for bad usage.  'help' at the prompt lists commands;\n"
+	    "man colldb has the rest.\n");
+}
+
+#include "trace/tool-logs.h"
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "echo", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "window-area", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
+	struct session *s = &the_session;
+	struct shell_opts o;
+	int c, rc;
+	size_t npos;
+
+	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
+		return rank_agent_main(argc, argv);
+	/* Characters as the terminal encodes them (libedit, curses); numbers
+	 * stay in the C locale. */
+	setlocale(LC_CTYPE, "");
+	if (argc > 1 && strcmp(argv[1], "run") == 0)
+		return run_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "learn") == 0)
+		return learn_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "--list-commands") == 0) {
+		/* for completion scripts and the docs test */
+		for (int i = 0; cmd_table[i] != NULL; i++)
+			printf("%s\n", cmd_table[i]->name);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "watch") == 0)
+		return watch_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "tree") == 0)
+		return tool_tree_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stats") == 0)
+		return tool_stats_main(argc - 1, argv + 1);
+	colldb_argv0 = argv[0];
+	shell_opts_init(&o);
+	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (strcmp(optarg, "shm") != 0) {
+				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
+				    strcmp(optarg, "mpi") == 0 ?
+				    "the mpi transport is not built in this colldb (only shm)" :
+				    "unknown transport (expected shm)");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'V':
+			printf("colldb %s\n", COLLDB_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			if (shell_opt_last(c, optarg, "colldb", &o, usage) != 0)
+				return EXIT_USAGE;
+		}
+	}
+	npos = (size_t)(argc - optind);	/* trailing FILEs */
+	for (int i = optind; i < argc; i++) {
+		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
+		o.xfiles[o.nx++] = argv[i];
+	}
+	if (!shell_opts_scripts_ok(&o, "colldb") ||
+	    (o.nx > 0 && shell_opts_from_script(&o, o.xfiles[0], "colldb") != 0)) {
+		shell_opts_release(&o);
+		return EXIT_USAGE;
+	}
+	mode.npos = npos;
+	rc = shell_start(s, &o, &mode);
+	shell_opts_release(&o);
+	fflush(stdout);
+	return rc;
+}

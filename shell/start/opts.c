@@ -1,0 +1,169 @@
+/*
+ * opts.c - the options `colldb` and `colldb run` share (-n, -x, --batch,
+ * --echo, --name, --timeout), parsed and checked in one place.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "seg.h"
+#include "shell.h"
+#include "xmalloc.h"
+
+void
+shell_opts_init(struct shell_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->nranks = -1;
+	o->timeout = -1;
+}
+
+void
+shell_opts_release(struct shell_opts *o)
+{
+	free(o->xfiles);
+	o->xfiles = NULL;
+	o->nx = 0;
+}
+
+int
+shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
+{
+	char *cause = NULL, *end;
+	int64_t v;
+
+	switch (c) {
+	case 'n':
+		if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
+		    v > SEG_MAX_RANKS) {
+			free(cause);
+			fprintf(stderr, "%s: -n %s: expected 1..%d ranks\n", who, optarg,
+			    SEG_MAX_RANKS);
+			return -1;
+		}
+		o->nranks = (int)v;
+		return 1;
+	case 'x':
+		o->xfiles = xreallocarray(o->xfiles, o->nx + 1, sizeof *o->xfiles);
+		o->xfiles[o->nx++] = optarg;
+		return 1;
+	case 'b':
+		o->batch = 1;
+		return 1;
+	case 'e':
+		o->echo = 1;
+		return 1;
+	case 'N':
+		if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
+		    strchr(optarg, '/') != NULL) {
+			fprintf(stderr, "%s: --name %s: expected 1..47 characters, no '/'\n",
+			    who, optarg);
+			return -1;
+		}
+		snprintf(o->name, sizeof o->name, "%s", optarg);
+		return 1;
+	case 'T':
+		o->timeout = strtod(optarg, &end);
+		if (*end != '\0' || end == optarg || !(o->timeout >= 0 && o->timeout <= 86400)) {
+			fprintf(stderr, "%s: --timeout %s: expected seconds\n", who, optarg);
+			return -1;
+		}
+		return 1;
+	case 'A':
+		v = parse_uint(optarg, &o->area, 1, &cause);
+		free(cause);
+		if (v != 0 || o->area < 4096 || o->area > SEG_AREA_MAX) {
+			fprintf(stderr, "%s: --window-area %s: %s\n", who, optarg,
+			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
+			    o->area < 4096 ? "too small (expected at least 4096 bytes)" :
+			    "too large (expected at most 64 TiB over all ranks)");
+			return -1;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int
+shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
+{
+	for (size_t i = 0; i < o->nx; i++) {
+		struct stat st;
+
+		if (access(o->xfiles[i], R_OK) != 0 || stat(o->xfiles[i], &st) != 0) {
+			fprintf(stderr, "%s: cannot read script '%s'\n", who, o->xfiles[i]);
+			return 0;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "%s: script '%s' is a directory\n", who, o->xfiles[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int
+shell_opt_last(int c, const char *optarg, const char *who,
+    struct shell_opts *o, void (*usage)(FILE *))
+{
+	int r = shell_opt(c, optarg, who, o);
+
+	if (r == 1)
+		return 0;
+	if (r == 0)
+		usage(stderr);
+	shell_opts_release(o);
+	return -1;
+}
+
+/*
+ * A script may say what world it needs on a "#! args: -n N [--timeout S]"
+ * line (lessons, scenarios, recordings do); it is used when the command
+ * line does not say, and checked like the command line.
+ */
+int
+shell_opts_from_script(struct shell_opts *o, const char *path, const char *who)
+{
+	FILE *fp = fopen(path, "r");
+	char line[256], *save = NULL, *tok;
+	int rc = 0;
+
+	if (fp == NULL)
+		return 0;
+	for (int i = 0; i < 3 && fgets(line, sizeof line, fp) != NULL; i++) {
+		if (strncmp(line, "#! args:", 8) != 0)
+			continue;
+		for (tok = strtok_r(line + 8, " \t\n", &save); tok != NULL;
+		    tok = strtok_r(NULL, " \t\n", &save)) {
+			char *v = strtok_r(NULL, " \t\n", &save);
+			struct shell_opts t;
+			int c = strcmp(tok, "-n") == 0 ? 'n' :
+			    strcmp(tok, "--timeout") == 0 ? 'T' :
+			    strcmp(tok, "--window-area") == 0 ? 'A' : 0;
+
+			if (c == 0 || v == NULL) {
+				fprintf(stderr, "%s: %s: bad '#! args:' line at '%s' (expected -n N, --timeout SECS, --window-area BYTES)\n",
+				    who, path, tok);
+				rc = -1;
+				break;
+			}
+			shell_opts_init(&t);
+			if (shell_opt(c, v, path, &t) != 1) {
+				rc = -1;
+				break;
+			}
+			if (c == 'n' && o->nranks < 0)
+				o->nranks = t.nranks;
+			if (c == 'T' && o->timeout < 0)
+				o->timeout = t.timeout;
+			if (c == 'A' && o->area == 0)
+				o->area = t.area;
+		}
+		break;
+	}
+	fclose(fp);
+	return rc;
+}

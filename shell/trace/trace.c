@@ -1,0 +1,417 @@
+/*
+ * trace.c - the session's trace: drain the ranks' span rings (core/span.h)
+ * while they run, keep the programs that name the records, and hand the
+ * records out resolved (trace_visit) to bench, tree and trace save.
+ *
+ * A record names its program by tag.  The program is the job's until the
+ * job is done; trace_job_done() then takes it over if records need it.
+ * Tags are unique across ranks, so one map from tag to program serves all.
+ * A user rank (`colldb run`) announces its programs itself, so its records
+ * can come out of the ring before the shell has read the announcement:
+ * those are held, in order, and resolved at the rank's next drain.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "futex.h"
+#include "shell.h"
+#include "span.h"
+#include "xmalloc.h"
+
+#define DRAIN_BATCH 4096
+
+struct trace_prog {
+	uint32_t tag;
+	int rank;
+	int coll;
+	int owned;		/* prog is ours to free */
+	struct prog *prog;
+	size_t wins;		/* index into trace.wins */
+	uint64_t hid;
+};
+
+struct trace {
+	struct span_rec *recs;
+	size_t n, alloc;
+	uint64_t not_kept;
+	uint64_t unnamed;
+	uint32_t gen;
+	uint64_t *lost_base;	/* per rank: ring lost counter at the clear */
+	struct trace_prog *progs;
+	size_t nprogs, aprogs;
+	uint32_t *map;		/* open addressing: tag -> progs index + 1 */
+	size_t mapcap;
+	struct seg *wins;	/* window-table snapshots (seg_win_snapshot) */
+	size_t nwins;
+	uint32_t wins_seq;	/* win_seq of the last snapshot */
+	struct span_rec *scratch;
+	struct job *finishing;	/* a job done but unlinked (trace_job_done) */
+	struct span_rec *held;	/* user ranks' records of programs not yet
+				 * announced, oldest first */
+	size_t nheld, aheld;
+};
+
+#define TRACE_HOLD_MAX 65536	/* held records beyond are unnamed */
+
+static uint64_t
+fnv64(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static size_t
+map_slot(const struct trace *t, uint32_t tag)
+{
+	return (tag * 2654435761u) & (t->mapcap - 1);
+}
+
+static struct trace_prog *
+prog_find(struct trace *t, uint32_t tag)
+{
+	if (t->mapcap == 0)
+		return NULL;
+	for (size_t i = map_slot(t, tag); t->map[i] != 0;
+	    i = (i + 1) & (t->mapcap - 1)) {
+		if (t->progs[t->map[i] - 1].tag == tag)
+			return &t->progs[t->map[i] - 1];
+	}
+	return NULL;
+}
+
+static void
+map_insert(struct trace *t, size_t idx)
+{
+	size_t i = map_slot(t, t->progs[idx].tag);
+
+	while (t->map[i] != 0)
+		i = (i + 1) & (t->mapcap - 1);
+	t->map[i] = (uint32_t)idx + 1;
+}
+
+/* Make room for progs[0..nprogs) and index them; returns 0 if the table
+ * did not need to grow (the caller inserts the new entry itself). */
+static int
+map_grow(struct trace *t)
+{
+	if (t->mapcap >= 2 * t->nprogs)
+		return 0;
+	free(t->map);
+	t->mapcap = t->mapcap ? 2 * t->mapcap : 64;
+	t->map = xcalloc(t->mapcap, sizeof *t->map);
+	for (size_t i = 0; i < t->nprogs; i++)
+		map_insert(t, i);
+	return 1;
+}
+
+/* The window table as it is now, shared by programs sent under it. */
+static size_t
+wins_now(struct session *s, struct trace *t)
+{
+	uint32_t seq = atomic_load(&s->seg.h->win_seq);
+
+	if (t->nwins > 0 && seq == t->wins_seq)
+		return t->nwins - 1;
+	t->wins = xreallocarray(t->wins, t->nwins + 1, sizeof *t->wins);
+	seg_win_snapshot(&s->seg, &t->wins[t->nwins]);
+	t->wins_seq = seq;
+	return t->nwins++;
+}
+
+static struct job *
+job_by_tag(struct job *j, uint32_t tag)
+{
+	for (; j != NULL; j = j->next) {
+		if (j->tag == tag)
+			return j;
+	}
+	return NULL;
+}
+
+/* The program of tag on rank r, registered on first sight. */
+static struct trace_prog *
+prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
+{
+	struct trace_prog *tp = prog_find(t, tag);
+	struct job *j;
+
+	if (tp != NULL)
+		return tp;
+	j = t->finishing != NULL && t->finishing->tag == tag ? t->finishing :
+	    job_by_tag(s->rp[r].jobs, tag);
+	if (j == NULL)
+		j = job_by_tag(s->rp[r].orphans, tag);
+	if (j == NULL || j->prog == NULL)
+		return NULL;
+	if (t->nprogs == t->aprogs) {
+		t->aprogs = t->aprogs ? 2 * t->aprogs : 16;
+		t->progs = xreallocarray(t->progs, t->aprogs, sizeof *t->progs);
+	}
+	tp = &t->progs[t->nprogs];
+	memset(tp, 0, sizeof *tp);
+	tp->tag = tag;
+	tp->rank = r;
+	tp->coll = j->coll;
+	tp->prog = j->prog;
+	tp->hid = fnv64(j->desc);
+	tp->wins = wins_now(s, t);
+	t->nprogs++;
+	if (!map_grow(t))
+		map_insert(t, t->nprogs - 1);
+	return tp;
+}
+
+void
+trace_init(struct session *s)
+{
+	struct trace *t = xcalloc(1, sizeof *t);
+
+	t->lost_base = xcalloc((size_t)s->nranks, sizeof *t->lost_base);
+	t->scratch = xreallocarray(NULL, DRAIN_BATCH, sizeof *t->scratch);
+	s->trace = t;
+}
+
+static void
+forget(struct trace *t)
+{
+	for (size_t i = 0; i < t->nprogs; i++) {
+		if (t->progs[i].owned)
+			prog_free(t->progs[i].prog);
+	}
+	for (size_t i = 0; i < t->nwins; i++)
+		seg_close(&t->wins[i]);
+	free(t->wins);
+	free(t->progs);
+	free(t->map);
+	free(t->recs);
+	free(t->held);
+	t->held = NULL;
+	t->nheld = t->aheld = 0;
+	t->wins = NULL;
+	t->progs = NULL;
+	t->map = NULL;
+	t->recs = NULL;
+	t->nwins = t->nprogs = t->aprogs = t->mapcap = t->n = t->alloc = 0;
+	t->not_kept = t->unnamed = 0;
+}
+
+void
+trace_free(struct session *s)
+{
+	struct trace *t = s->trace;
+
+	if (t == NULL)
+		return;
+	forget(t);
+	free(t->lost_base);
+	free(t->scratch);
+	free(t);
+	s->trace = NULL;
+}
+
+/* Keep rec if its program is known; returns 0 when it is not (yet). */
+static int
+keep(struct session *s, struct trace *t, int r, const struct span_rec *rec)
+{
+	if (prog_for(s, t, r, rec->tag) == NULL)
+		return 0;
+	if (t->n >= TRACE_KEEP && rec->level != 1) {
+		t->not_kept++;
+		return 1;
+	}
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? 2 * t->alloc : 4096;
+		t->recs = xreallocarray(t->recs, t->alloc, sizeof *t->recs);
+	}
+	t->recs[t->n++] = *rec;
+	return 1;
+}
+
+static void
+hold(struct trace *t, const struct span_rec *rec)
+{
+	if (t->nheld == TRACE_HOLD_MAX) {
+		t->unnamed++;
+		return;
+	}
+	if (t->nheld == t->aheld) {
+		t->aheld = t->aheld ? 2 * t->aheld : 256;
+		t->held = xreallocarray(t->held, t->aheld, sizeof *t->held);
+	}
+	t->held[t->nheld++] = *rec;
+}
+
+static void
+drain_rank(struct session *s, struct trace *t, int r)
+{
+	struct span_ring *ring = seg_spans(&s->seg, r);
+	uint64_t bytes = s->seg.span_bytes;
+	size_t got, k = 0;
+	int stuck = 0;	/* a record of r waits: the later ones wait too */
+
+	for (size_t i = 0; i < t->nheld; i++) {
+		if (t->held[i].rank == r && !stuck && keep(s, t, r, &t->held[i]))
+			continue;
+		stuck |= t->held[i].rank == r;
+		t->held[k++] = t->held[i];
+	}
+	t->nheld = k;
+	while ((got = span_ring_read(ring, bytes, t->scratch,
+	    DRAIN_BATCH)) > 0) {
+		for (size_t i = 0; i < got; i++) {
+			const struct span_rec *rec = &t->scratch[i];
+
+			if (!stuck && keep(s, t, r, rec))
+				continue;
+			if (s->kind->own_code) {
+				hold(t, rec);
+				stuck = 1;
+			} else {
+				t->unnamed++;
+			}
+		}
+		if (got < DRAIN_BATCH)
+			break;
+	}
+}
+
+void
+trace_drain(struct session *s)
+{
+	if (s->trace == NULL || s->seg.h == NULL || s->seg.span_bytes == 0)
+		return;
+	for (int r = 0; r < s->nranks; r++)
+		drain_rank(s, s->trace, r);
+}
+
+void
+trace_job_done(struct session *s, int r, struct job *j)
+{
+	struct trace_prog *tp;
+
+	if (s->trace == NULL || s->seg.span_bytes == 0)
+		return;
+	s->trace->finishing = j;
+	drain_rank(s, s->trace, r);
+	s->trace->finishing = NULL;
+	tp = prog_find(s->trace, j->tag);
+	if (tp != NULL && !tp->owned && tp->prog == j->prog) {
+		tp->owned = 1;
+		j->prog = NULL;
+	}
+}
+
+void
+trace_clear(struct session *s)
+{
+	struct trace *t = s->trace;
+
+	trace_drain(s);
+	/* Programs still running keep producing records: their jobs own
+	 * the programs, so forgetting our borrowed pointers is enough. */
+	forget(t);
+	for (int r = 0; r < s->nranks; r++)
+		t->lost_base[r] = span_ring_lost(seg_spans(&s->seg, r));
+	t->gen++;
+}
+
+uint64_t
+trace_lost(struct session *s, int r)
+{
+	if (s->seg.span_bytes == 0)
+		return 0;
+	return span_ring_lost(seg_spans(&s->seg, r)) - s->trace->lost_base[r];
+}
+
+void
+trace_summary(struct session *s, struct trace_counts *c)
+{
+	struct trace *t = s->trace;
+
+	trace_drain(s);
+	memset(c, 0, sizeof *c);
+	c->kept = t->n;
+	c->not_kept = t->not_kept;
+	c->unnamed = t->unnamed;
+	c->gen = t->gen;
+	for (int r = 0; r < s->nranks; r++)
+		c->lost += trace_lost(s, r);
+}
+
+static int
+tag_wanted(const uint32_t *tags, size_t ntags, uint32_t tag)
+{
+	for (size_t i = 0; i < ntags; i++) {
+		if (tags[i] == tag)
+			return 1;
+	}
+	return 0;
+}
+
+void
+trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
+    int roots_only, trace_visit_fn fn, void *arg)
+{
+	struct trace *t = s->trace;
+	struct strbuf name = STRBUF_INIT;
+	uint64_t *inv = xcalloc((size_t)s->nranks, sizeof *inv);
+	struct { uint32_t tag, iter; int any; } *last;
+
+	trace_drain(s);
+	last = xcalloc((size_t)s->nranks, sizeof *last);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct span_rec *rec = &t->recs[i];
+		struct trace_prog *tp = prog_find(t, rec->tag);
+		struct trace_span sp;
+		int r = rec->rank;
+
+		if (tp == NULL || r >= s->nranks)
+			continue;
+		if (!last[r].any || last[r].tag != rec->tag ||
+		    last[r].iter != rec->iter) {
+			last[r].any = 1;
+			last[r].tag = rec->tag;
+			last[r].iter = rec->iter;
+			inv[r]++;
+		}
+		if ((roots_only && rec->level != 1) ||
+		    (tags != NULL && !tag_wanted(tags, ntags, rec->tag)))
+			continue;
+		strbuf_reset(&name);
+		if (span_name(tp->prog, rec->pc, rec->level, &name) != 0)
+			continue;
+		sp.rec = rec;
+		sp.prog = tp->prog;
+		sp.op = rec->level == SPAN_LEVEL_OP ? &tp->prog->ops[rec->pc] :
+		    NULL;
+		sp.wins = &t->wins[tp->wins];
+		sp.name = name.buf;
+		sp.depth = (int)span_name_levels(name.buf) - 1;
+		sp.inv = inv[r];
+		sp.hid = tp->hid;
+		sp.coll = tp->coll;
+		if (fn(arg, &sp) != 0)
+			break;
+	}
+	free(last);
+	free(inv);
+	strbuf_release(&name);
+}
+
+static void
+trace_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
+{
+	(void)e;
+	trace_job_done(s, r, j);
+}
+
+const struct session_hook trace_session_hook = {
+	.name = "trace",
+	.open = trace_init,
+	.pump = trace_drain,
+	.job_end = trace_job_end,
+	.close = trace_free,
+};

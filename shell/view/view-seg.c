@@ -1,0 +1,158 @@
+/*
+ * view-seg.c - the world as the session segment mapped in this process
+ * shows it (view.h).  Always current: sample() has nothing to do.
+ */
+#include <string.h>
+
+#include "view.h"
+
+static struct seg *
+seg_of(struct view *v)
+{
+	return v->data;
+}
+
+static const char *
+seg_session(struct view *v)
+{
+	return seg_of(v)->name;	/* copied at create/attach: terminated */
+}
+
+static int
+seg_nranks(struct view *v)
+{
+	return seg_of(v)->nranks;
+}
+
+static void
+seg_sample(struct view *v)
+{
+	(void)v;
+}
+
+static void
+seg_board_of(struct view *v, int r, struct view_board *out)
+{
+	struct seg_rank *b = seg_board(seg_of(v), r);
+
+	out->state = seg_rank_state(b);	/* ranks write it: checked */
+	out->state_ns = atomic_load(&b->state_ns);
+	out->progress = atomic_load(&b->progress);
+	out->pc = atomic_load(&b->pc);
+	out->nops = atomic_load(&b->nops);
+	out->prog_tag = atomic_load(&b->prog_tag);
+	out->stop_reason = (enum stop_reason)atomic_load(&b->stop_reason);
+	out->stop_break = atomic_load(&b->stop_break);
+	out->wait_off = atomic_load(&b->wait_off);
+	out->wait_cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
+	out->wait_expected = atomic_load(&b->wait_expected);
+	out->sleeping = atomic_load(&b->sleeping) != 0;
+	out->pending = atomic_load(&b->interrupt) || atomic_load(&b->abort);
+	out->acted = atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+}
+
+static void
+seg_cur(struct view *v, int r, struct uop *cur, char *title,
+    size_t title_size)
+{
+	seg_read_cur(seg_board(seg_of(v), r), cur, title, title_size);
+}
+
+static int
+seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
+{
+	struct seg *sg = seg_of(v);
+	const uint8_t *src;
+
+	if (r < 0 || r >= sg->nranks || off > sg->area_size ||
+	    n > sg->area_size - off) {
+		memset(dst, 0, n);
+		return -1;
+	}
+	src = seg_area(sg, r) + off;
+	if (n == sizeof(int32_t) && off % sizeof(int32_t) == 0) {
+		/* a cell ranks write with atomics */
+		int32_t x = atomic_load((const _Atomic int32_t *)src);
+		memcpy(dst, &x, sizeof x);
+	} else {
+		memcpy(dst, src, n);
+	}
+	return 0;
+}
+
+static uint64_t
+seg_area_size(struct view *v)
+{
+	return seg_of(v)->area_size;
+}
+
+static int
+seg_wins(struct view *v, struct seg_window **out, int max)
+{
+	return seg_win_list(seg_of(v), out, max);
+}
+
+static struct seg_window *
+seg_find(struct view *v, const char *name)
+{
+	return seg_win_find(seg_of(v), name);
+}
+
+static struct seg_window *
+seg_at(struct view *v, uint64_t off)
+{
+	return seg_win_at(seg_of(v), off);
+}
+
+static uint64_t
+seg_gen(struct view *v)
+{
+	return atomic_load(&seg_of(v)->h->win_seq);
+}
+
+static uint32_t
+seg_coll(struct view *v, struct coll_args *out)
+{
+	struct coll_args a;
+
+	/* checked like a command's: ranks can write it (core/seg.h) */
+	return seg_cur_coll(seg_of(v), out != NULL ? out : &a);
+}
+
+static int
+seg_ended(struct view *v)
+{
+	return atomic_load(&seg_of(v)->h->ended) != 0;
+}
+
+static char *
+seg_reports(struct view *v)
+{
+	seg_win_sync(seg_of(v));
+	return seg_take_reports(seg_of(v));
+}
+
+static const struct view_ops view_seg_ops = {
+	.name = "shm",
+	.session = seg_session,
+	.nranks = seg_nranks,
+	.sample = seg_sample,
+	.board = seg_board_of,
+	.cur = seg_cur,
+	.read = seg_read,
+	.area_size = seg_area_size,
+	.win_list = seg_wins,
+	.win_find = seg_find,
+	.win_at = seg_at,
+	.win_gen = seg_gen,
+	.cur_coll = seg_coll,
+	.ended = seg_ended,
+	.take_reports = seg_reports,
+};
+
+void
+view_seg_init(struct view *v, struct seg *sg)
+{
+	v->ops = &view_seg_ops;
+	v->data = sg;
+}
