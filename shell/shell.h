@@ -559,7 +559,8 @@ void trace_flows_json(struct trace_flows *f, struct strbuf *sb, FILE *fp);
 struct bench_last {
 	char root[32];		/* the collective: the run root span */
 	long rounds, warmup;
-	uint32_t *tags;		/* per rank: the timed job */
+	int rounds_timed;	/* time= picked the rounds (a figure) */
+	uint32_t *tags;		/* per rank: the jobs (time=: two each) */
 	int ntags;
 	uint32_t gen;		/* trace generation holding its spans */
 	int complete;		/* none of its spans lost or not kept */

@@ -277,8 +277,16 @@ bench_sweep_header(struct session *s, const struct bench_args *ba)
 		strbuf_addf(&how, "rounds=%ld", ba->rounds);
 	out_printf("# bench sweep %s, %d ranks, %s warmup=%ld spans=%s; time = median round\n",
 	    sb.buf, s->nranks, how.buf, ba->warmup, span_detail_name(ba->spans));
-	out_printf("# %10s %12s %5s %6s %5s %35s\n", "", "", "", "", "",
-	    bench_in_place(ba->cc.a.kind) ? "in-place" : "out-of-place");
+	{
+		/* the group label centred over its four columns, as
+		 * nccl-tests prints it */
+		const char *grp = bench_in_place(ba->cc.a.kind) ? "in-place" :
+		    "out-of-place";
+		int w = 37, l = (int)strlen(grp), pad = (w - l) / 2;
+
+		out_printf("# %10s %12s %5s %6s %5s %*s%s\n", "", "", "", "", "",
+		    pad, "", grp);
+	}
 	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s %7s\n", "size", "count",
 	    "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
 	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s\n", "(B)", "(elements)",

@@ -300,6 +300,7 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	    coll_kind_name(a.kind));
 	s->bench->rounds = res->rounds;
 	s->bench->warmup = res->warmup;
+	s->bench->rounds_timed = ba->time > 0;
 	s->bench->tags = tags;
 	s->bench->ntags = (int)ntags;
 	s->bench->gen = tc.gen;

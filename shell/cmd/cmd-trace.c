@@ -122,7 +122,7 @@ cmd_tree_exec(struct cmdctx *ctx)
 	so.root_name = so.device_name = b->root;
 	st = stats_new(set, &so);
 	if (!bench_figures(s))
-		ns |= TREE_MASKED;
+		ns |= TREE_MASKED | (b->rounds_timed ? TREE_MASK_COUNT : 0);
 	if (mean) {
 		mo.ns = ns;
 		tree_format_mean(st, &out, &mo);
