@@ -226,9 +226,7 @@ call_desc_decode(const char *text, struct call_desc *d, char **cause)
 		cause_set(cause, "malformed call descriptor");
 		goto out;
 	}
-	if (call_type_from_name(f[3], &d->ret) != 0 ||
-	    (d->ret != CT_VOID && d->ret != CT_I32 && d->ret != CT_I64 &&
-		d->ret != CT_F64 && d->ret != CT_PTR)) {
+	if (call_type_from_name(f[3], &d->ret) != 0) {
 		cause_set(cause, "bad return type '%s'", f[3]);
 		goto out;
 	}
@@ -407,14 +405,32 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 	} r;
 	uint8_t *area = seg_area(&rc->seg, rc->rank);
 
+	float f;
+
+	/* libffi widens an integer result to ffi_arg; a float stays one */
 	memcpy(&r, rv, sizeof r);
+	memcpy(&f, rv, sizeof f);
 	switch (ret) {
 	case CT_VOID:
 		return xstrdup("void");
+	case CT_I8:
+		return xasprintf("i8 %d", (int)(int8_t)r.s);
+	case CT_I16:
+		return xasprintf("i16 %d", (int)(int16_t)r.s);
 	case CT_I32:
 		return xasprintf("i32 %" PRId32, (int32_t)r.s);
 	case CT_I64:
 		return xasprintf("i64 %" PRId64, r.l);
+	case CT_U8:
+		return xasprintf("u8 %u", (unsigned)(uint8_t)r.a);
+	case CT_U16:
+		return xasprintf("u16 %u", (unsigned)(uint16_t)r.a);
+	case CT_U32:
+		return xasprintf("u32 %" PRIu32, (uint32_t)r.a);
+	case CT_U64:
+		return xasprintf("u64 %" PRIu64, (uint64_t)r.l);
+	case CT_F32:
+		return xasprintf("f32 %.9g", (double)f);
 	case CT_F64:
 		return xasprintf("f64 %.17g", r.d);
 	default:

@@ -27,7 +27,9 @@
  * itself (colldb and libc), so `call getpid() -> i32` works.
  *
  * Results.  call_exec() leaves the return value as text for the DONE
- * reply: "void", "i32 -5", "i64 7", "f64 2.5" (%.17g), "ptr NULL",
+ * reply: "void", "TYPE VALUE" for the integer types ("i32 -5", "u8 255",
+ * "u64 18446744073709551615"), "f64 2.5" (%.17g), "f32 1.5" (%.9g),
+ * "ptr NULL",
  * "ptr area+OFF" (into this rank's window area, so the shell can name the
  * window) or "ptr 0xHEX".
  *
@@ -89,11 +91,13 @@ struct call_arg {
 struct call_desc {
 	char *lib;		/* library name, "" = search (owned) */
 	char *sym;		/* owned */
-	enum call_type ret;	/* VOID, I32, I64, F64 or PTR */
+	enum call_type ret;	/* any */
 	int nargs;
 	struct call_arg args[CALL_MAX_ARGS];
 };
 
+/* What `call ... -> TYPE` takes, for messages. */
+#define CALL_RET_TYPES "void, ptr, i8, i16, i32, i64, u8, u16, u32, u64, f32 or f64"
 /* "i32", "ptr", ...; call_type_from_name() returns -1 if unknown. */
 const char *call_type_name(enum call_type t);
 int call_type_from_name(const char *s, enum call_type *out);

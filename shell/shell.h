@@ -45,13 +45,29 @@ enum cmd_group {
 	GRP__COUNT
 };
 
+/*
+ * What an entry asks of the line and of the world.  The preconditions
+ * (CMD_NEEDS_*, CMD_AGENTS_ONLY) are checked once, in cmd_run_line(),
+ * after the arity and before exec, in the order they are listed, each
+ * with one wording for every command that sets it (git's RUN_SETUP).
+ */
 enum cmd_flags {
 	CMD_TARGETS = 1 << 0,		/* accepts an @ranks prefix */
 	CMD_ALL_RANKS_ONLY = 1 << 1,	/* always all ranks; @ is an error */
 	CMD_NO_SETTLE = 1 << 2,		/* do not wait for quiescence after */
 	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
-	CMD_AGENTS_ONLY = 1 << 4,	/* needs colldb's own agent ranks:
-					 * refused under `colldb run` */
+	CMD_AGENTS_ONLY = 1 << 4,	/* needs ranks that run the shell's
+					 * programs: refused where the ranks
+					 * run their own code (`colldb run`);
+					 * .agents_why says why */
+	CMD_RAW_REST = 1 << 5,		/* the rest of the line is one
+					 * argument, verbatim (say) */
+	CMD_RANKS_ARG = 1 << 6,		/* its argument is an @ranks list,
+					 * not a target (focus) */
+	CMD_NEEDS_TARGETS = 1 << 7,	/* an explicit @ranks is required */
+	CMD_NEEDS_NO_COLL = 1 << 8,	/* no collective in progress */
+	CMD_NEEDS_NO_BREAKS = 1 << 9,	/* no breakpoint set */
+	CMD_NEEDS_ALL_IDLE = 1 << 10,	/* every rank alive and idle */
 };
 
 struct cmdctx;
@@ -64,8 +80,13 @@ struct cmd_entry {
 	const char *example;
 	enum cmd_group group;
 	int min_args, max_args;	/* max -1: unlimited */
-	unsigned flags;
+	unsigned flags;		/* enum cmd_flags */
 	const char *const *keywords;	/* completion candidates */
+	/* CMD_AGENTS_ONLY: why, after "not available under 'colldb run': "
+	 * (NULL: the collectives' reason) */
+	const char *agents_why;
+	const void *data;	/* what exec needs besides the words (a
+				 * collective's enum coll_kind), or NULL */
 	enum cmd_retval (*exec)(struct cmdctx *ctx);
 };
 
@@ -79,6 +100,7 @@ struct cmdctx {
 	const char *target_text;
 	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
 	size_t nsubs;
+	int nerrors;		/* errors reported (cmd_error, arg_error) */
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -91,6 +113,9 @@ enum cmd_retval cmd_run_line(struct session *s, const char *line,
 /* Find by alias, exact name, then unique prefix; NULL + cause if none. */
 const struct cmd_entry *cmd_find(const char *name, char **cause);
 void cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...) printflike(2, 3);
+/* An error of the running command: "error: ..." (counted in the ctx);
+ * returns -1, so `return cmd_error(ctx, ...)` reads as a failure. */
+printflike(2, 3) int cmd_error(struct cmdctx *ctx, const char *fmt, ...);
 
 /* Errors about argument i (0-based after the name): caret under it. */
 printflike(3, 4) int arg_error(struct cmdctx *ctx, size_t i, const char *fmt,
@@ -143,6 +168,9 @@ extern struct script_state script;
 /* Run one complete line (cmd_run_line plus `expect error` bookkeeping). */
 enum cmd_retval script_run_line(struct session *s, const char *line,
     int *incomplete);
+/* The same for a line that must be complete (a script's, a pause's): an
+ * unclosed quote or bracket is an error naming it, at the line's end. */
+enum cmd_retval script_run_whole(struct session *s, const char *line);
 /* A repeat block is being collected (the prompt shows "... "). */
 int script_block_open(void);
 /* Drop the block being collected (Ctrl-C at the prompt). */
@@ -272,6 +300,10 @@ void diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb);
 /* expect hang / expect nohang: 0 when the verdict agrees. */
 int diag_expect_hang(struct session *s, int want_hang);
+/* The ranks' states were just shown (where, ranks, diagnose, expect);
+ * diag_state_unshown(): they changed since, or were never shown. */
+void diag_state_shown(struct session *s);
+int diag_state_unshown(struct session *s);
 /* Called while the shell waits: fires the hang watchdog when due. */
 void watchdog_tick(struct session *s);
 /* lint.c: warnings for commands that match a known failure pattern. */
@@ -339,8 +371,6 @@ void plan_print(struct session *s, const struct prog *p, int rank,
 
 /* `colldb run ...` (argv[0] is "run"); returns the exit status. */
 int run_main(int argc, char **argv);
-/* Why a CMD_AGENTS_ONLY command is refused under `colldb run`. */
-const char *run_refusal(const struct cmd_entry *e);
 
 /* ---- lang/call-expr.c: the syntax of `call` (pure) ------------------------ */
 

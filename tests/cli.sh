@@ -47,6 +47,21 @@ run 1 ./colldb -n 1 "$tmp/long.coll"
 [ $st = 1 ] && has "error: $tmp/long.coll:1: line longer than 65536 bytes" && ok ||
 	bad "a 70000-byte line (exit $st)"
 
+# the hang watchdog fires during a sleep: the batch run stops with exit
+# status 3 long before the sleep would end
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nsleep 60\nsay after the sleep\n' >"$tmp/sleep.coll"
+t0=$(date +%s)
+run 3 ./colldb --batch --timeout 1 -n 2 "$tmp/sleep.coll"
+t1=$(date +%s)
+[ $st = 3 ] && has "watchdog: no progress for 1s; diagnosis:" && ! has "after the sleep" &&
+	[ $((t1 - t0)) -lt 30 ] && ok || bad "watchdog during sleep (exit $st, $((t1 - t0))s)"
+
+# ... and not for SLOW: rank 1 waits for a notify rank 0 has, stopped
+printf 'alloc sig [2,1] i32\n@1 wait sig[0] >= 1\nstart @0 notify 1 sig[0] 1\nsleep 3\ncontinue\n' >"$tmp/slow.coll"
+run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
+[ $st = 0 ] && ! has "watchdog: no progress for 1s; diagnosis:" && has "[rank 1] wait sig[0] >= 1 satisfied (value 1)" &&
+	ok || bad "the watchdog fired for a SLOW verdict (exit $st)"
+
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"

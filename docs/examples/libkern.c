@@ -24,6 +24,13 @@ int scale(float *x, int n, double f);
 int64_t sum_ints(int8_t a, int16_t b, int32_t c, int64_t d, uint8_t e,
     uint16_t f, uint32_t g, uint64_t h);
 double mix(float a, double b);
+float halve(float x);
+int8_t as_i8(int64_t x);
+int16_t as_i16(int64_t x);
+uint8_t as_u8(int64_t x);
+uint16_t as_u16(int64_t x);
+uint32_t as_u32(int64_t x);
+uint64_t as_u64(int64_t x);
 int64_t length(const char *s);
 float *nth(float *x, int i);
 void *same(void *p);
@@ -54,6 +61,50 @@ double
 mix(float a, double b)
 {
 	return (double)a * 0.5 + b;
+}
+
+/* f32 return. */
+float
+halve(float x)
+{
+	return x / 2;
+}
+
+/* The narrow integer returns: x cut to the width, as C converts it. */
+int8_t
+as_i8(int64_t x)
+{
+	return (int8_t)x;
+}
+
+int16_t
+as_i16(int64_t x)
+{
+	return (int16_t)x;
+}
+
+uint8_t
+as_u8(int64_t x)
+{
+	return (uint8_t)x;
+}
+
+uint16_t
+as_u16(int64_t x)
+{
+	return (uint16_t)x;
+}
+
+uint32_t
+as_u32(int64_t x)
+{
+	return (uint32_t)x;
+}
+
+uint64_t
+as_u64(int64_t x)
+{
+	return (uint64_t)x;
 }
 
 /* A string argument; i64 return. */

@@ -305,7 +305,7 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		}
 	}
 	if (ba->cc.a.kind == COLL_BARRIER && ba->sweep) {
-		out_error("barrier moves no data: there is no size to sweep");
+		cmd_error(ctx, "barrier moves no data: there is no size to sweep");
 		return -1;
 	}
 	if (ba->flag_sweep && (bp.first[BK_MIN] == 0 || bp.first[BK_MAX] == 0)) {

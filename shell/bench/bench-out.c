@@ -1,4 +1,5 @@
 /* bench-out.c - what bench prints: lines, JSON, the sweep table; see bench.h. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,75 +131,71 @@ bench_print(struct session *s, const struct bench_args *ba,
 	strbuf_release(&sb);
 }
 
+/* A figure: a JSON number, or null when there is none (not finite). */
 static void
-json_num(struct strbuf *sb, int show, double v)
+json_num(struct strbuf *sb, double v)
 {
-	if (show)
-		strbuf_addf(sb, "%.3f", v);
+	if (isfinite(v))
+		strbuf_addf(sb, "%.9g", v);
 	else
-		strbuf_addstr(sb, "\"*\"");
+		strbuf_addstr(sb, "null");
 }
 
-/* A count that depends on timing: masked like a figure. */
-static void
-json_count(struct strbuf *sb, int show, uint64_t v)
-{
-	if (show)
-		strbuf_addf(sb, "%llu", (unsigned long long)v);
-	else
-		strbuf_addstr(sb, "\"*\"");
-}
-
+/*
+ * JSON is machine output: every key is always there, null where it does
+ * not apply, and the figures are numbers whatever `set times` says (the
+ * text lines mask them in batch; a JSON consumer asked for them).
+ */
 void
 bench_json(struct session *s, const struct bench_args *ba,
     const struct bench_result *res, struct strbuf *sb)
 {
 	const struct coll_args *a = &ba->cc.a;
-	int show = bench_figures(s);
-	struct strbuf line = STRBUF_INIT;
 
 	strbuf_addf(sb, "{\"collective\": \"%s\"", coll_kind_name(a->kind));
 	if (a->kind == COLL_ALLREDUCE)
 		strbuf_addf(sb, ", \"mode\": \"%s\"", a->mode == MODE_RING ?
 		    "ring" : "mesh");
+	else
+		strbuf_addstr(sb, ", \"mode\": null");
 	strbuf_addf(sb, ", \"impl\": \"%s\"", a->impl == IMPL_BUILTIN ?
 	    "builtin" : "composite");
 	if (a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER)
 		strbuf_addf(sb, ", \"op\": \"%s\"", reduce_op_name(a->op));
+	else
+		strbuf_addstr(sb, ", \"op\": null");
 	if (a->kind == COLL_BROADCAST)
 		strbuf_addf(sb, ", \"root\": %d", a->root);
+	else
+		strbuf_addstr(sb, ", \"root\": null");
 	if (a->kind != COLL_BARRIER)
 		strbuf_addf(sb, ", \"dtype\": \"%s\", \"bytes\": %llu, \"count\": %llu",
 		    dtype_name(ba->dtype), (unsigned long long)res->bytes,
 		    (unsigned long long)res->count);
-	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": ", s->nranks);
-	if (rounds_shown(s, ba))
-		strbuf_addf(sb, "%ld", res->rounds);
 	else
-		strbuf_addstr(sb, "\"*\"");
-	strbuf_addf(sb, ", \"warmup\": %ld", res->warmup);
-	if (ba->time > 0)
-		strbuf_addf(sb, ", \"time_s\": %g", ba->time);
+		strbuf_addstr(sb, ", \"dtype\": null, \"bytes\": null, \"count\": null");
+	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
+	    s->nranks, res->rounds, res->warmup);
+	strbuf_addstr(sb, ", \"time_s\": ");
+	json_num(sb, ba->time > 0 ? ba->time : NAN);
 	strbuf_addf(sb, ", \"busbw_factor\": %.6f",
 	    coll_busbw_factor(a->kind, s->nranks));
 	strbuf_addstr(sb, ", \"time_us\": {\"min\": ");
-	json_num(sb, show, res->min);
+	json_num(sb, res->min);
 	strbuf_addstr(sb, ", \"median\": ");
-	json_num(sb, show, res->median);
+	json_num(sb, res->median);
 	strbuf_addstr(sb, ", \"mean\": ");
-	json_num(sb, show, res->mean);
+	json_num(sb, res->mean);
 	strbuf_addstr(sb, ", \"max\": ");
-	json_num(sb, show, res->max);
+	json_num(sb, res->max);
 	strbuf_addstr(sb, ", \"stdev\": ");
-	json_num(sb, show, res->stdev);
+	json_num(sb, res->stdev);
 	strbuf_addstr(sb, "}, \"host_union_mean_us\": ");
-	json_num(sb, show, res->union_mean);
-	if (a->kind != COLL_BARRIER) {
-		strbuf_addstr(sb, ", \"algbw_GBps\": ");
-		json_num(sb, show, res->algbw);
-		strbuf_addstr(sb, ", \"busbw_GBps\": ");
-		json_num(sb, show, res->busbw);
-	}
+	json_num(sb, res->union_mean);
+	strbuf_addstr(sb, ", \"algbw_GBps\": ");
+	json_num(sb, a->kind != COLL_BARRIER ? res->algbw : NAN);
+	strbuf_addstr(sb, ", \"busbw_GBps\": ");
+	json_num(sb, a->kind != COLL_BARRIER ? res->busbw : NAN);
 	if (res->wrong >= 0)
 		strbuf_addf(sb, ", \"wrong\": %lld", (long long)res->wrong);
 	else
@@ -206,32 +203,26 @@ bench_json(struct session *s, const struct bench_args *ba,
 	strbuf_addf(sb, ", \"spans\": \"%s\", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
 	    span_detail_name(ba->spans), (unsigned long long)res->lost,
 	    (unsigned long long)res->not_kept);
-	strbuf_addstr(sb, ", \"waits\": {\"yields\": ");
-	json_count(sb, show, res->yields);
-	strbuf_addstr(sb, ", \"sleeps\": ");
-	json_count(sb, show, res->sleeps);
-	strbuf_addstr(sb, ", \"wakes\": ");
-	json_count(sb, show, res->wakes);
-	strbuf_addch(sb, '}');
+	strbuf_addf(sb, ", \"waits\": {\"yields\": %llu, \"sleeps\": %llu, \"wakes\": %llu}",
+	    (unsigned long long)res->yields, (unsigned long long)res->sleeps,
+	    (unsigned long long)res->wakes);
 	strbuf_addstr(sb, ", \"stats\": ");
-	stats_line(s, ba, res, &line);
-	strbuf_add_json(sb, line.buf);
+	strbuf_add_json(sb, res->stats.buf);
 	strbuf_addstr(sb, ", \"samples_us\": [");
 	for (size_t i = 0; i < res->nsamples; i++) {
 		strbuf_addstr(sb, i ? ", " : "");
-		json_num(sb, show, res->samples[i]);
+		json_num(sb, res->samples[i]);
 	}
 	strbuf_addstr(sb, "], \"per_rank_us\": [");
 	for (int r = 0; r < s->nranks; r++) {
 		strbuf_addstr(sb, r ? ", [" : "[");
 		for (long k = 0; k < res->rounds; k++) {
 			strbuf_addstr(sb, k ? ", " : "");
-			json_num(sb, show, res->rank_us[r][k]);
+			json_num(sb, res->rank_us[r][k]);
 		}
 		strbuf_addch(sb, ']');
 	}
 	strbuf_addstr(sb, "]}");
-	strbuf_release(&line);
 }
 
 static void

@@ -34,8 +34,24 @@ arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
 	va_end(ap);
 	out_error("%s", msg);
 	free(msg);
+	ctx->nerrors++;
 	if (i < ctx->w.n)
 		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
+	return -1;
+}
+
+int
+cmd_error(struct cmdctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	out_error("%s", msg);
+	free(msg);
+	ctx->nerrors++;
 	return -1;
 }
 
@@ -51,6 +67,7 @@ cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
 	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
 	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
 	free(msg);
+	ctx->nerrors++;
 }
 
 int
@@ -95,13 +112,13 @@ targets_alive(struct cmdctx *ctx, struct rankset *out)
 		} else if (ctx->explicit_targets) {
 			/* Naming a dead rank is a mistake; a focus that
 			 * includes one just skips it. */
-			out_error("rank %d is %s: %s", r,
+			cmd_error(ctx, "rank %d is %s: %s", r,
 			    rank_state_name(rank_state_of(s, r)), s->rp[r].death);
 			return -1;
 		}
 	}
 	if (rankset_count(out) == 0) {
-		out_error("no live rank among the targets %s", ctx->target_text);
+		cmd_error(ctx, "no live rank among the targets %s", ctx->target_text);
 		return -1;
 	}
 	return 0;
@@ -118,7 +135,7 @@ targets_live(struct cmdctx *ctx, struct rankset *out)
 	for (int r = 0; r < s->nranks; r++) {
 		char *cause = NULL;
 		if (rankset_has(out, r) && session_queue_full(s, r, &cause)) {
-			out_error("%s", cause);
+			cmd_error(ctx, "%s", cause);
 			free(cause);
 			return -1;
 		}

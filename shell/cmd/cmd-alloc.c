@@ -173,5 +173,7 @@ const struct cmd_entry cmd_free_entry = {
 	.summary = "release a window on every rank",
 	.example = "free buf", .group = GRP_WINDOWS, .min_args = 1,
 	.max_args = 1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
+	.agents_why = "the program keeps pointers into its windows; they live "
+	    "until the session ends",
 	.exec = cmd_free_exec,
 };

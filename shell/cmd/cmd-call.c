@@ -107,7 +107,7 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 {
 	if (strcmp(text, "void") == 0) {
 		strbuf_addstr(sb, "done");
-	} else if (strncmp(text, "f64 ", 4) == 0) {
+	} else if (strncmp(text, "f64 ", 4) == 0 || strncmp(text, "f32 ", 4) == 0) {
 		strbuf_addf(sb, "= %g", strtod(text + 4, NULL));
 	} else if (strncmp(text, "ptr area+", 9) == 0) {
 		uint64_t off = strtoull(text + 9, NULL, 10);
@@ -119,9 +119,8 @@ format_value(struct session *s, const char *text, struct strbuf *sb)
 			strbuf_addstr(sb, "= &");
 			describe_cell(&s->view, off, 1, sb);
 		}
-	} else if (strncmp(text, "ptr ", 4) == 0 || strncmp(text, "i32 ", 4) == 0 ||
-	    strncmp(text, "i64 ", 4) == 0) {
-		strbuf_addf(sb, "= %s", text + 4);
+	} else if (strchr(text, ' ') != NULL) {
+		strbuf_addf(sb, "= %s", strchr(text, ' ') + 1);	/* "TYPE VALUE" */
 	} else {
 		strbuf_addf(sb, "= %s", text);
 	}
@@ -149,14 +148,14 @@ call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len)
 	if (nbad == 0)
 		return 0;
 	if (alike && (size_t)nbad == results.n) {
-		out_error("%s", first);
+		cmd_error(ctx, "%s", first);
 		out_caret(col, len);
 		return nbad;
 	}
 	for (size_t i = 0; i < results.n; i++) {
 		struct call_result *cr = &results.v[i];
 		if (cr->done && cr->status == DONE_ERROR)
-			out_error("rank %d: %s", cr->rank, cr->text);
+			cmd_error(ctx, "rank %d: %s", cr->rank, cr->text);
 	}
 	(void)ctx;
 	return nbad;
@@ -177,7 +176,7 @@ arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
+	cmd_error(ctx, "%s", msg);
 	out_caret(ctx->w.v[0].col + a->col, a->len);
 	free(msg);
 	return -1;
@@ -269,7 +268,7 @@ cmd_call_exec(struct cmdctx *ctx)
 	int ndesc = 0;
 
 	if (ffi_parse(text, &fc, &cause, &col, &len) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		out_caret(c0 + col, len);
 		free(cause);
 		free(text);
@@ -284,7 +283,7 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!rankset_has(&live, r))
 			continue;
 		if (fc.lib != NULL && shlib_path(fc.lib, r) == NULL) {
-			out_error("no library named '%s' is loaded on rank %d (see 'load')",
+			cmd_error(ctx, "no library named '%s' is loaded on rank %d (see 'load')",
 			    fc.lib, r);
 			out_caret(c0 + fc.lib_col, strlen(fc.lib));
 			goto out;
@@ -348,12 +347,16 @@ out:
 }
 
 static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
-	"void", "i32", "i64", "f64", "ptr", NULL };
+	"void", "ptr", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32",
+	"f64", NULL };
 
 const struct cmd_entry cmd_call_entry = {
-	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> void|i32|i64|f64|ptr]",
-	.summary = "call a C function in the target ranks (libffi)",
+	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> TYPE]",
+	.summary = "call a C function in the ranks; TYPE: void, ptr or a dtype",
 	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
-	.keywords = call_keywords, .exec = cmd_call_exec,
+	.keywords = call_keywords,
+	.agents_why = "load and call run in colldb's own ranks (colldb -n N); "
+	    "these ranks are the program",
+	.exec = cmd_call_exec,
 };

@@ -190,17 +190,13 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 {
 	struct session *s = ctx->s;
 	struct coll_run *c;
-	const char *what, *note;
+	const char *note;
 	char *cause = NULL;
 
-	if (coll_in_progress(s, &what)) {
-		out_error("%s is still in progress; wait for it to finish (or interrupt it) before another collective",
-		    what);
-		return -1;
-	}
+	/* no other collective is in progress (CMD_NEEDS_NO_COLL) */
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rank_alive(s, r)) {
-			out_error("collectives need every rank; rank %d is %s", r,
+			cmd_error(ctx, "collectives need every rank; rank %d is %s", r,
 			    rank_state_name(rank_state_of(s, r)));
 			return -1;
 		}
@@ -234,7 +230,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		ctl_set_gate(&s->seg, 1);	/* before it is sent */
 	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
 		coll_job_done, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		return -1;
 	}
@@ -261,27 +257,22 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	return 0;
 }
 
+/* Every collective command: the kind is the entry's data. */
 static enum cmd_retval
-coll_exec(struct cmdctx *ctx, enum coll_kind kind)
+cmd_coll_exec(struct cmdctx *ctx)
 {
+	const enum coll_kind *kind = ctx->entry->data;
 	struct coll_call cc;
 
-	if (coll_parse(ctx, kind, 0, &cc, NULL, NULL) != 0)
+	if (coll_parse(ctx, *kind, 0, &cc, NULL, NULL) != 0)
 		return CMD_ERROR;
 	return coll_issue(ctx, &cc, 0) == 0 ? CMD_OK : CMD_ERROR;
 }
 
-#define COLL_CMD(fn, kind)                                                     \
-	static enum cmd_retval fn(struct cmdctx *ctx)                          \
-	{                                                                      \
-		return coll_exec(ctx, kind);                                   \
-	}
-COLL_CMD(cmd_allreduce_exec, COLL_ALLREDUCE)
-COLL_CMD(cmd_barrier_exec, COLL_BARRIER)
-COLL_CMD(cmd_broadcast_exec, COLL_BROADCAST)
-COLL_CMD(cmd_allgather_exec, COLL_ALLGATHER)
-COLL_CMD(cmd_reduce_scatter_exec, COLL_REDUCE_SCATTER)
-COLL_CMD(cmd_all_to_all_exec, COLL_ALL_TO_ALL)
+static const enum coll_kind kind_allreduce = COLL_ALLREDUCE,
+    kind_barrier = COLL_BARRIER, kind_broadcast = COLL_BROADCAST,
+    kind_allgather = COLL_ALLGATHER, kind_reduce_scatter = COLL_REDUCE_SCATTER,
+    kind_all_to_all = COLL_ALL_TO_ALL;
 
 static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
@@ -292,46 +283,46 @@ const struct cmd_entry cmd_allreduce_entry = {
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
-	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
-	.keywords = coll_keywords, .exec = cmd_allreduce_exec,
+	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_allreduce, .exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_barrier_entry = {
 	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
 	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
 	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
-	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY, .keywords = coll_keywords,
-	.exec = cmd_barrier_exec,
+	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL, .keywords = coll_keywords,
+	.data = &kind_barrier, .exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
 	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
-	.keywords = coll_keywords, .exec = cmd_broadcast_exec,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_broadcast, .exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_allgather_entry = {
 	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
 	.example = "allgather src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
-	.keywords = coll_keywords, .exec = cmd_allgather_exec,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_allgather, .exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_reduce_scatter_entry = {
 	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
 	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
-	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
-	.keywords = coll_keywords, .exec = cmd_reduce_scatter_exec,
+	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_reduce_scatter, .exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_all_to_all_entry = {
 	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
 	.example = "all_to_all src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY,
-	.keywords = coll_keywords, .exec = cmd_all_to_all_exec,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.keywords = coll_keywords, .data = &kind_all_to_all, .exec = cmd_coll_exec,
 };

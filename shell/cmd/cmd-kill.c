@@ -42,10 +42,6 @@ cmd_kill_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 	}
-	if (!ctx->explicit_targets) {
-		out_error("'kill' needs explicit ranks, e.g. '@2 kill'");
-		return CMD_ERROR;
-	}
 	if (targets_alive(ctx, &live) != 0)
 		return CMD_ERROR;
 	for (int r = 0; r < s->nranks; r++) {
@@ -72,6 +68,6 @@ const struct cmd_entry cmd_kill_entry = {
 	.name = "kill", .usage = "[SIGNAL]",
 	.summary = "send a signal (default KILL) to the ranks named by @R",
 	.example = "@2 kill SEGV", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 1, .flags = CMD_TARGETS, .keywords = kill_keywords,
+	.max_args = 1, .flags = CMD_TARGETS | CMD_NEEDS_TARGETS, .keywords = kill_keywords,
 	.exec = cmd_kill_exec,
 };

@@ -236,5 +236,8 @@ const struct cmd_entry cmd_load_entry = {
 	.summary = "dlopen a library in the target ranks; alone, list them",
 	.example = "load ./libkern.so as kern", .group = GRP_CODE,
 	.min_args = 0, .max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
-	.keywords = load_keywords, .exec = cmd_load_exec,
+	.keywords = load_keywords,
+	.agents_why = "load and call run in colldb's own ranks (colldb -n N); "
+	    "these ranks are the program",
+	.exec = cmd_load_exec,
 };

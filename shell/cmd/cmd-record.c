@@ -173,7 +173,7 @@ cmd_record_exec(struct cmdctx *ctx)
 	}
 	if (strcmp(path, "stop") == 0) {
 		if (rec.fd < 0) {
-			out_error("not recording");
+			cmd_error(ctx, "not recording");
 			return CMD_ERROR;
 		}
 		out_printf("recorded to %s\n", rec.path);

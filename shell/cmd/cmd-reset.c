@@ -95,7 +95,7 @@ static enum cmd_retval
 cmd_repeat_exec(struct cmdctx *ctx)
 {
 	(void)ctx;
-	out_error("'repeat' opens a block: write it on a line of its own, the commands on the lines after it, then 'end'");
+	cmd_error(ctx, "'repeat' opens a block: write it on a line of its own, the commands on the lines after it, then 'end'");
 	return CMD_ERROR;
 }
 
@@ -103,7 +103,7 @@ static enum cmd_retval
 cmd_end_exec(struct cmdctx *ctx)
 {
 	(void)ctx;
-	out_error("'end' closes a repeat block and goes on a line of its own");
+	cmd_error(ctx, "'end' closes a repeat block and goes on a line of its own");
 	return CMD_ERROR;
 }
 

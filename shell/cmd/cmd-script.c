@@ -249,6 +249,7 @@ cmd_expect_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 		rc = expect_state(ctx);
+		diag_state_shown(ctx->s);
 	} else if (nargs(ctx) >= 2) {
 		rc = expect_values(ctx);	/* says what is wrong with it */
 	} else {
@@ -271,10 +272,16 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
 		return CMD_ERROR;
 	}
+	/* The hang watchdog fires during a sleep: its report shows at once,
+	 * and in batch it ends the sleep (the script stops there). */
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted) {
+	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
+		unsigned reports = ctx->s->wd_reports;
+
 		session_pump(ctx->s, (int)MIN(left + 1, 50));
+		if (ctx->s->wd_reports != reports)
+			out_flush_events();
 	}
 	if (shell_interrupted) {
 		/* Ctrl-C: consume it here (else the next prompt sees it too)
@@ -282,7 +289,7 @@ cmd_sleep_exec(struct cmdctx *ctx)
 		shell_interrupted = 0;
 		if (ctx->s->interactive)
 			out_printf("\n");
-		out_error("sleep interrupted");
+		cmd_error(ctx, "sleep interrupted");
 		return CMD_ERROR;
 	}
 	return CMD_OK;
@@ -309,7 +316,6 @@ cmd_pause_exec(struct cmdctx *ctx)
 	for (;;) {
 		char *line = le_read(script_block_open() ? "... " :
 		    "-- Enter to continue, or a command -- ");
-		int incomplete = 0;
 		enum cmd_retval rv;
 
 		if (line == NULL)
@@ -317,7 +323,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 		if (le_cancelled()) {
 			free(line);
 			script_block_cancel();
-			out_error("interrupted at a pause; the script stops");
+			cmd_error(ctx, "interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
 		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
@@ -325,7 +331,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 			return CMD_OK;
 		}
 		le_history_add(line);
-		rv = script_run_line(s, line, &incomplete);
+		rv = script_run_whole(s, line);
 		free(line);
 		if (rv == CMD_QUIT)
 			return CMD_QUIT;
@@ -364,7 +370,7 @@ const struct cmd_entry cmd_say_entry = {
 	.name = "say", .usage = "TEXT",
 	.summary = "print TEXT (narration for lessons)",
 	.example = "say \"rank 0 notifies rank 1\"", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE,
+	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE | CMD_RAW_REST,
 	.exec = cmd_say_exec,
 };
 

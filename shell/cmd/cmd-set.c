@@ -148,7 +148,7 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 		/* Settings belong to the session, not to ranks. */
 		const char *at = strchr(ctx->line, '@');
 		*rv = CMD_ERROR;
-		out_error("settings apply to the whole session; drop '%s'",
+		cmd_error(ctx, "settings apply to the whole session; drop '%s'",
 		    ctx->target_text);
 		if (at != NULL)
 			out_caret((size_t)(at - ctx->line), strcspn(at, " \t"));

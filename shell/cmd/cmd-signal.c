@@ -134,5 +134,7 @@ const struct cmd_entry cmd_wait_entry = {
 	.summary = "block each target until its own cell compares true",
 	.example = "@1 wait sig[0] >= 1", .group = GRP_SIGNALS, .min_args = 3,
 	.max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY, .keywords = wait_keywords,
+	.agents_why = "only a rank can block, and these ranks run their program; "
+	    "'break wait' stops them at the program's own waits",
 	.exec = cmd_wait_exec,
 };

@@ -61,7 +61,7 @@ cmd_start_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
-		out_error("'%s' always runs on all ranks; drop '%s'", e->name,
+		cmd_error(ctx, "'%s' always runs on all ranks; drop '%s'", e->name,
 		    ctx->target_text);
 		return CMD_ERROR;
 	}
@@ -121,7 +121,7 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 	char *cause = NULL;
 
 	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		return -1;
 	}
@@ -252,6 +252,7 @@ cmd_where_exec(struct cmdctx *ctx)
 		out_printf("%s\n", sb.buf);
 	}
 	strbuf_release(&sb);
+	diag_state_shown(s);
 	return CMD_OK;
 }
 
@@ -261,7 +262,10 @@ const struct cmd_entry cmd_start_entry = {
 	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = -1,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
-	.keywords = startable, .exec = cmd_start_exec,
+	.keywords = startable,
+	.agents_why = "these ranks run their program's own calls; 'step' and "
+	    "'break' stop them before those",
+	.exec = cmd_start_exec,
 };
 
 const struct cmd_entry cmd_step_entry = {

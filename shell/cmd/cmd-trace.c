@@ -37,16 +37,16 @@ last_bench(struct cmdctx *ctx)
 	struct trace_counts tc;
 
 	if (b == NULL) {
-		out_error("no bench yet: tree shows the spans of the last bench (see 'help bench')");
+		cmd_error(ctx, "no bench yet: tree shows the spans of the last bench (see 'help bench')");
 		return NULL;
 	}
 	trace_summary(s, &tc);
 	if (tc.gen != b->gen) {
-		out_error("the spans of the last bench were cleared ('trace clear'); bench again");
+		cmd_error(ctx, "the spans of the last bench were cleared ('trace clear'); bench again");
 		return NULL;
 	}
 	if (!b->complete) {
-		out_error("the last bench lost %llu spans and did not keep %llu: its tree would be partial (bench fewer rounds or a smaller size)",
+		cmd_error(ctx, "the last bench lost %llu spans and did not keep %llu: its tree would be partial (bench fewer rounds or a smaller size)",
 		    (unsigned long long)b->lost, (unsigned long long)b->not_kept);
 		return NULL;
 	}
@@ -149,7 +149,10 @@ const struct cmd_entry cmd_tree_entry = {
 	.summary = "span tree of the last bench, as PyPTO prints it",
 	.example = "tree mean spread=both", .group = GRP_BENCH, .min_args = 0,
 	.max_args = 4, .flags = CMD_NO_SETTLE | CMD_AGENTS_ONLY,
-	.keywords = tree_keywords, .exec = cmd_tree_exec,
+	.keywords = tree_keywords,
+	.agents_why = "tree shows the spans of colldb's own bench; 'trace save' "
+	    "exports these ranks' spans",
+	.exec = cmd_tree_exec,
 };
 
 /* ---- trace ----------------------------------------------------------------- */

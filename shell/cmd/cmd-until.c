@@ -60,7 +60,7 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 		if ((st = stopped_site(s, r)) == NULL) {
 			if (!rank_alive(s, r) || rank_state_of(s, r) != RS_STOPPED)
 				continue;	/* it stops when it gets there: it cannot */
-			out_error("rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
+			cmd_error(ctx, "rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
 			    r, atomic_load(&seg_board(&s->seg, r)->nops) == 0 ?
 			    "in cdb_init" : "in a command", ctx->entry->name);
 			return -1;
@@ -133,7 +133,7 @@ cmd_until_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		drop_untils(s);
 		session_update_gate(s);

@@ -124,7 +124,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 		return watch_dump(ctx);
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		out_error("watch needs a terminal (in scripts: 'watch dump', 'where', 'print')");
+		cmd_error(ctx, "watch needs a terminal (in scripts: 'watch dump', 'where', 'print')");
 		return CMD_ERROR;
 	}
 	memset(&ws, 0, sizeof ws);
@@ -134,7 +134,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 	watch_src_release(&ws);
 	out_flush_events();	/* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
-		out_error("watch: %s", watch_error());
+		cmd_error(ctx, "watch: %s", watch_error());
 		return CMD_ERROR;
 	}
 	return CMD_OK;

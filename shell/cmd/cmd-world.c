@@ -120,6 +120,7 @@ print_ranks(struct cmdctx *ctx)
 		out_printf("\n");
 	}
 	strbuf_release(&sb);
+	diag_state_shown(ctx->s);
 }
 
 static enum cmd_retval
@@ -207,7 +208,7 @@ const struct cmd_entry cmd_focus_entry = {
 	.name = "focus", .usage = "[@RANKS]",
 	.summary = "set (or show) the ranks commands apply to by default",
 	.example = "focus @1,3", .group = GRP_WORLD, .min_args = 0,
-	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_focus_exec,
+	.max_args = 1, .flags = CMD_NO_SETTLE | CMD_RANKS_ARG, .exec = cmd_focus_exec,
 };
 
 const struct cmd_entry cmd_windows_entry = {

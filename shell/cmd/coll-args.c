@@ -186,19 +186,19 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		npos++;
 	}
 	if (npos < (size_t)shapes[kind].n) {
-		out_error("%s needs %s (usage: %s %s)", coll_kind_name(kind),
+		cmd_error(ctx, "%s needs %s (usage: %s %s)", coll_kind_name(kind),
 		    shapes[kind].usage, coll_kind_name(kind), shapes[kind].usage);
 		return -1;
 	}
 	if (kind == COLL_BROADCAST && !have_root) {
-		out_error("broadcast needs root=R");
+		cmd_error(ctx, "broadcast needs root=R");
 		return -1;
 	}
 	if (kind == COLL_ALLREDUCE && npos == 1) {
 		cc->a.has_sig = false;
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
-			out_error("ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
+			cmd_error(ctx, "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
 			    2 * (s->nranks - 1), s->nranks);
 			return -1;
 		}
@@ -233,7 +233,7 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 		    DT_I32, WIN_SYNTH, &cause);
 		seg_unlock(&s->seg);
 		if (w == NULL) {
-			out_error("cannot synthesize a signal: %s", cause);
+			cmd_error(ctx, "cannot synthesize a signal: %s", cause);
 			free(cause);
 			return -1;
 		}

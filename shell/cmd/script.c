@@ -167,7 +167,6 @@ block_line(void *arg, const char *text)
 {
 	extern volatile sig_atomic_t shell_interrupted;
 	struct block_run *br = arg;
-	int incomplete = 0;
 	enum cmd_retval rv;
 
 	if (shell_interrupted) {
@@ -176,12 +175,7 @@ block_line(void *arg, const char *text)
 		br->rv = CMD_ERROR;
 		return -1;
 	}
-	rv = script_run_line(br->s, text, &incomplete);
-	if (incomplete) {
-		line_error(text, "this command is unfinished (a repeat body holds whole commands)",
-		    0, strlen(text));
-		rv = CMD_ERROR;
-	}
+	rv = script_run_whole(br->s, text);	/* a body holds whole commands */
 	if (rv == CMD_OK && br->s->watchdog_fired)
 		rv = CMD_ERROR;
 	if (rv != CMD_OK) {
@@ -290,6 +284,30 @@ script_run_line(struct session *s, const char *text, int *incomplete)
 	return rv;
 }
 
+enum cmd_retval
+script_run_whole(struct session *s, const char *text)
+{
+	int expecting = script.expect_error, incomplete = 0;
+	enum cmd_retval rv = script_run_line(s, text, &incomplete);
+	struct words w;
+	char *cause = NULL;
+	size_t col = 0;
+
+	if (!incomplete)
+		return rv;
+	parse_line(text, &w, &cause, &col);
+	out_capture_begin();
+	out_error("%s: here a command ends with its line (to go on, end the line with '\\')",
+	    cause != NULL ? cause : "unfinished line");
+	out_caret(col, 1);
+	free(cause);
+	if (expecting && script.expect_error) {
+		script.expect_error = 0;	/* this was the command to fail */
+		return CMD_OK;
+	}
+	return CMD_ERROR;
+}
+
 int
 script_run_stream(struct session *s, FILE *fp, const char *name)
 {
@@ -297,7 +315,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0, start = 0;
-	int rc = 0, incomplete = 0, shown = 0;
+	int rc = 0, shown = 0;
 
 	for (;;) {
 		enum cmd_retval rv;
@@ -330,14 +348,11 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			start = lineno;
 			if (!script_block_open())
 				open_block_line = lineno;
-		} else if (incomplete)
-			strbuf_addch(&cmd, ' ');	/* as if written on one line */
+		}
 		strbuf_addstr(&cmd, line);
 		if (cont)
 			continue;
-		rv = script_run_line(s, cmd.buf, &incomplete);
-		if (incomplete)
-			continue;
+		rv = script_run_whole(s, cmd.buf);
 		strbuf_reset(&cmd);
 		fflush(stdout);
 		if (rv == CMD_QUIT) {
@@ -362,7 +377,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 	}
 	script_block_cancel();
 	if (rc == 0 && cmd.len > 0) {
-		out_error("%s:%lu: unexpected end of file inside an unfinished command",
+		out_error("%s:%lu: unexpected end of file after a line ending in '\\'",
 		    name, start);
 		script.failed = 1;
 		rc = -1;

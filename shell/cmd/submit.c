@@ -24,7 +24,7 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	char *cause = NULL;
 
 	if (s->kind->submit(s, r, p, desc, flags, pflags, &j, &cause) != 0) {
-		out_error("%s", cause);
+		cmd_error(ctx, "%s", cause);
 		free(cause);
 		return -1;
 	}

@@ -414,6 +414,7 @@ cmd_diagnose_exec(struct cmdctx *ctx)
 	diag_run(ctx->s, &res, &in);
 	diag_format(ctx->s, &in, &res, &sb);
 	out_printf("%s", sb.buf);
+	diag_state_shown(ctx->s);
 	if (ctx->s->set.times)	/* what `make bench` reports */
 		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
 	strbuf_release(&sb);
@@ -435,6 +436,18 @@ progress_sig(struct session *s)
 		sig = sig * 31 + b.progress + b.state_ns;
 	}
 	return sig;
+}
+
+void
+diag_state_shown(struct session *s)
+{
+	s->shown_sig = progress_sig(s) | 1;	/* never 0 */
+}
+
+int
+diag_state_unshown(struct session *s)
+{
+	return s->shown_sig != (progress_sig(s) | 1);
 }
 
 void
@@ -476,6 +489,7 @@ watchdog_tick(struct session *s)
 	if (sb.len > 0 && sb.buf[sb.len - 1] == '\n')
 		strbuf_setlen(&sb, sb.len - 1);
 	out_event(-1, "%s", sb.buf);
+	s->wd_reports++;
 	if (s->batch)
 		s->watchdog_fired = 1;
 	strbuf_release(&sb);
@@ -491,6 +505,7 @@ diag_expect_hang(struct session *s, int want_hang)
 	int hang;
 
 	diag_run(s, &res, &in);
+	diag_state_shown(s);
 	hang = res.verdict == DIAG_HANG;
 	if (hang != want_hang) {
 		struct strbuf sb = STRBUF_INIT;

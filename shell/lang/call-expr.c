@@ -262,15 +262,13 @@ parse_ret(struct lexer *lx, struct ffi_call *c)
 	p = lx->s + lx->i;
 	n = strcspn(p, " \t");
 	if (n == 0)
-		return fail(lx, lx->i ? lx->i - 1 : 0, 2, "missing return type after -> (expected void, i32, i64, f64 or ptr)");
+		return fail(lx, lx->i ? lx->i - 1 : 0, 2, "missing return type after -> (expected " CALL_RET_TYPES ")");
 	{
 		char *t = xstrndup(p, n);
-		int ok = call_type_from_name(t, &c->ret) == 0 &&
-		    (c->ret == CT_VOID || c->ret == CT_I32 || c->ret == CT_I64 ||
-			c->ret == CT_F64 || c->ret == CT_PTR);
+		int ok = call_type_from_name(t, &c->ret) == 0;
 		free(t);
 		if (!ok)
-			return fail(lx, lx->i, n, "unknown return type '%.*s' (expected void, i32, i64, f64 or ptr)",
+			return fail(lx, lx->i, n, "unknown return type '%.*s' (expected " CALL_RET_TYPES ")",
 			    (int)n, p);
 	}
 	c->ret_col = lx->i;

@@ -49,6 +49,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 	memset(out, 0, sizeof *out);
 	while (i < n) {
 		char stack[32];
+		size_t opened[32];	/* where each open bracket is */
 		size_t depth = 0, start;
 		int quoted = 0;
 
@@ -78,7 +79,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 					rc = PARSE_INCOMPLETE;
 					if (err_col != NULL)
 						*err_col = q;
-					cause_set(cause, "unterminated quote");
+					cause_set(cause, "unclosed quote (%c)", c);
 					goto out;
 				}
 				i++;
@@ -90,6 +91,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 					cause_set(cause, "brackets nested too deeply");
 					goto out;
 				}
+				opened[depth] = i;
 				stack[depth++] = (char)closer_of(c);
 			} else if (c == ']' || c == ')') {
 				if (depth == 0 || stack[depth - 1] != c) {
@@ -108,8 +110,9 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 		if (depth > 0) {
 			rc = PARSE_INCOMPLETE;
 			if (err_col != NULL)
-				*err_col = start;
-			cause_set(cause, "missing '%c'", stack[depth - 1]);
+				*err_col = opened[depth - 1];
+			cause_set(cause, "unclosed '%c' (no '%c' after it)",
+			    line[opened[depth - 1]], stack[depth - 1]);
 			goto out;
 		}
 		words_push(out, &sb, start, i - start, quoted);

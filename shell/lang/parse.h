@@ -5,7 +5,8 @@
  * '...' literal) and bracket/paren groups ([4, 1], f(a, b)) stay one word
  * even with spaces inside; a '#' at the start of a word ends the line.  An
  * unclosed quote or group gives PARSE_INCOMPLETE (the REPL then prompts
- * for more), a stray closer PARSE_ERROR.  Every word remembers its column
+ * for more; *err_col is where the innermost open quote or bracket is), a
+ * stray closer PARSE_ERROR.  Every word remembers its column
  * in the line so errors can point at it.
  *
  * Ownership: struct words owns its strings; words_free() releases them.

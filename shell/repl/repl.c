@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lang/parse.h"
 #include "shell.h"
 #include "xmalloc.h"
 
@@ -16,11 +17,44 @@ repl_idle(void)
 		report_break_stops(repl_sess);
 }
 
+/*
+ * The continuation prompt.  After a backslash: "... ".  Inside a quote or
+ * bracket, what is open and where, so a line that swallows the next ones
+ * (quit too) says so at once: "... (inside '[' from column 9; Ctrl-C
+ * drops the line) ".  starts[] are where the command's lines begin in it.
+ */
+static char *
+more_prompt(const char *cmd, int joined, const size_t *starts, size_t nstarts)
+{
+	struct words w;
+	char *cause = NULL, *p;
+	size_t col = 0, line = 0;
+
+	if (joined || parse_line(cmd, &w, &cause, &col) != PARSE_INCOMPLETE) {
+		if (!joined)
+			words_free(&w);
+		free(cause);
+		return xstrdup("... ");
+	}
+	free(cause);
+	while (line + 1 < nstarts && starts[line + 1] <= col)
+		line++;
+	if (line == 0)
+		p = xasprintf("... (inside '%c' from column %zu; Ctrl-C drops the line) ",
+		    cmd[col], col + 1);
+	else
+		p = xasprintf("... (inside '%c' from line %zu, column %zu; Ctrl-C drops the line) ",
+		    cmd[col], line + 1, col - starts[line] + 1);
+	return p;
+}
+
 int
 repl_run(struct session *s)
 {
 	struct strbuf cmd = STRBUF_INIT;
 	int rc = EXIT_OK, joined = 0;
+	size_t *starts = NULL, nstarts = 0;
+	char *more = NULL;
 
 	repl_sess = s;
 	le_idle_hook = repl_idle;
@@ -31,8 +65,11 @@ repl_run(struct session *s)
 		char *line;
 
 		fflush(stdout);
+		free(more);
+		more = cmd.len ? more_prompt(cmd.buf, joined, starts, nstarts) : NULL;
 		out_set_prompt(&le_out_prompt);
-		line = le_read(cmd.len || script_block_open() ? "... " : "(colldb) ");
+		line = le_read(more != NULL ? more :
+		    script_block_open() ? "... " : "(colldb) ");
 		out_set_prompt(NULL);
 		if (line == NULL && (cmd.len > 0 || script_block_open())) {
 			/* Ctrl-D at "...": drop the unfinished command or block */
@@ -56,6 +93,10 @@ repl_run(struct session *s)
 		}
 		if (cmd.len > 0 && !joined)
 			strbuf_addch(&cmd, ' ');	/* an open quote or bracket: one line */
+		if (cmd.len == 0)
+			nstarts = 0;
+		starts = xreallocarray(starts, nstarts + 1, sizeof *starts);
+		starts[nstarts++] = cmd.len;
 		strbuf_addstr(&cmd, line);
 		free(line);
 		joined = 0;
@@ -75,6 +116,8 @@ repl_run(struct session *s)
 			rc = EXIT_FAIL;
 	}
 	strbuf_release(&cmd);
+	free(starts);
+	free(more);
 	(void)rc;
 	return EXIT_OK;
 }

@@ -245,6 +245,10 @@ struct session {
 	uint64_t wd_sig;	/* progress signature */
 	uint64_t wd_since;	/* ... unchanged since */
 	int wd_armed;		/* fires once per stall */
+	unsigned wd_reports;	/* watchdog reports printed, ever */
+	uint64_t shown_sig;	/* progress signature the last look at the
+				 * ranks (where, ranks, diagnose, expect)
+				 * showed; 0: none yet */
 	/* completed writes and waits, kept by shell/diag for diagnose */
 	struct diag_event *hist;
 	size_t nhist, ahist;

@@ -251,33 +251,3 @@ run_main(int argc, char **argv)
 	shell_opts_release(&o);
 	return rc;
 }
-
-const char *
-run_refusal(const struct cmd_entry *e)
-{
-	static const struct {
-		const char *name, *why;
-	} why[] = {
-		{ "wait", "only a rank can block, and these ranks run their program; "
-		    "'break wait' stops them at the program's own waits" },
-		{ "start", "these ranks run their program's own calls; 'step' and "
-		    "'break' stop them before those" },
-		{ "free", "the program keeps pointers into its windows; they live "
-		    "until the session ends" },
-		{ "bench", "bench times colldb's own collectives; these ranks run "
-		    "their program" },
-		{ "tree", "tree shows the spans of colldb's own bench; 'trace save' "
-		    "exports these ranks' spans" },
-		{ "load", "load and call run in colldb's own ranks (colldb -n N); "
-		    "these ranks are the program" },
-		{ "call", "load and call run in colldb's own ranks (colldb -n N); "
-		    "these ranks are the program" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(why); i++) {
-		if (strcmp(why[i].name, e->name) == 0)
-			return why[i].why;
-	}
-	return "these ranks run their program's own collectives; the shell "
-	    "cannot issue one for them";
-}

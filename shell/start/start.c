@@ -102,6 +102,35 @@ commands(struct session *s, const struct shell_opts *o, size_t npos)
 	return rc;
 }
 
+/*
+ * A batch script that ends with ranks blocked says so, with where each
+ * one waits, unless its last look at the ranks (where, ranks, diagnose,
+ * expect) showed them so.  Not an error (exit 0): the scenarios that
+ * show a hang end in one on purpose, and `expect nohang` (or the
+ * watchdog during a `sleep`) is how a script makes a hang fail.
+ */
+static void
+say_still_blocked(struct session *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
+
+	for (int r = 0; r < s->nranks; r++)
+		n += rank_alive(s, r) && rank_state_of(s, r) == RS_BLOCKED;
+	if (n == 0)
+		return;
+	out_warning("the script ended with %d rank%s blocked (exit status 0; 'expect nohang' makes it an error):",
+	    n, n == 1 ? "" : "s");
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r) || rank_state_of(s, r) != RS_BLOCKED)
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		out_printf("%s\n", sb.buf);
+	}
+	strbuf_release(&sb);
+}
+
 /* The end of the commands: what the world still does, and the status. */
 static int
 finish(struct session *s, const struct start_mode *m, int rc)
@@ -114,6 +143,8 @@ finish(struct session *s, const struct start_mode *m, int rc)
 		out_flush_events();
 		if (s->watchdog_fired)
 			rc = EXIT_FAIL;
+		else if (diag_state_unshown(s))
+			say_still_blocked(s);
 	}
 	if (s->kind->own_code && !s->interactive && !script.quit) {
 		int alive = 0;

@@ -5,10 +5,14 @@
  * count call-local generations (docs/protocols.md), so the wait for >= g
  * on the cell peer p writes is released by p's g-th positive notify to
  * that cell in the same call (the same collective instance and
- * iteration).  Anywhere else: the last notify to the cell (a positive add
- * or a set) that ended before the wait did.  Each arrow is a flow pair:
- * "s" inside the notify's span, "f" (binding to the enclosing slice)
- * inside the wait's.
+ * iteration).  Anywhere else, or when that credit began after the wait
+ * ended (credits left on the signal released it): the last notify to the
+ * cell (a positive add or a set) that ended before the wait did.  Each arrow is a flow pair:
+ * "s" inside the notify's span, at its end (the write has landed), and
+ * "f" (binding to the enclosing slice) at the end of the wait's span,
+ * where the wait was satisfied.  A waiter can see the value before the
+ * notifier's span ends (its futex wake still runs), so "s" moves back to
+ * the wait's end then: an arrow never ends before it starts.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,8 +31,7 @@ struct sig_ev {
 	uint64_t cell;		/* byte offset */
 	uint64_t other;		/* notify: its rank; wait: the rank owing it */
 	uint64_t seq;		/* record order; waits: expected value */
-	uint64_t mid;		/* where the arrow attaches (ns) */
-	uint64_t end;
+	uint64_t ts, end;	/* the span (ns) */
 	int positive;		/* notify: a positive add or a set */
 };
 
@@ -81,7 +84,7 @@ trace_flows_note(struct trace_flows *c, const struct trace_span *sp)
 	e->coll = (uint64_t)sp->coll;
 	e->iter = rec->iter;
 	e->cell = u->dst;
-	e->mid = rec->ts + rec->dur / 2;
+	e->ts = rec->ts;
 	e->end = rec->ts + rec->dur;
 	if (u->kind == UOP_NOTIFY) {
 		e->target = (uint64_t)u->peer;
@@ -184,20 +187,28 @@ find_last(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 	return NULL;
 }
 
-static void
+/* The arrow from notify `from` to wait `to`; 0 when it cannot be drawn
+ * forwards inside both spans (a wait that ended before the notify began
+ * was not released by it). */
+static int
 json_flow(struct strbuf *sb, uint64_t id, const struct sig_ev *from,
     const struct sig_ev *to)
 {
+	uint64_t s = MIN(from->end, to->end), f = to->end;
+
+	if (to->end < from->ts)
+		return 0;
 	strbuf_addf(sb, ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
 	    "\"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %" PRIu64
 	    ", \"tid\": 0, \"ts\": ", id, from->other);
-	trace_json_us(sb, from->mid);
+	trace_json_us(sb, s);
 	strbuf_addch(sb, '}');
 	strbuf_addf(sb, ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
 	    "\"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %"
 	    PRIu64 ", \"tid\": 0, \"ts\": ", id, to->target);
-	trace_json_us(sb, to->mid);
+	trace_json_us(sb, f);
 	strbuf_addch(sb, '}');
+	return 1;
 }
 
 void
@@ -221,11 +232,14 @@ trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 		const struct sig_ev *w = &c->waits[i];
 		const struct sig_ev *n = find_credit(credits, ncred, w);
 
-		if (n == NULL)
+		/* a credit that began after the wait ended did not release it
+		 * (credits left on the signal did): the last notify did */
+		if (n == NULL || n->ts > w->end)
 			n = find_last(bycell, c->nnotes, w);
 		if (n == NULL)
 			continue;
-		json_flow(sb, ++id, n, w);
+		if (json_flow(sb, id + 1, n, w))
+			id++;
 		if (sb->len > 1 << 16) {
 			fwrite(sb->buf, 1, sb->len, fp);
 			strbuf_reset(sb);

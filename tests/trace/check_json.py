@@ -4,7 +4,8 @@
 Checks a Chrome trace-event file written by `trace save` with a real JSON
 parser: one process per rank named "rank N", NSPANS "X" events that nest
 properly on each rank, every flow start ("s") matched by one finish ("f")
-on the waiting rank that lies inside a wait span, one flow per wait, "C"
+on the waiting rank that lies inside a wait span, starting inside a
+notify span, never ending before it starts (every flow), one flow per wait, "C"
 counter samples on cell names, and (bench) the colldb header with root,
 rounds and warmup.  Prints one line per failure; exit status 1 if any.
 """
@@ -71,11 +72,29 @@ if not starts:
 if set(starts) != set(ends):
     bad.append("unmatched flow ids: %d starts, %d finishes"
                % (len(starts), len(ends)))
+notifies = {}
+for e in xs:
+    if e["name"].endswith("notify") and e["cat"] == "op":
+        notifies.setdefault(e["pid"], []).append((ns(e["ts"]), ns(e["ts"] + e["dur"])))
+# Every flow: it starts inside a notify of the notifying rank, ends inside
+# a wait of the waiting rank, and never ends before it starts.
+outside_w = outside_n = backward = 0
 for i, f in ends.items():
     t = ns(f["ts"])
     if f.get("bp") != "e" or not any(a <= t <= b for a, b in waits.get(f["pid"], [])):
-        bad.append("flow %s ends outside a wait of rank %s" % (i, f["pid"]))
-        break
+        outside_w += 1
+    s = starts.get(i)
+    if s is None:
+        continue
+    if not any(a <= ns(s["ts"]) <= b for a, b in notifies.get(s["pid"], [])):
+        outside_n += 1
+    if t < ns(s["ts"]):
+        backward += 1
+for n, what in ((outside_w, "end outside a wait of the waiting rank"),
+                (outside_n, "start outside a notify of the notifying rank"),
+                (backward, "end before they start")):
+    if n:
+        bad.append("%d of %d flows %s" % (n, len(ends), what))
 
 nwaits = sum(len(v) for v in waits.values())
 if len(ends) != nwaits:

@@ -6,7 +6,9 @@
 #   - every [STRACE] record matches simpler's grammar (viz/strace.h);
 #   - colldb stats / colldb tree on both files print exactly what the shell
 #     printed for the bench: the BenchmarkStats line, tree, tree mean.
-# A session of single commands and a collective is saved too: its waits,
+# bench ... json carries numbers (keys and types checked by
+# check_bench_json.py).  A session of single commands and a collective is
+# saved too: its waits,
 # collective or not, each get one notify->wait flow.
 #   tests/trace/run.sh [objdir]
 set -u
@@ -44,7 +46,7 @@ section() {	# section FILE 'COMMAND'
 
 cat >bench.coll <<'EOS'
 set times on
-bench allreduce 96k rounds=4 warmup=2 mode=ring check
+bench allreduce 96k rounds=4 warmup=2 mode=ring check spans=ops
 trace
 tree
 tree mean spread=both
@@ -95,7 +97,23 @@ for f in b.log b.json; do
 	"$colldb" tree --launch -1 "$f" >"$f.last" 2>&1
 	same "tree --launch -1 $f" shell.last "$f.last"
 done
-check "bench line" grep -q '^allreduce ring f32 98304 B  3 ranks  time [0-9.]*us  algbw [0-9.]* GB/s  busbw [0-9.]* GB/s  #wrong 0$' bench.out
+check "bench line" grep -q '^allreduce ring f32 98304 B  3 ranks  time [0-9.]*us  algbw [0-9.]* GB/s  busbw [0-9.]* GB/s  #wrong 0  spans=ops$' bench.out
+
+# bench ... json: real numbers in batch mode too (set times off), every
+# key there, null where a figure does not exist
+cat >json.coll <<'EOS'
+set times off
+bench allreduce 4k rounds=2 warmup=0 json
+bench allreduce 8k rounds=2 warmup=1 mode=ring check json
+bench barrier rounds=2 warmup=0 json
+bench broadcast 4k root=1 rounds=1 warmup=0 json
+bench sweep allgather 4 64 factor=4 rounds=1 warmup=0 json
+bench allreduce 4k time=0.01 spans=phases json
+bench sweep allreduce -b 4 -e 64 -f 4 time=0.005 -w 1 json
+EOS
+env -i PATH=/usr/bin:/bin LC_ALL=C "$colldb" -n 2 --batch json.coll >json.out 2>&1
+check "bench json session" test $? -eq 0
+check "bench json keys and types" python3 "$here/check_bench_json.py" json.out 2
 
 cat >cmds.coll <<'EOS'
 alloc sig [2,1] i32

@@ -2,7 +2,8 @@
 # tests/tty/continuation.sh [objdir]: Ctrl-C at the '...' continuation
 # prompt abandons the whole unfinished command, as in a shell: neither
 # the first part of a backslash-continued command runs on its own, nor
-# does the '...' prompt come back inside an unclosed quote.
+# does the '...' prompt come back inside an unclosed quote.  The prompt
+# says what is open (a quote or bracket) and where.
 name=continuation
 . "$(dirname "$0")/lib.sh"
 
@@ -23,7 +24,7 @@ run 'windows' 'no windows'
 # cont-2: inside an unclosed quote
 keys C-l
 type_ 'print "unclosed'; keys Enter
-wait_for last_is '...' "continuation prompt in a quote"
+wait_for last_is "... (inside '\"' from column 7; Ctrl-C drops the line)" "continuation prompt in a quote says what is open"
 keys C-c
 tries=30
 if ! wait_for last_is '(colldb)' "Ctrl-C in an unclosed quote gives a fresh prompt"; then
@@ -34,6 +35,24 @@ prompt "leaving the quote"
 type_ 'say ok'; keys Enter
 wait_for has_line 'ok' "the next command runs"
 prompt "say ok"
+
+# cont-3: an unclosed bracket says at once what is open, and where; the
+# lines after it (quit too) belong to the command until Ctrl-C
+keys C-l
+type_ 'alloc s [2'; keys Enter
+wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "the open bracket is named at the prompt"
+type_ 'quit'; keys Enter
+wait_for has "... (inside '[' from column 9; Ctrl-C drops the line) quit" "quit is part of the open command"
+wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "still inside the bracket"
+keys C-c
+wait_for last_is '(colldb)' "Ctrl-C drops the unfinished command"
+run 'windows' 'no windows'
+# a backslash continuation keeps the plain prompt
+type_ 'say a \'; keys Enter
+wait_for last_is '...' "plain continuation prompt after a backslash"
+type_ 'b'; keys Enter
+wait_for has_line 'a b' "the continued say ran"
+prompt "continued say"
 
 # cont-3: a repeat block is typed at '...' and runs at its end
 keys C-l

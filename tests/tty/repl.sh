@@ -96,6 +96,19 @@ else
 	bad "could not find rank 1's process under colldb pid ${cdb:-?}"
 fi
 
+# repl-6b: the hang watchdog reports during a sleep, at the prompt too
+keys C-l
+run 'set timeout 1' '(colldb) set timeout 1'
+run '@0 wait sig[0] >= 5' '[rank 0] blocked'
+type_ 'sleep 20'; keys Enter
+wait_for has 'watchdog: no progress for 1s; diagnosis:' "the watchdog fires during the sleep"
+hasnt 'error: sleep interrupted' && ok || bad "the sleep ended before the watchdog report"
+keys C-c
+wait_for has 'error: sleep interrupted' "Ctrl-C ends the sleep"
+prompt "the interrupted sleep"
+run 'interrupt @0' 'interrupted'
+run 'set timeout 10' '(colldb) set timeout 10'
+
 # repl-8: Ctrl-D on an empty line ends the session; the terminal is sane,
 # history was saved, nothing is left behind
 keys C-d

@@ -6,10 +6,12 @@
 # terminal is restored every time.
 name=watch
 . "$(dirname "$0")/lib.sh"
+# the registry is machine-wide: a name of this run only
+sess=ttywatch-$$
 
 tty_start
 stty_before=$(T send-keys -t t 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
-type_ "./colldb -n 4 --name ttywatch; echo rc=\$?"
+type_ "./colldb -n 4 --name $sess; echo rc=\$?"
 keys Enter
 prompt "start"
 cdb=$(colldb_pid)
@@ -22,7 +24,7 @@ run '@0 continue' 'rank 0: blocked'
 
 # watch-1: the pane shows the session
 type_ 'watch'; keys Enter
-wait_for has 'colldb watch  ttywatch  4 ranks' "the pane appears"
+wait_for has "colldb watch  $sess  4 ranks" "the pane appears"
 wait_for has 'sig [6,4]  window 1/2' "the signal grid is shown"
 wait_for has '0 blocked allreduce(ring) step 12/105' "rank 0 shown blocked"
 # watch-2: keys: Tab to the next window and back, ? help, d diagnose
@@ -38,7 +40,7 @@ wait_for has 'SLOW: 1 rank blocked' "d shows the diagnosis"
 keys Escape
 # watch-3: a resize redraws at the new size
 T resize-window -t t -x 80 -y 24
-wait_for has 'colldb watch  ttywatch' "pane redrawn after resize"
+wait_for has "colldb watch  $sess" "pane redrawn after resize"
 w=$(screen | head -1 | sed 's/ *$//' | awk '{ print length }')
 [ "$w" -le 80 ] && ok || bad "the title is $w columns wide after resizing to 80"
 T resize-window -t t -x 100 -y 45
@@ -54,10 +56,10 @@ run 'where' 'rank 3: idle'
 # watch-6: colldb watch from another terminal, read-only
 T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
 sleep 0.3
-T send-keys -t t:obs "./colldb watch; ./colldb watch ttywatch; echo obs-rc=\$?" Enter
+T send-keys -t t:obs "./colldb watch; ./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }
 i=0; while [ $i -lt 50 ] && ! obs | grep -q 'read-only'; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q 'ttywatch' && ok || bad "colldb watch does not list the session"
+obs | grep -q "$sess" && ok || bad "colldb watch does not list the session"
 obs | grep -q '\[read-only\]' && ok || bad "the observer pane is not read-only"
 T select-window -t t:0
 run '@1 wait sig[0] >= 1' '[rank 1] blocked'
@@ -75,7 +77,7 @@ obs | grep -q '1 blocked' && ok || bad "the observer stopped after the corruptio
 type_ 'quit'; keys Enter
 wait_for has 'rc=0' "colldb exits with status 0"
 i=0; while [ $i -lt 60 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q 'session ttywatch ended' && ok || bad "the observer does not say the session ended"
+obs | grep -q "session $sess ended" && ok || bad "the observer does not say the session ended"
 obs | grep -q 'obs-rc=0' && ok || bad "the observer did not exit 0"
 
 # the terminal is sane again

@@ -100,7 +100,6 @@ START_TEST(malformed_descriptors)
 	bad_desc("", "malformed call descriptor");
 	bad_desc("L\x1fk\x1fpath", "malformed call descriptor");
 	bad_desc("C\x1f\x1f" "f\x1fint", "bad return type 'int'");
-	bad_desc("C\x1f\x1f" "f\x1fi8", "bad return type 'i8'");
 	bad_desc("C\x1f\x1f" "f\x1fi32\x1fq:1", "malformed call argument");
 	bad_desc("C\x1f\x1f" "f\x1fi32\x1fni33:1", "unknown argument type 'i33'");
 	bad_desc("C\x1f\x1f" "f\x1fi32\x1fnf32:1", "integer argument of type f32");

@@ -70,6 +70,29 @@ START_TEST(words_incomplete_and_errors)
 }
 END_TEST
 
+/* An unfinished line says what is open and where (the innermost). */
+static void
+open_at(const char *line, size_t col, const char *want)
+{
+	char *cause = NULL;
+	size_t at = 999;
+
+	ck_assert_int_eq(parse_line(line, &w, &cause, &at), PARSE_INCOMPLETE);
+	ck_assert_uint_eq(at, col);
+	ck_assert_str_eq(cause, want);
+	free(cause);
+}
+
+START_TEST(words_incomplete_says_what_is_open)
+{
+	open_at("alloc s [2", 8, "unclosed '[' (no ']' after it)");
+	open_at("call f(1, [2", 10, "unclosed '[' (no ']' after it)");
+	open_at("call f([1], 2", 6, "unclosed '(' (no ')' after it)");
+	open_at("say a \"open", 6, "unclosed quote (\")");
+	open_at("print x[ 'a", 9, "unclosed quote (')");
+}
+END_TEST
+
 START_TEST(numbers)
 {
 	int64_t v;
@@ -368,6 +391,7 @@ main(void)
 	tcase_add_test(tc, words_basic);
 	tcase_add_test(tc, words_groups_and_quotes);
 	tcase_add_test(tc, words_incomplete_and_errors);
+	tcase_add_test(tc, words_incomplete_says_what_is_open);
 	tcase_add_test(tc, numbers);
 	tcase_add_test(tc, ranks);
 	tcase_add_test(tc, shapes);
