@@ -184,7 +184,7 @@ $(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
 
 # Each goal installs the groups of mk/deps.sh's table it needs.
 deps:
-	@sh mk/deps.sh build test
+	@sh mk/deps.sh build test mpi
 
 # ---- running --------------------------------------------------------------
 
@@ -235,13 +235,13 @@ valgrind:
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw
+	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich
 
 bench:
-	@sh mk/deps.sh build
+	@sh mk/deps.sh build test mpi
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory $(BENCH_BIN) $(MPI_PEER_BIN)
 	@sh bench/run.sh $(O)

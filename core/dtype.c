@@ -309,18 +309,19 @@ dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
  * One loop per (type, op) so the compiler vectorises the common sum cases.
  * Integer sums wrap (computed unsigned), as on the device.
  */
-#define REDUCE_LOOPS(T, U)                                                   \
+#define KEEP(a, r) (r)
+#define REDUCE_LOOPS(T, U, FIX)                                              \
 	do {                                                                 \
 		T *a = acc;                                                  \
 		const T *b = x;                                              \
 		switch (op) {                                                \
 		case RED_SUM:                                                \
 			for (size_t i = 0; i < n; i++)                       \
-				a[i] = (T)((U)a[i] + (U)b[i]);               \
+				a[i] = FIX(a[i], (T)((U)a[i] + (U)b[i]));    \
 			break;                                               \
 		case RED_PROD:                                               \
 			for (size_t i = 0; i < n; i++)                       \
-				a[i] = (T)((U)a[i] * (U)b[i]);               \
+				a[i] = FIX(a[i], (T)((U)a[i] * (U)b[i]));    \
 			break;                                               \
 		case RED_MAX:                                                \
 			for (size_t i = 0; i < n; i++)                       \
@@ -356,25 +357,25 @@ reduce_apply_ref(enum dtype dt, enum reduce_op op, void *acc, const void *x,
 {
 	switch (dt) {
 	case DT_U8:
-		REDUCE_LOOPS(uint8_t, uint32_t);
+		REDUCE_LOOPS(uint8_t, uint32_t, KEEP);
 		break;
 	case DT_I8:
-		REDUCE_LOOPS(int8_t, uint32_t);
+		REDUCE_LOOPS(int8_t, uint32_t, KEEP);
 		break;
 	case DT_I16:
-		REDUCE_LOOPS(int16_t, uint32_t);
+		REDUCE_LOOPS(int16_t, uint32_t, KEEP);
 		break;
 	case DT_I32:
-		REDUCE_LOOPS(int32_t, uint32_t);
+		REDUCE_LOOPS(int32_t, uint32_t, KEEP);
 		break;
 	case DT_I64:
-		REDUCE_LOOPS(int64_t, uint64_t);
+		REDUCE_LOOPS(int64_t, uint64_t, KEEP);
 		break;
 	case DT_F32:
-		REDUCE_LOOPS(float, float);
+		REDUCE_LOOPS(float, float, dtype_nan_first_f32);
 		break;
 	case DT_F64:
-		REDUCE_LOOPS(double, double);
+		REDUCE_LOOPS(double, double, dtype_nan_first_f64);
 		break;
 	case DT_F16:
 	case DT_BF16:

@@ -63,7 +63,34 @@ int64_t dtype_get_int(enum dtype dt, const void *base, size_t i);
 void dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
     const void *src, size_t n);
 
-/* acc[i] = op(acc[i], x[i]) for n elements of type dt (no conversion). */
+/*
+ * The NaN rule of float sums and products: IEEE leaves it to the
+ * implementation which NaN a + b gives when both are NaNs (and compilers
+ * swap the operands of a commutative op), so colldb fixes it: when the
+ * accumulated value a is a NaN, the result is a, made quiet.  Every
+ * kernel applies it, so they all agree to the bit.
+ */
+static inline float
+dtype_nan_first_f32(float a, float r)
+{
+	/* a + 0 is a made quiet when a is a NaN (and cannot be folded away:
+	 * -0 + 0 is +0); computed always and then selected, so the loops
+	 * still vectorise */
+	float q = a + 0.0f;
+
+	return __builtin_isunordered(a, a) ? q : r;
+}
+
+static inline double
+dtype_nan_first_f64(double a, double r)
+{
+	double q = a + 0.0;
+
+	return __builtin_isunordered(a, a) ? q : r;
+}
+
+/* acc[i] = op(acc[i], x[i]) for n elements of type dt (no conversion; float
+ * sums and products follow the NaN rule above). */
 void reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
     size_t n);
 

@@ -49,20 +49,91 @@ typedef void red2_fn(void *restrict, const void *restrict, size_t);
 		}                                                            \
 	}
 
-#define RED_TYPE(ATTR, SFX, TAG, T, U)                                       \
-	RED_FN(ATTR, red_##TAG##_sum_##SFX, T, (T)((U)x + (U)y))             \
-	RED_FN(ATTR, red_##TAG##_prod_##SFX, T, (T)((U)x * (U)y))            \
+#define KEEP(x, r) (r)
+#define RED_ARITH(ATTR, SFX, TAG, T, U, FIX)                                 \
+	RED_FN(ATTR, red_##TAG##_sum_##SFX, T, FIX(x, (T)((U)x + (U)y)))     \
+	RED_FN(ATTR, red_##TAG##_prod_##SFX, T, FIX(x, (T)((U)x * (U)y)))
+#define RED_MINMAX(ATTR, SFX, TAG, T)                                        \
 	RED_FN(ATTR, red_##TAG##_max_##SFX, T, y > x ? y : x)                \
 	RED_FN(ATTR, red_##TAG##_min_##SFX, T, y < x ? y : x)
+#define RED_TYPE(ATTR, SFX, TAG, T, U)                                       \
+	RED_ARITH(ATTR, SFX, TAG, T, U, KEEP)                                \
+	RED_MINMAX(ATTR, SFX, TAG, T)
 
+/*
+ * Float sums and products need the NaN rule (dtype.h), a select the
+ * vectoriser will not make under -ftrapping-math; on x86 they are written
+ * with intrinsics instead (below), elsewhere the plain loops do.
+ */
 #define RED_ALL(ATTR, SFX)                                                   \
 	RED_TYPE(ATTR, SFX, u8, uint8_t, uint32_t)                           \
 	RED_TYPE(ATTR, SFX, i8, int8_t, uint32_t)                            \
 	RED_TYPE(ATTR, SFX, i16, int16_t, uint32_t)                          \
 	RED_TYPE(ATTR, SFX, i32, int32_t, uint32_t)                          \
 	RED_TYPE(ATTR, SFX, i64, int64_t, uint64_t)                          \
-	RED_TYPE(ATTR, SFX, f32, float, float)                               \
-	RED_TYPE(ATTR, SFX, f64, double, double)
+	RED_MINMAX(ATTR, SFX, f32, float)                                    \
+	RED_MINMAX(ATTR, SFX, f64, double)
+
+#if defined(__x86_64__)
+/* SIMD d = x op y with the NaN rule: where x is a NaN, x made quiet. */
+#define FOP_FN(ATTR, NAME, T, VT, W, LD, ST, OPV, FIXV, OPS, FIXS)           \
+	ATTR static void NAME(void *restrict d_, const void *restrict a_,    \
+	    const void *restrict b_, size_t n)                               \
+	{                                                                    \
+		T *d = d_;                                                   \
+		const T *a = a_, *b = b_;                                    \
+		size_t i = 0;                                                \
+		for (; i + W <= n; i += W) {                                 \
+			VT x = LD(a + i), y = LD(b + i);                     \
+			ST(d + i, FIXV(x, OPV(x, y)));                       \
+		}                                                            \
+		for (; i < n; i++)                                           \
+			d[i] = FIXS(a[i], a[i] OPS b[i]);                    \
+	}                                                                    \
+	ATTR static void NAME##_ip(void *restrict d_, const void *restrict b_, \
+	    size_t n)                                                        \
+	{                                                                    \
+		T *d = d_;                                                   \
+		const T *b = b_;                                             \
+		size_t i = 0;                                                \
+		for (; i + W <= n; i += W) {                                 \
+			VT x = LD(d + i), y = LD(b + i);                     \
+			ST(d + i, FIXV(x, OPV(x, y)));                       \
+		}                                                            \
+		for (; i < n; i++)                                           \
+			d[i] = FIXS(d[i], d[i] OPS b[i]);                    \
+	}
+
+static inline __m128
+fix_ps(__m128 x, __m128 r)
+{
+	__m128 m = _mm_cmpunord_ps(x, x);
+	__m128 q = _mm_or_ps(x, _mm_castsi128_ps(_mm_set1_epi32(0x400000)));
+
+	return _mm_or_ps(_mm_and_ps(m, q), _mm_andnot_ps(m, r));
+}
+
+static inline __m128d
+fix_pd(__m128d x, __m128d r)
+{
+	__m128d m = _mm_cmpunord_pd(x, x);
+	__m128d q = _mm_or_pd(x, _mm_castsi128_pd(_mm_set1_epi64x(0x8000000000000ll)));
+
+	return _mm_or_pd(_mm_and_pd(m, q), _mm_andnot_pd(m, r));
+}
+
+FOP_FN(, red_f32_sum_gen, float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps,
+    _mm_add_ps, fix_ps, +, dtype_nan_first_f32)
+FOP_FN(, red_f32_prod_gen, float, __m128, 4, _mm_loadu_ps, _mm_storeu_ps,
+    _mm_mul_ps, fix_ps, *, dtype_nan_first_f32)
+FOP_FN(, red_f64_sum_gen, double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd,
+    _mm_add_pd, fix_pd, +, dtype_nan_first_f64)
+FOP_FN(, red_f64_prod_gen, double, __m128d, 2, _mm_loadu_pd, _mm_storeu_pd,
+    _mm_mul_pd, fix_pd, *, dtype_nan_first_f64)
+#else
+RED_ARITH(, gen, f32, float, float, dtype_nan_first_f32)
+RED_ARITH(, gen, f64, double, double, dtype_nan_first_f64)
+#endif
 
 #define RED_ROW(TAG, SFX, IP)                                                \
 	{ red_##TAG##_sum_##SFX##IP, red_##TAG##_max_##SFX##IP,              \
@@ -106,9 +177,9 @@ op_f32(enum reduce_op op, float x, float y)
 {
 	switch (op) {
 	case RED_SUM:
-		return x + y;
+		return dtype_nan_first_f32(x, x + y);
 	case RED_PROD:
-		return x * y;
+		return dtype_nan_first_f32(x, x * y);
 	case RED_MAX:
 		return y > x ? y : x;
 	default:
@@ -183,103 +254,189 @@ conv_gen(enum dtype ddt, void *restrict d, enum dtype sdt,
 #if KERN_HAVE_X86
 RED_ALL(AVX2, avx2)
 
+AVX2 static inline __m256
+fix_ps8(__m256 x, __m256 r)
+{
+	__m256 q = _mm256_or_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+
+	return _mm256_blendv_ps(r, q, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+AVX2 static inline __m256d
+fix_pd4(__m256d x, __m256d r)
+{
+	__m256d q = _mm256_or_pd(x, _mm256_castsi256_pd(
+	    _mm256_set1_epi64x(0x8000000000000ll)));
+
+	return _mm256_blendv_pd(r, q, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+
+FOP_FN(AVX2, red_f32_sum_avx2, float, __m256, 8, _mm256_loadu_ps,
+    _mm256_storeu_ps, _mm256_add_ps, fix_ps8, +, dtype_nan_first_f32)
+FOP_FN(AVX2, red_f32_prod_avx2, float, __m256, 8, _mm256_loadu_ps,
+    _mm256_storeu_ps, _mm256_mul_ps, fix_ps8, *, dtype_nan_first_f32)
+FOP_FN(AVX2, red_f64_sum_avx2, double, __m256d, 4, _mm256_loadu_pd,
+    _mm256_storeu_pd, _mm256_add_pd, fix_pd4, +, dtype_nan_first_f64)
+FOP_FN(AVX2, red_f64_prod_avx2, double, __m256d, 4, _mm256_loadu_pd,
+    _mm256_storeu_pd, _mm256_mul_pd, fix_pd4, *, dtype_nan_first_f64)
+
 static red3_fn *const red3_avx2[DT__COUNT][RED__COUNT] = RED_TABLE(avx2, );
 static red2_fn *const red2_avx2[DT__COUNT][RED__COUNT] = RED_TABLE(avx2, _ip);
 
 AVX2 static inline __m256
-load8(enum dtype dt, const void *p, size_t i)
+ld_f32(const void *p, size_t i)
 {
-	const uint16_t *h = (const uint16_t *)p + i;
-
-	if (dt == DT_F16)
-		return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)h));
-	if (dt == DT_BF16)
-		return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
-		    _mm_loadu_si128((const __m128i *)h)), 16));
 	return _mm256_loadu_ps((const float *)p + i);
 }
 
-AVX2 static inline void
-store8(enum dtype dt, void *p, size_t i, __m256 v)
-{
-	__m128i *h = (__m128i *)((uint16_t *)p + i);
-
-	if (dt == DT_F16) {
-		/* imm 0: round to nearest-even, whatever MXCSR says */
-		_mm_storeu_si128(h, _mm256_cvtps_ph(v, 0));
-	} else if (dt == DT_BF16) {
-		__m256i x = _mm256_castps_si256(v);
-		__m256i mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff));
-		__m256i nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f800000));
-		__m256i hi = _mm256_srli_epi32(x, 16);
-		__m256i odd = _mm256_and_si256(hi, _mm256_set1_epi32(1));
-		__m256i r = _mm256_srli_epi32(_mm256_add_epi32(x,
-		    _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd)), 16);
-		__m256i q = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
-
-		r = _mm256_blendv_epi8(r, q, nan);
-		/* 8 x u32 (each <= 0xffff) -> 8 x u16 */
-		r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-		_mm_storeu_si128(h, _mm256_castsi256_si128(r));
-	} else {
-		_mm256_storeu_ps((float *)p + i, v);
-	}
-}
-
-/* Same order of operands as op_f32: max = y > x ? y : x is MAXPS(y, x). */
 AVX2 static inline __m256
-op8(enum reduce_op op, __m256 x, __m256 y)
+ld_f16(const void *p, size_t i)
 {
-	switch (op) {
-	case RED_SUM:
-		return _mm256_add_ps(x, y);
-	case RED_PROD:
-		return _mm256_mul_ps(x, y);
-	case RED_MAX:
-		return _mm256_max_ps(y, x);
-	default:
-		return _mm256_min_ps(y, x);
-	}
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + i)));
 }
 
-#define MIX8_LOOP(OP)                                                        \
-	do {                                                                 \
-		for (; i + 8 <= n; i += 8)                                   \
-			store8(ddt, d, i, op8(OP, load8(adt, a, i),          \
-			    load8(bdt, b, i)));                              \
-	} while (0)
+AVX2 static inline __m256
+ld_bf16(const void *p, size_t i)
+{
+	return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
+	    _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i))), 16));
+}
 
-AVX2 static void
+AVX2 static inline void
+st_f32(void *p, size_t i, __m256 v)
+{
+	_mm256_storeu_ps((float *)p + i, v);
+}
+
+AVX2 static inline void
+st_f16(void *p, size_t i, __m256 v)
+{
+	/* imm 0: round to nearest-even, whatever MXCSR says */
+	_mm_storeu_si128((__m128i *)((uint16_t *)p + i), _mm256_cvtps_ph(v, 0));
+}
+
+AVX2 static inline void
+st_bf16(void *p, size_t i, __m256 v)
+{
+	__m256i x = _mm256_castps_si256(v);
+	__m256i mag = _mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff));
+	__m256i nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f800000));
+	__m256i hi = _mm256_srli_epi32(x, 16);
+	__m256i odd = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+	__m256i r = _mm256_srli_epi32(_mm256_add_epi32(x,
+	    _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd)), 16);
+	__m256i q = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
+
+	r = _mm256_blendv_epi8(r, q, nan);
+	/* 8 x u32 (each <= 0xffff) -> 8 x u16 */
+	r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+	_mm_storeu_si128((__m128i *)((uint16_t *)p + i), _mm256_castsi256_si128(r));
+}
+
+/*
+ * One function per (destination, sources) the data path meets, each with
+ * its loads and store fixed: d = a op b, 8 elements at a time; returns how
+ * many it did (the caller finishes the tail).  The operand order is
+ * op_f32's: max = y > x ? y : x is MAXPS(y, x).
+ */
+AVX2 static inline __m256
+add8(__m256 x, __m256 y)
+{
+	return fix_ps8(x, _mm256_add_ps(x, y));
+}
+
+AVX2 static inline __m256
+mul8(__m256 x, __m256 y)
+{
+	return fix_ps8(x, _mm256_mul_ps(x, y));
+}
+
+#define MIX8(NAME, ST, LA, LB)                                               \
+	AVX2 static size_t NAME(enum reduce_op op, void *d, const void *a,  \
+	    const void *b, size_t n)                                         \
+	{                                                                    \
+		size_t i = 0;                                                \
+		switch (op) {                                                \
+		case RED_SUM:                                                \
+			for (; i + 8 <= n; i += 8)                           \
+				ST(d, i, add8(LA(a, i), LB(b, i)));          \
+			break;                                               \
+		case RED_PROD:                                               \
+			for (; i + 8 <= n; i += 8)                           \
+				ST(d, i, mul8(LA(a, i), LB(b, i)));          \
+			break;                                               \
+		case RED_MAX:                                                \
+			for (; i + 8 <= n; i += 8)                           \
+				ST(d, i, _mm256_max_ps(LB(b, i), LA(a, i))); \
+			break;                                               \
+		default:                                                     \
+			for (; i + 8 <= n; i += 8)                           \
+				ST(d, i, _mm256_min_ps(LB(b, i), LA(a, i))); \
+		}                                                            \
+		return i;                                                    \
+	}
+
+MIX8(mix_f32_f16_f16, st_f32, ld_f16, ld_f16)
+MIX8(mix_f32_f32_f16, st_f32, ld_f32, ld_f16)
+MIX8(mix_f32_bf16_bf16, st_f32, ld_bf16, ld_bf16)
+MIX8(mix_f32_f32_bf16, st_f32, ld_f32, ld_bf16)
+MIX8(mix_f16_f16_f16, st_f16, ld_f16, ld_f16)
+MIX8(mix_bf16_bf16_bf16, st_bf16, ld_bf16, ld_bf16)
+
+typedef size_t mix8_fn(enum reduce_op, void *, const void *, const void *,
+    size_t);
+
+static const struct {
+	enum dtype d, a, b;
+	mix8_fn *fn;
+} mix8_table[] = {
+	{ DT_F32, DT_F16, DT_F16, mix_f32_f16_f16 },
+	{ DT_F32, DT_F32, DT_F16, mix_f32_f32_f16 },
+	{ DT_F32, DT_BF16, DT_BF16, mix_f32_bf16_bf16 },
+	{ DT_F32, DT_F32, DT_BF16, mix_f32_f32_bf16 },
+	{ DT_F16, DT_F16, DT_F16, mix_f16_f16_f16 },
+	{ DT_BF16, DT_BF16, DT_BF16, mix_bf16_bf16_bf16 },
+};
+
+static void
 mix_avx2(enum reduce_op op, enum dtype ddt, void *d, enum dtype adt,
     const void *a, enum dtype bdt, const void *b, size_t n)
 {
 	size_t i = 0;
 
-	switch (op) {
-	case RED_SUM:
-		MIX8_LOOP(RED_SUM);
-		break;
-	case RED_PROD:
-		MIX8_LOOP(RED_PROD);
-		break;
-	case RED_MAX:
-		MIX8_LOOP(RED_MAX);
-		break;
-	default:
-		MIX8_LOOP(RED_MIN);
+	for (size_t k = 0; k < ARRAY_SIZE(mix8_table); k++) {
+		if (mix8_table[k].d == ddt && mix8_table[k].a == adt &&
+		    mix8_table[k].b == bdt) {
+			i = mix8_table[k].fn(op, d, a, b, n);
+			break;
+		}
 	}
-	for (; i < n; i++)	/* the tail: the reference, same results */
+	for (; i < n; i++)	/* the tail (or a pair without a kernel) */
 		narrow(ddt, d, i, op_f32(op, wide(adt, a, i), wide(bdt, b, i)));
 }
 
-AVX2 static void
+#define CONV8(NAME, ST, LD)                                                  \
+	AVX2 static size_t NAME(void *d, const void *s, size_t n)            \
+	{                                                                    \
+		size_t i = 0;                                                \
+		for (; i + 8 <= n; i += 8)                                   \
+			ST(d, i, LD(s, i));                                  \
+		return i;                                                    \
+	}
+
+CONV8(conv_f32_f16, st_f32, ld_f16)
+CONV8(conv_f32_bf16, st_f32, ld_bf16)
+CONV8(conv_f16_f32, st_f16, ld_f32)
+CONV8(conv_bf16_f32, st_bf16, ld_f32)
+
+static void
 conv_avx2(enum dtype ddt, void *restrict d, enum dtype sdt,
     const void *restrict s, size_t n)
 {
-	size_t i = 0;
+	size_t i = ddt == DT_F32 ? (sdt == DT_F16 ? conv_f32_f16(d, s, n) :
+	    conv_f32_bf16(d, s, n)) : ddt == DT_F16 ? conv_f16_f32(d, s, n) :
+	    conv_bf16_f32(d, s, n);
 
-	for (; i + 8 <= n; i += 8)
-		store8(ddt, d, i, load8(sdt, s, i));
 	for (; i < n; i++)
 		narrow(ddt, d, i, wide(sdt, s, i));
 }
@@ -375,12 +532,15 @@ kern_reduce(enum dtype dt, enum reduce_op op, void *dst, const void *a,
 
 	if (n == 0)
 		return;
-	if (l == KERN_SCALAR || (dst != a && overlap(dst, bytes, a, bytes)) ||
+	if ((dst != a && overlap(dst, bytes, a, bytes)) ||
 	    overlap(dst, bytes, b, bytes)) {
-		if (dst == a)
-			reduce_apply_ref(dt, op, dst, b, n);
-		else
-			reduce_scalar(dt, op, dst, a, b, n);
+		reduce_scalar(dt, op, dst, a, b, n);	/* element by element */
+		return;
+	}
+	if (l == KERN_SCALAR) {
+		if (dst != a)
+			memcpy(dst, a, bytes);
+		reduce_apply_ref(dt, op, dst, b, n);
 		return;
 	}
 	if (is_half(dt)) {

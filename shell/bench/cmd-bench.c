@@ -147,15 +147,18 @@ static const char *const bench_keywords[] = { "sweep", "allreduce", "barrier",
 	"broadcast", "allgather", "reduce_scatter", "all_to_all", "rounds=",
 	"warmup=", "dtype=", "mode=mesh", "mode=ring", "op=sum", "op=max",
 	"op=min", "op=prod", "impl=composite", "impl=builtin", "root=",
-	"factor=", "check", "json", NULL };
+	"factor=", "time=", "spans=ops", "spans=phases", "spans=roots", "check",
+	"json", NULL };
 
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
-	.usage = "COLL SIZE [rounds=100] [warmup=3] [dtype=f32] [mode=mesh|ring] "
-	    "[op=sum|max|min|prod] [impl=composite|builtin] [root=R] [check] [json]"
-	    " | sweep COLL MIN MAX [factor=2] [the same options]",
+	.usage = "COLL SIZE [rounds=100|time=SECS] [warmup=3] [dtype=f32] "
+	    "[mode=mesh|ring] [op=sum|max|min|prod] [impl=composite|builtin] "
+	    "[root=R] [spans=roots|phases|ops] [check] [json]"
+	    " | sweep COLL MIN MAX [factor=2] [the same options]"
+	    " | COLL -b MIN -e MAX [-f 2] [-n ROUNDS] [-w WARMUP] [the same options]",
 	.summary = "time a collective: BenchmarkStats, algbw and busbw",
-	.example = "bench allreduce 4M rounds=50 mode=ring check",
+	.example = "bench allreduce -b 4k -e 64M -f 4 time=0.2 mode=ring check",
 	.group = GRP_BENCH, .min_args = 1, .max_args = -1,
 	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_NEEDS_NO_BREAKS | CMD_NEEDS_ALL_IDLE, .keywords = bench_keywords,

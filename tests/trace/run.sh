@@ -79,7 +79,7 @@ if n != int(sys.argv[2]):
     sys.exit("%d records, expected %s" % (n, sys.argv[2]))
 ' b.log "${nspans:-0}"
 
-section bench.out 'bench allreduce 96k rounds=4 warmup=2 mode=ring check' |
+section bench.out 'bench allreduce 96k rounds=4 warmup=2 mode=ring check spans=ops' |
     head -1 >shell.stats
 section bench.out 'tree' >shell.tree
 section bench.out 'tree mean spread=both' >shell.mean

@@ -259,6 +259,35 @@ START_TEST(conversions_match_reference)
 }
 END_TEST
 
+/* The NaN rule of sums and products (dtype.h), at every level: the
+ * accumulated NaN wins, made quiet; a NaN only in x comes out quiet. */
+static void
+nan_rule(enum kern_level l)
+{
+	uint32_t a[9], b[9], d[9];
+
+	for (int op = 0; op < RED__COUNT; op += RED__COUNT - 1) {	/* sum, prod */
+		for (int i = 0; i < 9; i++) {
+			a[i] = i % 3 == 2 ? 0x3f800000u : 0x7f800001u + (uint32_t)i;
+			b[i] = i % 3 == 0 ? 0x3f800000u : 0xffc00000u + (uint32_t)i;
+		}
+		kern_reduce(DT_F32, (enum reduce_op)op, d, a, b, 9);
+		for (int i = 0; i < 9; i++) {
+			uint32_t want = i % 3 == 2 ? b[i] :
+			    (a[i] | 0x400000u);
+			ck_assert_msg(d[i] == want, "level %s op %s lane %d: %#x, expected %#x",
+			    kern_level_name(l), reduce_op_name((enum reduce_op)op),
+			    i, d[i], want);
+		}
+	}
+}
+
+START_TEST(nan_rule_every_level)
+{
+	ck_assert_int_ge(levels(nan_rule), 2);
+}
+END_TEST
+
 START_TEST(nan_widening_is_quiet)
 {
 	float f = f16_to_f32(0x7c01);	/* a signalling f16 NaN */
@@ -307,6 +336,7 @@ main(void)
 	tcase_add_test(tc, reduce_matches_reference);
 	tcase_add_test(tc, reduce_f32_matches_reference);
 	tcase_add_test(tc, conversions_match_reference);
+	tcase_add_test(tc, nan_rule_every_level);
 	tcase_add_test(tc, nan_widening_is_quiet);
 	tcase_add_test(tc, overlap_falls_back);
 	tcase_add_test(tc, level_names);
