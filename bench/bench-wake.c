@@ -38,7 +38,7 @@ static cpu_set_t all_cpus;	/* restored after each pinned measurement */
  * run can take a scheduler slice per round trip.  Give up (SIGALRM ends
  * us) rather than spin for ever, and never leave a spinning child.
  */
-#define GIVE_UP_SECS 300
+#define GIVE_UP_SECS 120
 
 static pid_t
 fork_rank(void)

@@ -151,12 +151,13 @@ if wake:
     print("  (targets: transport <= 1.2x the protocol's floor; executor <= 2x the transport)")
 
 # 2. allreduce: busbw = 2(n-1)/n x bytes / median time
-def by_size(name, n):
+def by_size(name, n, col):
+    # colldb's lines: BYTES MEDIAN_US ...; mpi-peer's: BYTES ROUNDS MEDIAN_US ...
     out = {}
     for l in lines(name):
-        if len(l) < 2:
+        if len(l) <= col:
             continue
-        b, us = int(l[0]), float(l[1])
+        b, us = int(l[0]), float(l[col])
         out.setdefault(b, []).append(2.0 * (n - 1) / n * b / us / 1e3)
     return out
 
@@ -175,8 +176,8 @@ def colldb_waits(n, mode):
     return out
 
 for n in (2, 4):
-    mesh, ring = by_size("ar.%d.mesh" % n, n), by_size("ar.%d.ring" % n, n)
-    om, mp, mc = by_size("ar.%d.ompi" % n, n), by_size("ar.%d.mpich" % n, n), memcpy(n)
+    mesh, ring = by_size("ar.%d.mesh" % n, n, 1), by_size("ar.%d.ring" % n, n, 1)
+    om, mp, mc = by_size("ar.%d.ompi" % n, n, 2), by_size("ar.%d.mpich" % n, n, 2), memcpy(n)
     print()
     print("allreduce f32 sum, %d ranks%s: busbw GB/s, median [min..max] of %d repetitions" %
           (n, " (oversubscribed: %d CPUs)" % os.cpu_count() if n > os.cpu_count() else "", reps))

@@ -232,7 +232,7 @@ bench_run_job(struct session *s, const struct coll_args *a, long runs,
 /* One bench of `size` bytes: windows, check, timed runs, figures. */
 int
 bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
-    struct bench_result *res)
+    const struct bench_wins *reuse, struct bench_result *res)
 {
 	struct session *s = ctx->s;
 	struct coll_args a;
@@ -251,7 +251,13 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	res->count = size / dtype_size(ba->dtype);
 	if (bench_validate(ctx, ba, size, &a, &bw) != 0)
 		return -1;
-	if (bench_wins_alloc(s, &bw, &cause) != 0) {
+	if (reuse != NULL) {
+		/* a sweep's windows, placed for its largest size: this size
+		 * runs on the front of each (its pages already touched) */
+		bw.src.off = a.src.off = reuse->src.off;
+		bw.buf.off = a.buf.off = reuse->buf.off;
+		bw.sig = a.sig = reuse->sig;
+	} else if (bench_wins_alloc(s, &bw, &cause) != 0) {
 		arg_error(ctx, ba->at_size, "%s", cause);
 		free(cause);
 		return -1;
@@ -311,17 +317,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	rc = 0;
 fail:
 	free(tags);
-	{
-		uint64_t lo = bw.has_src ? bw.src.off : bw.has_buf ?
-		    bw.buf.off : bw.sig.off;
-		int r;
-
-		if (session_range_busy(s, lo, lo + bw.need, &r))
-			out_warning("rank %d did not stop; the bench windows stay allocated while it holds them",
-			    r);
-		else
-			bench_wins_free(s);
-	}
+	if (reuse == NULL)
+		bench_wins_release(s, &bw);
 	if (rc != 0)
 		bench_result_release(res, s->nranks);
 	return rc;

@@ -93,12 +93,17 @@ int bench_validate(struct cmdctx *ctx, const struct bench_args *ba,
     uint64_t size, struct coll_args *a, struct bench_wins *bw);
 int bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause);
 void bench_wins_free(struct session *s);
+/* Free the windows bw, unless a rank that did not stop still holds them
+ * (then say so and leave them). */
+void bench_wins_release(struct session *s, const struct bench_wins *bw);
 
 /* bench-run.c */
 /* One bench of `size` bytes: windows, check, timed runs, figures; it
- * becomes s->bench.  0, or -1 (reported). */
+ * becomes s->bench.  With reuse (a sweep), it runs on those windows, laid
+ * out for a larger size, instead of allocating its own.  0, or -1
+ * (reported). */
 int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
-    struct bench_result *res);
+    const struct bench_wins *reuse, struct bench_result *res);
 struct progress;
 /* Wait until no rank holds the job tags[r] (0: none); 0, or -1 (reported)
  * when interrupted, the watchdog fired or a rank died.  pg may be NULL. */

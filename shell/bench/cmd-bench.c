@@ -36,7 +36,7 @@ bench_single(struct cmdctx *ctx, const struct bench_args *ba)
 
 	if (size != 0 && bench_check_size(ctx, ba, size) != 0)
 		return CMD_ERROR;
-	if (bench_one(ctx, ba, size, &res) != 0)
+	if (bench_one(ctx, ba, size, NULL, &res) != 0)
 		return CMD_ERROR;
 	if (ba->cc.json) {
 		struct strbuf sb = STRBUF_INIT;
@@ -78,7 +78,9 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	struct session *s = ctx->s;
 	uint64_t g = bench_granule(ba, s->nranks), raw = ba->min, sz;
 	struct strbuf js = STRBUF_INIT;
+	struct bench_wins bw;
 	double busbw_sum = 0;
+	char *cause = NULL;
 	int rows = 0;
 	enum cmd_retval rv = CMD_OK;
 
@@ -88,13 +90,19 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 		    coll_kind_name(ba->cc.a.kind), (unsigned long long)g);
 		return CMD_ERROR;
 	}
-	/* every size is checked before the first one runs */
+	/* every size is checked before the first one runs; the windows are
+	 * placed for the largest and every size runs on them (allocated and
+	 * touched once) */
 	for (raw = ba->min; (sz = sweep_next(ba, g, &raw)) != 0;) {
 		struct coll_args a;
-		struct bench_wins bw;
 
 		if (bench_validate(ctx, ba, sz, &a, &bw) != 0)
 			return CMD_ERROR;
+	}
+	if (bench_wins_alloc(s, &bw, &cause) != 0) {
+		arg_error(ctx, ba->at_size, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
 	}
 	if (ba->cc.json)
 		strbuf_addstr(&js, "{\"sweep\": [");
@@ -103,7 +111,7 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	for (raw = ba->min; (sz = sweep_next(ba, g, &raw)) != 0;) {
 		struct bench_result res;
 
-		if (bench_one(ctx, ba, sz, &res) != 0) {
+		if (bench_one(ctx, ba, sz, &bw, &res) != 0) {
 			rv = CMD_ERROR;
 			break;
 		}
@@ -129,6 +137,7 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	} else if (rv == CMD_OK) {
 		bench_sweep_footer(s, busbw_sum / rows);
 	}
+	bench_wins_release(s, &bw);
 	strbuf_release(&js);
 	return rv;
 }
