@@ -246,12 +246,12 @@ bench:
 	@$(MAKE) --no-print-directory $(BENCH_BIN) $(MPI_PEER_BIN)
 	@sh bench/run.sh $(O)
 
-$(O)/bench/mpi-peer-openmpi: bench/mpi-peer.c
+$(O)/bench/mpi-peer-openmpi: bench/mpi-peer.c bench/median.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  MPICC   $<")
 	$(Q)mpicc.openmpi $(STD) $(WARN) -O2 -o $@ $<
 
-$(O)/bench/mpi-peer-mpich: bench/mpi-peer.c
+$(O)/bench/mpi-peer-mpich: bench/mpi-peer.c bench/median.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  MPICC   $< (mpich)")
 	$(Q)mpicc.mpich $(STD) $(WARN) -O2 -o $@ $<

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "median.h"
 #include "rank.h"
 #include "seg.h"
 #include "shm.h"
@@ -56,36 +57,12 @@ unpin(void)
 	sched_setaffinity(0, sizeof all_cpus, &all_cpus);
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median batch, per round trip: the clock is read once per BATCH
  * round trips (its 10 ns steps on this VM would dwarf one). */
 static double
 median_us(uint64_t *ns, size_t n)
 {
-	qsort(ns, n, sizeof *ns, cmp_u64);
-	return (double)ns[n / 2] / 1e3 / BATCH;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return v[n / 2];
+	return (double)median_u64(ns, n) / 1e3 / BATCH;
 }
 
 /*
@@ -151,13 +128,13 @@ row(const char *what, double *us, double *ratio, const char *of)
 {
 	printf("  %-50s", what);
 	if (us != NULL) {
-		double m = median_of(us, REPEATS);
+		double m = median_double(us, REPEATS);
 		printf(" %7.3f us [%.3f..%.3f]", m, us[0], us[REPEATS - 1]);
 	}
 	if (us == NULL)
 		printf(" %30s", "");
 	if (ratio != NULL)
-		printf("  %.2fx %s", median_of(ratio, REPEATS), of);
+		printf("  %.2fx %s", median_double(ratio, REPEATS), of);
 	printf("\n");
 }
 

@@ -12,16 +12,9 @@
 
 #include "futex.h"
 #include "kern.h"
+#include "median.h"
 
 #define SAMPLES 9
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 struct job {
 	const char *what;
@@ -61,8 +54,7 @@ time_job(const struct job *j, void *acc, void *a, void *b, size_t n)
 		}
 		t[s] = (mono_ns() - t0) / reps;
 	}
-	qsort(t, SAMPLES, sizeof *t, cmp_u64);
-	return (double)t[SAMPLES / 2];
+	return (double)median_u64(t, SAMPLES);
 }
 
 int

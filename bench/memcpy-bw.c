@@ -17,16 +17,9 @@
 #include <string.h>
 
 #include "futex.h"
+#include "median.h"
 
 #define SAMPLES 11
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static size_t
 size_arg(const char *s)
@@ -70,8 +63,7 @@ main(int argc, char **argv)
 		}
 		t[i] = mono_ns() - t0;
 	}
-	qsort(t, SAMPLES, sizeof *t, cmp_u64);
-	printf("%.2f\n", (double)bytes * (double)copies / (double)t[SAMPLES / 2]);
+	printf("%.2f\n", (double)bytes * (double)copies / (double)median_u64(t, SAMPLES));
 	free(src);
 	free(dst);
 	return 0;

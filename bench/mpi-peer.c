@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "median.h"
+
 #ifdef MPICH_VERSION
 #define NEEDS_PROGRESS 1
 #else
@@ -43,21 +45,6 @@ now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void
@@ -125,7 +112,7 @@ one_size(float *buf, uint64_t bytes, int warmup, double secs, int me)
 			hi = worst[i] > hi ? worst[i] : hi;
 		}
 		printf("%llu %ld %.3f %.3f %.3f\n", (unsigned long long)bytes,
-		    rounds, median(worst, (size_t)rounds), lo, hi);
+		    rounds, median_double(worst, (size_t)rounds), lo, hi);
 		fflush(stdout);
 	}
 	free(times);
@@ -225,7 +212,7 @@ rma_main(int argc, char **argv, int me, int n)
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(MPI_COMM_WORLD);
 	if (me == 0)
-		printf("%.3f\n", median(rt, (size_t)rounds));
+		printf("%.3f\n", median_double(rt, (size_t)rounds));
 	free(rt);
 	MPI_Win_free(&win);
 	return 0;

@@ -25,6 +25,7 @@
 
 #include "coll.h"
 #include "futex.h"
+#include "median.h"
 #include "proto.h"
 #include "rank.h"
 #include "seg.h"
@@ -33,21 +34,6 @@
 #define NOPS 65536		/* micro-ops per run */
 #define RUNS 21			/* per configuration, alternated */
 #define RING (8u << 20)
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_u64);
-	return v[n / 2];
-}
 
 /* notify(self, +0) then wait(>= 0), 8 micro-ops per chunk phase */
 static struct prog *
@@ -184,14 +170,6 @@ ar_rank(struct seg *s, int r, const struct coll_args *a, double *out)
 	_exit(0);
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void
 allreduce_costs(enum coll_mode mode, uint64_t bytes)
 {
@@ -245,8 +223,7 @@ allreduce_costs(enum coll_mode mode, uint64_t bytes)
 			memcpy(v + pass * AR_BATCHES,
 			    t + (pass * CFG__COUNT + c) * AR_BATCHES,
 			    AR_BATCHES * sizeof *v);
-		qsort(v, AR_PASSES * AR_BATCHES, sizeof *v, cmp_double);
-		med[c] = v[AR_PASSES * AR_BATCHES / 2];
+		med[c] = median_double(v, AR_PASSES * AR_BATCHES);
 	}
 	printf("  %s %3llu KiB:", mode == MODE_RING ? "ring" : "mesh",
 	    (unsigned long long)(bytes >> 10));
@@ -282,8 +259,8 @@ main(void)
 		t_off[i] = run(&off, p, &r);
 	}
 	lost = span_ring_lost(seg_spans(&on.seg, 0));
-	m_on = median(t_on, RUNS);
-	m_off = median(t_off, RUNS);
+	m_on = median_u64(t_on, RUNS);
+	m_off = median_u64(t_off, RUNS);
 	per_op_on = (double)m_on / NOPS;
 	per_op_off = (double)m_off / NOPS;
 	per_span = ((double)m_on - (double)m_off) / (double)recs;

@@ -75,10 +75,14 @@ typedef void red2_fn(void *restrict, const void *restrict, size_t);
 	RED_MINMAX(ATTR, SFX, f64, double)
 
 #if defined(__x86_64__)
-/* SIMD d = x op y with the NaN rule: where x is a NaN, x made quiet. */
+/*
+ * SIMD d = x op y with the NaN rule: where x is a NaN, x made quiet.
+ * Explicit loads and stores need no restrict, so d may be a (in place):
+ * the _ip form is the same loop.
+ */
 #define FOP_FN(ATTR, NAME, T, VT, W, LD, ST, OPV, FIXV, OPS, FIXS)           \
-	ATTR static void NAME(void *restrict d_, const void *restrict a_,    \
-	    const void *restrict b_, size_t n)                               \
+	ATTR static void NAME(void *d_, const void *a_, const void *b_,      \
+	    size_t n)                                                        \
 	{                                                                    \
 		T *d = d_;                                                   \
 		const T *a = a_, *b = b_;                                    \
@@ -90,18 +94,9 @@ typedef void red2_fn(void *restrict, const void *restrict, size_t);
 		for (; i < n; i++)                                           \
 			d[i] = FIXS(a[i], a[i] OPS b[i]);                    \
 	}                                                                    \
-	ATTR static void NAME##_ip(void *restrict d_, const void *restrict b_, \
-	    size_t n)                                                        \
+	ATTR static void NAME##_ip(void *d, const void *b, size_t n)         \
 	{                                                                    \
-		T *d = d_;                                                   \
-		const T *b = b_;                                             \
-		size_t i = 0;                                                \
-		for (; i + W <= n; i += W) {                                 \
-			VT x = LD(d + i), y = LD(b + i);                     \
-			ST(d + i, FIXV(x, OPV(x, y)));                       \
-		}                                                            \
-		for (; i < n; i++)                                           \
-			d[i] = FIXS(d[i], d[i] OPS b[i]);                    \
+		NAME(d, d, b, n);                                            \
 	}
 
 static inline __m128
@@ -507,6 +502,20 @@ overlap(const void *p, size_t pn, const void *q, size_t qn)
 	return a < b + qn && b < a + pn;
 }
 
+/* d = a op b in f32 with widened/narrowed halves, at level l. */
+static void
+mix(enum kern_level l, enum reduce_op op, enum dtype ddt, void *d,
+    enum dtype adt, const void *a, enum dtype bdt, const void *b, size_t n)
+{
+#if KERN_HAVE_X86
+	if (l == KERN_AVX2) {
+		mix_avx2(op, ddt, d, adt, a, bdt, b, n);
+		return;
+	}
+#endif
+	mix_gen(op, ddt, d, adt, a, bdt, b, n);
+}
+
 /* One element at a time in index order: the definition the others match. */
 static void
 reduce_scalar(enum dtype dt, enum reduce_op op, void *dst, const void *a,
@@ -544,13 +553,7 @@ kern_reduce(enum dtype dt, enum reduce_op op, void *dst, const void *a,
 		return;
 	}
 	if (is_half(dt)) {
-#if KERN_HAVE_X86
-		if (l == KERN_AVX2) {
-			mix_avx2(op, dt, dst, dt, a, dt, b, n);
-			return;
-		}
-#endif
-		mix_gen(op, dt, dst, dt, a, dt, b, n);
+		mix(l, op, dt, dst, dt, a, dt, b, n);
 		return;
 	}
 #if KERN_HAVE_X86
@@ -592,13 +595,7 @@ kern_reduce_f32(enum reduce_op op, float *dst, enum dtype adt, const void *a,
 		}
 		return;
 	}
-#if KERN_HAVE_X86
-	if (l == KERN_AVX2) {
-		mix_avx2(op, DT_F32, dst, adt, a, bdt, b, n);
-		return;
-	}
-#endif
-	mix_gen(op, DT_F32, dst, adt, a, bdt, b, n);
+	mix(l, op, DT_F32, dst, adt, a, bdt, b, n);
 }
 
 void
