@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "api-int.h"
+#include "call.h"
 #include "colldb.h"
 #include "proto.h"
 #include "xmalloc.h"
@@ -247,8 +248,12 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	}
 	rc->site = api.site;
 	b->site = api.site;
+	if (nested)
+		call_nested_enter();	/* the shell's signal waits */
 	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
 	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
+	if (nested)
+		call_nested_leave();
 	if (nested) {
 		rc->site = saved_site;
 		b->site = saved_site;

@@ -2,6 +2,8 @@
 #include <dlfcn.h>
 #include <ffi.h>
 #include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +445,59 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 	}
 }
 
+/* 1 while the called function's own code runs (CALL_END_SIGNAL ends it),
+ * 2 while it is inside libcolldb (the signal waits for the gate). */
+static volatile sig_atomic_t call_state;
+static sigjmp_buf call_env;
+
+static void
+on_call_end(int sig)
+{
+	(void)sig;
+	if (call_state == 1) {
+		call_state = 0;
+		siglongjmp(call_env, 1);
+	}
+}
+
+void
+call_end_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_call_end;	/* no SA_RESTART: a futex wait returns */
+	sigemptyset(&sa.sa_mask);
+	sigaction(CALL_END_SIGNAL, &sa, NULL);
+}
+
+void
+call_nested_enter(void)
+{
+	if (call_state == 1)
+		call_state = 2;
+}
+
+void
+call_nested_leave(void)
+{
+	if (call_state == 2)
+		call_state = 1;
+}
+
+/* The call itself, alone in its frame so nothing else lives across the
+ * jump: 0 when fn returned, 1 when CALL_END_SIGNAL ended it. */
+static __attribute__((noinline)) int
+call_guarded(ffi_cif *cif, void (*fn)(void), void *rv, void **ptrs)
+{
+	if (sigsetjmp(call_env, 1) != 0)
+		return 1;
+	call_state = 1;
+	ffi_call(cif, fn, rv, ptrs);
+	call_state = 0;
+	return 0;
+}
+
 static int
 do_call(struct rank_ctx *rc, const char *text, char **result, char **cause)
 {
@@ -480,10 +535,13 @@ do_call(struct rank_ctx *rc, const char *text, char **result, char **cause)
 	memset(&rv, 0, sizeof rv);
 	memcpy(&fn, &sym, sizeof fn);	/* object to function pointer */
 	api_nest_begin(rc);
-	ffi_call(&cif, fn, &rv, ptrs);
+	rc_ = call_guarded(&cif, fn, &rv, ptrs);
+	if (rc_ != 0)
+		cause_set(cause, "the function did not return: ended by a signal "
+		    "(SIG%s); what it held is lost", sigabbrev_np(CALL_END_SIGNAL));
 	api_nest_end();
-	*result = format_result(rc, d.ret, &rv);
-	rc_ = 0;
+	if (rc_ == 0)
+		*result = format_result(rc, d.ret, &rv);
 out:
 	call_desc_release(&d);
 	return rc_;
@@ -503,5 +561,5 @@ call_exec(struct rank_ctx *rc, const struct prog *p, const struct uop *u,
 		rc_ = do_load(text, cause);
 	else
 		rc_ = do_call(rc, text, result, cause);
-	return rc_ == 0 ? EXEC_OK : EXEC_ERROR;
+	return rc_ == 0 ? EXEC_OK : rc_ == 1 ? EXEC_ENDED : EXEC_ERROR;
 }

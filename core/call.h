@@ -46,6 +46,8 @@
 #ifndef COLLDB_CALL_H
 #define COLLDB_CALL_H
 
+#include <signal.h>
+
 #include <stdint.h>
 
 #include "prog.h"
@@ -114,9 +116,27 @@ int call_desc_decode(const char *text, struct call_desc *d, char **cause);
  * Run LOAD or CALL micro-op u of program p on rank rc.  Returns EXEC_OK
  * (with *result set for a CALL) or EXEC_ERROR + cause: a malformed
  * descriptor, dlopen's dlerror() text, an unknown library name or symbol,
- * a window offset outside the area.
+ * a window offset outside the area; or EXEC_ENDED + cause when the call
+ * was ended by CALL_END_SIGNAL (below).
  */
 int call_exec(struct rank_ctx *rc, const struct prog *p, const struct uop *u,
     char **result, char **cause);
+
+/*
+ * Ending a call that does not return.  A function that loops for ever
+ * never reaches a step gate, so `interrupt` cannot stop it with a flag;
+ * the shell sends the rank CALL_END_SIGNAL instead.  While the function's
+ * own code runs, the handler (call_end_install(), agents only) jumps back
+ * out of the call (siglongjmp): the op ends with EXEC_ENDED and the
+ * program as abandoned.  What the function held (a lock, memory) stays
+ * held: a debugger's last resort, said so in the report.  While the call
+ * is inside libcolldb (a nested cdb_* op) the signal does nothing: the
+ * interrupt flag ends that op at its gate instead.
+ */
+#define CALL_END_SIGNAL SIGUSR2
+void call_end_install(void);
+/* Bracket the nested libcolldb ops of a call (core/api.c). */
+void call_nested_enter(void);
+void call_nested_leave(void);
 
 #endif

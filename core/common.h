@@ -8,6 +8,7 @@
 #define COLLDB_COMMON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
@@ -21,5 +22,8 @@ noreturn_ printflike(3, 4) void bug_at(const char *file, int line,
 
 /* Set *cause to a newly allocated message (if cause is not NULL); returns -1. */
 printflike(2, 3) int cause_set(char **cause, const char *fmt, ...);
+
+/* CLOCK_MONOTONIC in nanoseconds (core/futex.c). */
+uint64_t mono_ns(void);
 
 #endif

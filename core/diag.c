@@ -43,6 +43,8 @@ releasable(const struct diag_rank *r, const struct diag_block *b)
 	}
 	if (r->cmp == CMP_GE)
 		return hi + pos >= r->expected;
+	if (r->cmp == CMP_UGE)		/* a negative value reads as huge */
+		return hi + pos >= r->expected || lo + neg < 0;
 	if (r->cmp == CMP_EQ)
 		return lo + neg <= r->expected && r->expected <= hi + pos;
 	return b->nowes > 0;
@@ -302,7 +304,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		    &out->blocked[i]);
 	/* a rank in code colldb cannot see may release anybody */
 	for (int q = 0; q < in->nranks; q++) {
-		if (in->r[q].open && !is_dead(in->r[q].state)) {
+		if (in->r[q].open && !is_dead(in->r[q].state) && !in->r[q].stuck) {
 			for (size_t i = 0; i < out->nblocked; i++)
 				out->blocked[i].can_progress = 1;
 			break;
@@ -318,7 +320,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			for (size_t k = 0; k < b->nowes; k++) {
 				int q = b->owes[k].rank;
 				enum rank_state st = in->r[q].state;
-				if ((blk[q] < 0 && !is_dead(st)) ||
+				if ((blk[q] < 0 && !is_dead(st) && !in->r[q].stuck) ||
 				    (blk[q] >= 0 && out->blocked[blk[q]].can_progress)) {
 					b->can_progress = 1;
 					changed = 1;
@@ -331,6 +333,10 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	out->verdict = out->nblocked == 0 ? DIAG_OK : DIAG_SLOW;
 	for (size_t i = 0; i < out->nblocked; i++) {
 		if (!out->blocked[i].can_progress)
+			out->verdict = DIAG_HANG;
+	}
+	for (int q = 0; q < in->nranks; q++) {
+		if (in->r[q].stuck && !is_dead(in->r[q].state))
 			out->verdict = DIAG_HANG;
 	}
 

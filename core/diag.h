@@ -18,6 +18,9 @@
  *    when every blocked rank can still be released by a rank that runs or
  *    is stopped (stopped ranks move when the user says so); OK when nobody
  *    is blocked;
+ *  - a stuck rank (stopped by a signal, or in a call that does not come
+ *    back) pays nothing it owes, as if dead, and is HANG by itself: with
+ *    nobody blocked the verdict is still HANG;
  *  - a rank marked open (a user program's rank running its own code, which
  *    colldb cannot see ahead) may still write any cell: while one lives,
  *    every blocked rank counts as releasable in time (SLOW, not HANG);
@@ -66,6 +69,7 @@ struct diag_event {
 				 * released (a stale-data suspect) */
 	uint64_t off;		/* cell, or start of the put region */
 	uint64_t bytes;		/* 4 for a cell; the put's size */
+	struct site site;	/* a user program's call that did it */
 };
 
 /* A run of micro-ops a rank will still execute. */
@@ -74,6 +78,8 @@ struct diag_prog {
 	size_t nops;
 	size_t pc;		/* the first op still to run */
 	const char *title;
+	const struct site *site; /* a user program's call: its source line
+				 * (file "" when unknown) */
 };
 
 struct diag_rank {
@@ -92,6 +98,9 @@ struct diag_rank {
 				 * before cdb_finalize: what it would still
 				 * have sent is unknown, so it may have owed
 				 * any notify */
+	int stuck;		/* alive but not moving by itself: stopped by
+				 * a signal, or inside a call that made no
+				 * progress for the watchdog's time */
 };
 
 struct diag_in {

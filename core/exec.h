@@ -26,6 +26,8 @@ enum exec_rc {
 	EXEC_PENDING = 1,	/* wait not satisfied (nonblocking transport) */
 	EXEC_INTERRUPTED = 2,	/* wait cancelled by interrupt */
 	EXEC_GAVEUP = 3,	/* wait gave up (sim mode); treat as done */
+	EXEC_ENDED = 4,		/* a CALL ended by the shell's signal before
+				 * its function returned (core/call.h) */
 };
 
 struct exec {

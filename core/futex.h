@@ -8,15 +8,14 @@
 
 #include <stdint.h>
 
+#include "common.h"
+
 /* Sleep while *addr == val (or until woken / a signal / timeout_ns, 0 =
  * forever).  Returns 0 when woken or when *addr != val, -1 on timeout or
  * interruption by a signal. */
 int futex_wait(void *addr, uint32_t val, uint64_t timeout_ns);
 /* Wake up to n waiters on addr; returns how many were woken. */
 int futex_wake(void *addr, int n);
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t mono_ns(void);
 
 /* One spin-loop pause instruction. */
 static inline void

@@ -133,6 +133,33 @@ wait_cmp_name(enum wait_cmp c)
 	return (unsigned)c < ARRAY_SIZE(cmp_names) ? cmp_names[c] : "?";
 }
 
+void
+prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n)
+{
+	uint32_t name, phase;
+
+	if (n == 0)
+		return;
+	name = prog_str(p, "defer_wait");
+	phase = prog_str(p, "deferred");
+	for (size_t i = 0; i < n; i++) {
+		struct uop u;
+
+		memset(&u, 0, sizeof u);
+		u.kind = UOP_WAIT;
+		u.dtype = DT_I32;
+		u.op = CMP_UGE;
+		u.flags = UOP_F_DEFER;
+		u.peer = -1;		/* whoever writes it */
+		u.value = c[i].expected;
+		u.dst = c[i].off;
+		u.count = 1;
+		u.name = name;
+		u.phase = phase;
+		prog_add(p, &u);
+	}
+}
+
 /*
  * Wire format: "PRG1" u32 nops, u32 nstrs, u64 acc_bytes, title\0,
  * nops raw uops, then nstrs NUL-terminated strings (index 0 included).

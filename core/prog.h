@@ -134,6 +134,21 @@ wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
 	return 0;
 }
 
+/*
+ * A deferred completion condition (PyPTO's pld.system.defer_wait): the
+ * rank goes on, and the next program it runs does not complete until
+ * cell >= expected, compared as uint32.  At most DEFER_MAX per waiter.
+ */
+#define DEFER_MAX 64
+struct defer_cond {
+	uint64_t off;		/* the cell, in the rank's own area */
+	int32_t expected;	/* 0 .. INT32_MAX */
+	uint32_t reserved;
+};
+/* Append one WAIT per condition (CMP_UGE, UOP_F_DEFER, phase "deferred",
+ * span "defer_wait"): the program ends only once they all hold. */
+void prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n);
+
 /* Serialise to/from a flat byte buffer (sent to ranks, stored in shm). */
 void prog_encode(const struct prog *p, struct strbuf *out);
 struct prog *prog_decode(const void *buf, size_t len, char **cause);

@@ -86,7 +86,10 @@ struct coll_msg {
 	uint32_t first_iter;	/* the first run's iteration number (its
 				 * spans carry first_iter + k): a bench that
 				 * sends its warmup and its rounds apart */
+	uint32_t ndefer;	/* deferred conditions the rank appends to the
+				 * program it builds (prog_add_deferred) */
 	struct site site;	/* a user rank's announcement: the call */
+	struct defer_cond defer[DEFER_MAX];
 };
 
 #define PROTO_MAX_MSG (192u * 1024u)

@@ -13,6 +13,7 @@
 #include "call.h"
 #include "coll.h"
 #include "futex.h"
+#include "oneside.h"
 #include "rank.h"
 #include "shm.h"
 #include "span.h"
@@ -254,6 +255,10 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			forced = STOP_INTERRUPT;
 			continue;
 		}
+		if (rc_ == EXEC_ENDED) {
+			status = DONE_ABORTED;	/* cause says how */
+			break;
+		}
 		if (rc_ == EXEC_GAVEUP)
 			di->gaveup++;
 		else if (rc_ != EXEC_OK) {
@@ -338,6 +343,8 @@ rank_serve(struct rank_ctx *rc)
 				struct coll_msg *cm = payload;
 				p = coll_build(&cm->args, rc->seg.nranks,
 				    rc->rank);
+				prog_add_deferred(p, cm->defer,
+				    MIN(cm->ndefer, DEFER_MAX));
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
 				first = cm->first_iter;
 			} else {
@@ -412,6 +419,7 @@ rank_agent_main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	call_end_install();	/* interrupt ends a call that never returns */
 	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* no core files */
 	if (rank_attach(&rc, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		&cause) != 0) {

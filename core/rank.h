@@ -81,7 +81,7 @@ int rank_serve(struct rank_ctx *rc);
  */
 int rank_pin(int rank, int nranks);
 
-/* `colldb --agent SEGFD SOCKFD RANK`: the body of an agent process. */
-int rank_agent_main(int argc, char **argv);
+/* rank_agent_main(), the body of an agent process, is declared in
+ * oneside.h (the shell's main() calls it). */
 
 #endif

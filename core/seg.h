@@ -42,6 +42,7 @@
 #define SEG_NAME_MAX 32
 #define SEG_ALIGN 32		/* PyPTO's kCommBufferAlignmentBytes */
 #define SEG_TITLE_MAX 64
+#define SEG_MAX_DEFERS 256	/* deferred conditions, all ranks together */
 /* Limits checked before any size arithmetic: a segment's window areas
  * together at most 64 TiB (the address space is 128 TiB), a span ring at
  * most 4 GiB, corruption reports kept at most 4 KiB. */
@@ -124,6 +125,20 @@ struct seg_break {
 					 * entries (not numbered for the user) */
 
 /*
+ * A deferred condition (defer_wait) the shell holds for a rank: pending
+ * until the rank's next program is sent (tag 0), then carried by that
+ * program as its last WAITs (tag = the program's) until it ends.  Written
+ * by the shell only, so observers can show them.
+ */
+struct seg_defer {
+	uint32_t used;
+	int32_t rank;
+	uint32_t tag;		/* 0: pending */
+	int32_t expected;
+	uint64_t off;		/* the cell in the rank's own area */
+};
+
+/*
  * One rank's slot on the status board, in three cache lines and up: what a
  * notifier reads (the waiter's announcement, written only when the rank
  * blocks), what the rank writes as it runs (every micro-op), what the
@@ -203,6 +218,7 @@ struct seg_header {
 	struct coll_args cur_coll;	/* names are NULL */
 	struct seg_window windows[SEG_MAX_WINDOWS];
 	struct seg_break breaks[SEG_MAX_BREAKS];
+	struct seg_defer defers[SEG_MAX_DEFERS];
 };
 
 /*

@@ -75,6 +75,43 @@ run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 [ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
 	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
 
+# a rank that dies while a batch shell waits for its next line is known
+# dead before the next command looks: no rank is sent a collective it
+# cannot finish, and the session goes on
+cat >"$tmp/die.sh" <<'EOS'
+name=cli-die-$$
+( printf 'alloc buf [64] f32\nalloc sig [4,1] i32\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 2 ") kill -9 "$p" ;; esac
+  done
+  sleep 0.5
+  printf 'ranks\nexpect error\nallreduce buf sig\n@0,1,3 fill buf 1\n@0 put buf 1 buf\nwhere\n' ) |
+	./colldb -n 4 --name "$name"
+EOS
+run 0 sh "$tmp/die.sh"
+[ $st = 0 ] && has "rank 2: dead  killed by SIGKILL while idle" &&
+	has "error: collectives need every rank; rank 2 is dead" &&
+	has "rank 0: idle" && has "rank 3: idle" && ! has "rank 2: idle" && ok ||
+	bad "a rank killed between two lines of a batch script (exit $st)"
+
+# a rank stopped by SIGSTOP from outside counts as stuck: --timeout ends
+# the batch run with status 3, and the diagnosis says why
+cat >"$tmp/stop.sh" <<'EOS'
+name=cli-stop-$$
+( printf 'alloc buf [64] f32\nalloc sig [4,1] i32\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 1 ") kill -STOP "$p" ;; esac
+  done
+  printf 'allreduce buf sig\n'
+  for i in $(seq 40); do sleep 0.5; printf '\n' 2>/dev/null || exit 0; done ) |
+	./colldb -n 4 --timeout 2 --name "$name"
+EOS
+run 3 sh "$tmp/stop.sh"
+[ $st = 3 ] && printf '%s\n' "$out" | grep -q '^  rank 1  [a-z]*  stopped by a signal (SIGCONT resumes it)$' && ok ||
+	bad "a rank stopped by SIGSTOP: no watchdog (exit $st)"
+
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||

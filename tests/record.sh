@@ -68,6 +68,45 @@ grep -q '^start allreduce buf ring mode=ring$' "$tmp/rec.coll" ||
 	{ echo "FAIL: record: a collective's start got the focus as a prefix"; fail=1; }
 grep -q '^alloc sig 4\|^pause\|^record' "$tmp/rec.coll" && { echo "FAIL: record: recorded what it must not"; fail=1; }
 
+# record FILE expect: the state each command left, as expect lines; the
+# replay passes, and fails once the replayed behaviour changes
+cat >"$tmp/xsession.coll" <<EOS
+record $tmp/x.coll expect
+alloc sig [4,1] i32
+alloc buf [8] f32
+fill buf rank+1
+@0 notify 1 sig[0] 2 set
+@2 wait sig[3] >= 1
+@3 notify 2 sig[3] 1
+allreduce buf
+fill buf iota
+print buf
+record stop
+EOS
+run -n 4 "$tmp/xsession.coll" >"$tmp/x.out" 2>&1 || { echo "FAIL: record expect: the session failed"; cat "$tmp/x.out"; fail=1; }
+for want in 'expect @all state idle' 'expect @3 buf == 4' 'expect @1 sig[0] == 2' \
+	'expect @0,2-3 sig[0] == 0' 'expect @2 state blocked' 'expect @2 sig[3] == 1' \
+	'expect @all buf == 10' 'expect @all buf == 0,1,2,3,4,5,6,7'; do
+	grep -qxF -- "$want" "$tmp/x.coll" || { echo "FAIL: record expect: no line '$want' in:"; cat "$tmp/x.coll"; fail=1; }
+done
+# a command that changes nothing adds nothing
+awk '/^@all print buf$/ { p = NR } END { exit !(p && p == NR) }' "$tmp/x.coll" ||
+	{ echo "FAIL: record expect: print added expect lines"; fail=1; }
+run "$tmp/x.coll" >"$tmp/x2.out" 2>&1 || { echo "FAIL: record expect: the replay failed"; cat "$tmp/x2.out"; fail=1; }
+sed 's/^@3 notify 2 sig\[3\] 1$/@3 notify 2 sig[3] 2/' "$tmp/x.coll" >"$tmp/x3.coll"
+if run "$tmp/x3.coll" >"$tmp/x3.out" 2>&1; then
+	echo "FAIL: record expect: the replay passed after the behaviour changed"; fail=1
+elif ! grep -qxF 'expect failed: rank 2 sig[3] = 2, expected 1' "$tmp/x3.out"; then
+	echo "FAIL: record expect: the changed replay failed for another reason"; cat "$tmp/x3.out"; fail=1
+fi
+run -n 1 -x /dev/stdin >"$tmp/x4.out" 2>&1 <<EOS
+expect error
+record $tmp/y.coll expected
+expect error
+record stop expect
+EOS
+[ $? = 0 ] || { echo "FAIL: record expect: bad arguments not refused"; cat "$tmp/x4.out"; fail=1; }
+
 # a session killed mid-way keeps what it recorded (written through)
 mkfifo "$tmp/in"
 ( env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 2 --batch <"$tmp/in" >/dev/null 2>&1 ) &
@@ -79,5 +118,5 @@ kill -9 $pid 2>/dev/null
 exec 3>&-
 wait $pid 2>/dev/null
 grep -q '^@0 notify 1 k\[0\] 1$' "$tmp/kill.coll" || { echo "FAIL: record: lost a command when the session was killed"; fail=1; }
-[ $fail = 0 ] && echo "  record: replay reproduces the state; nothing lost on kill"
+[ $fail = 0 ] && echo "  record: replay reproduces the state; record expect replays as a test that fails when behaviour changes; nothing lost on kill"
 exit $fail

@@ -32,7 +32,7 @@ static const char timing_begin[] = "[pypto] l3_swimlane_pass=timing event=begin"
 static const char timing_end[] = "[pypto] l3_swimlane_pass=timing event=end";
 #define LIT_LEN(s) (sizeof(s) - 1)
 
-static void	parse_line(struct strace_parser *, const char *, size_t);
+static void	strace_line(struct strace_parser *, const char *, size_t);
 static void	parse_text(struct strace_parser *, const char *, const char *,
 		    uint32_t);
 static void	parse_logical(struct strace_parser *, const char *,
@@ -76,10 +76,10 @@ strace_parser_feed(struct strace_parser *p, const char *buf, size_t len)
 	while (s < e && (nl = memchr(s, '\n', (size_t)(e - s))) != NULL) {
 		if (p->carry.len != 0) {
 			strbuf_add(&p->carry, s, (size_t)(nl - s));
-			parse_line(p, p->carry.buf, p->carry.len);
+			strace_line(p, p->carry.buf, p->carry.len);
 			strbuf_reset(&p->carry);
 		} else
-			parse_line(p, s, (size_t)(nl - s));
+			strace_line(p, s, (size_t)(nl - s));
 		s = nl + 1;
 	}
 	if (s < e)
@@ -95,7 +95,7 @@ strace_parser_finish(struct strace_parser *p)
 		return;
 	p->finished = 1;
 	if (p->carry.len != 0) {
-		parse_line(p, p->carry.buf, p->carry.len);
+		strace_line(p, p->carry.buf, p->carry.len);
 		strbuf_reset(&p->carry);
 	}
 	if (p->region == REGION_IN)
@@ -122,7 +122,7 @@ strace_parse_buf(struct span_set *set, const char *buf, size_t len)
 
 /* One physical line (no '\n'). */
 static void
-parse_line(struct strace_parser *p, const char *s, size_t len)
+strace_line(struct strace_parser *p, const char *s, size_t len)
 {
 	struct span_set *set = p->set;
 	const char *e, *o, *seg;

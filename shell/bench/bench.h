@@ -24,8 +24,30 @@
 #ifndef COLLDB_BENCH_H
 #define COLLDB_BENCH_H
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "span.h"
+
+/* ---- the last bench, for the commands that read it ------------------------ */
+
+/* The last bench, for `tree` and the header of `trace save`. */
+struct bench_last {
+	char root[32];		/* the collective: the run root span */
+	long rounds, warmup;
+	int rounds_timed;	/* time= picked the rounds (a figure) */
+	uint32_t *tags;		/* per rank: the jobs (time=: two each) */
+	int ntags;
+	uint32_t gen;		/* trace generation holding its spans */
+	int complete;		/* none of its spans lost or not kept */
+	uint64_t lost, not_kept;
+};
+
+/* Whether figures (times, bandwidths) are shown: interactive sessions and
+ * `set times on`; masked as '*' otherwise (transcripts). */
+int bench_figures(struct session *s);
+/* Forget the last bench (session close). */
+void bench_last_free(struct session *s);
+/* bench_last_free() as a session hook. */
+extern const struct session_hook bench_session_hook;
 
 /* time= at most (seconds per size), and the rounds it may pick. */
 #define BENCH_TIME_MAX 3600

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 const char *

@@ -11,7 +11,7 @@
 
 #include "brk.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 const char *const break_kinds[] = { "notify", "wait", "put", "get",
@@ -151,7 +151,7 @@ parse_cells(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 			nb->hi = colon != NULL ? (uint64_t)y : (uint64_t)x + 1;
 		}
 	}
-	if ((w = seg_win_find(&ctx->s->seg, nb->win)) != NULL)
+	if ((w = view_win_find(&ctx->s->view, nb->win)) != NULL)
 		return check_cells(ctx, i, w, nb);
 	if (ctx->s->kind->own_code)
 		return 0;	/* the program allocates it later */
@@ -319,9 +319,10 @@ breaks_gc(struct session *s)
 }
 
 struct seg_break *
-break_add(struct session *s, const struct seg_break *nb,
+break_add(struct cmdctx *ctx, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id)
 {
+	struct session *s = ctx->s;
 	struct seg_break body = *nb, *slot = NULL;
 
 	breaks_gc(s);
@@ -330,7 +331,7 @@ break_add(struct session *s, const struct seg_break *nb,
 			slot = &s->seg.h->breaks[k];
 	}
 	if (slot == NULL) {
-		out_error("too many breakpoints (at most %d; see 'delete')", SEG_MAX_BREAKS);
+		cmd_error(ctx, "too many breakpoints (at most %d; see 'delete')", SEG_MAX_BREAKS);
 		return NULL;
 	}
 	memset(body.ranks, 0, sizeof body.ranks);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 /* Names `set` reads as settings, so a window may not take them. */
@@ -113,6 +113,16 @@ window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w)
 	struct job *head, *j;
 	int r;
 
+	for (int k = 0; k < SEG_MAX_DEFERS; k++) {
+		const struct seg_defer *d = &s->defers[k];
+		if (d->used && d->off >= w->off && d->off < w->off + w->bytes) {
+			describe_cell(&s->view, d->off, 1, &sb);
+			arg_error(ctx, i, "window '%s' has a deferred condition of rank %d (%s >= %d) waiting for its next command",
+			    w->name, d->rank, sb.buf, d->expected);
+			strbuf_release(&sb);
+			return -1;
+		}
+	}
 	if (!session_range_busy(s, w->off, w->off + w->bytes, &r))
 		return 0;
 	/* Name the job that uses the window: the one running, or one queued

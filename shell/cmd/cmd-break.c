@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static int
@@ -91,12 +91,12 @@ cmd_break_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	if (once)
 		nb.flags |= BRK_ONCE;
-	if ((slot = break_add(s, &nb, &set, s->next_break + 1)) == NULL)
+	if ((slot = break_add(ctx, &nb, &set, s->next_break + 1)) == NULL)
 		return CMD_ERROR;
 	s->next_break++;
 	break_spec_format(s, slot, NULL, &sb);
 	if ((nb.flags & BRK_CELLS) && nb.win[0] != '\0' &&
-	    seg_win_find(&s->seg, nb.win) == NULL)
+	    view_win_find(&s->view, nb.win) == NULL)
 		strbuf_addf(&sb, " (pending: no window '%s' yet)", nb.win);
 	out_printf("%sbreakpoint %u: %s\n", once ? "temporary " : "", slot->id,
 	    sb.buf);

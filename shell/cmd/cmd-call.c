@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "proto.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static void format_value(struct session *s, const char *text,
@@ -71,7 +71,9 @@ call_job_done(struct session *s, struct job *j, const struct job_end *e)
 	if (status == DONE_ERROR) {
 		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
 	} else if (status == DONE_ABORTED) {
-		out_event(j->rank, "[rank %d] %s interrupted", j->rank, j->desc);
+		/* text: how a call that did not return was ended (core/call.h) */
+		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank, j->desc,
+		    text[0] ? ": " : "", text);
 	} else if (j->prog != NULL && j->prog->nops > 0 &&
 	    j->prog->ops[0].kind == UOP_CALL) {
 		format_value(s, text, &sb);
@@ -164,11 +166,11 @@ call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len)
 /* ---- call ---------------------------------------------------------------------- */
 
 static int
-arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
+arg_fail(struct cmdctx *ctx, const struct call_word *a, const char *fmt, ...)
     printflike(3, 4);
 
 static int
-arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
+arg_fail(struct cmdctx *ctx, const struct call_word *a, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -183,7 +185,7 @@ arg_fail(struct cmdctx *ctx, const struct ffi_arg *a, const char *fmt, ...)
 }
 
 static struct seg_window *
-window(struct cmdctx *ctx, const struct ffi_arg *a, const char *name)
+window(struct cmdctx *ctx, const struct call_word *a, const char *name)
 {
 	struct seg_window *w = view_win_find(&ctx->s->view, name);
 	const char *best;
@@ -201,11 +203,12 @@ window(struct cmdctx *ctx, const struct ffi_arg *a, const char *name)
 
 /* Argument a of the call for rank r, as the rank will get it. */
 static int
-resolve(struct cmdctx *ctx, const struct ffi_arg *a, int r, struct call_arg *out)
+resolve(struct cmdctx *ctx, const struct call_word *a, int r,
+    struct call_arg *out)
 {
 	struct region_syntax rs;
 	struct seg_window *w;
-	struct ffi_arg num = *a;
+	struct call_word num = *a;
 	uint64_t first, count;
 	int is_cell;
 	char *cause = NULL;
@@ -213,14 +216,14 @@ resolve(struct cmdctx *ctx, const struct ffi_arg *a, int r, struct call_arg *out
 	memset(out, 0, sizeof *out);
 	out->type = CT_PTR;
 	switch (a->kind) {
-	case FA_STR:
+	case CW_STR:
 		out->kind = CA_STR;
 		out->s = xstrdup(a->s);
 		return 0;
-	case FA_NULL:
+	case CW_NULL:
 		out->kind = CA_NULL;
 		return 0;
-	case FA_ADDR:
+	case CW_ADDR:
 		if (parse_region_syntax(a->s, &rs, &cause) != 0)
 			goto bad;
 		if ((w = window(ctx, a, rs.name)) == NULL)
@@ -231,9 +234,9 @@ resolve(struct cmdctx *ctx, const struct ffi_arg *a, int r, struct call_arg *out
 		out->kind = CA_WIN;
 		out->off = w->off + first * dtype_size((enum dtype)w->dtype);
 		return 0;
-	case FA_NAME:
+	case CW_NAME:
 		if (strcmp(a->s, "rank") == 0 || strcmp(a->s, "nranks") == 0) {
-			num.kind = FA_INT;
+			num.kind = CW_INT;
 			num.i = strcmp(a->s, "rank") == 0 ? r : ctx->s->nranks;
 			break;
 		}
@@ -245,7 +248,7 @@ resolve(struct cmdctx *ctx, const struct ffi_arg *a, int r, struct call_arg *out
 	default:
 		break;
 	}
-	if (ffi_number(&num, out, &cause) == 0)
+	if (call_word_number(&num, out, &cause) == 0)
 		return 0;
 bad:
 	arg_fail(ctx, a, "%s", cause);
@@ -257,7 +260,7 @@ static enum cmd_retval
 cmd_call_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
-	struct ffi_call fc;
+	struct call_expr fc;
 	struct rankset live;
 	struct call_desc *descs = NULL;
 	struct call_result *res;
@@ -267,7 +270,7 @@ cmd_call_exec(struct cmdctx *ctx)
 	enum cmd_retval rv = CMD_ERROR;
 	int ndesc = 0;
 
-	if (ffi_parse(text, &fc, &cause, &col, &len) != 0) {
+	if (call_expr_parse(text, &fc, &cause, &col, &len) != 0) {
 		cmd_error(ctx, "%s", cause);
 		out_caret(c0 + col, len);
 		free(cause);
@@ -327,7 +330,8 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!res[i].done || res[i].status == DONE_ERROR)
 			continue;
 		if (res[i].status == DONE_ABORTED) {
-			out_event(res[i].rank, "[rank %d] %s interrupted", res[i].rank, fc.text);
+			out_event(res[i].rank, "[rank %d] %s interrupted%s%s", res[i].rank,
+			    fc.text, res[i].text[0] ? ": " : "", res[i].text);
 		} else {
 			format_value(s, res[i].text, &sb);
 			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank, fc.text, sb.buf);
@@ -341,7 +345,7 @@ out:
 	for (int r = 0; r < ndesc; r++)
 		call_desc_release(&descs[r]);
 	free(descs);
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 	free(text);
 	return rv;
 }

@@ -10,7 +10,7 @@
 
 #include "proto.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 struct coll_run {
@@ -190,10 +190,14 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 {
 	struct session *s = ctx->s;
 	struct coll_run *c;
+	struct seg_window *w;
 	const char *note;
 	char *cause = NULL;
+	int synth_new;
 
-	/* no other collective is in progress (CMD_NEEDS_NO_COLL) */
+	/* no other collective is in progress (CMD_NEEDS_NO_COLL); a rank
+	 * that died meanwhile is seen dead */
+	session_pump(s, 0);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rank_alive(s, r)) {
 			cmd_error(ctx, "collectives need every rank; rank %d is %s", r,
@@ -201,6 +205,15 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 			return -1;
 		}
 	}
+	/* Refused here, nothing has changed: no signal made, no rank told. */
+	if (coll_synth_signal(ctx, cc, 1) != 0)
+		return -1;
+	if (session_coll_ready(s, &cc->a, &cause) != 0) {
+		cmd_error(ctx, "%s", cause);
+		free(cause);
+		return -1;
+	}
+	synth_new = cc->synth && seg_win_find(&s->seg, cc->synth_name) == NULL;
 	if (coll_synth_signal(ctx, cc, 0) != 0)
 		return -1;
 	/* the names point into cc; keep them valid in the copy */
@@ -219,8 +232,6 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	lint_coll_signal(s, &c->cc.a, c->title);
 	if (cc->check)
 		snapshot(s, c);
-	c->next = s->colls;
-	s->colls = c;
 	s->seg.h->cur_coll = c->cc.a;
 	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
 	    s->seg.h->cur_coll.sig.name = NULL;
@@ -230,10 +241,21 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		ctl_set_gate(&s->seg, 1);	/* before it is sent */
 	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
 		coll_job_done, &cause) != 0) {
+		/* a rank died just now: no rank runs it (jobs.c) */
 		cmd_error(ctx, "%s", cause);
 		free(cause);
+		atomic_store(&s->seg.h->cur_coll_id, 0);
+		if (synth_new && (w = seg_win_find(&s->seg, cc->synth_name)) != NULL) {
+			seg_lock(&s->seg);
+			seg_win_free(&s->seg, w);
+			seg_unlock(&s->seg);
+		}
+		session_update_gate(s);
+		run_free(s, c);
 		return -1;
 	}
+	c->next = s->colls;
+	s->colls = c;
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = rank_job(s, r);
 		/* the collective is the tail of every queue; report it like a

@@ -3,7 +3,7 @@
  * at its next gate, or abandon the program of a stopped rank (core/rank.h
  * has the exact semantics).
  */
-#include "shell.h"
+#include "cmd/cmd.h"
 
 static enum cmd_retval
 cmd_interrupt_exec(struct cmdctx *ctx)

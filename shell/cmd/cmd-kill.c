@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 
 static const struct {
 	const char *name;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "proto.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 struct shlib {

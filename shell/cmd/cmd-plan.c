@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rma.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 #define PLAN_HEAD 400	/* long programs: this many ops, ... , the tail */

@@ -6,6 +6,8 @@
  * every line goes to the file with its own write(2): nothing is lost if
  * the session ends abruptly.  Not recorded: failed commands, record,
  * source (its commands are recorded one by one), pause, watch, quit.
+ * With `record FILE expect`, each command is followed by what it changed
+ * and the ranks' states as expect lines (record-expect.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,7 +16,7 @@
 #include <unistd.h>
 
 #include "out/outfile.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static struct {
@@ -22,9 +24,11 @@ static struct {
 	char *path;
 	int suppress;		/* inside `start CMD`: start is the record */
 	int depth;		/* commands running (nested: start, source) */
+	int expect;		/* `record FILE expect`: state as expect lines */
+	int ran;		/* the outermost command was recorded */
 	struct strbuf pending;	/* events of the running command: they
 				 * follow its line in the file */
-} rec = { -1, NULL, 0, 0, STRBUF_INIT };
+} rec = { -1, NULL, 0, 0, 0, 0, STRBUF_INIT };
 
 static void flush_pending(void);
 
@@ -99,6 +103,7 @@ record_command(struct cmdctx *ctx)
 	rec_write(text);
 	free(text);
 	flush_pending();	/* what happened while it ran, after it */
+	rec.ran = 1;
 }
 
 void
@@ -131,14 +136,27 @@ flush_pending(void)
 void
 record_begin(void)
 {
-	rec.depth++;
+	if (rec.depth++ == 0 && rec.fd >= 0 && rec.expect && sess != NULL)
+		record_expect_snap(sess);
+	if (rec.depth == 1)
+		rec.ran = 0;
 }
 
 void
 record_end(void)
 {
-	if (rec.depth > 0 && --rec.depth == 0)
-		flush_pending();
+	struct strbuf sb = STRBUF_INIT;
+
+	if (rec.depth == 0 || --rec.depth > 0)
+		return;
+	flush_pending();
+	/* settled by now: what the command did, as expect lines */
+	if (rec.fd >= 0 && rec.expect && rec.ran && sess != NULL) {
+		record_expect_diff(sess, &sb);
+		rec_write(sb.buf);
+	}
+	rec.ran = 0;
+	strbuf_release(&sb);
 }
 
 void
@@ -155,6 +173,8 @@ record_close(void)
 	rec.fd = -1;
 	free(rec.path);
 	rec.path = NULL;
+	rec.expect = 0;
+	record_expect_reset();
 }
 
 static enum cmd_retval
@@ -180,6 +200,15 @@ cmd_record_exec(struct cmdctx *ctx)
 		record_close();
 		return CMD_OK;
 	}
+	if (nargs(ctx) == 2 && strcmp(arg(ctx, 1), "expect") != 0) {
+		arg_error(ctx, 1, "unexpected '%s' (expected 'expect': record FILE expect)",
+		    arg(ctx, 1));
+		return CMD_ERROR;
+	}
+	if (nargs(ctx) == 2 && strcmp(path, "stop") == 0) {
+		arg_error(ctx, 1, "'record stop' takes nothing more");
+		return CMD_ERROR;
+	}
 	if (rec.fd >= 0) {
 		arg_error(ctx, 0, "already recording to %s (record stop first)", rec.path);
 		return CMD_ERROR;
@@ -192,6 +221,7 @@ cmd_record_exec(struct cmdctx *ctx)
 	}
 	rec.fd = fd;
 	rec.path = xstrdup(path);
+	rec.expect = nargs(ctx) == 2;
 	/* a replay needs the same world size; the name stays the replayer's */
 	head = xasprintf("#! args: -n %d\n# recorded by colldb %s\n", ctx->s->nranks,
 	    COLLDB_VERSION);
@@ -201,12 +231,12 @@ cmd_record_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-static const char *const record_keywords[] = { "stop", NULL };
+static const char *const record_keywords[] = { "stop", "expect", NULL };
 
 const struct cmd_entry cmd_record_entry = {
-	.name = "record", .usage = "[FILE | stop]",
-	.summary = "append every command from now on to FILE (replay it later)",
-	.example = "record session.coll", .group = GRP_SCRIPT, .min_args = 0,
-	.max_args = 1, .flags = CMD_NO_SETTLE, .keywords = record_keywords,
+	.name = "record", .usage = "[FILE [expect] | stop]",
+	.summary = "append every command to FILE (expect: and the state it saw)",
+	.example = "record session.coll expect", .group = GRP_SCRIPT, .min_args = 0,
+	.max_args = 2, .flags = CMD_NO_SETTLE, .keywords = record_keywords,
 	.exec = cmd_record_exec,
 };

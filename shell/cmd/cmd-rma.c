@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "rma.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 /* A parsed transfer: the core arguments and where each option was. */

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 void print_region_values(struct session *s, int r, const struct region *rg,
@@ -310,17 +309,18 @@ static enum cmd_retval
 cmd_pause_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
+	const struct cmd_reader *in = cmd_reader;
 
-	if (!s->interactive)
+	if (!s->interactive || in == NULL)
 		return CMD_OK;
 	for (;;) {
-		char *line = le_read(script_block_open() ? "... " :
+		char *line = in->read(script_block_open() ? "... " :
 		    "-- Enter to continue, or a command -- ");
 		enum cmd_retval rv;
 
 		if (line == NULL)
 			return CMD_QUIT;
-		if (le_cancelled()) {
+		if (in->cancelled()) {
 			free(line);
 			script_block_cancel();
 			cmd_error(ctx, "interrupted at a pause; the script stops");
@@ -330,7 +330,7 @@ cmd_pause_exec(struct cmdctx *ctx)
 			free(line);
 			return CMD_OK;
 		}
-		le_history_add(line);
+		in->history_add(line);
 		rv = script_run_whole(s, line);
 		free(line);
 		if (rv == CMD_QUIT)

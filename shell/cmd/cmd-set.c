@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 enum kind { K_BOOL, K_SECS, K_COUNT, K_WINDOWS };

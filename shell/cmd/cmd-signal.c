@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 static int
@@ -117,6 +117,73 @@ cmd_wait_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
+static enum cmd_retval
+cmd_defer_wait_exec(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct rankset live;
+	struct region cell;
+	struct strbuf sb = STRBUF_INIT;
+	int32_t value;
+	uint64_t off;
+	char *cause = NULL, *who;
+	int free_slots = 0;
+
+	if (cell_arg(ctx, 0, &cell) != 0)
+		return CMD_ERROR;
+	if (strcmp(arg(ctx, 1), ">=") != 0) {
+		arg_error(ctx, 1, "defer_wait takes only >= (a deferred condition is cell >= value; PyPTO accepts only WaitCmp.Ge)");
+		return CMD_ERROR;
+	}
+	if (i32_arg(ctx, 2, &value) != 0)
+		return CMD_ERROR;
+	if (value < 0) {
+		arg_error(ctx, 2, "defer_wait needs a value in 0..2147483647, got %d (the condition is polled unsigned)",
+		    value);
+		return CMD_ERROR;
+	}
+	if (targets_live(ctx, &live) != 0)
+		return CMD_ERROR;
+	off = cell.w->off + cell.first * 4;
+	/* every target must have room, or none is changed */
+	for (int i = 0; i < SEG_MAX_DEFERS; i++)
+		free_slots += !s->defers[i].used;
+	if (free_slots < rankset_count(&live)) {
+		out_error("too many deferred conditions pending (at most %d in a session)",
+		    SEG_MAX_DEFERS);
+		return CMD_ERROR;
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		const struct seg_defer *d[DEFER_MAX];
+		size_t n, pend = 0;
+
+		if (!rankset_has(&live, r))
+			continue;
+		n = session_defers(s, r, d, DEFER_MAX);
+		for (size_t k = 0; k < n; k++)
+			pend += d[k]->tag == 0;
+		if (pend >= DEFER_MAX) {
+			out_error("rank %d already has %d deferred conditions waiting for its next command (at most %d per waiter)",
+			    r, (int)pend, DEFER_MAX);
+			return CMD_ERROR;
+		}
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(&live, r))
+			continue;
+		lint_defer(s, r, off, value);
+		if (session_defer(s, r, off, value, &cause) != 0)
+			BUG("defer refused after the checks: %s", cause);
+	}
+	describe_cell(&s->view, off, 1, &sb);
+	who = rankset_format(&live, s->nranks);
+	out_printf("deferred on %s: %s >= %d (unsigned); the next command of each completes only when it holds\n",
+	    who, sb.buf, value);
+	free(who);
+	strbuf_release(&sb);
+	return CMD_OK;
+}
+
 static const char *const notify_keywords[] = { "next", "prev", "all", "add",
 	"set", NULL };
 static const char *const wait_keywords[] = { "==", ">=", NULL };
@@ -127,6 +194,14 @@ const struct cmd_entry cmd_notify_entry = {
 	.example = "@0 notify 1 sig[0] 2 set", .group = GRP_SIGNALS,
 	.min_args = 3, .max_args = 4, .flags = CMD_TARGETS,
 	.keywords = notify_keywords, .exec = cmd_notify_exec,
+};
+
+const struct cmd_entry cmd_defer_wait_entry = {
+	.name = "defer_wait", .usage = "CELL >= VALUE",
+	.summary = "the next command of each target completes once CELL >= VALUE",
+	.example = "@1 defer_wait sig[0] >= 1", .group = GRP_SIGNALS,
+	.min_args = 3, .max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
+	.keywords = wait_keywords, .exec = cmd_defer_wait_exec,
 };
 
 const struct cmd_entry cmd_wait_entry = {

@@ -8,7 +8,7 @@
 
 #include "proto.h"
 #include "ctl.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 void
@@ -30,8 +30,13 @@ where_line(struct session *s, int r, struct strbuf *sb)
 	strbuf_addstr(sb, "  ");
 	mark = sb->len;
 	describe_rank(s, r, sb, 1);
+	if (sb->len > mark)
+		strbuf_addstr(sb, "  ");
+	describe_defers(s, r, sb);
 	if (sb->len == mark)
 		strbuf_setlen(sb, mark - 2);
+	else
+		strbuf_rtrim(sb);
 }
 
 static const char *const startable[] = { "notify", "wait", "put", "get",

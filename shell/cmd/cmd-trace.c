@@ -9,7 +9,8 @@
 
 #include "stats.h"
 #include "tree.h"
-#include "shell.h"
+#include "bench/bench.h"
+#include "cmd/cmd.h"
 #include "span.h"
 #include "xmalloc.h"
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmd.h"
 #include "ctl.h"
-#include "shell.h"
 #include "xmalloc.h"
 
 static uint32_t until_seq;
@@ -27,17 +27,18 @@ drop_untils(struct session *s)
 	ctl_breaks_changed(&s->seg);
 }
 
-/* The call site stopped rank r is at, or NULL (in cdb_init, an agent). */
-static const struct site *
-stopped_site(struct session *s, int r)
+/* The call site stopped rank r is at, or 0 (in cdb_init, an agent). */
+static int
+stopped_site(struct session *s, int r, struct site *out)
 {
-	struct seg_rank *b = seg_board(&s->seg, r);
+	struct view_board b;
 
-	if (!rank_alive(s, r) || rank_state_of(s, r) != RS_STOPPED ||
-	    atomic_load(&b->nops) == 0 || b->site.fn == FN_NONE ||
-	    b->site.file[0] == '\0')
-		return NULL;
-	return &b->site;
+	view_board(&s->view, r, &b);
+	if (!rank_alive(s, r) || b.state != RS_STOPPED || b.nops == 0 ||
+	    b.site.fn == FN_NONE || b.site.file[0] == '\0')
+		return 0;
+	*out = b.site;
+	return 1;
 }
 
 /* One entry per distinct site of the stopped ranks in set: `until` (no
@@ -50,35 +51,38 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 	struct rankset left = *set;
 
 	for (int r = 0; r < s->nranks; r++) {
-		const struct site *st;
+		struct site st;
 		struct seg_break nb = *proto;
 		struct rankset group;
 
 		if (!rankset_has(&left, r))
 			continue;
 		rankset_del(&left, r);
-		if ((st = stopped_site(s, r)) == NULL) {
-			if (!rank_alive(s, r) || rank_state_of(s, r) != RS_STOPPED)
+		if (!stopped_site(s, r, &st)) {
+			struct view_board b;
+
+			view_board(&s->view, r, &b);
+			if (!rank_alive(s, r) || b.state != RS_STOPPED)
 				continue;	/* it stops when it gets there: it cannot */
 			cmd_error(ctx, "rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
-			    r, atomic_load(&seg_board(&s->seg, r)->nops) == 0 ?
-			    "in cdb_init" : "in a command", ctx->entry->name);
+			    r, b.nops == 0 ? "in cdb_init" : "in a command",
+			    ctx->entry->name);
 			return -1;
 		}
 		rankset_clear(&group);
 		rankset_add(&group, r);
 		for (int q = r + 1; q < s->nranks; q++) {
-			const struct site *o;
-			if (rankset_has(&left, q) && (o = stopped_site(s, q)) != NULL &&
-			    strcmp(o->file, st->file) == 0 && o->line == st->line) {
+			struct site o;
+			if (rankset_has(&left, q) && stopped_site(s, q, &o) &&
+			    strcmp(o.file, st.file) == 0 && o.line == st.line) {
 				rankset_add(&group, q);
 				rankset_del(&left, q);
 			}
 		}
-		memcpy(nb.file, st->file, sizeof nb.file);
-		nb.line = line > 0 ? line : st->line;
+		memcpy(nb.file, st.file, sizeof nb.file);
+		nb.line = line > 0 ? line : st.line;
 		nb.flags |= BRK_AT_CALL | (line > 0 ? 0 : BRK_LINE_AFTER);
-		if (break_add(s, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
+		if (break_add(ctx, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
 			return -1;
 	}
 	return 0;
@@ -129,7 +133,7 @@ cmd_until_exec(struct cmdctx *ctx)
 			drop_untils(s);
 			return CMD_ERROR;
 		}
-	} else if (break_add(s, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
+	} else if (break_add(ctx, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
 		return CMD_ERROR;
 	}
 	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {

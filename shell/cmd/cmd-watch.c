@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "session/registry.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "watch-src.h"
 #include "viz.h"
 #include "watch.h"

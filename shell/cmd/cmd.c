@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
@@ -21,11 +21,11 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
-    cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry,
+    cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry, cmd_gdb_entry,
     cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
     cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
-    cmd_remote_load_entry;
+    cmd_remote_load_entry, cmd_defer_wait_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -42,6 +42,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_set_entry,
 	&cmd_notify_entry,
 	&cmd_wait_entry,
+	&cmd_defer_wait_entry,
 	&cmd_put_entry,
 	&cmd_get_entry,
 	&cmd_remote_store_entry,
@@ -62,6 +63,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_tbreak_entry,
 	&cmd_until_entry,
 	&cmd_advance_entry,
+	&cmd_gdb_entry,
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
@@ -236,6 +238,10 @@ cmd_run_line(struct session *s, const char *line, int *incomplete)
 {
 	enum cmd_retval rv;
 
+	/* What happened while the shell waited for this line (a rank that
+	 * died meanwhile) is known before the command looks at the ranks. */
+	if (s->rp != NULL)
+		session_pump(s, 0);
 	record_begin();
 	rv = run_line(s, line, incomplete);
 	record_end();

@@ -10,9 +10,10 @@
 #include <sys/stat.h>
 
 #include "lang/loop.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
+const struct cmd_reader *cmd_reader;
 struct script_state script;
 
 /*
@@ -360,6 +361,7 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			break;
 		}
 		if (rv == CMD_ERROR || s->watchdog_fired) {
+			out_flush_events();	/* the watchdog's report among them */
 			script_block_cancel();
 			script.failed = 1;
 			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "proto.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "xmalloc.h"
 
 struct prog *

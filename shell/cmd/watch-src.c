@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "cmd/cmd.h"
 #include "watch-src.h"
 #include "xmalloc.h"
 
@@ -176,6 +175,20 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 			describe_rank(s, r, &sb, 1);
 		else
 			describe_board(v, r, &sb);
+		{
+			/* deferred conditions still waiting for a program */
+			struct seg_defer d[DEFER_MAX];
+			size_t nd = view_defers(v, r, d, DEFER_MAX), k = 0;
+
+			for (size_t i = 0; i < nd; i++) {
+				if (d[i].tag != 0)
+					continue;
+				strbuf_addstr(&sb, k++ == 0 ? (sb.len ? "  deferred: " :
+				    "deferred: ") : ", ");
+				describe_cell(v, d[i].off, 1, &sb);
+				strbuf_addf(&sb, " >= %d", d[i].expected);
+			}
+		}
 		snprintf(rk->op, sizeof rk->op, "%s", sb.buf);
 		if (b.state == RS_BLOCKED) {
 			uint64_t off = b.wait_off;

@@ -4,13 +4,15 @@
  * run, what it already did) and word the answer; the `diagnose` command,
  * `expect hang|nohang`, and the hang watchdog.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "futex.h"
+#include "diag/diagnose.h"
+#include "out/out.h"
 #include "proto.h"
-#include "shell.h"
+#include "user/user.h"
 #include "xmalloc.h"
 
 #define HIST_MAX 8192
@@ -43,6 +45,7 @@ hist_record(struct session *s, const struct job *j)
 		e.writer = j->rank;
 		e.value = u->value;
 		e.off = u->dst;
+		e.site = j->site;
 		switch (u->kind) {
 		case UOP_NOTIFY:
 			e.target = u->peer;
@@ -89,6 +92,7 @@ add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 		(*v)[n].nops = j->prog->nops;
 		(*v)[n].pc = n == 0 ? MIN(pc0, j->prog->nops) : 0;
 		(*v)[n].title = j->desc;
+		(*v)[n].site = &j->site;
 		n++;
 	}
 	return n;
@@ -98,6 +102,71 @@ static const struct seg_window *
 win_at(void *arg, uint64_t off)
 {
 	return view_win_at(arg, off);
+}
+
+/* Keep, per rank, when it last moved: micro-ops done or a state change
+ * (every pump, from the watchdog's hook). */
+static void
+track_moves(struct session *s, uint64_t now)
+{
+	for (int q = 0; q < s->nranks; q++) {
+		struct rankproc *rp = &s->rp[q];
+		struct view_board b;
+		uint64_t key;
+
+		view_board(&s->view, q, &b);
+		key = b.progress * 31 + b.state_ns;
+		if (key != rp->moved_key || rp->moved_ns == 0) {
+			rp->moved_key = key;
+			rp->moved_ns = now;
+		}
+	}
+}
+
+/* Why rank q cannot move by itself, or NULL: stopped by a signal, or
+ * running a call that has made no progress for the watchdog's time (a
+ * function that never returns reaches no gate). */
+static const char *
+stuck_reason(struct session *s, int q, uint64_t now)
+{
+	struct view_board b;
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+	double limit = s->set.timeout > 0 ? s->set.timeout : 10;
+
+	if (!rank_alive(s, q))
+		return NULL;
+	if (rank_frozen(s, q))
+		return "stopped by a signal";
+	view_board(&s->view, q, &b);
+	if (b.state != RS_RUNNING || rank_job(s, q) == NULL)
+		return NULL;
+	view_cur(&s->view, q, &cur, title, sizeof title);
+	if (cur.kind != UOP_CALL || s->rp[q].moved_ns == 0 ||
+	    (double)(now - s->rp[q].moved_ns) < limit * 1e9)
+		return NULL;
+	return "call";
+}
+
+/* "stopped by a signal (SIGCONT resumes it)", "inside call spin() with no
+ * progress for 3 s (interrupt @1 ends it)". */
+static void
+stuck_text(struct session *s, int q, const char *why, struct strbuf *sb)
+{
+	struct job *j = rank_job(s, q);
+	double secs = (double)(mono_ns() - s->rp[q].moved_ns) / 1e9;
+
+	if (strcmp(why, "call") != 0) {
+		strbuf_addf(sb, "%s (SIGCONT resumes it)", why);
+		return;
+	}
+	strbuf_addf(sb, "inside call %s", j != NULL ? j->desc : "?");
+	if (s->set.times)
+		strbuf_addf(sb, " for %.0f s", secs);
+	else
+		strbuf_addf(sb, " with no progress for %g s or more",
+		    s->set.timeout > 0 ? s->set.timeout : 10);
+	strbuf_addf(sb, " (interrupt @%d ends it)", q);
 }
 
 void
@@ -126,6 +195,7 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
 		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
 		r[q].secs = (double)(now - b.state_ns) / 1e9;
+		r[q].stuck = stuck_reason(s, q, now) != NULL;
 		if (r[q].state == RS_BLOCKED) {
 			r[q].waiting = 1;
 			r[q].wait_off = b.wait_off;
@@ -164,9 +234,27 @@ cell_text(struct session *s, uint64_t off, struct strbuf *sb)
 static void
 wait_text(struct session *s, const struct diag_rank *r, struct strbuf *sb)
 {
-	strbuf_addstr(sb, "wait ");
+	/* only a deferred condition compares unsigned */
+	strbuf_addstr(sb, r->cmp == CMP_UGE ? "defer_wait " : "wait ");
 	cell_text(s, r->wait_off, sb);
 	strbuf_addf(sb, " %s %d", wait_cmp_name(r->cmp), r->expected);
+}
+
+/* " at ring.c:40" for a user program's call, else nothing. */
+static void
+site_at(const struct site *st, struct strbuf *sb)
+{
+	char loc[SITE_FILE_MAX + 16];
+
+	if (st != NULL && site_text(st, loc, sizeof loc)[0] != '\0')
+		strbuf_addf(sb, " at %s", loc);
+}
+
+/* The source line of the call rank q runs now, if it is a user call. */
+static const struct site *
+cur_site(const struct diag_in *in, int q)
+{
+	return in->r[q].nprogs > 0 ? in->r[q].progs[0].site : NULL;
 }
 
 static void
@@ -192,6 +280,11 @@ owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b
 		    ", " : "", o->rank, rank_state_name(in->r[o->rank].state));
 		if (p->nops > 1)
 			strbuf_addf(sb, ", %s step %zu/%zu", p->title, o->index + 1, p->nops);
+		if (p->nops <= 1 && p->site != NULL && p->site->file[0] != '\0') {
+			/* a collective's title already starts with its line */
+			strbuf_addch(sb, ',');
+			site_at(p->site, sb);	/* the line that will send it */
+		}
 		if (o->op == NOTIFY_SET)
 			strbuf_addf(sb, ", will set %d)", o->value);
 		else if (count > 1)
@@ -226,6 +319,18 @@ headline(struct session *s, const struct diag_in *in,
 	if (res->verdict == DIAG_OK) {
 		strbuf_addstr(sb, "no rank is blocked\n");
 		return;
+	}
+	if (res->nblocked == 0) {
+		/* HANG without a wait: a rank that cannot move by itself */
+		for (int q = 0; q < s->nranks; q++) {
+			const char *why;
+			if (in->r[q].stuck && (why = stuck_reason(s, q, mono_ns())) != NULL) {
+				strbuf_addf(sb, "rank %d cannot move: ", q);
+				stuck_text(s, q, why, sb);
+				strbuf_addch(sb, '\n');
+				return;
+			}
+		}
 	}
 	for (size_t i = 0; i < res->nblocked && stuck == NULL; i++) {
 		if (!res->blocked[i].can_progress)
@@ -263,6 +368,7 @@ rank_line(struct session *s, const struct diag_in *in,
 	const struct diag_rank *r = &in->r[q];
 	const struct diag_block *b = block_of(res, q);
 	struct strbuf t = STRBUF_INIT;
+	const char *why;
 
 	strbuf_addf(sb, "  rank %d  %s", q, rank_state_name(r->state));
 	if (s->set.times)
@@ -270,6 +376,7 @@ rank_line(struct session *s, const struct diag_in *in,
 	if (b != NULL) {
 		strbuf_addstr(sb, "  ");
 		wait_text(s, r, sb);
+		site_at(cur_site(in, q), sb);
 		strbuf_addf(sb, "  now %d   writers: ", r->now);
 		owe_text(s, in, b, &t);
 		if (t.len == 0) {
@@ -281,13 +388,21 @@ rank_line(struct session *s, const struct diag_in *in,
 					lw = e;
 			}
 			strbuf_addstr(&t, "none pending");
-			if (lw != NULL)
-				strbuf_addf(&t, " (rank %d wrote %d with %s)", lw->writer,
+			if (s->kind->own_code)
+				strbuf_addstr(&t, ": no remaining call sends it");
+			if (lw != NULL) {
+				strbuf_addf(&t, " (rank %d wrote %d with %s", lw->writer,
 				    lw->value, lw->op == NOTIFY_SET ? "set" : "add");
+				site_at(&lw->site, &t);
+				strbuf_addch(&t, ')');
+			}
 		}
 		strbuf_add(sb, t.buf, t.len);
 	} else if (s->rp[q].death != NULL) {
 		strbuf_addf(sb, "  %s", s->rp[q].death);
+	} else if (r->stuck && (why = stuck_reason(s, q, mono_ns())) != NULL) {
+		strbuf_addstr(sb, "  ");
+		stuck_text(s, q, why, sb);
 	} else {
 		size_t mark = sb->len;
 		strbuf_addstr(sb, "  ");
@@ -299,8 +414,59 @@ rank_line(struct session *s, const struct diag_in *in,
 	strbuf_release(&t);
 }
 
+/* Row i, column j of cell off in its window ([i] alone for 1-D). */
+static int
+cell_rc(struct session *s, uint64_t off, uint64_t *row, uint64_t *col)
+{
+	struct seg_window *w = view_win_at(&s->view, off);
+	uint64_t k, cols;
+
+	if (w == NULL || w->ndim != 2)
+		return 0;
+	k = (off - w->off) / dtype_size((enum dtype)w->dtype);
+	cols = w->shape[1];
+	*row = k / cols;
+	*col = k % cols;
+	return 1;
+}
+
+/* The row mismatch in the program's own terms: its two lines, and which
+ * index of the cell they disagree on. */
 static void
-cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
+mismatch_user(struct session *s, const struct diag_in *in,
+    const struct diag_found *f, const char *waited, const char *written,
+    struct strbuf *sb)
+{
+	const struct site *ns = NULL;
+	uint64_t r1, c1, r2, c2;
+
+	for (size_t i = 0; i < in->nhist; i++) {
+		const struct diag_event *e = &in->hist[i];
+		if (e->kind == UOP_NOTIFY && e->writer == f->other &&
+		    e->target == f->rank && e->off == f->off2)
+			ns = &e->site;
+	}
+	strbuf_addf(sb, "likely cause: notify/wait mismatch: rank %d notifies %s of rank %d",
+	    f->other, written, f->rank);
+	site_at(ns, sb);
+	strbuf_addf(sb, ", but rank %d waits on %s", f->rank, waited);
+	site_at(cur_site(in, f->rank), sb);
+	if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
+	    c1 == c2)
+		strbuf_addf(sb, "; the notify writes row %llu, the wait reads row %llu: make both compute the same row",
+		    (unsigned long long)r2, (unsigned long long)r1);
+	else if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
+	    r1 == r2)
+		strbuf_addf(sb, "; the notify writes column %llu, the wait reads column %llu: make both compute the same column",
+		    (unsigned long long)c2, (unsigned long long)c1);
+	else
+		strbuf_addstr(sb, "; make the notify and the wait name the same cell");
+	strbuf_addch(sb, '\n');
+}
+
+static void
+cause_line(struct session *s, const struct diag_in *in,
+    const struct diag_found *f, struct strbuf *sb)
 {
 	struct strbuf c = STRBUF_INIT, c2 = STRBUF_INIT;
 
@@ -315,8 +481,20 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		cmp = b.wait_cmp;
 		want = b.wait_expected;
 
-		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d); ",
+		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d",
 		    wait_cmp_name(cmp), want);
+		if (s->kind->own_code) {
+			const struct site *ss = NULL;
+			for (size_t i = 0; i < in->nhist; i++) {
+				const struct diag_event *e = &in->hist[i];
+				if (e->kind == UOP_NOTIFY && e->op == NOTIFY_SET &&
+				    e->target == f->rank && e->off == f->off && e->value == 0)
+					ss = &e->site;
+			}
+			if (ss != NULL && ss->file[0] != '\0')
+				strbuf_addf(sb, "; the set is %s:%d", ss->file, (int)ss->line);
+		}
+		strbuf_addstr(sb, "); ");
 		if (cmp == CMP_EQ)
 			strbuf_addf(sb, "send tag %d\n", want);
 		else
@@ -337,6 +515,10 @@ cause_line(struct session *s, const struct diag_found *f, struct strbuf *sb)
 		break;
 	case CAUSE_ROW_MISMATCH:
 		cell_text(s, f->off2, &c2);
+		if (s->kind->own_code) {
+			mismatch_user(s, in, f, c.buf, c2.buf, sb);
+			break;
+		}
 		strbuf_addf(sb, "likely cause: notify/wait row mismatch: rank %d notifies %s of rank %d, but rank %d waits on %s; notify writes row my_rank of the peer, wait reads row src of self\n",
 		    f->other, c2.buf, f->rank, f->rank, c.buf);
 		break;
@@ -399,28 +581,36 @@ diag_format(struct session *s, const struct diag_in *in,
 			free(t);
 		}
 	}
+	if (coll_match_said(s) != NULL)	/* it explains all that follows */
+		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
+		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
-		cause_line(s, &res->found[i], sb);
-}
+		cause_line(s, in, &res->found[i], sb);
+	for (int q = 0; q < s->nranks; q++) {
+		size_t mark = sb->len;
 
-static enum cmd_retval
-cmd_diagnose_exec(struct cmdctx *ctx)
-{
-	struct diag_result res;
-	struct diag_in in;
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t t0 = mono_ns();
+		strbuf_addf(sb, "  rank %d  ", q);
+		describe_defers(s, q, sb);
+		if (sb->buf[sb->len - 1] == ' ')
+			strbuf_setlen(sb, mark);	/* none pending */
+		else
+			strbuf_addch(sb, '\n');
+	}
+	/* an ower that cannot move by itself is the cause, whatever else */
+	for (int q = 0; q < s->nranks; q++) {
+		const char *why;
+		int owes = 0;
 
-	diag_run(ctx->s, &res, &in);
-	diag_format(ctx->s, &in, &res, &sb);
-	out_printf("%s", sb.buf);
-	diag_state_shown(ctx->s);
-	if (ctx->s->set.times)	/* what `make bench` reports */
-		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
-	strbuf_release(&sb);
-	diag_result_release(&res);
-	diag_in_release(&in);
-	return CMD_OK;
+		for (size_t i = 0; i < res->nblocked && !owes; i++)
+			for (size_t k = 0; k < res->blocked[i].nowes && !owes; k++)
+				owes = res->blocked[i].owes[k].rank == q;
+		if (owes && in->r[q].stuck &&
+		    (why = stuck_reason(s, q, mono_ns())) != NULL) {
+			strbuf_addf(sb, "likely cause: rank %d owes the notifies and is ", q);
+			stuck_text(s, q, why, sb);
+			strbuf_addch(sb, '\n');
+		}
+	}
 }
 
 /* The progress signature: changes whenever any rank does anything. */
@@ -457,9 +647,12 @@ watchdog_tick(struct session *s)
 	struct diag_result res;
 	struct diag_in in;
 	struct strbuf sb = STRBUF_INIT;
-	int blocked = 0;
+	int busy = 0;
 
-	if (s->rp == NULL || s->set.timeout <= 0)
+	if (s->rp == NULL)
+		return;
+	track_moves(s, now);
+	if (s->set.timeout <= 0)
 		return;
 	sig = progress_sig(s);
 	if (sig != s->wd_sig) {
@@ -470,9 +663,11 @@ watchdog_tick(struct session *s)
 	}
 	if (!s->wd_armed || now - s->wd_since < (uint64_t)(s->set.timeout * 1e9))
 		return;
+	/* blocked, or stuck with work to do (a stopped process, a call
+	 * that does not return): an idle prompt is not a hang */
 	for (int q = 0; q < s->nranks; q++)
-		blocked |= rank_state_of(s, q) == RS_BLOCKED;
-	if (!blocked)
+		busy |= rank_state_of(s, q) == RS_BLOCKED || rank_job(s, q) != NULL;
+	if (!busy)
 		return;
 	s->wd_armed = 0;	/* once per stall */
 	diag_run(s, &res, &in);
@@ -519,13 +714,6 @@ diag_expect_hang(struct session *s, int want_hang)
 	diag_in_release(&in);
 	return hang == want_hang ? 0 : -1;
 }
-
-const struct cmd_entry cmd_diagnose_entry = {
-	.name = "diagnose", .alias = "why", .usage = "",
-	.summary = "why nothing moves: who waits, who owes, the likely cause",
-	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
-	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
-};
 
 /* ---- the session hook ------------------------------------------------------ */
 

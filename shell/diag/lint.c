@@ -8,7 +8,8 @@
  */
 #include <string.h>
 
-#include "shell.h"
+#include "diag/diagnose.h"
+#include "out/out.h"
 
 /* Calls fn for every WAIT (or NOTIFY, by kind) rank r has still to run. */
 static const struct uop *
@@ -52,6 +53,61 @@ last_notify(struct session *s, int target, uint64_t off, int *writers,
 	return last;
 }
 
+/* A deferred condition of rank r on cell off (pending or carried). */
+static const struct seg_defer *
+deferred_on(struct session *s, int r, uint64_t off)
+{
+	const struct seg_defer *d[DEFER_MAX];
+	size_t n = session_defers(s, r, d, DEFER_MAX);
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i]->off == off)
+			return d[i];
+	}
+	return NULL;
+}
+
+/*
+ * defer_wait polls unsigned: a negative cell reads as a huge count and
+ * satisfies any condition, which a signed wait would never do.
+ */
+void
+lint_defer(struct session *s, int rank, uint64_t off, int32_t expected)
+{
+	int32_t now = 0;
+	struct strbuf c = STRBUF_INIT;
+
+	now = view_cell(&s->view, rank, off);
+	if (now >= 0)
+		return;
+	describe_cell(&s->view, off, 1, &c);
+	out_warning("%s of rank %d holds %d: defer_wait compares unsigned, so it reads as %u and '>= %d' already holds (a signed wait would block)",
+	    c.buf, rank, now, (uint32_t)now, expected);
+	strbuf_release(&c);
+}
+
+static void
+lint_notify_defer(struct session *s, int peer, uint64_t off,
+    enum notify_op op, int32_t value)
+{
+	const struct seg_defer *d = deferred_on(s, peer, off);
+	int32_t now = 0;
+	int64_t after;
+	struct strbuf c = STRBUF_INIT;
+
+	if (d == NULL)
+		return;
+	now = view_cell(&s->view, peer, off);
+	after = op == NOTIFY_SET ? value : (int64_t)now + value;
+	if (after >= 0 || after < INT32_MIN)
+		return;
+	describe_cell(&s->view, off, 1, &c);
+	out_warning("%s of rank %d goes to %lld, and rank %d defers on it (>= %d): compared unsigned, that is %u, so the condition holds (a signed wait would not)",
+	    c.buf, peer, (long long)after, peer, d->expected,
+	    (uint32_t)(int32_t)after);
+	strbuf_release(&c);
+}
+
 void
 lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value)
@@ -61,6 +117,7 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	const struct diag_event *lw;
 	int writers, sets, other = -1;
 
+	lint_notify_defer(s, peer, off, op, value);
 	describe_cell(&s->view, off, 1, &c);
 	if (!rank_alive(s, peer))
 		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",

@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "lang/call-expr.h"
+#include "lang/parse.h"
 #include "xmalloc.h"
 
 struct lexer {
@@ -81,7 +82,7 @@ word_len(const char *p)
 }
 
 static int
-parse_string(struct lexer *lx, struct ffi_arg *a)
+parse_string(struct lexer *lx, struct call_word *a)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char q = lx->s[lx->i];
@@ -111,7 +112,7 @@ parse_string(struct lexer *lx, struct ffi_arg *a)
 		}
 		strbuf_addch(&sb, c);
 	}
-	a->kind = FA_STR;
+	a->kind = CW_STR;
 	a->s = strbuf_detach(&sb, NULL);
 	return 0;
 }
@@ -132,7 +133,7 @@ parse_u64(const char *s, uint64_t *out)
 
 /* A number: as much of the text as strtod or the integer parser takes. */
 static int
-parse_num(struct lexer *lx, struct ffi_arg *a)
+parse_num(struct lexer *lx, struct call_word *a)
 {
 	const char *p = lx->s + lx->i;
 	size_t n = strcspn(p, ",) \t");
@@ -143,15 +144,15 @@ parse_num(struct lexer *lx, struct ffi_arg *a)
 	int rc = 0;
 
 	if (is_float) {
-		a->kind = FA_FLOAT;
+		a->kind = CW_FLOAT;
 		errno = 0;
 		a->f = strtod(text, &end);
 		if (*end != '\0' || end == text || (errno == ERANGE && isinf(a->f)))
 			rc = -1;	/* 1e400 is no double */
 	} else if (parse_int(text, &a->i, 0, &cause) == 0) {
-		a->kind = FA_INT;
+		a->kind = CW_INT;
 	} else if (parse_u64(text, &a->u) == 0) {
-		a->kind = FA_INT;
+		a->kind = CW_INT;
 		a->big = 1;	/* past INT64_MAX */
 	} else {
 		rc = -1;
@@ -167,7 +168,7 @@ parse_num(struct lexer *lx, struct ffi_arg *a)
 static const char *const cast_names = "i8 i16 i32 i64 u8 u16 u32 u64 f32 f64";
 
 static int
-parse_arg(struct lexer *lx, struct ffi_arg *a)
+parse_arg(struct lexer *lx, struct call_word *a)
 {
 	const char *p;
 	size_t n, atom;
@@ -210,12 +211,12 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 			return fail(lx, lx->i, n + 1, "bad address '%.*s' (expected &WINDOW or &WINDOW[INDEX])",
 			    (int)n + 1, p);
 		}
-		a->kind = FA_ADDR;
+		a->kind = CW_ADDR;
 		a->s = xstrndup(p + 1, n);
 		lx->i += n + 1;
 	} else if ((n = ident_len(p)) > 0) {
 		a->s = xstrndup(p, n);
-		a->kind = strcmp(a->s, "NULL") == 0 ? FA_NULL : FA_NAME;
+		a->kind = strcmp(a->s, "NULL") == 0 ? CW_NULL : CW_NAME;
 		lx->i += n;
 	} else if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.') {
 		if (parse_num(lx, a) != 0)
@@ -226,8 +227,8 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 		    (int)n, p);
 	}
 	a->len = lx->i - a->col;
-	if (a->cast != CT__COUNT && (a->kind == FA_STR || a->kind == FA_ADDR ||
-	    a->kind == FA_NULL || (a->kind == FA_NAME && strcmp(a->s, "rank") != 0 &&
+	if (a->cast != CT__COUNT && (a->kind == CW_STR || a->kind == CW_ADDR ||
+	    a->kind == CW_NULL || (a->kind == CW_NAME && strcmp(a->s, "rank") != 0 &&
 	    strcmp(a->s, "nranks") != 0)))
 		return fail(lx, a->col, a->len, "a cast applies to numbers, rank and nranks, not to '%.*s'",
 		    (int)(lx->i - atom), lx->s + atom);
@@ -235,7 +236,7 @@ parse_arg(struct lexer *lx, struct ffi_arg *a)
 }
 
 void
-ffi_call_release(struct ffi_call *c)
+call_expr_release(struct call_expr *c)
 {
 	free(c->lib);
 	free(c->sym);
@@ -246,7 +247,7 @@ ffi_call_release(struct ffi_call *c)
 }
 
 static int
-parse_ret(struct lexer *lx, struct ffi_call *c)
+parse_ret(struct lexer *lx, struct call_expr *c)
 {
 	const char *p;
 	size_t n;
@@ -281,8 +282,8 @@ parse_ret(struct lexer *lx, struct ffi_call *c)
 }
 
 int
-ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
-    size_t *len)
+call_expr_parse(const char *text, struct call_expr *c, char **cause,
+    size_t *col, size_t *len)
 {
 	struct lexer lx = { text, 0, cause, col, len };
 	size_t n, start;
@@ -318,7 +319,7 @@ ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
 		lx.i++;
 	} else {
 		for (;;) {
-			struct ffi_arg a;
+			struct call_word a;
 
 			if (parse_arg(&lx, &a) != 0) {
 				free(a.s);
@@ -352,7 +353,7 @@ ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
 		goto err;
 	return 0;
 err:
-	ffi_call_release(c);
+	call_expr_release(c);
 	return -1;
 }
 
@@ -371,12 +372,12 @@ static const struct {
 };
 
 int
-ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause)
+call_word_number(const struct call_word *a, struct call_arg *out, char **cause)
 {
 	enum call_type t = a->cast;
 
 	memset(out, 0, sizeof *out);
-	if (a->kind == FA_FLOAT) {
+	if (a->kind == CW_FLOAT) {
 		if (t != CT__COUNT && call_type_is_int(t))
 			return cause_set(cause, "(%s) needs an integer, got %g",
 			    call_type_name(t), a->f);

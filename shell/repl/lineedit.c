@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "shell.h"
+#include "repl/repl.h"
 #include "xmalloc.h"
 
 static volatile sig_atomic_t winch;
@@ -353,4 +353,10 @@ le_free(void)
 const struct out_prompt le_out_prompt = {
 	.rows_above_cursor = le_rows_above_cursor,
 	.refresh = le_refresh,
+};
+
+const struct cmd_reader le_cmd_reader = {
+	.read = le_read,
+	.cancelled = le_cancelled,
+	.history_add = le_history_add,
 };

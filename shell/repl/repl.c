@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "lang/parse.h"
-#include "shell.h"
+#include "repl/repl.h"
 #include "xmalloc.h"
 
 static struct session *repl_sess;

@@ -79,7 +79,7 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
-		strbuf_addstr(sb, "wait ");
+		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
 		describe_cell(s, u->dst, 1, sb);
 		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
 		break;
@@ -190,4 +190,20 @@ void
 describe_rank(struct session *s, int r, struct strbuf *sb, int verbose)
 {
 	s->kind->describe(s, r, sb, verbose);
+}
+
+void
+describe_defers(struct session *s, int r, struct strbuf *sb)
+{
+	const struct seg_defer *d[DEFER_MAX];
+	size_t n = session_defers(s, r, d, DEFER_MAX), k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (d[i]->tag != 0)
+			continue;	/* carried: the program shows it */
+		strbuf_addstr(sb, k++ == 0 ? "deferred for its next command: " : ", ");
+		describe_cell(&s->view, d[i]->off, 1, sb);
+		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
+		    view_cell(&s->view, r, d[i]->off));
+	}
 }

@@ -3,9 +3,11 @@
  * callback, then the session hooks.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl.h"
 #include "out/out.h"
 #include "proto.h"
 #include "session-int.h"
@@ -112,6 +114,97 @@ session_queue_full(struct session *s, int r, char **cause)
 	return 1;
 }
 
+/* Observers read the conditions from the segment header. */
+static void
+defers_publish(struct session *s)
+{
+	memcpy(s->seg.h->defers, s->defers, sizeof s->defers);
+}
+
+size_t
+session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
+		const struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r)
+			out[n++] = d;
+	}
+	return n;
+}
+
+int
+session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause)
+{
+	struct seg_defer *slot = NULL;
+	int mine = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (d->used && d->rank == r && d->tag == 0)
+			mine++;
+		else if (!d->used && slot == NULL)
+			slot = d;
+	}
+	if (mine >= DEFER_MAX)
+		return cause_set(cause, "rank %d already has %d deferred conditions (at most %d per waiter)",
+		    r, mine, DEFER_MAX);
+	if (slot == NULL)
+		return cause_set(cause, "too many deferred conditions pending (at most %d in a session)",
+		    SEG_MAX_DEFERS);
+	slot->rank = r;
+	slot->tag = 0;
+	slot->off = off;
+	slot->expected = expected;
+	slot->used = 1;
+	defers_publish(s);
+	return 0;
+}
+
+/* Rank r's pending conditions into c, tagged with tag from now on. */
+static size_t
+defer_take(struct session *s, int r, uint32_t tag, struct defer_cond *c)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS && n < DEFER_MAX; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != 0)
+			continue;
+		memset(&c[n], 0, sizeof c[n]);
+		c[n].off = d->off;
+		c[n].expected = d->expected;
+		d->tag = tag;
+		n++;
+	}
+	if (n > 0)
+		defers_publish(s);
+	return n;
+}
+
+/* The program tagged tag was not sent (back to pending), or ended. */
+static void
+defer_release(struct session *s, int r, uint32_t tag, int ended)
+{
+	int changed = 0;
+
+	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+		struct seg_defer *d = &s->defers[i];
+		if (!d->used || d->rank != r || d->tag != tag || tag == 0)
+			continue;
+		if (ended)
+			d->used = 0;
+		else
+			d->tag = 0;
+		changed = 1;
+	}
+	if (changed)
+		defers_publish(s);
+}
+
 struct job *
 session_submit(struct session *s, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags, char **cause)
@@ -122,15 +215,22 @@ session_submit(struct session *s, int r, struct prog *p, char *desc,
 
 	if (session_queue_full(s, r, cause))
 		goto fail;
-	prog_encode(p, &sb);
 	h.tag = s->next_tag++;
+	{
+		struct defer_cond c[DEFER_MAX];
+		prog_add_deferred(p, c, defer_take(s, r, h.tag, c));
+	}
+	prog_encode(p, &sb);
 	h.len = (uint32_t)sb.len;
 	if (sb.len > PROTO_MAX_MSG) {
 		cause_set(cause, "program too large (%zu bytes)", sb.len);
+		defer_release(s, r, h.tag, 0);
 		goto fail;
 	}
-	if (send_or_fail(s, r, &h, sb.buf, cause) != 0)
+	if (send_or_fail(s, r, &h, sb.buf, cause) != 0) {
+		defer_release(s, r, h.tag, 0);
 		goto fail;
+	}
 	strbuf_release(&sb);
 	j = job_new(r, h.tag, p, desc,
 	    flags | ((pflags & PROG_F_START) ? JOB_START : 0));
@@ -161,6 +261,84 @@ session_submit_coll(struct session *s, const struct coll_args *a,
 	    cause);
 }
 
+/* Can rank r be told something now?  A rank that died while the shell
+ * was not looking (a batch shell blocked on its next line) is noticed
+ * here, before any rank is told. */
+static int
+rank_reachable(struct session *s, int r, char **cause)
+{
+	struct pollfd pfd = { .fd = s->rp[r].sock, .events = POLLOUT };
+
+	if (!rank_alive(s, r))
+		return cause_set(cause, "rank %d is %s", r,
+		    rank_state_name(rank_state_of(s, r)));
+	if (pfd.fd < 0 || (poll(&pfd, 1, 0) == 1 &&
+	    (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0))
+		return cause_set(cause, "cannot reach rank %d: its connection is closed", r);
+	return 0;
+}
+
+int
+session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
+{
+	struct prog *p0;
+	int rc = 0;
+
+	for (int r = 0; r < s->nranks; r++) {
+		if (rank_reachable(s, r, cause) != 0 || session_queue_full(s, r, cause))
+			return -1;
+	}
+	p0 = coll_build(a, s->nranks, 0);
+	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET)
+		rc = cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
+		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
+		    p0->title, s->nranks, p0->nops,
+		    (unsigned long long)p0->nops * (uint64_t)s->nranks,
+		    COLL_OPS_BUDGET / 1000000u);
+	prog_free(p0);
+	return rc;
+}
+
+/* Take back what ranks [0, upto) were sent of a collective whose send to
+ * rank upto failed: each part is cancelled as soon as it is what its rank
+ * runs (now, or when the work queued before it ends). */
+static void
+coll_withdraw(struct session *s, int upto)
+{
+	for (int r = 0; r < upto; r++) {
+		struct job *j = s->rp[r].jobs;
+
+		while (j != NULL && j->next != NULL)
+			j = j->next;	/* the collective: the tail */
+		if (j == NULL)
+			continue;
+		j->flags |= JOB_WITHDRAWN;
+		j->done = NULL;	/* the collective is not reported */
+		defer_release(s, r, j->tag, 0);	/* its conditions wait again */
+	}
+	session_withdraw_tick(s);
+}
+
+void
+session_withdraw_tick(struct session *s)
+{
+	for (int r = 0; r < s->nranks; r++) {
+		struct job *j = s->rp[r].jobs;
+		struct view_board b;
+
+		if (j == NULL || (j->flags & (JOB_WITHDRAWN | JOB_CANCELLED)) !=
+		    JOB_WITHDRAWN)
+			continue;
+		/* a program clears the flags when it starts: cancel it once
+		 * the rank runs it */
+		view_board(&s->view, r, &b);
+		if (b.prog_tag == j->tag && b.state != RS_IDLE) {
+			ctl_cancel(&s->seg, r);
+			j->flags |= JOB_CANCELLED;
+		}
+	}
+}
+
 int
 session_submit_coll_repeat(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
@@ -169,7 +347,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
 		.len = sizeof cm };
-	struct prog *p0;
+	char *why = NULL;
 
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
@@ -177,31 +355,25 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	cm.first_iter = first_iter;
 	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
 	/* Everything that can refuse is checked before any rank is told. */
-	for (int r = 0; r < s->nranks; r++) {
-		if (session_queue_full(s, r, cause))
-			return -1;
-	}
-	p0 = coll_build(a, s->nranks, 0);
-	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET) {
-		cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
-		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
-		    p0->title, s->nranks, p0->nops,
-		    (unsigned long long)p0->nops * (uint64_t)s->nranks,
-		    COLL_OPS_BUDGET / 1000000u);
-		prog_free(p0);
+	if (session_coll_ready(s, a, cause) != 0)
 		return -1;
-	}
 	for (int r = 0; r < s->nranks; r++) {
 		struct prog *p;
 		struct job *j;
 
 		h.tag = s->next_tag++;
-		if (send_or_fail(s, r, &h, &cm, cause) != 0) {
-			if (r == 0)
-				prog_free(p0);
+		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
+		if (send_or_fail(s, r, &h, &cm, &why) != 0) {
+			/* it died just now: every rank runs it, or none does */
+			defer_release(s, r, h.tag, 0);
+			coll_withdraw(s, r);
+			cause_set(cause, "%s; %s withdrawn from the ranks before it", why,
+			    r == 0 ? "nothing" : "the collective is");
+			free(why);
 			return -1;
 		}
-		p = r == 0 ? p0 : coll_build(a, s->nranks, r);
+		p = coll_build(a, s->nranks, r);
+		prog_add_deferred(p, cm.defer, cm.ndefer);
 		j = job_new(r, h.tag, p, xstrdup(p->title),
 		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
 		j->coll = coll_id;
@@ -247,11 +419,12 @@ session_job_end(struct session *s, int r, uint32_t tag,
 	if ((j = *pp) == NULL)
 		return;
 	*pp = j->next;
+	defer_release(s, r, tag, 1);
 	free(rp->last_op);
 	rp->last_op = xstrdup(j->desc);
 	if (j->done != NULL)
 		j->done(s, j, e);
-	else
+	else if (!(j->flags & JOB_WITHDRAWN))
 		job_report_done(s, j, e);
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->job_end != NULL)

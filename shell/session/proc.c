@@ -128,3 +128,26 @@ signal_name(int sig)
 		snprintf(buf, sizeof buf, "SIG%s", n);
 	return buf;
 }
+
+int
+rank_frozen(struct session *s, int r)
+{
+	char path[64], buf[512], *p;
+	int fd, frozen = 0;
+	ssize_t n;
+
+	if (!s->rp[r].alive || s->rp[r].pid <= 0)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)s->rp[r].pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "PID (comm) S ...": the state after the last ')' */
+	if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ')
+		frozen = p[2] == 'T' || p[2] == 't';
+	return frozen;
+}

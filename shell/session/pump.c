@@ -228,6 +228,7 @@ session_pump(struct session *s, int timeout_ms)
 			s->hooks[i]->pump(s);
 	}
 	session_check_segment(s);
+	session_withdraw_tick(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "ctl.h"
-#include "futex.h"
 #include "out/out.h"
 #include "proto.h"
 #include "session-int.h"
@@ -203,12 +203,30 @@ agent_submit(struct session *s, int r, struct prog *p, char *desc,
 static int
 agent_interrupt(struct session *s, int r)
 {
-	if (rank_job(s, r) == NULL)
+	struct job *j = rank_job(s, r);
+	enum rank_state st;
+	struct uop cur;
+	char title[SEG_TITLE_MAX];
+
+	if (j == NULL)
 		return 0;
-	if (rank_state_of(s, r) == RS_STOPPED)
+	st = rank_state_of(s, r);
+	if (st == RS_STOPPED)
 		ctl_abandon(&s->seg, r);
 	else
 		ctl_interrupt(&s->seg, r);
+	if (rank_frozen(s, r)) {
+		out_printf("rank %d is stopped by a signal: the interrupt acts "
+		    "once SIGCONT resumes it\n", r);
+		return 1;
+	}
+	/* A function that never returns reaches no gate: end it. */
+	view_cur(&s->view, r, &cur, title, sizeof title);
+	if (st == RS_RUNNING && cur.kind == UOP_CALL) {
+		out_printf("rank %d: ending call %s with %s (the function does "
+		    "not return)\n", r, j->desc, signal_name(CALL_END_SIGNAL));
+		kill(s->rp[r].pid, CALL_END_SIGNAL);
+	}
 	return 1;
 }
 

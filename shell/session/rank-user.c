@@ -25,12 +25,10 @@
 #include <unistd.h>
 
 #include "ctl.h"
-#include "exec.h"
-#include "futex.h"
+#include "oneside.h"
 #include "out/out.h"
 #include "proto.h"
 #include "session-int.h"
-#include "shm.h"
 #include "xmalloc.h"
 
 static void
@@ -204,62 +202,20 @@ user_gone(struct session *s, int r, int st)
 	strbuf_release(&ctx);
 }
 
-/* A store the shell made for rank r may satisfy the wait it sleeps in:
- * notify wakes its waiter itself, a plain store (set, fill) does not. */
-static void
-wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
-{
-	struct session *s = arg;
-	struct seg_rank *b = seg_board(&s->seg, ex->t->rank);
-	uint64_t off = atomic_load(&b->wait_off);
-
-	if (atomic_load(&b->sleeping) && off >= u->dst &&
-	    off < u->dst + u->count * dtype_size((enum dtype)u->dtype))
-		seg_cell_wake(&s->seg, ex->t->rank, off);
-}
-
 /* Carry out p for rank r in the shell, one-sided on the segment. */
 static int
 user_submit(struct session *s, int r, struct prog *p, char *desc,
     unsigned flags, unsigned pflags, struct job **jp, char **cause)
 {
-	struct transport t;
-	struct exec ex;
 	char *why = NULL;
-	int rc = -1;
+	int rc;
 
 	(void)flags;
 	(void)pflags;
 	*jp = NULL;
-	shm_transport_init(&t, &s->seg, r);
-	t.nonblock = 1;
-	exec_init(&ex, &t);
-	ex.after_op = wake_after_fill;
-	ex.after_arg = s;
-	exec_reserve(&ex, p->acc_bytes);
-	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], s->nranks, s->seg.area_size,
-			p->acc_bytes, &why) != 0)
-			goto out;
-	}
-	for (size_t i = 0; i < p->nops; i++) {
-		int32_t seen;
-		int x = exec_uop(&ex, &p->ops[i], &seen, &why);
-
-		if (x == EXEC_PENDING) {
-			cause_set(&why, "the shell cannot wait for rank %d", r);
-			goto out;
-		}
-		if (x != EXEC_OK)
-			goto out;
-	}
-	rc = 0;
-out:
-	if (rc != 0)
+	if ((rc = oneside_run(&s->seg, r, p, &why)) != 0)
 		cause_set(cause, "%s for rank %d: %s", desc, r, why);
 	free(why);
-	exec_release(&ex);
-	t.ops->close(&t);
 	prog_free(p);
 	free(desc);
 	return rc;

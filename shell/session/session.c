@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "proto.h"
 #include "registry.h"
 #include "session-int.h"

@@ -60,6 +60,10 @@ enum job_flags {
 	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
 	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
 	JOB_CALL = 1 << 6,	/* a load or call */
+	JOB_WITHDRAWN = 1 << 7,	/* a collective's part taken back (another
+				 * rank could not be told): cancelled once it
+				 * runs, never reported */
+	JOB_CANCELLED = 1 << 8,	/* ... and the rank was told */
 };
 
 /* How a job ended.  status: enum done_status (core/proto.h), or JOB_DIED
@@ -193,6 +197,9 @@ struct rankproc {
 	int stop_said;
 	uint32_t stop_said_tag;
 	uint64_t stop_said_progress;
+	/* when the rank last moved (micro-ops done or a state change), for
+	 * "no progress" (shell/diag's watchdog keeps it) */
+	uint64_t moved_key, moved_ns;
 };
 
 /* What script lines are echoed (see cmd/script.c) */
@@ -215,6 +222,7 @@ struct settings {
 struct coll_run;
 struct trace;
 struct bench_last;
+struct coll_match;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -250,12 +258,16 @@ struct session {
 				 * ranks (where, ranks, diagnose, expect)
 				 * showed; 0: none yet */
 	/* completed writes and waits, kept by shell/diag for diagnose */
+	struct seg_defer defers[SEG_MAX_DEFERS];	/* defer_wait conditions
+				 * (session_defer); mirrored into the
+				 * segment header for observers */
 	struct diag_event *hist;
 	size_t nhist, ahist;
 	/* the floors above */
 	struct coll_run *colls;	/* collectives in progress (cmd-coll.c) */
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
+	struct coll_match *match;	/* user collectives entered (user/) */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -292,6 +304,9 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
+/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
+ * tracer): it cannot move until SIGCONT, whatever its board says. */
+int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
 
@@ -306,8 +321,17 @@ int session_queue_full(struct session *s, int r, char **cause);
  * NULL + cause when the rank is gone or the send failed. */
 struct job *session_submit(struct session *s, int r, struct prog *p,
     char *desc, unsigned flags, unsigned pflags, char **cause);
+/* 0, or -1 + cause if a collective of args cannot be sent now: a rank is
+ * dead or cannot be reached, a queue is full, or the programs are over
+ * the budget.  Sends nothing. */
+int session_coll_ready(struct session *s, const struct coll_args *a,
+    char **cause);
+/* Cancel withdrawn parts that their ranks have started (session_pump). */
+void session_withdraw_tick(struct session *s);
 /* Send a collective: every rank builds its program from args; every job
- * gets JOB_COLL, coll_id and done. */
+ * gets JOB_COLL, coll_id and done.  Every rank is sent it or none is:
+ * -1 + cause after session_coll_ready() refused, or when a rank could not
+ * be told after all (the parts sent before are withdrawn). */
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
@@ -324,6 +348,22 @@ void session_job_end(struct session *s, int r, uint32_t tag,
     const struct job_end *e);
 /* Any job (queued or running) touching bytes [lo, hi)? */
 int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);
+/*
+ * Deferred conditions (defer_wait): session_defer() registers cell off
+ * >= expected (unsigned) for rank r; the next program sent to r carries
+ * it as its last WAITs (prog_add_deferred), so it does not complete until
+ * the condition holds.  0, or -1 + cause (DEFER_MAX per rank, or the
+ * segment's table is full).  session_defers() lists rank r's conditions,
+ * pending (tag 0) and carried (the program's tag); the pointers are
+ * borrowed until the next job starts or ends.
+ */
+int session_defer(struct session *s, int r, uint64_t off, int32_t expected,
+    char **cause);
+size_t session_defers(struct session *s, int r, const struct seg_defer **out,
+    size_t max);
+/* describe.c: rank r's pending deferred conditions, "deferred for its next
+ * command: sig[0] >= 1 (now 0), ..."; nothing when none. */
+void describe_defers(struct session *s, int r, struct strbuf *sb);
 void job_free(struct job *j);
 
 /* ---- reading the ranks (pump.c) ----------------------------------------------- */

@@ -6,7 +6,6 @@
  * model").
  */
 #include "ctl.h"
-#include "futex.h"
 #include "session-int.h"
 
 volatile sig_atomic_t shell_interrupted;

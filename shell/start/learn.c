@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "shell.h"
+#include "start/start.h"
 #include "xmalloc.h"
 
 #ifndef COLLDB_DATADIR

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rank.h"
+#include "oneside.h"
 #include "seg.h"
-#include "shell.h"
+#include "start/start.h"
+#include "trace/tool-logs.h"
 #include "xmalloc.h"
 
 const char *colldb_argv0 = "colldb";
@@ -35,8 +36,6 @@ usage(FILE *fp)
 	    "watchdog fired, 2 for bad usage.  'help' at the prompt lists commands;\n"
 	    "man colldb has the rest.\n");
 }
-
-#include "trace/tool-logs.h"
 
 int
 main(int argc, char **argv)

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "seg.h"
-#include "shell.h"
+#include "start/start.h"
 #include "xmalloc.h"
 
 void

@@ -21,9 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "proto.h"
-#include "shell.h"
+#include "start/start.h"
 #include "xmalloc.h"
 
 #define START_WAIT_NS (10ull * 1000000000u)

@@ -15,8 +15,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "session/registry.h"
-#include "shell.h"
+#include "start/start.h"
+#include "user/user.h"
 
 static struct session *the_session;
 static struct termios saved_tty;
@@ -30,6 +32,8 @@ shell_wire(struct session *s)
 	session_hook_add(s, &diag_session_hook);
 	session_hook_add(s, &trace_session_hook);
 	session_hook_add(s, &bench_session_hook);
+	session_hook_add(s, &match_session_hook);
+	session_hook_add(s, &user_lint_session_hook);
 	out_use_colour(&s->set.color);
 	out_set_event_tap(record_event);
 }
@@ -184,6 +188,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 		rc = m->free_run(s);
 	} else {
 		le_init("colldb", have_tty && s->interactive);
+		cmd_reader = &le_cmd_reader;
 		if (m->started != NULL)
 			m->started(s);
 		rc = finish(s, m, commands(s, o, m->npos));

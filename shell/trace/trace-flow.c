@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 

@@ -18,9 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "futex.h"
 #include "out/outfile.h"
-#include "shell.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 

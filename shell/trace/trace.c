@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "futex.h"
-#include "shell.h"
+#include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
 

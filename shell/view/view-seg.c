@@ -43,12 +43,15 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 	out->prog_tag = atomic_load(&b->prog_tag);
 	out->stop_reason = (enum stop_reason)atomic_load(&b->stop_reason);
 	out->stop_break = atomic_load(&b->stop_break);
+	out->site = b->site;
+	out->site.file[sizeof out->site.file - 1] = '\0';
 	out->wait_off = atomic_load(&b->wait_off);
 	out->wait_cmp = (enum wait_cmp)atomic_load(&b->wait_cmp);
 	out->wait_expected = atomic_load(&b->wait_expected);
 	out->sleeping = atomic_load(&b->sleeping) != 0;
 	out->pending = atomic_load(&b->interrupt) || atomic_load(&b->abort);
 	out->acted = atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
+	out->site = b->site;
 }
 
 static void
@@ -119,6 +122,24 @@ seg_coll(struct view *v, struct coll_args *out)
 	return seg_cur_coll(seg_of(v), out != NULL ? out : &a);
 }
 
+static size_t
+seg_defers(struct view *v, int r, struct seg_defer *out, size_t max)
+{
+	struct seg *sg = seg_of(v);
+	size_t n = 0;
+
+	/* the shell writes the table, but ranks could scribble on it */
+	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
+		struct seg_defer d = sg->h->defers[i];
+
+		if (d.used != 1 || d.rank != r || d.expected < 0 || d.off % 4 != 0 ||
+		    d.off > sg->h->area_size - 4)
+			continue;
+		out[n++] = d;
+	}
+	return n;
+}
+
 static int
 seg_ended(struct view *v)
 {
@@ -146,6 +167,7 @@ static const struct view_ops view_seg_ops = {
 	.win_at = seg_at,
 	.win_gen = seg_gen,
 	.cur_coll = seg_coll,
+	.defers = seg_defers,
 	.ended = seg_ended,
 	.take_reports = seg_reports,
 };

@@ -53,6 +53,7 @@
 #include "coll.h"
 #include "prog.h"
 #include "seg.h"
+#include "site.h"
 
 /* One rank's board slot, sampled. */
 struct view_board {
@@ -70,6 +71,7 @@ struct view_board {
 	int sleeping;		/* in the futex of its wait */
 	int pending;		/* an interrupt or abort not acted on yet */
 	int acted;		/* its gate saw the shell's latest control */
+	struct site site;	/* a user program's current (or last) call */
 };
 
 struct view;
@@ -99,6 +101,11 @@ struct view_ops {
 	/* The collective in progress (its id, 0: none), so an observer can
 	 * rebuild who owes which cell without the shell's jobs. */
 	uint32_t (*cur_coll)(struct view *v, struct coll_args *out);
+	/* Rank r's deferred conditions (defer_wait), pending or carried by
+	 * its program, into out; returns how many (entries that do not make
+	 * sense are skipped).  May be NULL: none. */
+	size_t (*defers)(struct view *v, int r, struct seg_defer *out,
+	    size_t max);
 	/* Whether the session behind it has ended. */
 	int (*ended)(struct view *v);
 	/* What the view found corrupt in what ranks can write, since last
@@ -207,6 +214,12 @@ static inline uint32_t
 view_cur_coll(struct view *v, struct coll_args *out)
 {
 	return v->ops->cur_coll(v, out);
+}
+
+static inline size_t
+view_defers(struct view *v, int r, struct seg_defer *out, size_t max)
+{
+	return v->ops->defers != NULL ? v->ops->defers(v, r, out, max) : 0;
 }
 
 static inline int

@@ -65,6 +65,9 @@ T select-window -t t:0
 run '@1 wait sig[0] >= 1' '[rank 1] blocked'
 i=0; while [ $i -lt 30 ] && ! obs | grep -q '1 blocked'; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q '1 blocked' && ok || bad "the observer does not see rank 1 blocked"
+run '@2 defer_wait s2[0] >= 1' 'deferred on @2'
+i=0; while [ $i -lt 30 ] && ! obs | grep -q 'deferred: s2\[0\] >= 1'; do sleep 0.1; i=$((i + 1)); done
+obs | grep -q '2 idle *deferred: s2\[0\] >= 1' && ok || bad "the observer does not show rank 2's deferred condition"
 # watch-7: a library in a rank writes garbage over the collective the
 # observer rebuilds its programs from: it says so and keeps watching
 run "@0 load $top/${1:-build}/examples/libhostile.so" 'loaded'

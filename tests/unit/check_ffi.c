@@ -3,12 +3,13 @@
  * where errors point. */
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell.h"
+#include "lang/call-expr.h"
 
-static struct ffi_call fc;
+static struct call_expr fc;
 static char *cause;
 static size_t col, len;
 
@@ -18,7 +19,7 @@ parse(const char *text)
 	free(cause);
 	cause = NULL;
 	col = len = 999;
-	return ffi_parse(text, &fc, &cause, &col, &len);
+	return call_expr_parse(text, &fc, &cause, &col, &len);
 }
 
 /* parse fails at column c with a message containing what */
@@ -42,7 +43,7 @@ START_TEST(call_shapes)
 	ck_assert_int_eq(fc.nargs, 0);
 	ck_assert_int_eq(fc.ret, CT_I32);
 	ck_assert_str_eq(fc.text, "f()");
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 
 	ck_assert_int_eq(parse("kern:scale ( buf , 256, 2.0 )  ->  f64"), 0);
 	ck_assert_str_eq(fc.lib, "kern");
@@ -53,15 +54,15 @@ START_TEST(call_shapes)
 	ck_assert_int_eq(fc.ret, CT_F64);
 	ck_assert_uint_eq(fc.ret_col, 35);
 	ck_assert_str_eq(fc.text, "kern:scale ( buf , 256, 2.0 )");
-	ck_assert_int_eq(fc.args[0].kind, FA_NAME);
+	ck_assert_int_eq(fc.args[0].kind, CW_NAME);
 	ck_assert_str_eq(fc.args[0].s, "buf");
 	ck_assert_uint_eq(fc.args[0].col, 13);
 	ck_assert_uint_eq(fc.args[0].len, 3);
-	ck_assert_int_eq(fc.args[1].kind, FA_INT);
+	ck_assert_int_eq(fc.args[1].kind, CW_INT);
 	ck_assert_int_eq(fc.args[1].i, 256);
-	ck_assert_int_eq(fc.args[2].kind, FA_FLOAT);
+	ck_assert_int_eq(fc.args[2].kind, CW_FLOAT);
 	ck_assert_double_eq(fc.args[2].f, 2.0);
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 
 	/* every type is a return type */
 	for (int t = CT_VOID; t < CT__COUNT; t++) {
@@ -70,7 +71,7 @@ START_TEST(call_shapes)
 		snprintf(text, sizeof text, "g(1)->%s", call_type_name(t));
 		ck_assert_int_eq(parse(text), 0);
 		ck_assert_int_eq(fc.ret, t);
-		ffi_call_release(&fc);
+		call_expr_release(&fc);
 	}
 }
 END_TEST
@@ -81,19 +82,19 @@ START_TEST(argument_kinds)
 	    "rank, nranks, NULL, &buf[3], &sig[1, 2], &w, (f32)1.5, (u8)255, "
 	    "18446744073709551615, (i64)rank)"), 0);
 	ck_assert_int_eq(fc.nargs, 16);
-	ck_assert_int_eq(fc.args[0].kind, FA_INT);
+	ck_assert_int_eq(fc.args[0].kind, CW_INT);
 	ck_assert_int_eq(fc.args[0].i, -7);
 	ck_assert_int_eq(fc.args[1].i, 16);
-	ck_assert_int_eq(fc.args[2].kind, FA_FLOAT);
+	ck_assert_int_eq(fc.args[2].kind, CW_FLOAT);
 	ck_assert_double_eq(fc.args[2].f, 1000.0);
 	ck_assert_double_eq(fc.args[3].f, -2.5);
-	ck_assert_int_eq(fc.args[4].kind, FA_STR);
+	ck_assert_int_eq(fc.args[4].kind, CW_STR);
 	ck_assert_str_eq(fc.args[4].s, "a \"q\"\n");
 	ck_assert_str_eq(fc.args[5].s, "x\\y");	/* '...' is literal */
-	ck_assert_int_eq(fc.args[6].kind, FA_NAME);
+	ck_assert_int_eq(fc.args[6].kind, CW_NAME);
 	ck_assert_str_eq(fc.args[7].s, "nranks");
-	ck_assert_int_eq(fc.args[8].kind, FA_NULL);
-	ck_assert_int_eq(fc.args[9].kind, FA_ADDR);
+	ck_assert_int_eq(fc.args[8].kind, CW_NULL);
+	ck_assert_int_eq(fc.args[9].kind, CW_ADDR);
 	ck_assert_str_eq(fc.args[9].s, "buf[3]");
 	ck_assert_str_eq(fc.args[10].s, "sig[1, 2]");
 	ck_assert_str_eq(fc.args[11].s, "w");
@@ -101,9 +102,9 @@ START_TEST(argument_kinds)
 	ck_assert_int_eq(fc.args[13].cast, CT_U8);
 	ck_assert_int_eq(fc.args[14].big, 1);
 	ck_assert_uint_eq(fc.args[14].u, UINT64_MAX);
-	ck_assert_int_eq(fc.args[15].kind, FA_NAME);
+	ck_assert_int_eq(fc.args[15].kind, CW_NAME);
 	ck_assert_int_eq(fc.args[15].cast, CT_I64);
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 }
 END_TEST
 
@@ -150,14 +151,14 @@ number(const char *text, int kind, enum call_type type, int64_t i, double f)
 	char *why = NULL;
 
 	ck_assert_int_eq(parse(text), 0);
-	ck_assert_int_eq(ffi_number(&fc.args[0], &out, &why), 0);
+	ck_assert_int_eq(call_word_number(&fc.args[0], &out, &why), 0);
 	ck_assert_int_eq(out.kind, kind);
 	ck_assert_int_eq(out.type, type);
 	if (kind == CA_INT)
 		ck_assert_int_eq(out.i, i);
 	else
 		ck_assert_double_eq(out.f, f);
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 }
 
 static void
@@ -167,11 +168,11 @@ no_number(const char *text, const char *what)
 	char *why = NULL;
 
 	ck_assert_int_eq(parse(text), 0);
-	ck_assert_int_eq(ffi_number(&fc.args[0], &out, &why), -1);
+	ck_assert_int_eq(call_word_number(&fc.args[0], &out, &why), -1);
 	if (strstr(why, what) == NULL)
 		ck_abort_msg("'%s': '%s' lacks '%s'", text, why, what);
 	free(why);
-	ffi_call_release(&fc);
+	call_expr_release(&fc);
 }
 
 START_TEST(literals_and_casts)

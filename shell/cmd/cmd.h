@@ -1,31 +1,45 @@
 /*
- * shell.h - the shell's internal interfaces, one section per file
- * (tmux-style).  Nothing here is visible to core/ or viz/.
+ * cmd.h - shell/cmd/: the commands.  The one command table (cmd.c) and
+ * what is derived from it: lookup, arity, preconditions, usage errors,
+ * help and completion; argument helpers (args.c, coll-args.c); running
+ * lines and scripts (script.c); sending a command's programs (submit.c);
+ * one cmd-*.c per command or small family, each exporting its const
+ * struct cmd_entry.  A new command is a cmd-NAME.c here and a line in
+ * cmd_table[].
+ *
+ * Re-entry, by design: the table names every entry, and a few entries
+ * read the table or run lines themselves (help and completion list it;
+ * source, start, pause and repeat run lines through cmd_run_line()).
+ * Those are the only circles.
+ *
+ * May use: core, viz, shell/lang, out, view, session, diag, trace, and
+ * bench's header for the bench entry and the last bench.  Not repl or
+ * start.
  *
  * Output: command output goes to stdout, `error:` / `warning:` lines to
- * stderr (stdout is flushed first so a merged transcript keeps its order).
- * Everything a command prints is also kept for `expect output`.
+ * stderr (out/out.h); an exec function reports through its context
+ * (cmd_error(), arg_error()) and returns enum cmd_retval.
  */
-#ifndef COLLDB_SHELL_H
-#define COLLDB_SHELL_H
+#ifndef COLLDB_CMD_H
+#define COLLDB_CMD_H
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <poll.h>
-#include <sys/types.h>
 
 #include "call.h"
 #include "coll.h"
 #include "common.h"
-#include "diag.h"
+#include "diag/diagnose.h"
+#include "lang/call-expr.h"
 #include "lang/parse.h"
+#include "out/out.h"
 #include "prog.h"
 #include "seg.h"
-#include "strbuf.h"
-#include "trace/trace-meta.h"
-#include "out/out.h"
 #include "session/session.h"
+#include "strbuf.h"
+#include "trace/trace.h"
+#include "view/view.h"
 
 /* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
 
@@ -153,6 +167,19 @@ int region_arg(struct cmdctx *ctx, size_t i, struct region *r);
 /* Resolve argument i as a single i32 cell. */
 int cell_arg(struct cmdctx *ctx, size_t i, struct region *r);
 
+/* ---- the person at the terminal ------------------------------------------- */
+
+/* Where a command that asks the person a line (`pause`) reads it; the
+ * line editor, set by the start-up (NULL: nobody to ask, as in batch). */
+struct cmd_reader {
+	/* a line without its newline (the caller frees), or NULL at EOF */
+	char *(*read)(const char *prompt);
+	/* whether the last read was ended by Ctrl-C */
+	int (*cancelled)(void);
+	void (*history_add)(const char *line);
+};
+extern const struct cmd_reader *cmd_reader;
+
 /* ---- script.c: scripts and batch mode ------------------------------------ */
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_HANG = 3 };
@@ -200,123 +227,12 @@ void record_end(void);
 /* While `start` runs its command, only the start line is recorded. */
 void record_suppress(int on);
 void record_close(void);
-
-/* ---- lineedit.c: the line editor behind four functions ------------------ */
-
-int le_init(const char *prog, int use_editor);
-/* Returns a line (without newline; the caller frees) or NULL at EOF. */
-char *le_read(const char *prompt);
-void le_history_add(const char *line);
-void le_free(void);
-/* Redraw the prompt and the half-typed line after an async print. */
-void le_refresh(void);
-/* Whether the last le_read() was ended by Ctrl-C (its line is to be
- * dropped, with whatever continuation was pending). */
-int le_cancelled(void);
-/* Terminal rows between the prompt's first row and the cursor (a long
- * half-typed line wraps); async output clears from there. */
-int le_rows_above_cursor(void);
-/* Run every tenth of a second while le_read() waits for a key. */
-extern void (*le_idle_hook)(void);
-/* The two above, for out_set_prompt() while le_read() runs. */
-extern const struct out_prompt le_out_prompt;
-
-/* ---- repl.c: the interactive loop ----------------------------------------- */
-
-int repl_run(struct session *s);
-
-/* ---- opts.c: options shared by colldb and colldb run ----------------------- */
-
-struct shell_opts {
-	int nranks;		/* -n, -1 when not given */
-	int batch, echo;
-	double timeout;		/* --timeout, < 0 when not given */
-	uint64_t area;		/* --window-area, 0 when not given */
-	char name[64];		/* --name, "" when not given */
-	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
-	size_t nx;
-};
-
-void shell_opts_init(struct shell_opts *o);
-void shell_opts_release(struct shell_opts *o);
-/* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
-int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
-/* The end of an options loop: shell_opt, and for anything but a shared
- * option print usage (when unknown), release o and return -1. */
-int shell_opt_last(int c, const char *optarg, const char *who,
-    struct shell_opts *o, void (*usage)(FILE *));
-/* Every script readable and not a directory (else said; returns 0). */
-int shell_opts_scripts_ok(const struct shell_opts *o, const char *who);
-/* Take -n / --timeout from a script's "#! args:" line where o has none;
- * 0, or -1 (said) when the line is malformed. */
-int shell_opts_from_script(struct shell_opts *o, const char *path,
-    const char *who);
-
-/* ---- cmd-watch.c ---------------------------------------------------------- */
-
-/* `colldb watch [NAME]`. */
-int watch_main(int argc, char **argv);
-/* learn.c: `colldb learn [LESSON]`. */
-int learn_main(int argc, char **argv);
-
-/* ---- main.c ----------------------------------------------------------------- */
-
-extern const char *colldb_argv0;
-/* start.c: the one start-up of `colldb` and `colldb run`. */
-struct start_mode {
-	const char *who;	/* "colldb", "colldb run": messages name it */
-	const struct rank_kind *kind;
-	void *kind_arg;
-	const char *program;	/* what the ranks run (warnings), or NULL */
-	size_t npos;		/* scripts given as FILE arguments (colldb) */
-	int scripts_end;	/* -x scripts are the whole session (run) */
-	/* instead of commands: run the world to its end (run --batch) */
-	int (*free_run)(struct session *s);
-	/* after the session opened, before any command */
-	void (*started)(struct session *s);
-};
-/* Open the session o asks for and run its commands; returns the exit
- * status (o's defaults are filled in). */
-int shell_start(struct session *s, struct shell_opts *o,
-    const struct start_mode *m);
-/* The session hooks, colour and the record tap, wired in. */
-void shell_wire(struct session *s);
-
-
-/* ---- diagnose.c: hang analysis, history, watchdog; lint.c ---------------- */
-
-/* Record a finished single command's notifies, puts and waits. */
-void hist_record(struct session *s, const struct job *j);
-/* Forget what the history says about bytes [lo, hi) (a reset zeroed them). */
-void hist_forget(struct session *s, uint64_t lo, uint64_t hi);
-/* The history (hist_record) and the watchdog (watchdog_tick), as a
- * session hook. */
-extern const struct session_hook diag_session_hook;
-/* Analyse the session now; the caller releases *res and *in. */
-void diag_run(struct session *s, struct diag_result *res, struct diag_in *in);
-void diag_in_release(struct diag_in *in);
-/* The diagnosis as text (what `diagnose` prints). */
-void diag_format(struct session *s, const struct diag_in *in,
-    const struct diag_result *res, struct strbuf *sb);
-/* expect hang / expect nohang: 0 when the verdict agrees. */
-int diag_expect_hang(struct session *s, int want_hang);
-/* The ranks' states were just shown (where, ranks, diagnose, expect);
- * diag_state_unshown(): they changed since, or were never shown. */
-void diag_state_shown(struct session *s);
-int diag_state_unshown(struct session *s);
-/* Called while the shell waits: fires the hang watchdog when due. */
-void watchdog_tick(struct session *s);
-/* lint.c: warnings for commands that match a known failure pattern. */
-void lint_notify(struct session *s, int from, int peer, uint64_t off,
-    enum notify_op op, int32_t value);
-void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
-    int32_t expected);
-/* A collective about to start on a signal with credits in it. */
-void lint_coll_signal(struct session *s, const struct coll_args *a,
-    const char *title);
-/* Returns 1 when it warned of a put after notify. */
-int lint_put(struct session *s, int from, int peer, uint64_t off,
-    uint64_t bytes);
+/* record-expect.c: copy every window's cells (before a command); append
+ * the expect lines for what changed since, and the ranks' states when
+ * they changed (after it); forget everything (record stop). */
+void record_expect_snap(struct session *s);
+void record_expect_diff(struct session *s, struct strbuf *out);
+void record_expect_reset(void);
 
 /* ---- cmd-step.c --------------------------------------------------------------- */
 
@@ -356,7 +272,7 @@ int break_spec_is_location(const char *a);
 void break_spec_format(struct session *s, const struct seg_break *bp,
     const struct rankset *ranks, struct strbuf *sb);
 /* Put nb (for ranks) in a free slot with id; NULL (reported) if full. */
-struct seg_break *break_add(struct session *s, const struct seg_break *nb,
+struct seg_break *break_add(struct cmdctx *ctx, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);
@@ -366,52 +282,6 @@ int rma_plan(struct cmdctx *ctx, int form);
 /* cmd-plan.c: print a program as `plan` does. */
 void plan_print(struct session *s, const struct prog *p, int rank,
     const char *indent);
-
-/* ---- run.c: `colldb run`, ranks that are a user program ------------------ */
-
-/* `colldb run ...` (argv[0] is "run"); returns the exit status. */
-int run_main(int argc, char **argv);
-
-/* ---- lang/call-expr.c: the syntax of `call` (pure) ------------------------ */
-
-enum ffi_arg_kind {
-	FA_INT,		/* i (or u when big) */
-	FA_FLOAT,	/* f */
-	FA_STR,		/* s: the text, unquoted */
-	FA_NAME,	/* s: a window name, rank or nranks */
-	FA_ADDR,	/* s: the region after '&' ("buf[4]", "sig[1,0]") */
-	FA_NULL,
-};
-
-struct ffi_arg {
-	enum ffi_arg_kind kind;
-	enum call_type cast;	/* CT__COUNT when none */
-	int64_t i;
-	uint64_t u;
-	int big;		/* an integer past INT64_MAX: in u */
-	double f;
-	char *s;		/* owned */
-	size_t col, len;	/* where it is in the text */
-};
-
-struct ffi_call {
-	char *lib;		/* NULL when no LIB: was given (owned) */
-	char *sym;		/* owned */
-	char *text;		/* "SYM(ARGS)" as typed, for messages (owned) */
-	size_t lib_col, sym_col, ret_col;
-	enum call_type ret;	/* CT_I32 unless -> TYPE */
-	int nargs;
-	struct ffi_arg args[CALL_MAX_ARGS];
-};
-
-/* Parse `[LIB:]SYM(ARGS) [-> TYPE]`; 0, or -1 with *cause and the column
- * and length of the bad part of text.  Release with ffi_call_release(). */
-int ffi_parse(const char *text, struct ffi_call *c, char **cause, size_t *col,
-    size_t *len);
-void ffi_call_release(struct ffi_call *c);
-/* A number argument (FA_INT / FA_FLOAT) with its cast as a typed call
- * argument; 0 or -1 + cause (does not fit, float to an integer type). */
-int ffi_number(const struct ffi_arg *a, struct call_arg *out, char **cause);
 
 /* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
 
@@ -460,7 +330,6 @@ void settings_init(struct settings *set);
 /* Whether name is a setting (`set NAME ...` is then not a store). */
 int settings_is(const char *name);
 
-
 /* ---- coll-args.c / cmd-coll.c: collectives -------------------------------- */
 
 /* A parsed collective call. */
@@ -496,113 +365,8 @@ int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 
-/* ---- trace.c: the spans the ranks record (core/span.h) ------------------- */
+/* ---- cmd-watch.c: `colldb watch [NAME]` ------------------------------------ */
 
-/*
- * The session's trace: every span record drained from the ranks' rings
- * since the session started, the last `trace clear` or the last `bench`,
- * with the programs (and window tables) needed to name them.  At most
- * TRACE_KEEP records are kept; later ones are counted as not kept, except
- * roots (level 1), which are always kept.  The rings are drained on every
- * session_pump(), so ranks never wait for the shell.
- */
-#define TRACE_KEEP 2000000
-
-struct trace;
-struct span_rec;
-
-/* A record with its names resolved (borrowed until the next trace call). */
-struct trace_span {
-	const struct span_rec *rec;
-	const struct prog *prog;
-	const struct uop *op;	/* the micro-op, NULL for a phase */
-	struct seg *wins;	/* window table when the program was sent */
-	const char *name;	/* dotted span name */
-	int depth;		/* components - 1 */
-	uint64_t inv;		/* per rank: 1 + runs (tag, iteration) before */
-	uint64_t hid;		/* hash of the program's description */
-	int coll;		/* collective instance, 0 if none */
-};
-
-/* What trace_summary() reports. */
-struct trace_counts {
-	uint64_t kept;		/* records held */
-	uint64_t not_kept;	/* drained past TRACE_KEEP */
-	uint64_t lost;		/* dropped by full rings (all ranks) */
-	uint64_t unnamed;	/* records of a program the shell no longer had */
-	uint32_t gen;		/* bumped by every trace_clear() */
-};
-
-/* trace_init, trace_drain, trace_job_done and trace_free as a session
- * hook (the session calls them; nothing else needs to). */
-extern const struct session_hook trace_session_hook;
-void trace_init(struct session *s);
-void trace_free(struct session *s);
-/* Copy new records from every rank's ring. */
-void trace_drain(struct session *s);
-/* Rank r finished job j: drain it and keep j's program if spans name it
- * (j->prog becomes NULL then). */
-void trace_job_done(struct session *s, int r, struct job *j);
-/* Drain, then forget every record and program (lost counts restart). */
-void trace_clear(struct session *s);
-void trace_summary(struct session *s, struct trace_counts *c);
-/* Records lost by rank r's ring since the last clear. */
-uint64_t trace_lost(struct session *s, int r);
-/*
- * Call fn on every record (in each rank's order), or only on those of the
- * programs whose tags are in tags[0..ntags) (NULL: all); roots_only skips
- * all but level-1 records.  fn returns non-zero to stop.
- */
-typedef int (*trace_visit_fn)(void *arg, const struct trace_span *sp);
-void trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
-    int roots_only, trace_visit_fn fn, void *arg);
-
-/* ---- trace-save.c: Chrome trace-event JSON and [STRACE] lines ----------- */
-
-enum trace_format { TRACE_JSON, TRACE_STRACE };
-
-/* Write the trace to path (atomically, via a temporary file); 0, or -1
- * with *cause.  *nspans receives the spans written.  meta becomes the
- * file's header (trace-meta.h). */
-int trace_save(struct session *s, const char *path, enum trace_format fmt,
-    const struct trace_meta *meta, uint64_t *nspans, char **cause);
-/* Append the strace attributes of sp ("peer=1 cell=sig%5B0%5D ..."). */
-void trace_attrs(const struct trace_span *sp, struct strbuf *sb);
-/* ns as microseconds with exactly three decimals (exact, invertible). */
-void trace_json_us(struct strbuf *sb, uint64_t ns);
-
-/* ---- trace-flow.c: notify->wait arrows of the JSON trace ---------------- */
-
-struct trace_flows;
-
-struct trace_flows *trace_flows_new(void);
-void trace_flows_free(struct trace_flows *f);
-/* Remember sp if it is a notify or a wait. */
-void trace_flows_note(struct trace_flows *f, const struct trace_span *sp);
-/* Append a ",\n"-led "s"/"f" event pair per wait whose releasing notify
- * is known; sb is written to fp whenever it grows large. */
-void trace_flows_json(struct trace_flows *f, struct strbuf *sb, FILE *fp);
-
-/* ---- cmd-bench.c ---------------------------------------------------------- */
-
-/* The last bench, for `tree` and the header of `trace save`. */
-struct bench_last {
-	char root[32];		/* the collective: the run root span */
-	long rounds, warmup;
-	int rounds_timed;	/* time= picked the rounds (a figure) */
-	uint32_t *tags;		/* per rank: the jobs (time=: two each) */
-	int ntags;
-	uint32_t gen;		/* trace generation holding its spans */
-	int complete;		/* none of its spans lost or not kept */
-	uint64_t lost, not_kept;
-};
-
-/* Whether figures (times, bandwidths) are shown: interactive sessions and
- * `set times on`; masked as '*' otherwise (transcripts). */
-int bench_figures(struct session *s);
-/* Forget the last bench (session close). */
-void bench_last_free(struct session *s);
-/* bench_last_free() as a session hook. */
-extern const struct session_hook bench_session_hook;
+int watch_main(int argc, char **argv);
 
 #endif
