@@ -12,7 +12,6 @@
 
 #include "bench.h"
 #include "ctl.h"
-#include "futex.h"
 #include "proto.h"
 #include "span.h"
 #include "xmalloc.h"
@@ -199,17 +198,19 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 	return 0;
 }
 
-/* The ranks' wait counters, summed (the board, core/seg.h). */
+/* The ranks' wait counters, summed (the board, through the view). */
 static void
 wait_counts(struct session *s, uint64_t out[3])
 {
 	out[0] = out[1] = out[2] = 0;
+	view_sample(&s->view);
 	for (int r = 0; r < s->nranks; r++) {
-		struct seg_rank *b = seg_board(&s->seg, r);
+		struct view_board b;
 
-		out[0] += atomic_load_explicit(&b->n_yield, memory_order_relaxed);
-		out[1] += atomic_load_explicit(&b->n_sleep, memory_order_relaxed);
-		out[2] += atomic_load_explicit(&b->n_wake, memory_order_relaxed);
+		view_board(&s->view, r, &b);
+		out[0] += b.n_yield;
+		out[1] += b.n_sleep;
+		out[2] += b.n_wake;
 	}
 }
 
