@@ -205,6 +205,14 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 	case UOP_PUT:
 		s = u->ssp == SP_ACC ? (uint8_t *)ex->acc + u->src :
 		    t->ops->area(t, t->rank) + u->src;
+		if (u->op == ATOMIC_ADD && u->ssp != SP_ACC && u->peer == t->rank &&
+		    u->src < u->dst + bytes && u->dst < u->src + bytes) {
+			/* onto itself: add what the source held before, as a
+			 * plain put copies it (memmove) */
+			ex->tmp = grow(ex->tmp, &ex->tmp_cap, bytes);
+			memcpy(ex->tmp, s, bytes);
+			s = ex->tmp;
+		}
 		rc = u->op == ATOMIC_ADD ?
 		    t->ops->put_add(t, u->peer, u->dst, s, u->count, dt) :
 		    t->ops->put(t, u->peer, u->dst, s, bytes);

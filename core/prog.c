@@ -92,6 +92,22 @@ prog_str(struct prog *p, const char *s)
 	return (uint32_t)p->nstrs++;
 }
 
+void
+prog_shrink(struct prog *p)
+{
+	if (p->nops < p->aops && p->nops > 0) {
+		p->ops = xreallocarray(p->ops, p->nops, sizeof *p->ops);
+		p->aops = p->nops;
+	}
+	if (p->nstrs < p->astrs && p->nstrs > 0) {
+		p->strs = xreallocarray(p->strs, p->nstrs, sizeof *p->strs);
+		p->astrs = p->nstrs;
+	}
+	free(p->shash);	/* rebuilt if a string is interned again */
+	p->shash = NULL;
+	p->shcap = 0;
+}
+
 const char *
 prog_str_at(const struct prog *p, uint32_t idx)
 {

@@ -104,6 +104,9 @@ void prog_free(struct prog *p);
 /* Intern s; returns its index (equal strings share an index). */
 uint32_t prog_str(struct prog *p, const char *s);
 const char *prog_str_at(const struct prog *p, uint32_t idx);
+/* Give back the spare room of a program that is done growing (one kept
+ * for a long time: the trace's); it stays usable. */
+void prog_shrink(struct prog *p);
 /* Append a copy of u; returns the stored op (valid until the next add). */
 struct uop *prog_add(struct prog *p, const struct uop *u);
 

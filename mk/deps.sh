@@ -31,6 +31,7 @@ procps		test	cmd pgrep
 groff-base	test	cmd groff
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+gdb		test	cmd gdb
 openmpi-bin	mpi	cmd mpirun.openmpi
 libopenmpi-dev	mpi	pc ompi-c
 mpich		mpi	cmd mpirun.mpich

@@ -7,8 +7,8 @@
 #   viz/    nothing of shell/
 #   shell/, viz/: only core's public headers, never its private ones
 #   shell/ floors, bottom up:  lang out view | session | user | diag
-#           trace | cmd bench | repl | start; a folder includes only its
-#           own and lower floors' headers (cmd and bench share a floor)
+#           trace | cmd | bench | repl | start; a folder includes only its
+#           own and lower floors' headers
 #   the board and cells are read only in shell/view/ and written only by
 #   shell/session/ (the ranks' own words about themselves); the gate's
 #   control words are written only by core/ctl.c
@@ -53,7 +53,7 @@ floor session lang out view
 floor user lang out view session
 floor diag lang out view session user
 floor trace lang out view session
-floor cmd lang out view session user diag trace bench
+floor cmd lang out view session user diag trace
 floor bench lang out view session user diag trace cmd
 floor repl lang out view session user diag trace cmd bench
 forbid "shell/ has no umbrella header: include the folders' own" \

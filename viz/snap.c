@@ -262,3 +262,35 @@ snap_state_parse(const char *name)
 			return i;
 	return -1;
 }
+
+void
+snap_keep_rows(struct snap *s, const uint8_t *keep)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nwins; i++) {
+		struct snap_win *w = &s->wins[i];
+		int k = 0;
+
+		for (int r = 0; r < s->nranks; r++) {
+			if (!keep[r])
+				continue;
+			if (k != r) {
+				size_t to = snap_idx(w, k, 0), from = snap_idx(w, r, 0);
+				memmove(w->cells + to, w->cells + from,
+				    (size_t)w->ncells * sizeof *w->cells);
+				memmove(w->marks + to, w->marks + from,
+				    (size_t)w->ncells * sizeof *w->marks);
+				memmove(w->owed_by + to, w->owed_by + from,
+				    (size_t)w->ncells * sizeof *w->owed_by);
+			}
+			k++;
+		}
+		w->nrows = k;
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		if (keep[r])
+			s->ranks[n++] = s->ranks[r];
+	}
+	s->nranks = n;
+}

@@ -143,6 +143,13 @@ void snap_copy(struct snap *dst, const struct snap *src);
  */
 int snap_equal(const struct snap *a, const struct snap *b);
 
+/*
+ * Keep only the rows r with keep[r] != 0 (keep has nranks entries), in
+ * order: ranks[] and every window's rows move up together, so the
+ * invariants hold; ranks[].rank still names each row's rank.
+ */
+void snap_keep_rows(struct snap *s, const uint8_t *keep);
+
 /* Index of the window called name, or -1. */
 int snap_find_win(const struct snap *s, const char *name);
 

@@ -28,6 +28,9 @@ struct watch {
 	struct pane *overlay; /* help, diag or NULL */
 	char *msg;	      /* transient message, or NULL */
 	int msg_ttl;
+	int waiting_only;     /* '/': only blocked and stopped ranks */
+	int counts[SNAP_NSTATES]; /* ranks per state, before filtering */
+	int shown;	      /* rows left after filtering */
 };
 
 /* Keys the watch handles itself; the help overlay is built from this. */
@@ -46,6 +49,7 @@ static int watch_cmd_diagnose(struct watch *, int);
 static int watch_cmd_help(struct watch *, int);
 static int watch_cmd_redraw(struct watch *, int);
 static int watch_cmd_quit(struct watch *, int);
+static int watch_cmd_filter(struct watch *, int);
 static void watch_help_text(struct watch *, struct strbuf *);
 static void watch_title(struct watch *, struct screen *);
 static void watch_status(struct watch *, struct screen *, int);
@@ -55,6 +59,8 @@ static const struct watch_cmd watch_cmds[] = {
      watch_cmd_action},
     {'c', "c", "continue: every rank runs freely", 1, watch_cmd_action},
     {'d', "d", "diagnose: why nothing moves (overlay)", 0, watch_cmd_diagnose},
+    {'/', "/", "show only blocked and stopped ranks (again: all)", 0,
+     watch_cmd_filter},
     {'?', "?", "show / hide this help", 0, watch_cmd_help},
     {VIZ_CTRL('l'), "C-l", "repaint the terminal", 0, watch_cmd_redraw},
     {'q', "q", "quit the pane (closes an overlay first)", 0, watch_cmd_quit},
@@ -81,6 +87,7 @@ watch_new(const struct watch_source *src, void *arg,
 	w->view.snap = &w->snaps[0];
 	w->view.page = 1;
 	w->view.hold = w->opts.hold;
+	w->waiting_only = w->opts.waiting_only;
 	w->ranks = pane_new(&pane_ranks_class, &w->view);
 	w->cells = pane_new(&pane_cells_class, &w->view);
 	w->help = pane_new(&pane_text_class, &w->view);
@@ -133,6 +140,37 @@ watch_msg(struct watch *w, const char *fmt, ...)
 	w->msg_ttl = WATCH_MSG_TTL;
 }
 
+/* Count the ranks per state, then drop the rows the filters hide. */
+static void
+watch_filter(struct watch *w, struct snap *sn)
+{
+	uint8_t *keep;
+
+	memset(w->counts, 0, sizeof w->counts);
+	for (int r = 0; r < sn->nranks; r++) {
+		if ((unsigned)sn->ranks[r].state < SNAP_NSTATES)
+			w->counts[sn->ranks[r].state]++;
+	}
+	w->shown = sn->nranks;
+	if (!w->waiting_only && w->opts.only == NULL)
+		return;
+	keep = xcalloc((size_t)sn->nranks + 1, 1);
+	for (int r = 0; r < sn->nranks; r++) {
+		const struct snap_rank *rk = &sn->ranks[r];
+		int ok = 1;
+
+		if (w->opts.only != NULL)
+			ok = rk->rank >= 0 && rk->rank < w->opts.only_n &&
+			    w->opts.only[rk->rank];
+		if (w->waiting_only)
+			ok &= rk->state == SNAP_BLOCKED || rk->state == SNAP_STOPPED;
+		keep[r] = (uint8_t)ok;
+	}
+	snap_keep_rows(sn, keep);
+	w->shown = sn->nranks;
+	free(keep);
+}
+
 int
 watch_refresh(struct watch *w)
 {
@@ -148,6 +186,7 @@ watch_refresh(struct watch *w)
 			  old->session[0] != '\0' ? " " : "", old->session);
 		return VIZ_REDRAW;
 	}
+	watch_filter(w, next);
 	w->view.snap = next;
 	w->view.prev = w->nsnaps > 0 ? old : NULL;
 	w->nsnaps++;
@@ -238,7 +277,10 @@ watch_help_text(struct watch *w, struct strbuf *sb)
 	    "  5*   reverse   awaited: this rank waits on the cell\n"
 	    "  0<2            owed: rank 2 will still notify it (<+: several)\n"
 	    "  row label      rank and state: I idle R running S stopped\n"
-	    "                 B blocked X exited D dead\n");
+	    "                 B blocked X exited D dead\n"
+	    "\nTitle\n"
+	    "  R45 S1 B2      ranks per state, in the row labels' letters\n"
+	    "  [S+B: 3 shown] '/' shows only the stopped and blocked ranks\n");
 }
 
 static int
@@ -267,6 +309,23 @@ static int
 watch_cmd_quit(struct watch *w, int key)
 {
 	return VIZ_QUIT;
+}
+
+static int
+watch_cmd_filter(struct watch *w, int key)
+{
+	w->waiting_only = !w->waiting_only;
+	watch_msg(w, w->waiting_only ? "showing blocked and stopped ranks only (/: all)" :
+	    "showing every rank");
+	if (!w->ended && w->nsnaps > 0) {
+		/* a fresh picture, filtered anew; no row counts as changed */
+		watch_refresh(w);
+		w->view.prev = NULL;
+		pane_update(w->ranks);
+		pane_update(w->cells);
+		w->view.top = 0;
+	}
+	return VIZ_REDRAW;
 }
 
 int
@@ -322,6 +381,22 @@ watch_title(struct watch *w, struct screen *s)
 	if (sn->session[0] != '\0')
 		strbuf_addf(&sb, "  %s", sn->session);
 	strbuf_addf(&sb, "  %d rank%s", sn->world, sn->world == 1 ? "" : "s");
+	if (w->nsnaps > 0) {
+		/* ranks per state, in the cells pane's row letters */
+		const char *sep = ": ";
+
+		for (int st = 0; st < SNAP_NSTATES; st++) {
+			if (w->counts[st] == 0)
+				continue;
+			strbuf_addf(&sb, "%s%c%d", sep, "IRSBXD"[st], w->counts[st]);
+			sep = " ";
+		}
+	}
+	if (w->waiting_only || w->opts.only != NULL)
+		strbuf_addf(&sb, "  [%s%s%s: %d shown]", w->opts.only != NULL &&
+		    w->opts.only_label != NULL ? w->opts.only_label : "",
+		    w->opts.only != NULL && w->waiting_only ? " " : "",
+		    w->waiting_only ? "S+B" : "", w->shown);
 	if (watch_readonly(w))
 		strbuf_addstr(&sb, "  [read-only]");
 	if (w->ended)

@@ -30,6 +30,10 @@
  * something new.  A snapshot is taken every opts->interval_ms (10 Hz by
  * default) and right after s, c or a VIZ_REFRESH from fd_ready.
  *
+ * The title says how many ranks are in each state ("64 ranks: 63
+ * blocked, 1 running"); '/' shows only the blocked and stopped ones (and
+ * again all), and opts->only limits the rows to a rank set, so a world of
+ * 64 ranks and more fits one screen.
  * The same state machine runs without a terminal for tests and benchmarks:
  * watch_new(), watch_refresh(), watch_key(), watch_draw() into a struct
  * screen, then dump_screen() (viz.h).
@@ -81,12 +85,19 @@ struct watch_opts {
 	int linger_ms;	 /* after the session ended, return after
 			    this long or at a key; 0: 3000, < 0: wait
 			    for a key */
+	int waiting_only; /* start with the '/' filter on: only blocked
+			     and stopped ranks are shown */
+	const uint8_t *only; /* NULL, or only_n bytes: show rank r only
+				when r < only_n and only[r] (borrowed) */
+	int only_n;
+	const char *only_label; /* the set as typed ("@0-7"), for the title */
 };
 
 #define WATCH_OPTS_INIT                                                        \
 	{                                                                      \
 		.interval_ms = 100, .readonly = 0, .fd = -1, .hold = 10,       \
-		.linger_ms = 3000                                              \
+		.linger_ms = 3000, .waiting_only = 0, .only = NULL,            \
+		.only_n = 0, .only_label = NULL                                \
 	}
 
 /* watch_run() results. */

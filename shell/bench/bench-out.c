@@ -320,3 +320,9 @@ bench_sweep_footer(struct session *s, double busbw_mean)
 	out_printf("# Avg bus bandwidth    : %s GB/s\n", sb.buf);
 	strbuf_release(&sb);
 }
+
+int
+bench_figures(struct session *s)
+{
+	return s->interactive || s->set.times;
+}

@@ -1,8 +1,15 @@
 /*
- * bench.h - the pieces of `bench` (internal to shell/bench-*.c and
- * cmd-bench.c): arguments (bench-args.c), windows (bench-wins.c), running
- * one size (bench-run.c), `check` (bench-check.c), the figures from the
- * spans (bench-stats.c) and what is printed (bench-out.c).
+ * bench.h - shell/bench/: the commands of help's "Benchmarks and traces"
+ * and the bench engine.  `bench` (cmd-bench.c) with its arguments
+ * (bench-args.c), windows (bench-wins.c), one size (bench-one.c), its runs
+ * on the ranks (bench-run.c), `check` (bench-check.c), the figures from
+ * the spans (bench-stats.c) and what is printed (bench-out.c); `tree` and
+ * `trace`, which read the last bench and the session's spans
+ * (cmd-trace.c).
+ *
+ * May use: core, viz (stats, trees), shell/lang, out, view, session, user,
+ * diag, trace, and cmd's table machinery and argument helpers (it stands
+ * on cmd/; cmd/table.c only names its entries).
  *
  * bench allocates its own windows ("bench.buf", "bench.src", "bench.sig":
  * a '.' no user window can have), zero-filled, runs the collective on them
@@ -119,14 +126,25 @@ void bench_wins_free(struct session *s);
  * (then say so and leave them). */
 void bench_wins_release(struct session *s, const struct bench_wins *bw);
 
-/* bench-run.c */
+/* bench-one.c */
 /* One bench of `size` bytes: windows, check, timed runs, figures; it
  * becomes s->bench.  With reuse (a sweep), it runs on those windows, laid
  * out for a larger size, instead of allocating its own.  0, or -1
  * (reported). */
 int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
     const struct bench_wins *reuse, struct bench_result *res);
-struct progress;
+
+/* bench-run.c */
+/* The progress line of a long bench (interactive only, never captured). */
+struct progress {
+	uint64_t start_ns, last_ns;
+	uint64_t *base;		/* per rank: board progress at the start */
+	uint64_t *nops;		/* per rank: micro-ops of one run */
+	long runs;
+	int shown;
+};
+void bench_progress_start(struct session *s, struct progress *pg, long runs);
+void bench_progress_end(struct progress *pg);
 /* Wait until no rank holds the job tags[r] (0: none); 0, or -1 (reported)
  * when interrupted, the watchdog fired or a rank died.  pg may be NULL. */
 int bench_wait(struct session *s, const uint32_t *tags, struct progress *pg);

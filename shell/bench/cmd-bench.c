@@ -11,22 +11,6 @@
 #include "bench.h"
 #include "xmalloc.h"
 
-int
-bench_figures(struct session *s)
-{
-	return s->interactive || s->set.times;
-}
-
-void
-bench_last_free(struct session *s)
-{
-	if (s->bench == NULL)
-		return;
-	free(s->bench->tags);
-	free(s->bench);
-	s->bench = NULL;
-}
-
 static enum cmd_retval
 bench_single(struct cmdctx *ctx, const struct bench_args *ba)
 {
@@ -174,9 +158,4 @@ const struct cmd_entry cmd_bench_entry = {
 	.agents_why = "bench times colldb's own collectives; these ranks run "
 	    "their program",
 	.exec = cmd_bench_exec,
-};
-
-const struct session_hook bench_session_hook = {
-	.name = "bench",
-	.close = bench_last_free,
 };

@@ -69,6 +69,24 @@ src_diagnose(void *arg)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Targets short of every rank (@RANKS or the focus): the pane shows only
+ * those rows (the map is the caller's to free). */
+static uint8_t *
+only_map(struct cmdctx *ctx, struct watch_opts *opts)
+{
+	uint8_t *map;
+
+	if (rankset_count(&ctx->targets) == ctx->s->nranks)
+		return NULL;
+	map = xcalloc((size_t)ctx->s->nranks, 1);
+	for (int r = 0; r < ctx->s->nranks; r++)
+		map[r] = (uint8_t)rankset_has(&ctx->targets, r);
+	opts->only = map;
+	opts->only_n = ctx->s->nranks;
+	opts->only_label = ctx->target_text;
+	return map;
+}
+
 /* `watch dump [WxH] [styles]`: the pane as text, for scripts and tests. */
 static enum cmd_retval
 watch_dump(struct cmdctx *ctx)
@@ -80,6 +98,7 @@ watch_dump(struct cmdctx *ctx)
 	struct screen scr;
 	struct strbuf sb = STRBUF_INIT;
 	int cols = 80, rows = 24, flags = 0;
+	uint8_t *map;
 
 	for (size_t i = 1; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i);
@@ -94,6 +113,7 @@ watch_dump(struct cmdctx *ctx)
 	memset(&ws, 0, sizeof ws);
 	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
+	map = only_map(ctx, &opts);
 	w = watch_new(&src, &ws, &opts);
 	watch_refresh(w);
 	screen_init(&scr, cols, rows);
@@ -104,6 +124,7 @@ watch_dump(struct cmdctx *ctx)
 	screen_release(&scr);
 	watch_free(w);
 	watch_src_release(&ws);
+	free(map);
 	return CMD_OK;
 }
 
@@ -114,6 +135,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 		.step = src_step, .cont = src_cont, .diagnose = src_diagnose };
 	struct watch_opts opts = WATCH_OPTS_INIT;
 	struct watch_src ws;
+	uint8_t *map;
 	int rc;
 
 	if (nargs(ctx) > 0) {
@@ -130,8 +152,10 @@ cmd_watch_exec(struct cmdctx *ctx)
 	memset(&ws, 0, sizeof ws);
 	ws.view = &ctx->s->view;
 	ws.sess = ctx->s;
+	map = only_map(ctx, &opts);
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
+	free(map);
 	out_flush_events();	/* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
 		cmd_error(ctx, "watch: %s", watch_error());
@@ -140,7 +164,7 @@ cmd_watch_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-/* colldb watch [NAME] */
+/* colldb watch [NAME [@RANKS]] */
 int
 watch_main(int argc, char **argv)
 {
@@ -150,6 +174,7 @@ watch_main(int argc, char **argv)
 	struct seg sg;
 	struct view v;
 	char *cause = NULL;
+	uint8_t *map = NULL;
 	pid_t pid = 0;
 	int fd, rc;
 
@@ -157,8 +182,9 @@ watch_main(int argc, char **argv)
 		registry_list(stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: colldb watch [SESSION]\n");
+	if (argc < 2 || argc > 3 || argv[1][0] == '-' ||
+	    (argc == 3 && argv[2][0] != '@')) {
+		fprintf(stderr, "usage: colldb watch [SESSION [@RANKS]]\n");
 		return 2;
 	}
 	fd = registry_open(argv[1], &pid, &cause);
@@ -168,6 +194,23 @@ watch_main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		return 1;
+	}
+	if (argc == 3) {
+		struct rankset set;
+		int n = (int)sg.h->nranks;
+
+		if (parse_ranks(argv[2], n, &set, &cause) != 0) {
+			fprintf(stderr, "colldb watch: %s: %s\n", argv[2], cause);
+			free(cause);
+			seg_close(&sg);
+			return 2;
+		}
+		map = xcalloc((size_t)n, 1);
+		for (int r = 0; r < n; r++)
+			map[r] = (uint8_t)rankset_has(&set, r);
+		opts.only = map;
+		opts.only_n = n;
+		opts.only_label = argv[2];
 	}
 	memset(&ws, 0, sizeof ws);
 	view_seg_init(&v, &sg);
@@ -179,6 +222,7 @@ watch_main(int argc, char **argv)
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
 	seg_close(&sg);
+	free(map);
 	if (rc == WATCH_ERROR) {
 		fprintf(stderr, "colldb: watch: %s\n", watch_error());
 		return 1;
@@ -191,6 +235,6 @@ watch_main(int argc, char **argv)
 const struct cmd_entry cmd_watch_entry = {
 	.name = "watch", .usage = "[dump [COLSxROWS] [styles]]",
 	.summary = "full-screen live pane of ranks and signal cells",
-	.example = "watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
-	.flags = CMD_NO_SETTLE, .exec = cmd_watch_exec,
+	.example = "@0-7 watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_watch_exec,
 };

@@ -1,7 +1,7 @@
 /*
- * cmd.h - shell/cmd/: the commands.  The one command table (cmd.c) and
- * what is derived from it: lookup, arity, preconditions, usage errors,
- * help and completion; argument helpers (args.c, coll-args.c); running
+ * cmd.h - shell/cmd/: the commands.  The one command table and lookup
+ * (table.c), running a line against it (run.c: arity, preconditions,
+ * usage errors; help and completion read the same table); argument helpers (args.c, coll-args.c); running
  * lines and scripts (script.c); sending a command's programs (submit.c);
  * one cmd-*.c per command or small family, each exporting its const
  * struct cmd_entry.  A new command is a cmd-NAME.c here and a line in
@@ -12,9 +12,8 @@
  * source, start, pause and repeat run lines through cmd_run_line()).
  * Those are the only circles.
  *
- * May use: core, viz, shell/lang, out, view, session, diag, trace, and
- * bench's header for the bench entry and the last bench.  Not repl or
- * start.
+ * May use: core, viz, shell/lang, out, view, session, user, diag, trace.
+ * Not bench (the table only names its entries), repl or start.
  *
  * Output: command output goes to stdout, `error:` / `warning:` lines to
  * stderr (out/out.h); an exec function reports through its context
@@ -41,7 +40,7 @@
 #include "trace/trace.h"
 #include "view/view.h"
 
-/* ---- cmd.c: the command table; args.c: argument helpers ------------------ */
+/* ---- table.c, run.c: the command table; args.c: argument helpers -------- */
 
 enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
 
@@ -246,12 +245,6 @@ int ranks_release(struct session *s, const struct rankset *targets,
 /* Settle, then print the `where` line of every released rank (and of
  * ranks that finished meanwhile). */
 void report_moved(struct session *s, const struct rankset *released);
-/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
- * event); no-op when r is not stopped at one. */
-void break_stop_said(struct session *s, int r);
-/* Every rank stopped at a breakpoint and not said so yet gets an event,
- * whichever command (or other rank) made it run there. */
-void report_break_stops(struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
@@ -279,9 +272,6 @@ void breaks_gc(struct session *s);
 /* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
  * words start at argument 0); 0 or -1 (said). */
 int rma_plan(struct cmdctx *ctx, int form);
-/* cmd-plan.c: print a program as `plan` does. */
-void plan_print(struct session *s, const struct prog *p, int rank,
-    const char *indent);
 
 /* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
 
@@ -305,6 +295,8 @@ struct call_result *call_results_settle(struct cmdctx *ctx, size_t *n);
  * ranks failed. */
 int call_results_report_errors(struct cmdctx *ctx, size_t col, size_t len);
 void call_results_end(void);
+/* A call's result as the prompt shows it: "= 5", "= &buf[4]", "done". */
+void call_value_format(struct session *s, const char *text, struct strbuf *sb);
 /* cmd-load.c: the path of library NAME if rank r loaded it, else NULL. */
 const char *shlib_path(const char *name, int r);
 
@@ -365,7 +357,7 @@ int coll_in_progress(struct session *s, const char **what);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 
-/* ---- cmd-watch.c: `colldb watch [NAME]` ------------------------------------ */
+/* ---- cmd-watch.c: `colldb watch [NAME [@RANKS]]` --------------------------- */
 
 int watch_main(int argc, char **argv);
 

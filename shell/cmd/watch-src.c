@@ -157,7 +157,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	view_sample(v);
 	snap_set_ranks(out, n);
 	out->world = n;
-	snprintf(out->session, sizeof out->session, "%s", view_session(v));
+	snprintf(out->session, sizeof out->session, "%s", view_session_name(v));
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);

@@ -2,8 +2,10 @@
  * describe.c - render micro-ops, cells and rank positions in the words of
  * the command language ("wait sig[0,3] >= 1"), using the window table.
  */
+#include <stdio.h>
 #include <string.h>
 
+#include "out/out.h"
 #include "session.h"
 
 void
@@ -206,4 +208,40 @@ describe_defers(struct session *s, int r, struct strbuf *sb)
 		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
 		    view_cell(&s->view, r, d[i]->off));
 	}
+}
+
+#define PLAN_HEAD 400	/* long programs: this many ops, ... , the tail */
+#define PLAN_TAIL 20
+
+void
+plan_print(struct session *s, const struct prog *p, int rank, const char *indent)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t wphase = 5, wop = 2;
+	char num[16];
+	int wnum = snprintf(num, sizeof num, "%zu", p->nops);
+
+	for (size_t i = 0; i < p->nops; i++) {
+		strbuf_reset(&sb);
+		describe_uop(&s->view, &p->ops[i], rank, &sb);
+		wop = MAX(wop, sb.len);
+		wphase = MAX(wphase, strlen(prog_str_at(p, p->ops[i].phase)));
+	}
+	for (size_t i = 0; i < p->nops; i++) {
+		const struct uop *u = &p->ops[i];
+		if (p->nops > PLAN_HEAD + PLAN_TAIL && i == PLAN_HEAD) {
+			out_printf("%s%*s  ... %zu more micro-ops ...\n", indent, wnum, "",
+			    p->nops - PLAN_HEAD - PLAN_TAIL);
+			i = p->nops - PLAN_TAIL - 1;
+			continue;
+		}
+		strbuf_reset(&sb);
+		describe_uop(&s->view, u, rank, &sb);
+		strbuf_addchars(&sb, ' ', wop - MIN(wop, sb.len));
+		strbuf_addf(&sb, "  %s", prog_str_at(p, u->name));
+		strbuf_rtrim(&sb);	/* single ops have no span name */
+		out_printf("%s%*zu  %-*s  %s\n", indent, wnum, i + 1, (int)wphase,
+		    prog_str_at(p, u->phase), sb.buf);
+	}
+	strbuf_release(&sb);
 }

@@ -3,9 +3,10 @@
  *
  * A session is one world: its segment, its N rank processes, the programs
  * they were sent and have not finished (jobs), and the rules that decide
- * when the world is quiescent.  It starts the processes (one fork helper,
- * proc.c), sends them programs (jobs.c), reads what they report and
- * notices their deaths (pump.c), and settles (settle.c).
+ * when the world is quiescent.  Its life is life.c; it starts the
+ * processes (one fork helper, proc.c), sends them programs (jobs.c), reads
+ * what they report and notices their deaths (pump.c, ranks.c), says a
+ * stop at a breakpoint once (stops.c), and settles (settle.c).
  *
  * shell/session/ knows nothing above it.  It uses core, shell/lang (rank
  * sets) and shell/out (it prints rank events); never shell/cmd, repl,
@@ -366,7 +367,7 @@ size_t session_defers(struct session *s, int r, const struct seg_defer **out,
 void describe_defers(struct session *s, int r, struct strbuf *sb);
 void job_free(struct job *j);
 
-/* ---- reading the ranks (pump.c) ----------------------------------------------- */
+/* ---- reading the ranks (pump.c, ranks.c) ------------------------------------- */
 
 /* Handle whatever the ranks sent (waits up to timeout_ms for something);
  * events are queued (out_event). */
@@ -393,6 +394,15 @@ void session_update_gate(struct session *s);
  * waits for nothing but the shell or a peer, from its board. */
 int rank_board_settled(struct session *s, int r);
 
+/* ---- stops at breakpoints (stops.c) ----------------------------------------- */
+
+/* Rank r's stop at a breakpoint has been shown (by a `where` line or an
+ * event); no-op when r is not stopped at one. */
+void break_stop_said(struct session *s, int r);
+/* Every rank stopped at a breakpoint and not said so yet gets an event,
+ * whichever command (or other rank) made it run there. */
+void report_break_stops(struct session *s);
+
 /* ---- words for what ranks do (describe.c) ---------------------------------- */
 
 /* Describe rank r's position (the kind's describe). */
@@ -407,6 +417,10 @@ void describe_position(struct session *s, int r, const struct prog *prog,
  * with verbose "  [breakpoint N]" / "  [interrupted]" when stopped. */
 void describe_stop(struct view *v, int r, const struct view_board *b,
     const struct uop *cur, struct strbuf *sb, int verbose);
+/* Print program p of rank r as `plan` lists it (numbered micro-ops, their
+ * phases and span names; long programs keep their head and tail). */
+void plan_print(struct session *s, const struct prog *p, int rank,
+    const char *indent);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
 void describe_uop(struct view *v, const struct uop *u, int rank,
     struct strbuf *sb);

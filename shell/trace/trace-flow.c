@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/trace.h"
 #include "span.h"
+#include "trace/trace.h"
 #include "xmalloc.h"
 
 /* A notify or wait span, for the flow arrows. */
@@ -249,3 +249,8 @@ trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 	free(bycell);
 }
 
+void
+trace_json_us(struct strbuf *sb, uint64_t ns)
+{
+	strbuf_addf(sb, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+}

@@ -48,12 +48,6 @@ pct_encode(struct strbuf *sb, const char *s)
 	}
 }
 
-void
-trace_json_us(struct strbuf *sb, uint64_t ns)
-{
-	strbuf_addf(sb, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
-}
-
 /* The window table the span's program was sent with, as a view. */
 static struct view *
 wins_view(const struct trace_span *sp, struct view *v)

@@ -28,6 +28,11 @@
  * session_pump(), so ranks never wait for the shell.
  */
 #define TRACE_KEEP 2000000
+/* ... and the programs of at most TRACE_PROGS_MAX commands (each names its
+ * records; a long interactive session would otherwise keep ~1.6 KB per
+ * command for ever): beyond, the oldest quarter goes with its records,
+ * counted as dropped, except the last bench's. */
+#define TRACE_PROGS_MAX 16384
 
 struct trace;
 struct span_rec;
@@ -49,6 +54,7 @@ struct trace_span {
 struct trace_counts {
 	uint64_t kept;		/* records held */
 	uint64_t not_kept;	/* drained past TRACE_KEEP */
+	uint64_t dropped;	/* of commands older than TRACE_PROGS_MAX */
 	uint64_t lost;		/* dropped by full rings (all ranks) */
 	uint64_t unnamed;	/* records of a program the shell no longer had */
 	uint32_t gen;		/* bumped by every trace_clear() */
@@ -67,6 +73,9 @@ void trace_job_done(struct session *s, int r, struct job *j);
 /* Drain, then forget every record and program (lost counts restart). */
 void trace_clear(struct session *s);
 void trace_summary(struct session *s, struct trace_counts *c);
+/* Keep the programs tagged tags[0..n) whatever TRACE_PROGS_MAX lets go
+ * (the last bench's: `tree` shows them); replaces the previous pins. */
+void trace_pin(struct session *s, const uint32_t *tags, size_t n);
 /* Records lost by rank r's ring since the last clear. */
 uint64_t trace_lost(struct session *s, int r);
 /*
@@ -89,13 +98,13 @@ int trace_save(struct session *s, const char *path, enum trace_format fmt,
     const struct trace_meta *meta, uint64_t *nspans, char **cause);
 /* Append the strace attributes of sp ("peer=1 cell=sig%5B0%5D ..."). */
 void trace_attrs(const struct trace_span *sp, struct strbuf *sb);
-/* ns as microseconds with exactly three decimals (exact, invertible). */
-void trace_json_us(struct strbuf *sb, uint64_t ns);
 
 /* ---- trace-flow.c: notify->wait arrows of the JSON trace ---------------- */
 
 struct trace_flows;
 
+/* ns as microseconds with exactly three decimals (exact, invertible). */
+void trace_json_us(struct strbuf *sb, uint64_t ns);
 struct trace_flows *trace_flows_new(void);
 void trace_flows_free(struct trace_flows *f);
 /* Remember sp if it is a notify or a wait. */

@@ -9,7 +9,10 @@
  *                      a notify that released no data (notify, then put);
  *   set 0, awaited     a set whose value never satisfies the wait the
  *                      peer has on that cell (a tag of 0);
- *   == on a counter    a wait for == on a cell several ranks add to.
+ *   == on a counter    a wait for == on a cell several ranks add to;
+ *   set, shared        a set on a cell another rank writes too;
+ *   reused signal      a wait on a cell this rank waited on before that
+ *                      still holds what released it (single-shot).
  *
  * Either side of a pattern may come second (the notify or the wait), so
  * each is checked from both and said once per cell, in one wording.
@@ -24,7 +27,8 @@
 
 #define LINT_SAID_MAX 256
 
-enum { PAT_PUT_AFTER, PAT_SET_AWAITED, PAT_EQ_SHARED };
+enum { PAT_PUT_AFTER, PAT_SET_AWAITED, PAT_EQ_SHARED, PAT_SET_SHARED,
+	PAT_REUSED };
 
 static struct {
 	struct said {
@@ -179,6 +183,74 @@ adders(struct session *s, int target, uint64_t off, int self)
 	return n;
 }
 
+/* A set to (peer, off) while another rank writes it too (or an add
+ * where another rank set it): the ranks known to write it, with self. */
+static void
+set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
+{
+	struct rankset writers;
+	struct strbuf c = STRBUF_INIT;
+	int sets = u->op == NOTIFY_SET, others = 0;
+	char a1[64], *t;
+
+	rankset_clear(&writers);
+	rankset_add(&writers, r);
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->kind == UOP_NOTIFY && e->target == u->peer && e->off == u->dst &&
+		    e->writer != r) {
+			others += !rankset_has(&writers, e->writer);
+			rankset_add(&writers, e->writer);
+			sets |= e->op == NOTIFY_SET;
+		}
+	}
+	for (int q = 0; q < s->nranks; q++) {
+		const struct job *p = q != r ? pending(s, q, UOP_NOTIFY, u->dst, u->peer) : NULL;
+		if (p != NULL) {
+			others += !rankset_has(&writers, q);
+			rankset_add(&writers, q);
+			sets |= one_op(p)->op == NOTIFY_SET;
+		}
+	}
+	if (others == 0 || !sets || !once(PAT_SET_SHARED, u->peer, u->dst))
+		return;
+	describe_cell(&s->view, u->dst, 1, &c);
+	site_text(&j->site, a1, sizeof a1);
+	t = rankset_format(&writers, s->nranks);
+	out_warning("%s%sset on %s of rank %d, which ranks %s write: with several writers the last set wins; use CDB_ADD for a shared cell, CDB_SET only for one writer",
+	    a1, a1[0] ? ": " : "", c.buf, u->peer, t + 1);
+	free(t);
+	strbuf_release(&c);
+}
+
+/* A wait on a cell this rank waited on before, which still holds what
+ * released it then: a raw signal is single-shot. */
+static void
+reused(struct session *s, int r, const struct job *j, const struct uop *u,
+    int32_t now)
+{
+	const struct diag_event *before = NULL;
+	struct strbuf c = STRBUF_INIT;
+	char a1[64], a2[64];
+	int passes = wait_cmp_holds((enum wait_cmp)u->op, now, u->value);
+
+	for (size_t i = 0; i < s->nhist; i++) {
+		const struct diag_event *e = &s->hist[i];
+		if (e->kind == UOP_WAIT && e->writer == r && e->off == u->dst)
+			before = e;
+	}
+	if (before == NULL || now == 0 ||
+	    !(passes || (u->op == CMP_EQ && now > u->value)) ||
+	    !once(PAT_REUSED, r, u->dst))
+		return;
+	describe_cell(&s->view, u->dst, 1, &c);
+	site_text(&j->site, a1, sizeof a1);
+	out_warning("%s%s%s of rank %d holds %d and was waited on before%s: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
+	    a1, a1[0] ? ": " : "", c.buf, r, now, at(&before->site, a2, sizeof a2),
+	    passes ? "this wait passes at once" : "this == can never hold");
+	strbuf_release(&c);
+}
+
 static void
 lint_begin(struct session *s, int r, struct job *j,
     const struct coll_args *coll)
@@ -191,6 +263,7 @@ lint_begin(struct session *s, int r, struct job *j,
 	if (u->kind == UOP_PUT) {
 		put_after_notify(s, r, j, u);
 	} else if (u->kind == UOP_NOTIFY) {
+		set_shared(s, r, j, u);
 		o = pending(s, u->peer, UOP_WAIT, u->dst, -1);
 		if (o != NULL && u->op == NOTIFY_SET &&
 		    !wait_cmp_holds((enum wait_cmp)one_op(o)->op, u->value, one_op(o)->value))
@@ -216,6 +289,7 @@ lint_begin(struct session *s, int r, struct job *j,
 			say_set_awaited(s, lw->writer, &lw->site, r, u, &j->site, now);
 		if (u->op == CMP_EQ && adders(s, r, u->dst, r) >= 2)
 			say_eq_shared(s, r, u, &j->site);
+		reused(s, r, j, u, now);
 		if (u->op == CMP_EQ && lu.neq < LINT_SAID_MAX)
 			lu.eq[lu.neq++] = (struct eqwait){ r, *u, j->site };
 	}

@@ -13,7 +13,7 @@ seg_of(struct view *v)
 }
 
 static const char *
-seg_session(struct view *v)
+seg_session_name(struct view *v)
 {
 	return seg_of(v)->name;	/* copied at create/attach: terminated */
 }
@@ -158,7 +158,7 @@ seg_reports(struct view *v)
 
 static const struct view_ops view_seg_ops = {
 	.name = "shm",
-	.session = seg_session,
+	.session_name = seg_session_name,
 	.nranks = seg_nranks,
 	.sample = seg_sample,
 	.board = seg_board_of,

@@ -83,7 +83,7 @@ struct view;
 struct view_ops {
 	const char *name;	/* the transport: "shm" */
 	/* The session's name (`colldb watch NAME`), borrowed. */
-	const char *(*session)(struct view *v);
+	const char *(*session_name)(struct view *v);
 	int (*nranks)(struct view *v);
 	/* Take a fresh sample of every rank (see above). */
 	void (*sample)(struct view *v);
@@ -129,9 +129,9 @@ void view_seg_init(struct view *v, struct seg *sg);
 /* ---- what callers use (one line each over the ops) ------------------------ */
 
 static inline const char *
-view_session(struct view *v)
+view_session_name(struct view *v)
 {
-	return v->ops->session(v);
+	return v->ops->session_name(v);
 }
 
 static inline int

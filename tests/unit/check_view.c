@@ -73,7 +73,7 @@ START_TEST(segment_view_reads_the_segment)
 	view_seg_init(&v, &s);
 	block_rank1(w);
 	ck_assert_int_eq(view_nranks(&v), 3);
-	ck_assert_str_eq(view_session(&v), "view");
+	ck_assert_str_eq(view_session_name(&v), "view");
 	view_sample(&v);
 	view_board(&v, 1, &b);
 	ck_assert_int_eq(b.state, RS_BLOCKED);
@@ -226,7 +226,7 @@ sm_ended(struct view *v)
 }
 
 static const struct view_ops sampled_ops = {
-	.name = "samples", .session = sm_session, .nranks = sm_nranks,
+	.name = "samples", .session_name = sm_session, .nranks = sm_nranks,
 	.sample = sm_sample, .board = sm_board, .cur = sm_cur,
 	.read = sm_read, .area_size = sm_area_size, .win_list = sm_win_list,
 	.win_find = sm_win_find, .win_at = sm_win_at, .win_gen = sm_win_gen,

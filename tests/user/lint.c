@@ -4,6 +4,8 @@
  *
  *   put-after   rank 0 notifies rank 1, then puts the data it announced
  *   eq          ranks 1.. add 1 to rank 0's counter; rank 0 waits == N-1
+ *   set-shared  ranks 1 and 2 both set rank 0's flag
+ *   reused      rank 1 waits twice on a flag rank 0 raised once
  *   ok          put, then notify, as it should be (no warning)
  */
 #include <stdio.h>
@@ -25,7 +27,19 @@ main(int argc, char **argv)
 	n = cdb_nranks();
 	cdb_alloc_shape("msg", 1, (size_t[]){ 8 }, CDB_F32, (void **)&msg);
 	cdb_alloc_shape("flag", 1, (size_t[]){ 2 }, CDB_I32, (void **)&flag);
-	if (strcmp(how, "eq") == 0) {
+	if (strcmp(how, "set-shared") == 0) {
+		if (rank == 0)
+			cdb_wait(&flag[0], CDB_GE, 1);
+		else if (rank <= 2)
+			cdb_notify(0, &flag[0], 1, CDB_SET);
+	} else if (strcmp(how, "reused") == 0) {
+		if (rank == 0) {
+			cdb_notify(1, &flag[0], 1, CDB_ADD);
+		} else if (rank == 1) {
+			cdb_wait(&flag[0], CDB_GE, 1);
+			cdb_wait(&flag[0], CDB_GE, 1);
+		}
+	} else if (strcmp(how, "eq") == 0) {
 		if (rank == 0)
 			cdb_wait(&flag[0], CDB_EQ, n - 1);
 		else

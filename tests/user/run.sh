@@ -44,7 +44,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -117,11 +117,15 @@ printf '%s\n' "$out" | grep -q mismatch && bad "a mismatch warning for matching 
 
 echo "-- lint of a user program's calls (tests/user/lint.c), with source lines"
 status "put after notify" 0 "$colldb" run -n 2 --batch ./lint put-after
-has "put after notify named with both lines" "warning: lint.c:38: put after notify: rank 0 notified rank 1 (flag[0]) at lint.c:37 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
+has "put after notify named with both lines" "warning: lint.c:52: put after notify: rank 0 notified rank 1 (flag[0]) at lint.c:51 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
 status "== on a counter several ranks add to" 0 "$colldb" run -n 4 --batch ./lint eq
-has "== on a shared counter" "warning: lint.c:30: == on flag[0] of rank 0, which several ranks add to: the count can overshoot; wait with >="
+has "== on a shared counter" "warning: lint.c:44: == on flag[0] of rank 0, which several ranks add to: the count can overshoot; wait with >="
 status "set 0 on an awaited cell (handshake-broken)" 3 "$colldb" run -n 2 --batch --timeout 1 ./handshake-broken
 has "tag 0 named with the set's and the wait's lines" "warning: handshake-broken.c:45: rank 0 sets flag[0] of rank 1 to 0, which rank 1 awaits with >= 1 at handshake-broken.c:49: the set never releases it (a tag of 0: send a tag >= 1)"
+status "set on a cell two ranks write" 0 "$colldb" run -n 4 --batch ./lint set-shared
+has "set shared" "warning: lint.c:34: set on flag[0] of rank 0, which ranks 1-2 write: with several writers the last set wins; use CDB_ADD for a shared cell, CDB_SET only for one writer"
+status "a raw signal waited on twice" 0 "$colldb" run -n 2 --batch ./lint reused
+has "reused signal, with both waits' lines" "warning: lint.c:40: flag[0] of rank 1 holds 1 and was waited on before at lint.c:39: a raw signal is single-shot (use a fresh cell, or wait for the next generation); this wait passes at once"
 status "a correct put, then notify" 0 "$colldb" run -n 2 --batch ./lint ok
 printf '%s\n' "$out" | grep -q warning && bad "a lint warning for correct calls" ||
 	ok "no lint warning for correct calls"
@@ -181,6 +185,18 @@ case $? in
 *) bad "pgrep failed" ;;
 esac
 
+# fork() in a rank (core/rank.h): inside a collective the child ends at
+# once and the results stay right; outside, the child's cdb_* fail
+status "a fork inside cdb_allreduce: the run ends, nothing wrong" 0 "$colldb" run -n 2 --batch ./forker inside
+has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:62 allreduce(mesh): the child exits at once (it would run the operation a second time)"
+has "the child exited at once" "[rank 0] rank 0: forked inside; the child exited with 125"
+has "rank 0's results are right" "[rank 0] rank 0: 200 rounds, 0 wrong"
+has "rank 1's results are right" "[rank 1] rank 1: 200 rounds, 0 wrong"
+status "a fork with windows mapped: the child may not use libcolldb" 0 "$colldb" run -n 2 --batch ./forker outside
+has "that fork is reported" "[rank 1] colldb: rank 1 forked with its windows mapped: libcolldb refuses the child (it would act as the same rank)"
+has "the child's cdb_notify fails" "[rank 1] rank 1's child: cdb_notify: not initialised (this process is a fork() of a rank: libcolldb belongs to the rank itself)"
+has "the rank goes on" "[rank 1] rank 1: the rank itself still works (sig 1)"
+
 echo "-- colldb run starts like colldb"
 status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
 has "rank 3 ran" "[rank 3] rank 3: out[0] = 10, 0 wrong"
@@ -204,6 +220,46 @@ st=$?
 for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
 pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
 rm -f "$cmds"
+# SIGTERM or SIGHUP while a rank that forked still runs: its child goes too
+for sig in TERM HUP; do
+	tag="tag-$$-$sig"
+	(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		"$colldb" run -n 2 --batch --name "fork-$sig-$$" ./exits forkspin ok "$tag" \
+		</dev/null >/dev/null 2>&1) &
+	pid=$!
+	# rank 0, its child, rank 1 (which ends): two stay
+	for i in $(seq 100); do [ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] || bad "SIG$sig: the forking rank did not start"
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	for i in $(seq 50); do pgrep -f "exits forkspin ok $tag" >/dev/null || break; sleep 0.1; done
+	if pgrep -f "exits forkspin ok $tag" >/dev/null; then
+		bad "SIG$sig: a rank's child outlived colldb run"
+		for p in $(pgrep -f "exits forkspin ok $tag"); do kill -KILL "$p"; done
+	else
+		ok "SIG$sig: a rank's forked child goes with colldb run"
+	fi
+	[ ! -e "/tmp/colldb-$(id -u)/fork-$sig-$$" ] && ok "SIG$sig: no registry entry left" ||
+		bad "SIG$sig: registry entry left"
+done
+# a crash of colldb itself (SIGSEGV, SIGABRT) leaves no registry entry
+for sig in SEGV ABRT; do
+	name="crash-$sig-$$"
+	cmds=$(mktemp)
+	printf 'sleep 30\n' >"$cmds"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		ASAN_OPTIONS=handle_segv=0:handle_abort=0 UBSAN_OPTIONS=handle_segv=0 \
+		"$colldb" -n 2 --name "$name" "$cmds" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	reg=/tmp/colldb-$(id -u)/$name
+	for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	st=$?
+	[ ! -e "$reg" ] && [ $st -gt 128 ] && ok "SIG$sig of colldb: no registry entry left (exit $st)" ||
+		bad "SIG$sig of colldb: exit $st, $reg left behind?"
+	rm -f "$cmds" "$reg"
+done
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2

@@ -270,6 +270,9 @@ trace_save_exec(struct cmdctx *ctx)
 		out_warning("the trace is incomplete: %llu spans lost (span ring full), %llu not kept (over %d)",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
 		    TRACE_KEEP);
+	if (tc.dropped > 0)
+		out_printf("note: %llu spans of older commands were dropped (the trace keeps the last %d commands' and the last bench's)\n",
+		    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 	return CMD_OK;
 }
 
@@ -316,6 +319,9 @@ cmd_trace_exec(struct cmdctx *ctx)
 		out_printf("lost %llu (span ring full), not kept %llu (over %d)\n",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
 		    TRACE_KEEP);
+		if (tc.dropped > 0)
+			out_printf("dropped %llu (of the commands before the last %d)\n",
+			    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 		free(per_rank);
 	}
 	return CMD_OK;

@@ -1,5 +1,5 @@
 /*
- * session.c - a session's life: its fields, segment and hooks, starting
+ * life.c - a session's life: its fields, segment and hooks, starting
  * the ranks of its kind, registering it for `colldb watch`, closing it.
  */
 #include <signal.h>
