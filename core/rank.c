@@ -273,6 +273,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 {
 	int st;
 
+	if (rank_forked) {
+		/* forked after its cdb_* call checked, before the program ran:
+		 * it would run the program as a second copy of the rank */
+		memset(di, 0, sizeof *di);
+		return cause_set(cause, "this process is a fork() of a rank: "
+		    "libcolldb belongs to the rank itself"), DONE_ERROR;
+	}
 	rank_lib_enter(p->title);	/* a fork from here on is inside it */
 	st = run_prog(rc, p, tag, flags, di, cause);
 	rank_lib_leave();

@@ -98,7 +98,10 @@ int rank_pin(int rank, int nranks);
  *    colldb ends the child (_exit(0)) instead of the agent going on.
  * libcolldb's own forks (cdb_init's standalone ranks) come before
  * rank_attach().  rank_lib_enter()/leave() bracket the rank's own code
- * (rank_run does; a call's function is outside it, core/call.c).
+ * (rank_run does, and libcolldb's api_run around it, so the announcing
+ * and reporting of a call are inside too; a call's function is outside
+ * it, core/call.c).  A child forked outside them that still reaches
+ * rank_run is refused there (rank_forked).
  */
 #define RANK_FORK_EXIT 125
 extern volatile sig_atomic_t rank_forked;
