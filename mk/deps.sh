@@ -29,6 +29,7 @@ tmux		test	cmd tmux
 python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
+less		test	cmd less
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 gdb		test	cmd gdb

@@ -141,6 +141,10 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench->gen = tc.gen;
 	s->bench->lost = tc.lost;
 	s->bench->not_kept = tc.not_kept;
+	s->bench->kept = tc.kept;
+	s->bench->bytes = a.kind == COLL_BARRIER ? 0 : size;
+	s->bench->ring = a.kind == COLL_ALLREDUCE && a.mode == MODE_RING;
+	s->bench->sweep = ba->sweep;
 	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
 	tags = NULL;
 	rc = 0;

@@ -244,8 +244,8 @@ bench_spans_warning(const struct bench_result *res)
 		out_warning("%llu spans lost (a rank's span ring was full); tree and trace save are incomplete",
 		    (unsigned long long)res->lost);
 	if (res->not_kept > 0)
-		out_warning("the trace keeps %d spans; %llu more were not kept, so tree and trace save cover only part of this bench",
-		    TRACE_KEEP, (unsigned long long)res->not_kept);
+		out_warning("the trace keeps %lu spans; %llu more were not kept, so tree and trace save cover only part of this bench",
+		    trace_keep(), (unsigned long long)res->not_kept);
 }
 
 /* nccl-tests' columns: in place (the result overwrites the input) or

@@ -45,7 +45,10 @@ struct bench_last {
 	int ntags;
 	uint32_t gen;		/* trace generation holding its spans */
 	int complete;		/* none of its spans lost or not kept */
-	uint64_t lost, not_kept;
+	uint64_t lost, not_kept, kept;
+	uint64_t bytes;		/* its size (0: a barrier) */
+	int ring;		/* mode=ring */
+	int sweep;		/* the last size of a bench sweep */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and

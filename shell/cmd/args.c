@@ -147,18 +147,12 @@ const char *
 nearest_window(struct view *v, const char *name)
 {
 	struct seg_window *list[SEG_MAX_WINDOWS];
-	const char *best = NULL;
-	size_t bestd = 3;
+	struct nearest near = NEAREST_INIT;
 	int n = view_win_list(v, list, SEG_MAX_WINDOWS);
 
-	for (int k = 0; k < n; k++) {
-		size_t d = edit_distance(name, list[k]->name);
-		if (d < bestd) {
-			bestd = d;
-			best = list[k]->name;
-		}
-	}
-	return best;
+	for (int k = 0; k < n; k++)
+		nearest_try(&near, name, list[k]->name);
+	return near.best;
 }
 
 struct seg_window *

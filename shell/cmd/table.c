@@ -130,17 +130,13 @@ cmd_find(const char *name, char **cause)
 	if (nfound > 1) {
 		cause_set(cause, "ambiguous command '%s', could be: %s", name, sb.buf);
 	} else {
-		const char *best = NULL;
-		size_t bestd = 3;
-		for (int i = 0; cmd_table[i] != NULL; i++) {
-			size_t d = edit_distance(name, cmd_table[i]->name);
-			if (d < bestd) {
-				bestd = d;
-				best = cmd_table[i]->name;
-			}
-		}
-		if (best != NULL)
-			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name, best);
+		struct nearest near = NEAREST_INIT;
+
+		for (int i = 0; cmd_table[i] != NULL; i++)
+			nearest_try(&near, name, cmd_table[i]->name);
+		if (near.best != NULL)
+			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name,
+			    near.best);
 		else
 			cause_set(cause, "unknown command '%s' (try 'help')", name);
 	}

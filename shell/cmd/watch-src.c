@@ -94,7 +94,10 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops
 
 	for (size_t k = from; k < end; k++) {
 		const struct uop *u = &ops[k];
-		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks)
+		/* a credit for a peer; not a rank's notify to itself, nor a
+		 * negative add (the epilogue's reset of its own cells) */
+		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks ||
+		    u->peer == q || (u->op != NOTIFY_SET && u->value <= 0))
 			continue;
 		for (int i = 0; i < sh->n; i++) {
 			const struct seg_window *w = sh->w[i];

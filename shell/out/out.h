@@ -28,6 +28,11 @@
 
 #include "common.h"
 
+/* Print long command output (stdout) as out_printf() does, or, when page
+ * is set (a person at the terminal) and text has more lines than the
+ * terminal has rows, through a pager as git does: $PAGER, else
+ * "less -FRX" (plain output when there is none).  Never in batch. */
+void out_paged(const char *text, int page);
 /* Echo a script line (stdout, not captured for `expect output`). */
 void out_echo(const char *line);
 /* Print command output (stdout). */

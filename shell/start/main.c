@@ -79,11 +79,12 @@ main(int argc, char **argv)
 		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	shell_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
+	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (strcmp(optarg, "shm") != 0) {
-				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
+				fprintf(stderr, "error: -t %s: %s (try 'colldb --help')\n", optarg,
 				    strcmp(optarg, "mpi") == 0 ?
 				    "the mpi transport is not built in this colldb (only shm)" :
 				    "unknown transport (expected shm)");
@@ -97,7 +98,7 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			if (shell_opt_last(c, optarg, "colldb", &o, usage) != 0)
+			if (shell_opt_last(c, optarg, argv, "colldb", &o) != 0)
 				return EXIT_USAGE;
 		}
 	}

@@ -10,9 +10,11 @@
  * can come out of the ring before the shell has read the announcement:
  * those are held, in order, and resolved at the rank's next drain.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/out.h"
 #include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
@@ -300,13 +302,37 @@ trace_free(struct session *s)
 	s->trace = NULL;
 }
 
+unsigned long
+trace_keep(void)
+{
+	static unsigned long keep_n;
+	const char *e;
+	char *end;
+
+	if (keep_n != 0)
+		return keep_n;
+	keep_n = TRACE_KEEP;
+	if ((e = getenv("COLLDB_TRACE_KEEP")) != NULL) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(e, &end, 10);
+		if (errno == 0 && end != e && *end == '\0' && v >= 1000 && v <= 1000000000)
+			keep_n = (unsigned long)v;
+		else
+			out_warning("COLLDB_TRACE_KEEP='%s': expected 1000..1000000000 span records; the trace keeps %d",
+			    e, TRACE_KEEP);
+	}
+	return keep_n;
+}
+
 /* Keep rec if its program is known; returns 0 when it is not (yet). */
 static int
 keep(struct session *s, struct trace *t, int r, const struct span_rec *rec)
 {
 	if (prog_for(s, t, r, rec->tag) == NULL)
 		return 0;
-	if (t->n >= TRACE_KEEP && rec->level != 1) {
+	if (t->n >= trace_keep() && rec->level != 1) {
 		t->not_kept++;
 		return 1;
 	}

@@ -28,6 +28,9 @@
  * session_pump(), so ranks never wait for the shell.
  */
 #define TRACE_KEEP 2000000
+/* TRACE_KEEP, or COLLDB_TRACE_KEEP from the environment (1000..10^9;
+ * another value is warned about once and the default used). */
+unsigned long trace_keep(void);
 /* ... and the programs of at most TRACE_PROGS_MAX commands (each names its
  * records; a long interactive session would otherwise keep ~1.6 KB per
  * command for ever): beyond, the oldest quarter goes with its records,
