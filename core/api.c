@@ -174,7 +174,7 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 
 		memset(&cm, 0, sizeof cm);
 		cm.args = *coll;
-		cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+		coll_args_unname(&cm.args);
 		cm.site = api.site;
 		strbuf_add(&sb, &cm, sizeof cm);
 		strbuf_addstr(&sb, p->title);

@@ -67,6 +67,9 @@ enum uop_flags {
 				 * holds the data dtype itself (no widening) */
 	UOP_F_DEFER = 1 << 4,	/* WAIT: a deferred condition (defer_wait) the
 				 * shell appended to the program */
+	UOP_F_FROM_CELL = 1 << 5, /* NOTIFY: the amount is min(own i32 cell at
+				 * src, value), read when the op runs (a
+				 * data-dependent count: all_to_all_v) */
 };
 
 struct uop {

@@ -37,6 +37,7 @@ openmpi-bin	mpi	cmd mpirun.openmpi
 libopenmpi-dev	mpi	pc ompi-c
 mpich		mpi	cmd mpirun.mpich
 libmpich-dev	mpi	pc mpich
+clang-format	test	cmd clang-format
 valgrind	valgrind	cmd valgrind
 '
 

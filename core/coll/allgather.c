@@ -23,8 +23,8 @@ coll_build_allgather(struct emit *e)
 	const struct coll_args *a = e->a;
 	struct cellset cs = emit_mesh_cells(e);
 	uint64_t size = a->src.count;
-	uint64_t dst = a->buf.off + (uint64_t)e->me * size *
-	    dtype_size(a->buf.dtype);
+	uint64_t dst =
+	    a->buf.off + (uint64_t)e->me * size * dtype_size(a->buf.dtype);
 
 	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
 		return;

@@ -91,8 +91,8 @@ vintern(struct prog *p, const char *fmt, va_list ap)
 	return prog_str(p, buf);
 }
 
-static void
-add_signal_op(struct emit *e, enum uop_kind kind, int peer, uint64_t cell,
+struct uop *
+emit_signal(struct emit *e, enum uop_kind kind, int peer, uint64_t cell,
     int32_t value, uint8_t op, uint8_t flags, uint32_t name, uint32_t phase)
 {
 	struct uop u;
@@ -108,7 +108,7 @@ add_signal_op(struct emit *e, enum uop_kind kind, int peer, uint64_t cell,
 	u.count = 1;
 	u.name = name;
 	u.phase = phase;
-	prog_add(e->p, &u);
+	return prog_add(e->p, &u);
 }
 
 void
@@ -133,7 +133,7 @@ emit_barrier(struct emit *e, struct cellset cs, int32_t gen,
 	for (int peer = 0; peer < e->n; peer++) {
 		if (peer == e->me)
 			continue;
-		add_signal_op(e, UOP_NOTIFY, peer, cell_off(e, cs, e->me), 1,
+		emit_signal(e, UOP_NOTIFY, peer, cell_off(e, cs, e->me), 1,
 		    NOTIFY_ADD, flags, nn, ph);
 		flags = 0;
 	}
@@ -141,7 +141,7 @@ emit_barrier(struct emit *e, struct cellset cs, int32_t gen,
 		if (src == e->me)
 			continue;
 		/* a wait names, in peer, the rank whose credits it counts */
-		add_signal_op(e, UOP_WAIT, src, cell_off(e, cs, src), gen,
+		emit_signal(e, UOP_WAIT, src, cell_off(e, cs, src), gen,
 		    CMP_GE, 0, nw, ph);
 	}
 }
@@ -150,14 +150,15 @@ void
 emit_epilogue(struct emit *e, struct cellset cs, int32_t total)
 {
 	char name[128];
-	uint32_t ph = prog_str(e->p, "epilogue"), nm;
+	uint32_t ph = prog_str(e->p, e->epi_phase != NULL ? e->epi_phase :
+	    "epilogue"), nm;
 
 	snprintf(name, sizeof name, "%s.epilogue", e->coll);
-	nm = prog_str(e->p, name);
+	nm = prog_str(e->p, e->epi_span != NULL ? e->epi_span : name);
 	for (int src = 0; src < e->n; src++) {
 		if (src == e->me)
 			continue;
-		add_signal_op(e, UOP_NOTIFY, e->me, cell_off(e, cs, src), -total,
+		emit_signal(e, UOP_NOTIFY, e->me, cell_off(e, cs, src), -total,
 		    NOTIFY_ADD, UOP_F_EPILOGUE, nm, ph);
 	}
 }

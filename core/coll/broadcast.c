@@ -53,9 +53,9 @@ coll_build_broadcast(struct emit *e)
 		emit_barrier(e, cs, (int32_t)(t + 1), phase, "%s.tile%llu",
 		    e->coll, (unsigned long long)t);
 		if (e->me != root)
-			emit_get(e, off, root, off, MIN(COLL_TILE, b->count - first),
-			    phase, "%s.tile%llu.get", e->coll,
-			    (unsigned long long)t);
+			emit_get(e, off, root, off,
+			    MIN(COLL_TILE, b->count - first), phase,
+			    "%s.tile%llu.get", e->coll, (unsigned long long)t);
 	}
 	emit_epilogue(e, cs, (int32_t)tiles);
 }

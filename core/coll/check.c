@@ -35,10 +35,16 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 {
 	const struct win_ref *b = &a->buf;
 
+	rank = coll_dense(a, rank);	/* a domain's rows are its own ranks' */
 	o->dtype = b->dtype;
 	o->off = b->off;
 	o->count = b->count;
+	o->off2 = o->count2 = 0;
 	switch (a->kind) {
+	case COLL_ALL_TO_ALL_V:
+		o->off2 = a->rcount.off;
+		o->count2 = a->rcount.count;
+		break;
 	case COLL_BARRIER:
 		o->dtype = DT_I32;
 		o->off = a->sig.off;
@@ -52,6 +58,47 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 		break;
 	}
 	(void)nranks;
+}
+
+uint64_t
+coll_output_bytes(const struct coll_output *o)
+{
+	return o->count * dtype_size(o->dtype) + o->count2 * 4;
+}
+
+void
+coll_output_copy(const struct coll_output *o, const void *area, void *out)
+{
+	uint64_t n = o->count * dtype_size(o->dtype);
+
+	memcpy(out, (const uint8_t *)area + o->off, n);
+	memcpy((uint8_t *)out + n, (const uint8_t *)area + o->off2, o->count2 * 4);
+}
+
+static void
+widen(const struct win_ref *w, uint64_t *lo, uint64_t *hi)
+{
+	if (w->count == 0)
+		return;
+	*lo = MIN(*lo, w->off);
+	*hi = MAX(*hi, w->off + w->count * dtype_size(w->dtype));
+}
+
+void
+coll_inputs(const struct coll_args *a, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	widen(&a->buf, lo, hi);
+	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
+	    a->kind == COLL_ALL_TO_ALL_V)
+		widen(&a->src, lo, hi);
+	if (a->kind == COLL_ALL_TO_ALL_V) {
+		widen(&a->scount, lo, hi);
+		widen(&a->rcount, lo, hi);
+	}
+	if (*hi == 0)
+		*lo = 0;
 }
 
 /* out = fold(op, region at off of every rank) in dt */
@@ -73,8 +120,32 @@ fold(const struct coll_args *a, int nranks, const void *const *in,
 	free(tmp);
 }
 
+static void expect(const struct coll_args *a, int nranks, int rank,
+    const void *const *in, void *out);
+
 void
 coll_expect(const struct coll_args *a, int nranks, int rank,
+    const void *const *in, void *out)
+{
+	int n = coll_size(a, nranks);
+	const void **dense;
+
+	if (a->domain == 0) {
+		expect(a, nranks, rank, in, out);
+		return;
+	}
+	/* a domain's collective folds its members, in their order */
+	dense = xcalloc((size_t)n, sizeof *dense);
+	for (int d = 0; d < n; d++)
+		dense[d] = in[coll_world(a, d)];
+	expect(a, n, rank, dense, out);
+	free(dense);
+}
+
+/* in[] is indexed by the collective's own ranks (0..nranks-1) here; rank
+ * is still a world rank (coll_output() maps it). */
+static void
+expect(const struct coll_args *a, int nranks, int rank,
     const void *const *in, void *out)
 {
 	const struct win_ref *b = &a->buf, *s = &a->src;
@@ -83,6 +154,7 @@ coll_expect(const struct coll_args *a, int nranks, int rank,
 	uint64_t row;
 
 	coll_output(a, nranks, rank, &o);
+	rank = coll_dense(a, rank);
 	switch (a->kind) {
 	case COLL_ALLREDUCE:
 	case COLL_REDUCE_SCATTER:
@@ -104,6 +176,27 @@ coll_expect(const struct coll_args *a, int nranks, int rank,
 			    (const uint8_t *)in[r] + s->off + (uint64_t)rank * row,
 			    row);
 		break;
+	case COLL_ALL_TO_ALL_V: {
+		/* the whole MAX_RECV-row block of every source moves; src tells
+		 * how many rows are valid: min(its SEND_COUNTS[rank], MAX_RECV) */
+		uint64_t max_recv = b->shape[0] / (uint64_t)nranks;
+		int32_t *rc = (int32_t *)((uint8_t *)out + b->count * esz);
+
+		row = max_recv * b->shape[1] * esz;
+		for (int r = 0; r < nranks; r++) {
+			int32_t c;
+			memcpy((uint8_t *)out + (uint64_t)r * row,
+			    (const uint8_t *)in[r] + s->off + (uint64_t)rank * row,
+			    row);
+			memcpy(&c, (const uint8_t *)in[r] + a->scount.off +
+			    (uint64_t)rank * (a->scount.ndim == 2 ? a->scount.shape[1] : 1) * 4,
+			    4);
+			rc[(uint64_t)r * a->rcount.shape[1]] =
+			    (int64_t)c > (int64_t)max_recv ? (int32_t)max_recv : c;
+		}
+		/* cells of RECV_COUNTS no source writes keep their input value */
+		break;
+	}
 	default:
 		break;
 	}
@@ -125,16 +218,20 @@ epsilon(enum dtype dt)
 }
 
 uint64_t
-coll_wrong(const struct coll_args *a, int nranks, const void *expected,
-    const void *got, uint64_t count)
+coll_wrong(const struct coll_args *a, int nranks, const struct coll_output *o,
+    const void *expected, const void *got)
 {
 	enum dtype dt = a->kind == COLL_BARRIER ? DT_I32 : a->buf.dtype;
 	size_t esz = dtype_size(dt);
 	int reduces = a->kind == COLL_ALLREDUCE ||
 	    a->kind == COLL_REDUCE_SCATTER;
-	double tol = 2.0 * (nranks > 0 ? nranks : 1) * epsilon(dt);
-	uint64_t wrong = 0;
+	int n = coll_size(a, nranks);
+	double tol = 2.0 * (n > 0 ? n : 1) * epsilon(dt);
+	uint64_t wrong = 0, count = o->count, tail = count * esz;
 
+	for (uint64_t i = 0; i < o->count2; i++)	/* i32 cells, exact */
+		wrong += memcmp((const uint8_t *)expected + tail + 4 * i,
+		    (const uint8_t *)got + tail + 4 * i, 4) != 0;
 	for (uint64_t i = 0; i < count; i++) {
 		double e, g;
 

@@ -37,6 +37,9 @@ struct emit {
 	int n;			/* world size */
 	int me;			/* this rank */
 	const char *coll;	/* span prefix: coll_kind_name(a->kind) */
+	/* emit_epilogue()'s phase and span when not NULL (a builtin block's
+	 * "block 1 epilogue"); "epilogue" and "<coll>.epilogue" otherwise */
+	const char *epi_phase, *epi_span;
 };
 
 struct cellset {
@@ -64,6 +67,13 @@ void emit_barrier(struct emit *e, struct cellset cs, int32_t gen,
  * to myself), span "<coll>.epilogue", flag UOP_F_EPILOGUE. */
 void emit_epilogue(struct emit *e, struct cellset cs, int32_t total);
 
+/* One NOTIFY or WAIT on the i32 cell at byte offset cell (op: the notify
+ * op or wait cmp; name and phase: string indexes); returns the stored op
+ * (valid until the next add). */
+struct uop *emit_signal(struct emit *e, enum uop_kind kind, int peer,
+    uint64_t cell, int32_t value, uint8_t op, uint8_t flags, uint32_t name,
+    uint32_t phase);
+
 /* Data ops; span and phase are printf formats. */
 void emit_copy(struct emit *e, enum uop_space dsp, uint64_t dst,
     enum uop_space ssp, uint64_t src, int peer, uint64_t count,
@@ -87,10 +97,12 @@ uint64_t round_up(uint64_t a, uint64_t b);
 void coll_build_barrier(struct emit *e);
 void coll_build_allreduce_mesh(struct emit *e);
 void coll_build_allreduce_ring(struct emit *e);
+void coll_build_allreduce_ring_neighbour(struct emit *e);
 void coll_build_broadcast(struct emit *e);
 void coll_build_allgather(struct emit *e);
 void coll_build_reduce_scatter(struct emit *e);
 void coll_build_all_to_all(struct emit *e);
+void coll_build_all_to_all_v(struct emit *e);
 
 /* validate.c: the shape text "[6,4]" of w, into buf of len bytes. */
 const char *coll_shape_str(const struct win_ref *w, char *buf, size_t len);

@@ -127,7 +127,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	}
 	if (res->median > 0) {
 		res->algbw = (double)size / res->median / 1e3;
-		res->busbw = res->algbw * coll_busbw_factor(a.kind, s->nranks);
+		res->busbw = res->algbw * coll_busbw_factor(a.kind,
+		    coll_size(&a, s->nranks));
 	}
 	s->bench = xcalloc(1, sizeof *s->bench);
 	snprintf(s->bench->root, sizeof s->bench->root, "%s",

@@ -82,6 +82,7 @@ struct bench_args {
 	int flag_sweep;		/* the sweep was asked for with -b/-e */
 	enum span_detail spans;	/* what the ranks record (core/span.h) */
 	size_t at_size, at_dtype, at_coll, at_time;	/* argument positions */
+	char domain_name[SEG_NAME_MAX];	/* domain=, "" for the world */
 };
 
 /* What one bench measured. */
@@ -105,6 +106,7 @@ struct bench_result {
 struct bench_wins {
 	struct win_ref buf, src, sig;
 	int has_buf, has_src;
+	int domain;		/* the comm domain they are on (0: the world) */
 	uint64_t need;		/* bytes of window area per rank */
 };
 

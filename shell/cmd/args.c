@@ -23,18 +23,29 @@ nargs(struct cmdctx *ctx)
 	return ctx->w.n;
 }
 
+/* "error: MSG[ (usage: ...)]", counted as the command's error. */
+static void
+ctx_verror(struct cmdctx *ctx, int usage, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+
+	if (usage)
+		out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
+		    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
+	else
+		out_error("%s", msg);
+	free(msg);
+	ctx->nerrors++;
+}
+
 int
 arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 0, fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
 	if (i < ctx->w.n)
 		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
 	return -1;
@@ -44,14 +55,10 @@ int
 cmd_error(struct cmdctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 0, fmt, ap);
 	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
 	return -1;
 }
 
@@ -59,15 +66,10 @@ void
 cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	ctx_verror(ctx, 1, fmt, ap);
 	va_end(ap);
-	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
-	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
-	free(msg);
-	ctx->nerrors++;
 }
 
 int
@@ -98,11 +100,42 @@ arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i)
 	return 0;
 }
 
+/* A numeric peer (or D:K) of a command on a domain must be a member. */
+static int
+peer_in_domain(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	const struct seg_domain *d;
+	size_t i = ctx->peer_arg - 1;
+	int64_t v;
+	int r;
+
+	if (ctx->peer_arg == 0 || ctx->dom == 0 ||
+	    (d = seg_domain_get(&s->seg, ctx->dom)) == NULL)
+		return 0;
+	if (domain_peer(ctx, i, arg(ctx, i), &r) == 1)
+		v = r;
+	else if (parse_int(arg(ctx, i), &v, 0, NULL) != 0)
+		return 0;	/* next, prev, all: inside the domain */
+	if ((d->ranks[v / 64] >> (v % 64)) & 1)
+		return 0;
+	{
+		struct strbuf sb = STRBUF_INIT;
+		domain_describe(s, ctx->dom, &sb);
+		arg_error(ctx, i, "peer %lld is not in domain %s, where '%s' is",
+		    (long long)v, sb.buf, arg(ctx, ctx->dom_arg - 1));
+		strbuf_release(&sb);
+	}
+	return -1;
+}
+
 int
 targets_alive(struct cmdctx *ctx, struct rankset *out)
 {
 	struct session *s = ctx->s;
 
+	if (peer_in_domain(ctx) != 0)
+		return -1;
 	rankset_clear(out);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&ctx->targets, r))
@@ -190,7 +223,7 @@ region_arg(struct cmdctx *ctx, size_t i, struct region *r)
 		return -1;
 	}
 	r->w = win_lookup(ctx, i, rs.name);
-	if (r->w == NULL)
+	if (r->w == NULL || domain_window(ctx, i, r->w) != 0)
 		return -1;
 	if (region_resolve(&rs, r->w->shape, r->w->ndim, &r->first, &r->count,
 		&r->is_cell, &cause) != 0) {
@@ -226,13 +259,17 @@ peer_syntax_ok(struct cmdctx *ctx, size_t i)
 	const char *a = arg(ctx, i);
 	int64_t v;
 	char *cause = NULL;
+	int r, rc;
 
+	ctx->peer_arg = i + 1;
 	if (strcmp(a, "next") == 0 || strcmp(a, "prev") == 0 ||
 	    strcmp(a, "all") == 0)
 		return 0;
+	if ((rc = domain_peer(ctx, i, a, &r)) != 0)
+		return rc < 0 ? -1 : 0;
 	if (parse_int(a, &v, 0, &cause) != 0) {
 		free(cause);
-		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, next, prev or all)", a);
+		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, D:K, next, prev or all)", a);
 	}
 	if (v < 0 || v >= ctx->s->nranks)
 		return arg_error(ctx, i, "peer %lld out of range (world has %d ranks)",
@@ -243,23 +280,33 @@ peer_syntax_ok(struct cmdctx *ctx, size_t i)
 int
 peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 {
+	struct session *s = ctx->s;
 	const char *a = arg(ctx, i);
-	int n = ctx->s->nranks, k = 0;
+	int n = ctx->s->nranks, k = 0, dn, me, r;
 
-	if (strcmp(a, "next") == 0) {
-		peers[0] = (rank + 1) % n;
+	/* on a domain, next/prev/all count its members, in rank order */
+	dn = ctx->dom != 0 && seg_domain_get(&s->seg, ctx->dom) != NULL ?
+	    (int)seg_domain_get(&s->seg, ctx->dom)->nranks : n;
+	me = seg_domain_rank(&s->seg, ctx->dom, rank);
+	if (strcmp(a, "next") == 0 && me >= 0) {
+		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me + 1) % dn);
 		return 1;
 	}
-	if (strcmp(a, "prev") == 0) {
-		peers[0] = (rank - 1 + n) % n;
+	if (strcmp(a, "prev") == 0 && me >= 0) {
+		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me - 1 + dn) % dn);
 		return 1;
 	}
 	if (strcmp(a, "all") == 0) {
-		for (int p = 0; p < n; p++) {
-			if (p != rank)
+		for (int d = 0; d < dn; d++) {
+			int p = seg_domain_member(&s->seg, ctx->dom, d);
+			if (p != rank && p >= 0)
 				peers[k++] = p;
 		}
 		return k;
+	}
+	if (strchr(a, ':') != NULL && domain_peer(ctx, i, a, &r) == 1) {
+		peers[0] = r;
+		return 1;
 	}
 	{
 		int64_t v = -1;

@@ -92,11 +92,22 @@ submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
 		u.src = (uint64_t)iv;
 	}
 	for (int r = 0; r < ctx->s->nranks; r++) {
+		struct uop ur = u;
+
 		if (!rankset_has(&live, r))
 			continue;
+		if (pat == FILL_RANK && rg->w->domain != 0) {
+			/* inside a domain `rank` is the rank's place in it */
+			int d = seg_domain_rank(&ctx->s->seg, rg->w->domain, r);
+			ur.op = FILL_VALUE;
+			if (ur.flags & UOP_F_INT)
+				ur.src = (uint64_t)((int64_t)u.src + d);
+			else
+				ur.fval = u.fval + d;
+		}
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s %s %s", ctx->entry->name, arg(ctx, 0), what);
-		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &u),
+		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &ur),
 			strbuf_detach(&sb, NULL), 0, 0) != 0) {
 			strbuf_release(&sb);
 			free(what);

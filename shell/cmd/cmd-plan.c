@@ -42,7 +42,7 @@ cmd_plan_exec(struct cmdctx *ctx)
 		}
 	}
 	if (coll_kind_from_name(arg(ctx, 0), &kind) != 0) {
-		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all) or a transfer (put, get, remote_store, remote_load), got '%s'",
+		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v) or a transfer (put, get, remote_store, remote_load), got '%s'",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
@@ -51,12 +51,26 @@ cmd_plan_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	coll_title(&cc.a, title, sizeof title);
 	for (int r = 0; r < s->nranks; r++) {
+		struct strbuf who = STRBUF_INIT;
 		struct prog *p;
-		if (!rankset_has(&ctx->targets, r))
+
+		/* a domain's collective runs on its members only */
+		if (!rankset_has(&ctx->targets, r) || coll_dense(&cc.a, r) < 0) {
+			if (ctx->explicit_targets && rankset_has(&ctx->targets, r) &&
+			    rankset_count(&ctx->targets) == 1) {
+				domain_describe(s, cc.a.domain, &who);
+				cmd_error(ctx, "rank %d is not in domain %s: it runs nothing of this %s",
+				    r, who.buf, coll_kind_name(cc.a.kind));
+				strbuf_release(&who);
+				return CMD_ERROR;
+			}
 			continue;
+		}
 		p = coll_build(&cc.a, s->nranks, r);
-		out_printf("rank %d: %s, %zu micro-op%s\n", r, title, p->nops,
+		describe_rank_name(&s->view, r, cc.a.domain, &who);
+		out_printf("%s: %s, %zu micro-op%s\n", who.buf, title, p->nops,
 		    p->nops == 1 ? "" : "s");
+		strbuf_release(&who);
 		plan_print(s, p, r, "  ");
 		prog_free(p);
 	}
@@ -64,7 +78,8 @@ cmd_plan_exec(struct cmdctx *ctx)
 }
 
 static const char *const plan_keywords[] = { "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "put", "get",
+	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
+	"put", "get",
 	"remote_store", "remote_load", "op=sum",
 	"mode=mesh", "mode=ring", "impl=composite", "impl=builtin", "root=",
 	NULL };

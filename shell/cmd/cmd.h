@@ -114,10 +114,30 @@ struct cmdctx {
 	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
 	size_t nsubs;
 	int nerrors;		/* errors reported (cmd_error, arg_error) */
+	/* The comm domain the command's windows are on (cmd-domain.c): set
+	 * when a region or cell argument names a domain's window, which also
+	 * narrows targets to its ranks; peers then count inside it. */
+	int dom;
+	size_t dom_arg;		/* the argument that set it, + 1 (0: none) */
+	size_t peer_arg;	/* peer_syntax_ok()'s argument, + 1 */
 };
 
 extern const struct cmd_entry *const cmd_table[];
 extern const char *const cmd_group_names[GRP__COUNT];
+
+/* ---- cmd-domain.c: comm domains ------------------------------------------ */
+
+/* Domains declared. */
+int domain_count(struct session *s);
+/* Window w (argument i) is the command's: on a domain it must be the
+ * only domain of the command, explicit targets must be its members and
+ * implicit ones are narrowed to them (ctx->dom is set).  0 or -1 (said). */
+int domain_window(struct cmdctx *ctx, size_t i, const struct seg_window *w);
+/* "d1 (ranks 0,2,3)", for messages. */
+void domain_describe(struct session *s, int k, struct strbuf *sb);
+/* A peer word "D:K" (domain D's rank K): 1 and *rank set, 0 when the word
+ * is not of that form, -1 (said, argument i) when it is but is wrong. */
+int domain_peer(struct cmdctx *ctx, size_t i, const char *word, int *rank);
 
 /* Run one line; returns enum cmd_retval.  *incomplete is set (and nothing
  * runs) when the line needs continuation. */
@@ -214,6 +234,10 @@ int windows_reset_each(struct session *s);
 /* Window w is in use by a rank's job (running or queued): say so, with a
  * caret under argument i, and return -1; else 0. */
 int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
+/* A window or domain name (argument i) is letters, digits and _, not a
+ * reserved word; what names it in the message.  0 or -1 (said). */
+int name_check(struct cmdctx *ctx, size_t i, const char *name,
+    const char *what);
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -329,10 +353,11 @@ struct coll_call {
 	struct coll_args a;
 	int check;		/* `check` given */
 	int json;		/* `json` given (bench) */
-	size_t argpos[5];	/* argument index per enum coll_arg */
+	size_t argpos[CARG_RCOUNT + 1];	/* argument index per enum coll_arg */
 	int synth;		/* mesh allreduce without a signal */
 	char synth_name[SEG_NAME_MAX];
-	char names[3][SEG_NAME_MAX];	/* copies of buf/src/sig names */
+	char names[5][SEG_NAME_MAX];	/* copies of the buf/src/sig/scount/
+					 * rcount names */
 };
 
 /* Parse `COLL ARGS...` starting at argument `first` (the collective's name
@@ -354,6 +379,10 @@ int coll_option_allowed(enum coll_kind k, const char *key);
 int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 /* A collective is queued or running on some rank (its title in *what). */
 int coll_in_progress(struct session *s, const char **what);
+/* A rank's output region(s) of a collective, as coll_output_copy()
+ * lays them out, read through the view. */
+void coll_read_output(struct view *v, int r, const struct coll_output *o,
+    void *out);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
 

@@ -31,6 +31,7 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	if (j == NULL)
 		return 0;	/* it ran at once */
 	j->done = done;
+	j->domain = ctx->dom;	/* its windows' domain: shown both ways */
 	ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
 	ctx->subs[ctx->nsubs].rank = r;
 	ctx->subs[ctx->nsubs].tag = j->tag;

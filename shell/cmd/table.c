@@ -21,7 +21,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
     cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
-    cmd_remote_load_entry, cmd_defer_wait_entry;
+    cmd_remote_load_entry, cmd_defer_wait_entry, cmd_all_to_all_v_entry,
+    cmd_domain_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -32,6 +33,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_alloc_entry,
 	&cmd_free_entry,
 	&cmd_windows_entry,
+	&cmd_domain_entry,
 	&cmd_reset_entry,
 	&cmd_fill_entry,
 	&cmd_print_entry,
@@ -51,6 +53,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_allgather_entry,
 	&cmd_reduce_scatter_entry,
 	&cmd_all_to_all_entry,
+	&cmd_all_to_all_v_entry,
 	&cmd_plan_entry,
 	&cmd_start_entry,
 	&cmd_step_entry,

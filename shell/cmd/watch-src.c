@@ -172,6 +172,13 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		rk->state = snap_state_of(b.state);
 		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
+		if (s != NULL && rank_job(s, r) != NULL && rank_job(s, r)->domain != 0) {
+			/* a domain's job: the rank's place in it too */
+			const struct seg_domain *d = view_domain(v, rank_job(s, r)->domain);
+			if (d != NULL)
+				strbuf_addf(&sb, "(%s:%d) ", d->name, view_domain_rank(v,
+				    rank_job(s, r)->domain, r));
+		}
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);
 		else if (s != NULL && rank_job(s, r) != NULL)

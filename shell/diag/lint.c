@@ -216,9 +216,22 @@ lint_coll_signal(struct session *s, const struct coll_args *a, const char *title
 
 			if (cell == 0)
 				continue;
+			struct strbuf why = STRBUF_INIT;
+
 			describe_cell(&s->view, a->sig.off + 4 * i, 1, &c);
-			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): credits left by an interrupted collective or a raw notify; its barriers may pass early (zero it first: fill %s zero)",
-			    title, r, c.buf, cell, a->sig.name != NULL ? a->sig.name : "SIG");
+			if (!leftover_why(s, a->sig.off + 4 * i, &why))
+				strbuf_addstr(&why, "credits left by an interrupted collective or a raw notify");
+			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): %s; its barriers may pass early (zero it first: reset %s)",
+			    title, r, c.buf, cell, why.buf,
+			    a->sig.name != NULL ? a->sig.name : "SIG");
+			{
+				struct strbuf at = STRBUF_INIT;
+				strbuf_addf(&at, "rank %d's %s was %d, %s", r, c.buf,
+				    cell, why.buf);
+				leftover_note_start(s, a, title, at.buf);
+				strbuf_release(&at);
+			}
+			strbuf_release(&why);
 			strbuf_release(&c);
 			return;
 		}

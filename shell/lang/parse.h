@@ -1,6 +1,11 @@
 /*
  * parse.h - the command language's lexical layer: pure functions, no I/O.
  *
+ * shell/lang/ is the command language without a world: words, numbers,
+ * rank sets, regions and shapes (parse.c), the syntax of `call`
+ * (call-expr.h), `repeat` blocks (loop.h).  It uses core's strbuf and
+ * xmalloc only; every other folder of the shell may use it.
+ *
  * parse_line() splits a line into words.  Quotes ("..." with \-escapes,
  * '...' literal) and bracket/paren groups ([4, 1], f(a, b)) stay one word
  * even with spaces inside; a '#' at the start of a word ends the line.  An

@@ -282,13 +282,19 @@ int
 session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 {
 	struct prog *p0;
-	int rc = 0;
+	int rc = 0, first = -1;
 
 	for (int r = 0; r < s->nranks; r++) {
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain: not involved */
+		if (first < 0)
+			first = r;
 		if (rank_reachable(s, r, cause) != 0 || session_queue_full(s, r, cause))
 			return -1;
 	}
-	p0 = coll_build(a, s->nranks, 0);
+	if (first < 0)
+		return cause_set(cause, "the collective's domain has no rank");
+	p0 = coll_build(a, s->nranks, first);
 	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET)
 		rc = cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
 		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
@@ -307,6 +313,12 @@ coll_withdraw(struct session *s, int upto)
 {
 	for (int r = 0; r < upto; r++) {
 		struct job *j = s->rp[r].jobs;
+
+		while (j != NULL && j->next != NULL)
+			j = j->next;
+		if (j == NULL || !(j->flags & JOB_COLL))
+			continue;	/* outside the collective's domain */
+		j = s->rp[r].jobs;
 
 		while (j != NULL && j->next != NULL)
 			j = j->next;	/* the collective: the tail */
@@ -353,7 +365,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	cm.args = *a;
 	cm.repeat = repeat;
 	cm.first_iter = first_iter;
-	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+	coll_args_unname(&cm.args);
 	/* Everything that can refuse is checked before any rank is told. */
 	if (session_coll_ready(s, a, cause) != 0)
 		return -1;
@@ -361,6 +373,8 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		struct prog *p;
 		struct job *j;
 
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain */
 		h.tag = s->next_tag++;
 		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
 		if (send_or_fail(s, r, &h, &cm, &why) != 0) {
@@ -377,6 +391,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		j = job_new(r, h.tag, p, xstrdup(p->title),
 		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
 		j->coll = coll_id;
+		j->domain = a->domain;
 		j->done = done;
 		job_enqueue(s, r, j);
 	}

@@ -53,6 +53,28 @@ shell_opt_getopt_error(int c, char *const *argv, const char *who)
 }
 
 void
+shell_longopts(struct option *lo, const struct option *extra)
+{
+	static const struct option shared[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "echo", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
+		lo[n++] = shared[i];
+	for (; extra != NULL && extra->name != NULL; extra++) {
+		if (n + 1 >= SHELL_LONGOPTS_MAX)
+			BUG("more than %d long options", SHELL_LONGOPTS_MAX - 1);
+		lo[n++] = *extra;
+	}
+	memset(&lo[n], 0, sizeof lo[n]);
+}
+
+void
 shell_opts_init(struct shell_opts *o)
 {
 	memset(o, 0, sizeof *o);

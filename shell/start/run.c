@@ -193,14 +193,7 @@ run_batch(struct session *s)
 int
 run_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "echo", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb run", .kind = &rank_kind_user,
 		.kind_arg = &user, .scripts_end = 1, .started = wait_started };
 	struct session *s = &run_session;
@@ -209,6 +202,7 @@ run_main(int argc, char **argv)
 
 	shell_opts_init(&o);
 	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	shell_longopts(longopts, NULL);
 	while ((c = getopt_long(argc, argv, "+:n:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':

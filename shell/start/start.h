@@ -31,6 +31,12 @@ struct shell_opts {
 	size_t nx;
 };
 
+/* The long options both share (--batch, --echo, --help, --name,
+ * --timeout), then extra's up to its zero entry, into lo, ended by a zero
+ * entry: getopt_long's table.  lo holds SHELL_LONGOPTS_MAX entries. */
+#define SHELL_LONGOPTS_MAX 16
+struct option;
+void shell_longopts(struct option *lo, const struct option *extra);
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */

@@ -15,7 +15,7 @@ seg_of(struct view *v)
 static const char *
 seg_session_name(struct view *v)
 {
-	return seg_of(v)->name;	/* copied at create/attach: terminated */
+	return seg_of(v)->name; /* copied at create/attach: terminated */
 }
 
 static int
@@ -35,7 +35,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 {
 	struct seg_rank *b = seg_board(seg_of(v), r);
 
-	out->state = seg_rank_state(b);	/* ranks write it: checked */
+	out->state = seg_rank_state(b); /* ranks write it: checked */
 	out->state_ns = atomic_load(&b->state_ns);
 	out->progress = atomic_load(&b->progress);
 	out->pc = atomic_load(&b->pc);
@@ -58,8 +58,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 }
 
 static void
-seg_cur(struct view *v, int r, struct uop *cur, char *title,
-    size_t title_size)
+seg_cur(struct view *v, int r, struct uop *cur, char *title, size_t title_size)
 {
 	seg_read_cur(seg_board(seg_of(v), r), cur, title, title_size);
 }
@@ -135,12 +134,18 @@ seg_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
 		struct seg_defer d = sg->h->defers[i];
 
-		if (d.used != 1 || d.rank != r || d.expected < 0 || d.off % 4 != 0 ||
-		    d.off > sg->h->area_size - 4)
+		if (d.used != 1 || d.rank != r || d.expected < 0 ||
+		    d.off % 4 != 0 || d.off > sg->h->area_size - 4)
 			continue;
 		out[n++] = d;
 	}
 	return n;
+}
+
+static const struct seg_domain *
+seg_dom(struct view *v, int k)
+{
+	return seg_domain_get(seg_of(v), k);
 }
 
 static int
@@ -171,6 +176,7 @@ static const struct view_ops view_seg_ops = {
 	.win_gen = seg_gen,
 	.cur_coll = seg_coll,
 	.defers = seg_defers,
+	.domain = seg_dom,
 	.ended = seg_ended,
 	.take_reports = seg_reports,
 };

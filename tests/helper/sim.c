@@ -274,8 +274,8 @@ deadlock(struct sim *s, char **cause)
 	return -1;
 }
 
-static uint64_t
-rng_next(uint64_t *x)
+uint64_t
+sim_rng(uint64_t *x)
 {
 	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
 
@@ -300,8 +300,8 @@ sim_run(struct sim *s, enum sim_order order, uint64_t seed, char **cause)
 			break;
 		if (order == SIM_RANDOM) {
 			/* random rank, random burst; stuck[] counts a sweep */
-			int i = (int)(rng_next(&rng) % (uint64_t)s->n);
-			uint64_t burst = 1 + rng_next(&rng) % 8;
+			int i = (int)(sim_rng(&rng) % (uint64_t)s->n);
+			uint64_t burst = 1 + sim_rng(&rng) % 8;
 			int nstuck = 0, step = 0;
 
 			for (uint64_t b = 0; b < burst; b++) {

@@ -32,6 +32,8 @@ enum sim_order {
 };
 
 struct sim *sim_new(int nranks, uint64_t area_size);
+/* splitmix64: the seeded random numbers the random order uses, for tests. */
+uint64_t sim_rng(uint64_t *x);
 void sim_free(struct sim *s);
 int sim_nranks(const struct sim *s);
 uint8_t *sim_area(struct sim *s, int rank);
