@@ -22,42 +22,42 @@
 
 #include "kern.h"
 
-typedef void red3_fn(void *restrict, const void *restrict,
-    const void *restrict, size_t);
+typedef void red3_fn(void *restrict, const void *restrict, const void *restrict,
+    size_t);
 typedef void red2_fn(void *restrict, const void *restrict, size_t);
 
 /* d = a op b and d op= b for one type, one op, one target. */
-#define RED_FN(ATTR, NAME, T, EXPR)                                          \
-	ATTR static void NAME(void *restrict d_, const void *restrict a_,    \
-	    const void *restrict b_, size_t n)                               \
-	{                                                                    \
-		T *d = d_;                                                   \
-		const T *a = a_, *b = b_;                                    \
-		for (size_t i = 0; i < n; i++) {                             \
-			T x = a[i], y = b[i];                                \
-			d[i] = EXPR;                                         \
-		}                                                            \
-	}                                                                    \
+#define RED_FN(ATTR, NAME, T, EXPR) \
+	ATTR static void NAME(void *restrict d_, const void *restrict a_, \
+	    const void *restrict b_, size_t n) \
+	{ \
+		T *d = d_; \
+		const T *a = a_, *b = b_; \
+		for (size_t i = 0; i < n; i++) { \
+			T x = a[i], y = b[i]; \
+			d[i] = EXPR; \
+		} \
+	} \
 	ATTR static void NAME##_ip(void *restrict d_, const void *restrict b_, \
-	    size_t n)                                                        \
-	{                                                                    \
-		T *d = d_;                                                   \
-		const T *b = b_;                                             \
-		for (size_t i = 0; i < n; i++) {                             \
-			T x = d[i], y = b[i];                                \
-			d[i] = EXPR;                                         \
-		}                                                            \
+	    size_t n) \
+	{ \
+		T *d = d_; \
+		const T *b = b_; \
+		for (size_t i = 0; i < n; i++) { \
+			T x = d[i], y = b[i]; \
+			d[i] = EXPR; \
+		} \
 	}
 
 #define KEEP(x, r) (r)
-#define RED_ARITH(ATTR, SFX, TAG, T, U, FIX)                                 \
-	RED_FN(ATTR, red_##TAG##_sum_##SFX, T, FIX(x, (T)((U)x + (U)y)))     \
+#define RED_ARITH(ATTR, SFX, TAG, T, U, FIX) \
+	RED_FN(ATTR, red_##TAG##_sum_##SFX, T, FIX(x, (T)((U)x + (U)y))) \
 	RED_FN(ATTR, red_##TAG##_prod_##SFX, T, FIX(x, (T)((U)x * (U)y)))
-#define RED_MINMAX(ATTR, SFX, TAG, T)                                        \
-	RED_FN(ATTR, red_##TAG##_max_##SFX, T, y > x ? y : x)                \
+#define RED_MINMAX(ATTR, SFX, TAG, T) \
+	RED_FN(ATTR, red_##TAG##_max_##SFX, T, y > x ? y : x) \
 	RED_FN(ATTR, red_##TAG##_min_##SFX, T, y < x ? y : x)
-#define RED_TYPE(ATTR, SFX, TAG, T, U)                                       \
-	RED_ARITH(ATTR, SFX, TAG, T, U, KEEP)                                \
+#define RED_TYPE(ATTR, SFX, TAG, T, U) \
+	RED_ARITH(ATTR, SFX, TAG, T, U, KEEP) \
 	RED_MINMAX(ATTR, SFX, TAG, T)
 
 /*
@@ -65,13 +65,13 @@ typedef void red2_fn(void *restrict, const void *restrict, size_t);
  * vectoriser will not make under -ftrapping-math; on x86 they are written
  * with intrinsics instead (below), elsewhere the plain loops do.
  */
-#define RED_ALL(ATTR, SFX)                                                   \
-	RED_TYPE(ATTR, SFX, u8, uint8_t, uint32_t)                           \
-	RED_TYPE(ATTR, SFX, i8, int8_t, uint32_t)                            \
-	RED_TYPE(ATTR, SFX, i16, int16_t, uint32_t)                          \
-	RED_TYPE(ATTR, SFX, i32, int32_t, uint32_t)                          \
-	RED_TYPE(ATTR, SFX, i64, int64_t, uint64_t)                          \
-	RED_MINMAX(ATTR, SFX, f32, float)                                    \
+#define RED_ALL(ATTR, SFX) \
+	RED_TYPE(ATTR, SFX, u8, uint8_t, uint32_t) \
+	RED_TYPE(ATTR, SFX, i8, int8_t, uint32_t) \
+	RED_TYPE(ATTR, SFX, i16, int16_t, uint32_t) \
+	RED_TYPE(ATTR, SFX, i32, int32_t, uint32_t) \
+	RED_TYPE(ATTR, SFX, i64, int64_t, uint64_t) \
+	RED_MINMAX(ATTR, SFX, f32, float) \
 	RED_MINMAX(ATTR, SFX, f64, double)
 
 #if defined(__x86_64__)
@@ -80,23 +80,22 @@ typedef void red2_fn(void *restrict, const void *restrict, size_t);
  * Explicit loads and stores need no restrict, so d may be a (in place):
  * the _ip form is the same loop.
  */
-#define FOP_FN(ATTR, NAME, T, VT, W, LD, ST, OPV, FIXV, OPS, FIXS)           \
-	ATTR static void NAME(void *d_, const void *a_, const void *b_,      \
-	    size_t n)                                                        \
-	{                                                                    \
-		T *d = d_;                                                   \
-		const T *a = a_, *b = b_;                                    \
-		size_t i = 0;                                                \
-		for (; i + W <= n; i += W) {                                 \
-			VT x = LD(a + i), y = LD(b + i);                     \
-			ST(d + i, FIXV(x, OPV(x, y)));                       \
-		}                                                            \
-		for (; i < n; i++)                                           \
-			d[i] = FIXS(a[i], a[i] OPS b[i]);                    \
-	}                                                                    \
-	ATTR static void NAME##_ip(void *d, const void *b, size_t n)         \
-	{                                                                    \
-		NAME(d, d, b, n);                                            \
+#define FOP_FN(ATTR, NAME, T, VT, W, LD, ST, OPV, FIXV, OPS, FIXS) \
+	ATTR static void NAME(void *d_, const void *a_, const void *b_, size_t n) \
+	{ \
+		T *d = d_; \
+		const T *a = a_, *b = b_; \
+		size_t i = 0; \
+		for (; i + W <= n; i += W) { \
+			VT x = LD(a + i), y = LD(b + i); \
+			ST(d + i, FIXV(x, OPV(x, y))); \
+		} \
+		for (; i < n; i++) \
+			d[i] = FIXS(a[i], a[i] OPS b[i]); \
+	} \
+	ATTR static void NAME##_ip(void *d, const void *b, size_t n) \
+	{ \
+		NAME(d, d, b, n); \
 	}
 
 static inline __m128
@@ -112,7 +111,8 @@ static inline __m128d
 fix_pd(__m128d x, __m128d r)
 {
 	__m128d m = _mm_cmpunord_pd(x, x);
-	__m128d q = _mm_or_pd(x, _mm_castsi128_pd(_mm_set1_epi64x(0x8000000000000ll)));
+	__m128d q =
+	    _mm_or_pd(x, _mm_castsi128_pd(_mm_set1_epi64x(0x8000000000000ll)));
 
 	return _mm_or_pd(_mm_and_pd(m, q), _mm_andnot_pd(m, r));
 }
@@ -130,15 +130,19 @@ RED_ARITH(, gen, f32, float, float, dtype_nan_first_f32)
 RED_ARITH(, gen, f64, double, double, dtype_nan_first_f64)
 #endif
 
-#define RED_ROW(TAG, SFX, IP)                                                \
-	{ red_##TAG##_sum_##SFX##IP, red_##TAG##_max_##SFX##IP,              \
-	  red_##TAG##_min_##SFX##IP, red_##TAG##_prod_##SFX##IP }
+#define RED_ROW(TAG, SFX, IP) \
+	{ \
+		red_##TAG##_sum_##SFX##IP, red_##TAG##_max_##SFX##IP, \
+		    red_##TAG##_min_##SFX##IP, red_##TAG##_prod_##SFX##IP \
+	}
 
-#define RED_TABLE(SFX, IP)                                                   \
-	{ [DT_U8] = RED_ROW(u8, SFX, IP), [DT_I8] = RED_ROW(i8, SFX, IP),    \
-	  [DT_I16] = RED_ROW(i16, SFX, IP), [DT_I32] = RED_ROW(i32, SFX, IP), \
-	  [DT_I64] = RED_ROW(i64, SFX, IP), [DT_F32] = RED_ROW(f32, SFX, IP), \
-	  [DT_F64] = RED_ROW(f64, SFX, IP) }
+#define RED_TABLE(SFX, IP) \
+	{ \
+		[DT_U8] = RED_ROW(u8, SFX, IP), [DT_I8] = RED_ROW(i8, SFX, IP), \
+		[DT_I16] = RED_ROW(i16, SFX, IP), \
+		[DT_I32] = RED_ROW(i32, SFX, IP), [DT_I64] = RED_ROW(i64, SFX, IP), \
+		[DT_F32] = RED_ROW(f32, SFX, IP), [DT_F64] = RED_ROW(f64, SFX, IP) \
+	}
 
 RED_ALL(, gen)
 
@@ -208,9 +212,9 @@ narrow(enum dtype dt, void *p, size_t i, float v)
  * through wide()/narrow(); the bf16 loops vectorise, f16's call the
  * reference conversions.
  */
-#define MIX_LOOP(OP)                                                         \
-	for (size_t i = 0; i < n; i++)                                       \
-		narrow(ddt, d, i, op_f32(OP, wide(adt, a, i), wide(bdt, b, i)))
+#define MIX_LOOP(OP) \
+	for (size_t i = 0; i < n; i++) \
+	narrow(ddt, d, i, op_f32(OP, wide(adt, a, i), wide(bdt, b, i)))
 
 static void
 mix_gen(enum reduce_op op, enum dtype ddt, void *d, enum dtype adt,
@@ -252,7 +256,8 @@ RED_ALL(AVX2, avx2)
 AVX2 static inline __m256
 fix_ps8(__m256 x, __m256 r)
 {
-	__m256 q = _mm256_or_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
+	__m256 q =
+	    _mm256_or_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x400000)));
 
 	return _mm256_blendv_ps(r, q, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
@@ -260,8 +265,8 @@ fix_ps8(__m256 x, __m256 r)
 AVX2 static inline __m256d
 fix_pd4(__m256d x, __m256d r)
 {
-	__m256d q = _mm256_or_pd(x, _mm256_castsi256_pd(
-	    _mm256_set1_epi64x(0x8000000000000ll)));
+	__m256d q = _mm256_or_pd(x,
+	    _mm256_castsi256_pd(_mm256_set1_epi64x(0x8000000000000ll)));
 
 	return _mm256_blendv_pd(r, q, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
@@ -287,14 +292,17 @@ ld_f32(const void *p, size_t i)
 AVX2 static inline __m256
 ld_f16(const void *p, size_t i)
 {
-	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const uint16_t *)p + i)));
+	return _mm256_cvtph_ps(
+	    _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i)));
 }
 
 AVX2 static inline __m256
 ld_bf16(const void *p, size_t i)
 {
-	return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(
-	    _mm_loadu_si128((const __m128i *)((const uint16_t *)p + i))), 16));
+	return _mm256_castsi256_ps(
+	    _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(
+				  (const __m128i *)((const uint16_t *)p + i))),
+		16));
 }
 
 AVX2 static inline void
@@ -318,14 +326,18 @@ st_bf16(void *p, size_t i, __m256 v)
 	__m256i nan = _mm256_cmpgt_epi32(mag, _mm256_set1_epi32(0x7f800000));
 	__m256i hi = _mm256_srli_epi32(x, 16);
 	__m256i odd = _mm256_and_si256(hi, _mm256_set1_epi32(1));
-	__m256i r = _mm256_srli_epi32(_mm256_add_epi32(x,
-	    _mm256_add_epi32(_mm256_set1_epi32(0x7fff), odd)), 16);
+	__m256i r =
+	    _mm256_srli_epi32(_mm256_add_epi32(x,
+				  _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+				      odd)),
+		16);
 	__m256i q = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
 
 	r = _mm256_blendv_epi8(r, q, nan);
 	/* 8 x u32 (each <= 0xffff) -> 8 x u16 */
 	r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
-	_mm_storeu_si128((__m128i *)((uint16_t *)p + i), _mm256_castsi256_si128(r));
+	_mm_storeu_si128((__m128i *)((uint16_t *)p + i),
+	    _mm256_castsi256_si128(r));
 }
 
 /*
@@ -346,29 +358,29 @@ mul8(__m256 x, __m256 y)
 	return fix_ps8(x, _mm256_mul_ps(x, y));
 }
 
-#define MIX8(NAME, ST, LA, LB)                                               \
-	AVX2 static size_t NAME(enum reduce_op op, void *d, const void *a,  \
-	    const void *b, size_t n)                                         \
-	{                                                                    \
-		size_t i = 0;                                                \
-		switch (op) {                                                \
-		case RED_SUM:                                                \
-			for (; i + 8 <= n; i += 8)                           \
-				ST(d, i, add8(LA(a, i), LB(b, i)));          \
-			break;                                               \
-		case RED_PROD:                                               \
-			for (; i + 8 <= n; i += 8)                           \
-				ST(d, i, mul8(LA(a, i), LB(b, i)));          \
-			break;                                               \
-		case RED_MAX:                                                \
-			for (; i + 8 <= n; i += 8)                           \
+#define MIX8(NAME, ST, LA, LB) \
+	AVX2 static size_t NAME(enum reduce_op op, void *d, const void *a, \
+	    const void *b, size_t n) \
+	{ \
+		size_t i = 0; \
+		switch (op) { \
+		case RED_SUM: \
+			for (; i + 8 <= n; i += 8) \
+				ST(d, i, add8(LA(a, i), LB(b, i))); \
+			break; \
+		case RED_PROD: \
+			for (; i + 8 <= n; i += 8) \
+				ST(d, i, mul8(LA(a, i), LB(b, i))); \
+			break; \
+		case RED_MAX: \
+			for (; i + 8 <= n; i += 8) \
 				ST(d, i, _mm256_max_ps(LB(b, i), LA(a, i))); \
-			break;                                               \
-		default:                                                     \
-			for (; i + 8 <= n; i += 8)                           \
+			break; \
+		default: \
+			for (; i + 8 <= n; i += 8) \
 				ST(d, i, _mm256_min_ps(LB(b, i), LA(a, i))); \
-		}                                                            \
-		return i;                                                    \
+		} \
+		return i; \
 	}
 
 MIX8(mix_f32_f16_f16, st_f32, ld_f16, ld_f16)
@@ -406,17 +418,17 @@ mix_avx2(enum reduce_op op, enum dtype ddt, void *d, enum dtype adt,
 			break;
 		}
 	}
-	for (; i < n; i++)	/* the tail (or a pair without a kernel) */
+	for (; i < n; i++) /* the tail (or a pair without a kernel) */
 		narrow(ddt, d, i, op_f32(op, wide(adt, a, i), wide(bdt, b, i)));
 }
 
-#define CONV8(NAME, ST, LD)                                                  \
-	AVX2 static size_t NAME(void *d, const void *s, size_t n)            \
-	{                                                                    \
-		size_t i = 0;                                                \
-		for (; i + 8 <= n; i += 8)                                   \
-			ST(d, i, LD(s, i));                                  \
-		return i;                                                    \
+#define CONV8(NAME, ST, LD) \
+	AVX2 static size_t NAME(void *d, const void *s, size_t n) \
+	{ \
+		size_t i = 0; \
+		for (; i + 8 <= n; i += 8) \
+			ST(d, i, LD(s, i)); \
+		return i; \
 	}
 
 CONV8(conv_f32_f16, st_f32, ld_f16)
@@ -428,9 +440,10 @@ static void
 conv_avx2(enum dtype ddt, void *restrict d, enum dtype sdt,
     const void *restrict s, size_t n)
 {
-	size_t i = ddt == DT_F32 ? (sdt == DT_F16 ? conv_f32_f16(d, s, n) :
-	    conv_f32_bf16(d, s, n)) : ddt == DT_F16 ? conv_f16_f32(d, s, n) :
-	    conv_bf16_f32(d, s, n);
+	size_t i = ddt == DT_F32 ?
+	    (sdt == DT_F16 ? conv_f32_f16(d, s, n) : conv_f32_bf16(d, s, n)) :
+	    ddt == DT_F16 ? conv_f16_f32(d, s, n) :
+			    conv_bf16_f32(d, s, n);
 
 	for (; i < n; i++)
 		narrow(ddt, d, i, wide(sdt, s, i));
@@ -543,7 +556,7 @@ kern_reduce(enum dtype dt, enum reduce_op op, void *dst, const void *a,
 		return;
 	if ((dst != a && overlap(dst, bytes, a, bytes)) ||
 	    overlap(dst, bytes, b, bytes)) {
-		reduce_scalar(dt, op, dst, a, b, n);	/* element by element */
+		reduce_scalar(dt, op, dst, a, b, n); /* element by element */
 		return;
 	}
 	if (l == KERN_SCALAR) {
@@ -585,7 +598,8 @@ kern_reduce_f32(enum reduce_op op, float *dst, enum dtype adt, const void *a,
 		return;
 	}
 	if (l == KERN_SCALAR ||
-	    ((const void *)dst != a && overlap(dst, bytes, a, n * dtype_size(adt))) ||
+	    ((const void *)dst != a &&
+		overlap(dst, bytes, a, n * dtype_size(adt))) ||
 	    overlap(dst, bytes, b, n * dtype_size(bdt))) {
 		for (size_t i = 0; i < n; i++) {
 			float x = wide(adt, a, i), y = wide(bdt, b, i);
@@ -599,8 +613,7 @@ kern_reduce_f32(enum reduce_op op, float *dst, enum dtype adt, const void *a,
 }
 
 void
-kern_convert(enum dtype ddt, void *dst, enum dtype sdt, const void *src,
-    size_t n)
+kern_convert(enum dtype ddt, void *dst, enum dtype sdt, const void *src, size_t n)
 {
 	enum kern_level l = kern_level();
 
@@ -608,8 +621,8 @@ kern_convert(enum dtype ddt, void *dst, enum dtype sdt, const void *src,
 		memmove(dst, src, n * dtype_size(ddt));
 		return;
 	}
-	if (l == KERN_SCALAR || overlap(dst, n * dtype_size(ddt), src,
-	    n * dtype_size(sdt)) ||
+	if (l == KERN_SCALAR ||
+	    overlap(dst, n * dtype_size(ddt), src, n * dtype_size(sdt)) ||
 	    !((ddt == DT_F32 && is_half(sdt)) || (sdt == DT_F32 && is_half(ddt)))) {
 		dtype_convert_ref(ddt, dst, sdt, src, n);
 		return;

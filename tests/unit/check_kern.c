@@ -14,7 +14,7 @@
 #include "dtype.h"
 #include "kern.h"
 
-#define N 1031			/* not a multiple of any vector width */
+#define N 1031 /* not a multiple of any vector width */
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -49,13 +49,17 @@ fill(enum dtype dt, void *p, size_t n)
 			continue;
 		r >>= 8;
 		if (dt == DT_F32)
-			memcpy((char *)p + i * esz, &f32s[r % ARRAY_SIZE(f32s)], 4);
+			memcpy((char *)p + i * esz, &f32s[r % ARRAY_SIZE(f32s)],
+			    4);
 		else if (dt == DT_F16)
-			memcpy((char *)p + i * esz, &h16s[r % ARRAY_SIZE(h16s)], 2);
+			memcpy((char *)p + i * esz, &h16s[r % ARRAY_SIZE(h16s)],
+			    2);
 		else if (dt == DT_BF16)
-			memcpy((char *)p + i * esz, &b16s[r % ARRAY_SIZE(b16s)], 2);
+			memcpy((char *)p + i * esz, &b16s[r % ARRAY_SIZE(b16s)],
+			    2);
 		else if (dt == DT_F64 && r % 3 == 0)
-			memcpy((char *)p + i * esz, &(uint64_t){ 0x7ff8000000000001ull }, 8);
+			memcpy((char *)p + i * esz,
+			    &(uint64_t){ 0x7ff8000000000001ull }, 8);
 	}
 }
 
@@ -90,7 +94,7 @@ diff(const char *what, enum kern_level l, enum dtype dt, const void *got,
 		memcpy(&g, (const char *)got + i * esz, esz);
 		memcpy(&w, (const char *)want + i * esz, esz);
 		if (g == w)
-			continue;	/* (a passing check per element is slow) */
+			continue; /* (a passing check per element is slow) */
 		ck_abort_msg("%s %s level %s element %zu: got %#llx, reference %#llx",
 		    what, dtype_name(dt), kern_level_name(l), i,
 		    (unsigned long long)g, (unsigned long long)w);
@@ -114,25 +118,28 @@ reductions(enum kern_level l)
 				fill((enum dtype)dt, a, N);
 				fill((enum dtype)dt, b, N);
 				memcpy(want, a, N * esz);
-				reduce_apply_ref((enum dtype)dt, (enum reduce_op)op,
-				    want, b, n);
+				reduce_apply_ref((enum dtype)dt,
+				    (enum reduce_op)op, want, b, n);
 				/* three operands */
 				memset(got, 0xa5, N * esz);
-				kern_reduce((enum dtype)dt, (enum reduce_op)op, got,
-				    a, b, n);
+				kern_reduce((enum dtype)dt, (enum reduce_op)op,
+				    got, a, b, n);
 				diff("reduce", l, (enum dtype)dt, got, want, n);
 				/* in place */
 				memcpy(got, a, N * esz);
-				kern_reduce((enum dtype)dt, (enum reduce_op)op, got,
-				    got, b, n);
-				diff("reduce in place", l, (enum dtype)dt, got, want, n);
+				kern_reduce((enum dtype)dt, (enum reduce_op)op,
+				    got, got, b, n);
+				diff("reduce in place", l, (enum dtype)dt, got,
+				    want, n);
 				/* unaligned start */
 				if (n > 1) {
 					memcpy(got, a, N * esz);
-					kern_reduce((enum dtype)dt, (enum reduce_op)op,
-					    got + esz, got + esz, b + esz, n - 1);
-					diff("reduce unaligned", l, (enum dtype)dt,
-					    got + esz, want + esz, n - 1);
+					kern_reduce((enum dtype)dt,
+					    (enum reduce_op)op, got + esz,
+					    got + esz, b + esz, n - 1);
+					diff("reduce unaligned", l,
+					    (enum dtype)dt, got + esz,
+					    want + esz, n - 1);
 				}
 			}
 		}
@@ -182,17 +189,19 @@ mixed(enum kern_level l)
 			for (size_t i = 0; i < N; i++) {
 				float x = widen(adt, a, i), y = widen(bdt, b, i);
 
-				reduce_apply_ref(DT_F32, (enum reduce_op)op, &x, &y, 1);
+				reduce_apply_ref(DT_F32, (enum reduce_op)op, &x,
+				    &y, 1);
 				memcpy(&want[i], &x, 4);
 			}
-			kern_reduce_f32((enum reduce_op)op, (float *)got, adt, a,
-			    bdt, b, N);
+			kern_reduce_f32((enum reduce_op)op, (float *)got, adt,
+			    a, bdt, b, N);
 			diff("reduce_f32", l, DT_F32, got, want, N);
-			if (adt == DT_F32) {	/* acc op= widened source, in place */
+			if (adt == DT_F32) { /* acc op= widened source, in place */
 				memcpy(got, a, sizeof got);
-				kern_reduce_f32((enum reduce_op)op, (float *)got,
-				    DT_F32, got, bdt, b, N);
-				diff("reduce_f32 in place", l, DT_F32, got, want, N);
+				kern_reduce_f32((enum reduce_op)op,
+				    (float *)got, DT_F32, got, bdt, b, N);
+				diff("reduce_f32 in place", l, DT_F32, got,
+				    want, N);
 			}
 		}
 	}
@@ -266,18 +275,20 @@ nan_rule(enum kern_level l)
 {
 	uint32_t a[9], b[9], d[9];
 
-	for (int op = 0; op < RED__COUNT; op += RED__COUNT - 1) {	/* sum, prod */
+	for (int op = 0; op < RED__COUNT; op += RED__COUNT - 1) { /* sum, prod */
 		for (int i = 0; i < 9; i++) {
-			a[i] = i % 3 == 2 ? 0x3f800000u : 0x7f800001u + (uint32_t)i;
-			b[i] = i % 3 == 0 ? 0x3f800000u : 0xffc00000u + (uint32_t)i;
+			a[i] = i % 3 == 2 ? 0x3f800000u :
+					    0x7f800001u + (uint32_t)i;
+			b[i] = i % 3 == 0 ? 0x3f800000u :
+					    0xffc00000u + (uint32_t)i;
 		}
 		kern_reduce(DT_F32, (enum reduce_op)op, d, a, b, 9);
 		for (int i = 0; i < 9; i++) {
-			uint32_t want = i % 3 == 2 ? b[i] :
-			    (a[i] | 0x400000u);
-			ck_assert_msg(d[i] == want, "level %s op %s lane %d: %#x, expected %#x",
-			    kern_level_name(l), reduce_op_name((enum reduce_op)op),
-			    i, d[i], want);
+			uint32_t want = i % 3 == 2 ? b[i] : (a[i] | 0x400000u);
+			ck_assert_msg(d[i] == want,
+			    "level %s op %s lane %d: %#x, expected %#x",
+			    kern_level_name(l),
+			    reduce_op_name((enum reduce_op)op), i, d[i], want);
 		}
 	}
 }
@@ -290,13 +301,13 @@ END_TEST
 
 START_TEST(nan_widening_is_quiet)
 {
-	float f = f16_to_f32(0x7c01);	/* a signalling f16 NaN */
+	float f = f16_to_f32(0x7c01); /* a signalling f16 NaN */
 	uint32_t u;
 
 	memcpy(&u, &f, sizeof u);
 	ck_assert_uint_eq(u, 0x7fc02000);
 	ck_assert_uint_eq(f16_from_f32(f), 0x7e01);
-	ck_assert_uint_eq(f16_to_f32(0x7c00) > 0, 1);	/* inf stays inf */
+	ck_assert_uint_eq(f16_to_f32(0x7c00) > 0, 1); /* inf stays inf */
 }
 END_TEST
 
