@@ -146,6 +146,7 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench->bytes = a.kind == COLL_BARRIER ? 0 : size;
 	s->bench->ring = a.kind == COLL_ALLREDUCE && a.mode == MODE_RING;
 	s->bench->sweep = ba->sweep;
+	s->bench->spans = ba->spans;
 	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
 	tags = NULL;
 	rc = 0;

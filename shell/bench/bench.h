@@ -49,6 +49,7 @@ struct bench_last {
 	uint64_t bytes;		/* its size (0: a barrier) */
 	int ring;		/* mode=ring */
 	int sweep;		/* the last size of a bench sweep */
+	enum span_detail spans;	/* what it recorded */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and

@@ -72,6 +72,8 @@ bench_fits(const struct bench_last *b, struct strbuf *sb)
 		}
 		strbuf_addf(sb, "rounds=%ld", rounds > 1 ? rounds : 1);
 	}
+	if (b->spans != SPAN_DETAIL_ROOTS)	/* the same detail, not the default */
+		strbuf_addf(sb, " spans=%s", span_detail_name(b->spans));
 	strbuf_addstr(sb, "', then 'tree'");
 }
 
