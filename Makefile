@@ -232,7 +232,7 @@ valgrind:
 	@VALGRIND=1 sh tests/run.sh $(O)
 
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw
+	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich
@@ -290,6 +290,8 @@ install: all
 	install -m 644 docs/colldb.1 $(DESTDIR)$(PREFIX)/share/man/man1/colldb.1
 	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons
 	install -m 644 scripts/lessons/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/
+	install -d $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore
+	install -m 644 scripts/lessons/explore/*.coll $(DESTDIR)$(PREFIX)/share/colldb/lessons/explore/
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:

@@ -12,6 +12,8 @@ echo "== spans: what recording costs"
 "$O/bench/span-cost"
 echo "== watch pane: CPU of sampling and drawing 64 ranks x 256 cells at 10 Hz (80x24)"
 "$O/bench/pane-cost" -s 3
+echo "== explore: executions and micro-ops per second; executions explored vs every interleaving"
+"$O/bench/explore-bench"
 sh bench/diagnose.sh "$O"
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 sh bench/logs-scale.sh

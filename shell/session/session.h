@@ -226,6 +226,8 @@ struct coll_run;
 struct trace;
 struct bench_last;
 struct coll_match;
+struct prog_sink;
+struct explore_saved;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -271,6 +273,10 @@ struct session {
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
 	struct coll_match *match;	/* user collectives entered (user/) */
+	struct prog_sink *sink;	/* set while explore reads a script: commands
+				 * hand it their programs (cmd/submit.c) */
+	struct explore_saved *explored;	/* counterexamples (cmd/explore-save.c) */
+	int next_explore;	/* ... saved so far */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
