@@ -347,10 +347,10 @@ void session_withdraw_tick(struct session *s);
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration k. */
+ * spans of run k carry iteration first_iter + k. */
 int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, job_done_fn done,
-    char **cause);
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    job_done_fn done, char **cause);
 /* Track a program rank r runs on its own (a user rank's call), under
  * the rank's tag; takes p and desc. */
 struct job *session_track(struct session *s, int r, uint32_t tag,
