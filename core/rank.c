@@ -300,6 +300,24 @@ span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
 	return SPAN_R_VALUE;
 }
 
+static enum span_detail
+detail_of(unsigned flags)
+{
+	if (flags & PROG_F_SPANS_ROOTS)
+		return SPAN_DETAIL_ROOTS;
+	if (flags & PROG_F_SPANS_PHASES)
+		return SPAN_DETAIL_PHASES;
+	return SPAN_DETAIL_OPS;
+}
+
+/* The board's progress counter: one writer (this rank), so no RMW. */
+static inline void
+progress_add(struct seg_rank *b, uint64_t n)
+{
+	atomic_store_explicit(&b->progress, atomic_load_explicit(&b->progress,
+	    memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause);
 
@@ -309,6 +327,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 {
 	int st;
 
+	if (rank_forked) {
+		/* forked after its cdb_* call checked, before the program ran:
+		 * it would run the program as a second copy of the rank */
+		memset(di, 0, sizeof *di);
+		return cause_set(cause, "this process is a fork() of a rank: "
+		    "libcolldb belongs to the rank itself"), DONE_ERROR;
+	}
 	rank_lib_enter(p->title);	/* a fork from here on is inside it */
 	st = run_prog(rc, p, tag, flags, di, cause);
 	rank_lib_leave();
@@ -324,6 +349,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
+	enum span_detail detail = detail_of(flags);
 	int status = DONE_OK;
 	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
 							 * if gate_active lags */
@@ -332,8 +358,9 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	memset(di, 0, sizeof *di);
 	di->nops = (uint32_t)p->nops;
 	/* Validate everything first: a bad program is an error, not a write
-	 * into another rank's memory. */
-	for (size_t i = 0; i < p->nops; i++) {
+	 * into another rank's memory.  A repetition (bench) was validated by
+	 * its first run. */
+	for (size_t i = 0; i < p->nops && !rc->checked; i++) {
 		if (exec_check(&p->ops[i], rc->seg.nranks,
 			rc->seg.area_size, p->acc_bytes, cause) != 0)
 			return DONE_ERROR;
@@ -353,12 +380,14 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
 	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
-	    tag, rc->iter);
-	if (sw.ring != NULL)
+	    tag, rc->iter, detail);
+	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
 		t1 = mono_ns();
 
 	while (pc < p->nops) {
 		const struct uop *u = &p->ops[pc];
+		uint32_t step = 1;
+		int gated = 0;
 		int rc_;
 
 		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
@@ -372,18 +401,34 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			}
 			forced = STOP_NONE;
 			first = 0;
-			if (sw.ring != NULL)	/* time stopped at the gate */
-				t0 = mono_ns();	/* is nobody's */
+			gated = 1;
+			if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
+				t0 = mono_ns();	/* time stopped at the gate
+						 * is nobody's */
 		}
-		span_op_start(&sw, pc, t0);
+		if (detail == SPAN_DETAIL_OPS) {
+			span_op_start(&sw, pc, t0);
+		} else if (span_boundary(&sw, pc)) {
+			t1 = mono_ns();
+			sw.last_end = t1;
+			span_op_start(&sw, pc, t1);
+		}
 		if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
 			free(rc->result);
 			rc->result = NULL;
 			rc_ = call_exec(rc, p, u, &rc->result, cause);
+		} else if ((detail != SPAN_DETAIL_OPS || sw.ring == NULL) &&
+		    !gated && pc + 1 < p->nops && !span_boundary(&sw, pc + 1) &&
+		    exec_fusable(&rc->ex, u, u + 1)) {
+			/* free running and no span between the two: nobody
+			 * can tell the pair from one pass */
+			rc_ = exec_fused(&rc->ex, u, u + 1);
+			step = 2;
 		} else {
 			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
 		}
-		if (sw.ring != NULL && (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
+		if (sw.ring != NULL && detail == SPAN_DETAIL_OPS &&
+		    (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
 			int32_t v = 0;
 			unsigned f = span_value(rc, u, di->seen, &v);
 
@@ -414,11 +459,12 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			status = DONE_ERROR;
 			break;
 		}
-		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
-		pc++;
+		progress_add(b, step);
+		pc += step;
 	}
-	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
-	    mono_ns());
+	if (sw.ring != NULL && (detail != SPAN_DETAIL_OPS || status != DONE_OK))
+		t1 = mono_ns();
+	span_writer_end(&sw, t1);
 	if (rc->t.ops->flush != NULL)
 		rc->t.ops->flush(&rc->t);	/* its writes seen before its DONE */
 	di->pc = pc;
@@ -474,7 +520,7 @@ rank_serve(struct rank_ctx *rc)
 		struct done_info di = { 0 };
 		struct prog *p = NULL;
 		char *cause = NULL;
-		uint32_t repeat = 1;
+		uint32_t repeat = 1, first = 0;
 		void *payload;
 		int st;
 
@@ -497,6 +543,7 @@ rank_serve(struct rank_ctx *rc)
 				prog_add_deferred(p, cm->defer,
 				    MIN(cm->ndefer, DEFER_MAX));
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
+				first = cm->first_iter;
 			} else {
 				cause_set(&cause, "malformed collective message");
 			}
@@ -517,11 +564,14 @@ rank_serve(struct rank_ctx *rc)
 			reply(rc, h.tag, DONE_ERROR, &di, cause);
 		} else {
 			st = DONE_OK;
-			for (rc->iter = 0; rc->iter < repeat && st == DONE_OK;
-			    rc->iter++)
+			for (uint32_t k = 0; k < repeat && st == DONE_OK; k++) {
+				rc->iter = first + k;
+				rc->checked = k > 0;
 				st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
 				    &cause);
+			}
 			rc->iter = 0;
+			rc->checked = 0;
 			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
 		}
 		free(rc->result);
@@ -542,12 +592,10 @@ rank_pin(int rank, int nranks)
 	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
 		return 0;
 	n = CPU_COUNT(&allowed);
-	if (nranks > n)
-		return 0;	/* oversubscribed: ranks skip the spin anyway */
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &allowed))
 			continue;
-		if (seen++ == rank) {
+		if (seen++ == rank % n) {
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
 			return sched_setaffinity(0, sizeof one, &one) == 0;

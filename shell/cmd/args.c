@@ -1,104 +1,15 @@
 /*
- * args.c - helpers for exec functions: their words, errors with a caret
- * under the bad word, options, rank targets, windows, regions, cells and
- * peers.  Everything is checked before a command sends anything, so a
+ * args.c - helpers for exec functions (over words.c): rank targets,
+ * windows, regions, cells, peers and names.  Everything is checked before a command sends anything, so a
  * rejected command changes nothing.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "xmalloc.h"
-
-const char *
-arg(struct cmdctx *ctx, size_t i)
-{
-	return i < ctx->w.n ? ctx->w.v[i].s : NULL;
-}
-
-size_t
-nargs(struct cmdctx *ctx)
-{
-	return ctx->w.n;
-}
-
-/* "error: MSG[ (usage: ...)]", counted as the command's error. */
-static void
-ctx_verror(struct cmdctx *ctx, int usage, const char *fmt, va_list ap)
-{
-	char *msg = xvasprintf(fmt, ap);
-
-	if (usage)
-		out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
-		    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
-	else
-		out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
-}
-
-int
-arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctx_verror(ctx, 0, fmt, ap);
-	va_end(ap);
-	if (i < ctx->w.n)
-		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
-	return -1;
-}
-
-int
-cmd_error(struct cmdctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctx_verror(ctx, 0, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void
-cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ctx_verror(ctx, 1, fmt, ap);
-	va_end(ap);
-}
-
-int
-arg_is_kv(const char *a, const char *key, const char **val)
-{
-	size_t n = strlen(key);
-
-	if (strncmp(a, key, n) != 0 || a[n] != '=')
-		return 0;
-	*val = a + n + 1;
-	return 1;
-}
-
-int
-arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i)
-{
-	const char *a = arg(ctx, i), *eq = strchr(a, '=');
-	size_t n;
-
-	if (eq == NULL)
-		return 0;
-	n = (size_t)(eq - a) + 1;	/* "key=" */
-	for (size_t k = from; k < i; k++) {
-		if (strncmp(arg(ctx, k), a, n) == 0)
-			return arg_error(ctx, i, "%.*s given twice (first as '%s')",
-			    (int)n - 1, a, arg(ctx, k));
-	}
-	return 0;
-}
 
 /* A numeric peer (or D:K) of a command on a domain must be a member. */
 static int
@@ -316,4 +227,31 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 		peers[0] = (int)v;
 	}
 	return 1;
+}
+
+/* Names `set` reads as settings, so a window may not take them. */
+static const char *const reserved[] = { "times", "color", "timeout", "strict",
+	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
+	NULL };
+
+int
+name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what)
+{
+	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
+		return arg_error(ctx, i, "bad %s name '%s' (expected a letter or _ first)",
+		    what, name);
+	for (const char *p = name; *p != '\0'; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return arg_error(ctx, i, "bad %s name '%s' (letters, digits and _ only)",
+			    what, name);
+	}
+	if (strlen(name) >= SEG_NAME_MAX)
+		return arg_error(ctx, i, "%s name '%s' is longer than %d characters",
+		    what, name, SEG_NAME_MAX - 1);
+	for (int k = 0; reserved[k] != NULL; k++) {
+		if (strcmp(name, reserved[k]) == 0)
+			return arg_error(ctx, i, "'%s' is a reserved word; pick another %s name",
+			    name, what);
+	}
+	return 0;
 }

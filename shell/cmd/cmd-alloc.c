@@ -1,37 +1,9 @@
 /* cmd-alloc.c - alloc and free: windows on every rank at once. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "xmalloc.h"
-
-/* Names `set` reads as settings, so a window may not take them. */
-static const char *const reserved[] = { "times", "color", "timeout", "strict",
-	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
-	NULL };
-
-int
-name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what)
-{
-	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
-		return arg_error(ctx, i, "bad %s name '%s' (expected a letter or _ first)",
-		    what, name);
-	for (const char *p = name; *p != '\0'; p++) {
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			return arg_error(ctx, i, "bad %s name '%s' (letters, digits and _ only)",
-			    what, name);
-	}
-	if (strlen(name) >= SEG_NAME_MAX)
-		return arg_error(ctx, i, "%s name '%s' is longer than %d characters",
-		    what, name, SEG_NAME_MAX - 1);
-	for (int k = 0; reserved[k] != NULL; k++) {
-		if (strcmp(name, reserved[k]) == 0)
-			return arg_error(ctx, i, "'%s' is a reserved word; pick another %s name",
-			    name, what);
-	}
-	return 0;
-}
 
 static enum cmd_retval
 cmd_alloc_exec(struct cmdctx *ctx)

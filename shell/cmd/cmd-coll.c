@@ -88,6 +88,24 @@ coll_read_output(struct view *v, int r, const struct coll_output *o, void *out)
 		view_read(v, r, o->off2, (uint8_t *)out + n, o->count2 * 4);
 }
 
+/* session_close(): the collectives still in progress go with it (their
+ * jobs' done callbacks find nothing afterwards). */
+static void
+colls_close(struct session *s)
+{
+	while (s->colls != NULL) {
+		struct coll_run *c = s->colls;
+
+		s->colls = c->next;
+		run_free(s, c);
+	}
+}
+
+const struct session_hook coll_session_hook = {
+	.name = "coll",
+	.close = colls_close,
+};
+
 /* Copy every rank's input windows before anything moves. */
 static void
 snapshot(struct session *s, struct coll_run *c)
@@ -218,6 +236,9 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	char *cause = NULL;
 	int synth_new;
 
+	if (s->sink != NULL)
+		return coll_synth_signal(ctx, cc, 1) != 0 ? -1 :
+		    s->sink->coll(s->sink->arg, cc);
 	/* no other collective is in progress (CMD_NEEDS_NO_COLL); a rank
 	 * that died meanwhile is seen dead */
 	session_pump(s, 0);
@@ -335,7 +356,8 @@ const struct cmd_entry cmd_allreduce_entry = {
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
-	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_allreduce, .exec = cmd_coll_exec,
 };
 
@@ -343,7 +365,8 @@ const struct cmd_entry cmd_barrier_entry = {
 	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
 	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
 	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
-	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL, .keywords = coll_keywords,
+	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE, .keywords = coll_keywords,
 	.data = &kind_barrier, .exec = cmd_coll_exec,
 };
 
@@ -351,7 +374,8 @@ const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
 	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_broadcast, .exec = cmd_coll_exec,
 };
 
@@ -359,7 +383,8 @@ const struct cmd_entry cmd_allgather_entry = {
 	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
 	.example = "allgather src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_allgather, .exec = cmd_coll_exec,
 };
 
@@ -367,7 +392,8 @@ const struct cmd_entry cmd_reduce_scatter_entry = {
 	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
 	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
-	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_reduce_scatter, .exec = cmd_coll_exec,
 };
 
@@ -375,7 +401,8 @@ const struct cmd_entry cmd_all_to_all_entry = {
 	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
 	.example = "all_to_all src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_all_to_all, .exec = cmd_coll_exec,
 };
 
@@ -384,6 +411,7 @@ const struct cmd_entry cmd_all_to_all_v_entry = {
 	.usage = "SRC DST SIG SEND_COUNTS RECV_COUNTS [impl=composite|builtin] [check]",
 	.summary = "all_to_all with counts: MoE dispatch (PyPTO argument order)",
 	.example = "all_to_all_v src dst sig sc rc check", .group = GRP_COLL,
-	.min_args = 5, .max_args = 7, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 5, .max_args = 7, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_all_to_all_v, .exec = cmd_coll_exec,
 };

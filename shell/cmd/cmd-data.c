@@ -293,7 +293,7 @@ const struct cmd_entry cmd_fill_entry = {
 	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",
 	.summary = "initialise a window (or region) on the target ranks",
 	.example = "@all fill buf rank", .group = GRP_WINDOWS, .min_args = 2,
-	.max_args = 3, .flags = CMD_TARGETS, .keywords = fill_keywords,
+	.max_args = 3, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = fill_keywords,
 	.exec = cmd_fill_exec,
 };
 
@@ -309,6 +309,6 @@ const struct cmd_entry cmd_set_entry = {
 	.name = "set", .usage = "REGION VALUE | SETTING VALUE",
 	.summary = "store a value locally on the targets, or change a setting",
 	.example = "@0 set sig[0] 1", .group = GRP_WINDOWS, .min_args = 0,
-	.max_args = 2, .flags = CMD_TARGETS, .keywords = set_keywords,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = set_keywords,
 	.exec = cmd_set_exec,
 };

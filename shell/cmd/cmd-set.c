@@ -332,6 +332,12 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 		*rv = CMD_ERROR;
 		return 1;
 	}
+	if (s->sink != NULL) {
+		*rv = CMD_ERROR;
+		arg_error(ctx, 0, "an explore script cannot change settings ('%s')",
+		    name != NULL ? name : "set");
+		return 1;
+	}
 	if (ctx->explicit_targets) {
 		/* Settings belong to the session, not to ranks. */
 		const char *at = strchr(ctx->line, '@');

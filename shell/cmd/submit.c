@@ -23,6 +23,8 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	struct job *j;
 	char *cause = NULL;
 
+	if (s->sink != NULL)
+		return s->sink->prog(s->sink->arg, r, p, desc);
 	if (s->kind->submit(s, r, p, desc, flags, pflags, &j, &cause) != 0) {
 		cmd_error(ctx, "%s", cause);
 		free(cause);

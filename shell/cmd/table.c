@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 
-extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
+extern const struct cmd_entry cmd_help_entry, cmd_apropos_entry, cmd_world_entry,
     cmd_ranks_entry, cmd_info_entry, cmd_focus_entry, cmd_alloc_entry,
     cmd_free_entry, cmd_windows_entry, cmd_fill_entry, cmd_print_entry,
     cmd_set_entry, cmd_notify_entry, cmd_wait_entry, cmd_put_entry,
@@ -18,7 +18,8 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
     cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry, cmd_gdb_entry,
-    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
+    cmd_diagnose_entry, cmd_explore_entry, cmd_watch_entry, cmd_record_entry,
+    cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
     cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
     cmd_remote_load_entry, cmd_defer_wait_entry, cmd_all_to_all_v_entry,
@@ -66,6 +67,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
+	&cmd_explore_entry,
 	&cmd_watch_entry,
 	&cmd_bench_entry,
 	&cmd_tree_entry,
@@ -80,6 +82,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_record_entry,
 	&cmd_say_entry,
 	&cmd_pause_entry,
+	&cmd_apropos_entry,
 	&cmd_quit_entry,
 	NULL
 };
@@ -145,4 +148,20 @@ cmd_find(const char *name, char **cause)
 	}
 	strbuf_release(&sb);
 	return NULL;
+}
+
+int
+cmd_line_repeats(const char *line)
+{
+	const struct cmd_entry *e = NULL;
+	struct words w;
+	size_t first;
+
+	if (parse_line(line, &w, NULL, NULL) != PARSE_OK)
+		return 0;
+	first = w.n > 0 && w.v[0].s[0] == '@';
+	if (w.n > first)
+		e = cmd_find(w.v[first].s, NULL);
+	words_free(&w);
+	return e != NULL && (e->flags & CMD_REPEAT);
 }

@@ -25,6 +25,7 @@ static struct {
 	size_t n, alloc;
 	unsigned long seq;
 	const char *line;
+	const char *origin;	/* "FILE:LINE" for errors, or NULL */
 	struct strbuf capture;	/* the command running now */
 	struct strbuf prev;	/* the previous command, for expect output */
 	const struct out_prompt *prompt;	/* being edited, or NULL */
@@ -91,16 +92,6 @@ colour(FILE *fp)
 
 static void emit_str(FILE *fp, const char *prefix, const char *sgr,
     const char *text);
-
-static void
-emit(FILE *fp, const char *prefix, const char *sgr, const char *fmt,
-    va_list ap)
-{
-	char *msg = xvasprintf(fmt, ap);
-
-	emit_str(fp, prefix, sgr, msg);
-	free(msg);
-}
 
 static void
 emit_str(FILE *fp, const char *prefix, const char *sgr, const char *text)
@@ -211,10 +202,24 @@ void
 out_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	emit(stderr, "error: ", "1;31", fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	if (out.origin != NULL) {
+		char *t = xasprintf("%s: %s", out.origin, msg);
+		free(msg);
+		msg = t;
+	}
+	emit_str(stderr, "error: ", "1;31", msg);
+	free(msg);
+}
+
+void
+out_set_origin(const char *origin)
+{
+	out.origin = origin;
 }
 
 void

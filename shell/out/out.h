@@ -47,6 +47,8 @@ printflike(2, 3) void out_event(int rank, const char *fmt, ...);
 void out_flush_events(void);
 /* Where carets point: the line being executed. */
 void out_set_line(const char *line);
+/* Errors say where they come from ("FILE:LINE: ..."), until NULL. */
+void out_set_origin(const char *origin);
 void out_caret(size_t col, size_t len);
 /* Start capturing a command's output; what the previous command printed
  * becomes out_captured() (for `expect output`).  out_capture_restore()

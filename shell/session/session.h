@@ -261,6 +261,8 @@ struct coll_run;
 struct trace;
 struct bench_last;
 struct coll_match;
+struct prog_sink;
+struct explore_saved;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -309,6 +311,10 @@ struct session {
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
 	struct coll_match *match;	/* user collectives entered (user/) */
+	struct prog_sink *sink;	/* set while explore reads a script: commands
+				 * hand it their programs (cmd/submit.c) */
+	struct explore_saved *explored;	/* counterexamples (cmd/explore-save.c) */
+	int next_explore;	/* ... saved so far */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -349,8 +355,11 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
-/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
- * tracer): it cannot move until SIGCONT, whatever its board says. */
+/* Whether rank r's process is stopped: RANK_FROZEN_SIGNAL by a signal
+ * (SIGSTOP, SIGTSTP; it cannot move until SIGCONT, whatever its board
+ * says), RANK_FROZEN_TRACED by a tracer such as `gdb @R` (it moves when the
+ * debugger lets it go); 0 when it is not. */
+enum rank_frozen { RANK_FROZEN_SIGNAL = 1, RANK_FROZEN_TRACED };
 int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
@@ -380,10 +389,10 @@ void session_withdraw_tick(struct session *s);
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration k. */
+ * spans of run k carry iteration first_iter + k. */
 int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, job_done_fn done,
-    char **cause);
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    job_done_fn done, char **cause);
 /* Track a program rank r runs on its own (a user rank's call), under
  * the rank's tag; takes p and desc. */
 struct job *session_track(struct session *s, int r, uint32_t tag,

@@ -21,7 +21,7 @@
 #include "prog.h"
 #include "xmalloc.h"
 
-#include "../helper/sim.h"
+#include "sim.h"
 
 
 static const int world_sizes[] = { 1, 2, 3, 4, 5, 8 };

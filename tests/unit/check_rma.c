@@ -18,7 +18,7 @@
 #include "rma.h"
 #include "xmalloc.h"
 
-#include "../helper/sim.h"
+#include "sim.h"
 
 #define AREA (1u << 16)
 
