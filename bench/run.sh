@@ -17,5 +17,7 @@ echo "== explore: executions and micro-ops per second; executions explored vs ev
 sh bench/diagnose.sh "$O"
 echo "== mpi transport: colldb's operations next to the same ones in MPI (same job, same window)"
 sh bench/mpi.sh "$O"
+echo "== mpi transport: CPU of 32 agents idle at the prompt for 10 s"
+sh bench/mpi-idle.sh 32 10
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 sh bench/logs-scale.sh

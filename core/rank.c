@@ -133,13 +133,13 @@ fork_register(void)
 }
 
 /* How long a rank whose transport needs progress sleeps between polls
- * while it waits for the shell: 100 us for the first 10 ms (measured: a
- * put across hosts to a rank polling so completes in about 1 ms), then
- * 1 ms (idle ranks cost little). */
+ * while it waits for the shell: idle_nap_ns() (measured: a put across
+ * hosts to a rank polling every 100 us completes in about 1 ms; an idle
+ * rank then backs off to 20 ms naps, so it costs little). */
 static uint64_t
 idle_slice(uint64_t since)
 {
-	return mono_ns() - since < 10000000u ? 100000u : 1000000u;
+	return idle_nap_ns(mono_ns() - since);
 }
 
 /* Sleep while *word == val: on its futex, or driving the transport. */

@@ -455,7 +455,11 @@ control_main(void *arg)
 		};
 		struct msg_hdr h;
 		void *payload = NULL;
-		int n = poll(p, 3, 20);
+		/* spans go out every 20 ms while the rank runs; an idle rank
+		 * records none, so its thread sleeps longer (a rank that starts
+		 * a program heard of it through this thread already) */
+		int idle = seg_rank_state(rm->rc->board) == RS_IDLE;
+		int n = poll(p, 3, idle ? 250 : 20);
 
 		if (n < 0 && errno != EINTR)
 			break;
@@ -567,11 +571,24 @@ static void *
 progress_main(void *arg)
 {
 	struct remote *rm = arg;
-	struct timespec nap = { 0, 200000 };
+	uint32_t seen = atomic_load(&rm->calls);
+	uint64_t t0 = mono_ns();
 
 	while (!atomic_load(&rm->stopping)) {
+		uint32_t c =
+		    atomic_load_explicit(&rm->calls, memory_order_relaxed);
+		uint64_t ns;
+		struct timespec nap;
+
+		if (c != seen) {
+			seen = c;
+			t0 = mono_ns();
+		}
 		if (!atomic_load(&rm->busy))
 			rm->p->poll();
+		ns = MAX(idle_nap_ns(mono_ns() - t0), 200000u);
+		nap.tv_sec = (time_t)(ns / 1000000000u);
+		nap.tv_nsec = (long)(ns % 1000000000u);
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
@@ -589,6 +606,8 @@ remote_progress_start(struct remote *rm, char **cause)
 void
 remote_busy(struct remote *rm, int busy)
 {
+	if (busy)
+		atomic_fetch_add_explicit(&rm->calls, 1, memory_order_relaxed);
 	atomic_store(&rm->busy, busy);
 }
 

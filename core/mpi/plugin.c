@@ -255,7 +255,8 @@ p_unlock(int peer)
 /* ---- the same operations, written directly against MPI (bench) --------- */
 
 /* Poll own cell until it reaches want: the loop core/mpi.c's wait runs
- * (CDB_MPI_SPIN polls, then 100 us sleeps), without the rest of colldb. */
+ * in its first 10 ms (CDB_MPI_SPIN polls, then 100 us sleeps; a bench's
+ * round trips never wait longer), without the rest of colldb. */
 static void
 raw_wait(uint64_t off, int32_t want)
 {
