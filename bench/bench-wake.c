@@ -143,7 +143,7 @@ executor_pingpong(struct seg *s, uint64_t ping, uint64_t pong)
 	/* the cells hold ROUNDS from the first run: rank 0 restarts its
 	 * expectations from there */
 	for (int32_t i = 0; i < ROUNDS; i++)
-		p[0]->ops[2 * i + 1].value += ROUNDS;
+		p[0]->mops[2 * i + 1].value += ROUNDS;
 	t0 = mono_ns();
 	for (int r = 0; r < 2; r++) {
 		pids[r] = fork();

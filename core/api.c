@@ -205,12 +205,14 @@ name_ops(struct prog *p, int coll)
 
 	for (int i = 0; i < api.nspans; i++)
 		strbuf_addf(&pre, "%s.", api.spans[i]);
-	for (size_t i = 0; i < p->nops && (pre.len > 0 || !coll); i++) {
+	if (p->gen != NULL && pre.len > 0)
+		p->name_prefix = xstrdup(pre.buf);	/* the generated ops' */
+	for (size_t i = 0; i < p->nmops && (pre.len > 0 || !coll); i++) {
 		strbuf_reset(&nm);
 		strbuf_add(&nm, pre.buf, pre.len);
-		strbuf_addstr(&nm, coll ? prog_str_at(p, p->ops[i].name) :
-		    uop_kind_name((enum uop_kind)p->ops[i].kind));
-		p->ops[i].name = prog_str(p, nm.buf);
+		strbuf_addstr(&nm, coll ? prog_str_at(p, p->mops[i].name) :
+		    uop_kind_name((enum uop_kind)p->mops[i].kind));
+		p->mops[i].name = prog_str(p, nm.buf);
 	}
 	strbuf_release(&pre);
 	strbuf_release(&nm);

@@ -90,6 +90,20 @@ int coll_validate(const struct coll_args *a, int nranks, char **cause,
  * dtype, ndim, shape and count; the caller places it and sets off). */
 void coll_synth_sig_shape(int nranks, struct win_ref *sig);
 
+/*
+ * A collective described (prog.h, "described programs"): every rank's
+ * program computed on demand from the arguments, O(N) memory for all of
+ * them together.  coll_describe() returns one reference (drop it with
+ * prog_gen_put()); coll_prog() makes rank's program, which holds its own.
+ * a must have validated, as for coll_build().
+ */
+struct prog_gen *coll_describe(const struct coll_args *a, int nranks);
+struct prog *coll_prog(struct prog_gen *g, int rank);
+
+/* The bytes of the window area a collective's programs touch (its
+ * windows, one interval): [*lo, *hi). */
+void coll_footprint(const struct coll_args *a, uint64_t *lo, uint64_t *hi);
+
 /* The program rank `rank` of `nranks` runs.  a must have validated and,
  * when has_sig is false, a->sig must describe the synthesized window. */
 struct prog *coll_build(const struct coll_args *a, int nranks, int rank);

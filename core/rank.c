@@ -128,28 +128,80 @@ span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
 	return SPAN_R_VALUE;
 }
 
+/*
+ * The executor reads a described program through a window of RUN_WIN
+ * micro-ops, filled from the generator as it goes (the whole program is
+ * never held); a materialised one directly.  Every op is checked before
+ * it runs: a materialised program all of it before the first op, a
+ * described one window by window (its generator was checked with the
+ * arguments, so a failure there is a malformed message).
+ */
+#define RUN_WIN 256
+
+struct run_win {
+	struct prog_rd rd;
+	const struct uop *ops;	/* ops [base, base + n) */
+	uint64_t base, n;
+	struct uop buf[RUN_WIN];
+};
+
+static int
+win_fill(struct rank_ctx *rc, const struct prog *p, struct run_win *w,
+    uint64_t pc, char **cause)
+{
+	w->base = pc;
+	w->n = prog_rd_fill(&w->rd, pc, w->buf, RUN_WIN);
+	w->ops = w->buf;
+	for (uint64_t i = 0; i < w->n; i++) {
+		if (exec_check(&w->buf[i], rc->seg.nranks, rc->seg.area_size,
+			p->acc_bytes, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 int
 rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause)
 {
 	struct seg_rank *b = rc->board;
 	struct span_writer sw;
+	struct run_win *w = NULL;
 	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
 	int status = DONE_OK;
 	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
 							 * if gate_active lags */
+	uint64_t len = prog_len(p);
+	const struct uop *ops = p->mops;
+	uint64_t wbase = 0, wn = p->nmops;
 	uint32_t pc = 0;
 
 	memset(di, 0, sizeof *di);
-	di->nops = (uint32_t)p->nops;
-	/* Validate everything first: a bad program is an error, not a write
-	 * into another rank's memory. */
-	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], rc->seg.nranks,
-			rc->seg.area_size, p->acc_bytes, cause) != 0)
+	if (len >= UINT32_MAX) {
+		cause_set(cause, "program of %llu micro-ops is too long",
+		    (unsigned long long)len);
+		return DONE_ERROR;
+	}
+	di->nops = (uint32_t)len;
+	if (p->gen != NULL) {
+		w = xmalloc(sizeof *w);
+		prog_rd_init(&w->rd, p);
+		if (len > 0 && win_fill(rc, p, w, 0, cause) != 0) {
+			free(w);
 			return DONE_ERROR;
+		}
+		ops = w->ops;
+		wn = w->n;
+	} else {
+		/* Validate everything first: a bad program is an error, not a
+		 * write into another rank's memory. */
+		for (size_t i = 0; i < p->nmops; i++) {
+			if (exec_check(&p->mops[i], rc->seg.nranks,
+				rc->seg.area_size, p->acc_bytes, cause) != 0)
+				return DONE_ERROR;
+		}
 	}
 	if (!(flags & PROG_F_USER)) {
 		atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
@@ -159,9 +211,9 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	atomic_store(&b->skip_pc, 0);
 	atomic_store(&b->abort, 0);
 	atomic_store(&b->prog_tag, tag);
-	atomic_store(&b->nops, (uint32_t)p->nops);
+	atomic_store(&b->nops, (uint32_t)len);
 	atomic_store(&b->pc, 0);
-	seg_write_cur(b, p->nops ? &p->ops[0] : &(struct uop){ 0 }, p->title);
+	seg_write_cur(b, len ? &ops[0] : &(struct uop){ 0 }, p->title);
 	seg_set_state(b, RS_RUNNING);
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
@@ -170,10 +222,20 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	if (sw.ring != NULL)
 		t1 = mono_ns();
 
-	while (pc < p->nops) {
-		const struct uop *u = &p->ops[pc];
+	while (pc < len) {
+		const struct uop *u;
 		int rc_;
 
+		if (pc - wbase >= wn) {
+			if (win_fill(rc, p, w, pc, cause) != 0) {
+				status = DONE_ERROR;
+				break;
+			}
+			ops = w->ops;
+			wbase = w->base;
+			wn = w->n;
+		}
+		u = &ops[pc - wbase];
 		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
 		seg_write_cur(b, u, NULL);
 		t0 = t1;
@@ -230,6 +292,7 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
 		pc++;
 	}
+	free(w);
 	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
 	    mono_ns());
 	di->pc = pc;

@@ -43,9 +43,10 @@
  *
  * Ownership: a struct span_writer belongs to the rank running a program;
  * its phase table (per micro-op: name depth and phases shared with the
- * previous one) belongs to span.c, which keeps the last one for the
- * repetitions of the same program (so one writer per process); the rings
- * belong to the segment.
+ * previous one; for a program longer than a table holds, a window of it
+ * refilled as the rank moves on) belongs to span.c, which keeps the last
+ * one for the repetitions of the same program (so one writer per
+ * process); the rings belong to the segment.
  */
 #ifndef COLLDB_SPAN_H
 #define COLLDB_SPAN_H
@@ -113,8 +114,13 @@ struct span_writer {
 	uint64_t head;		/* our copy of ring->head */
 	uint64_t tail;		/* the consumer's tail as last read */
 	uint64_t slot;		/* head % cap */
-	uint8_t *depth;		/* per op: name components (capped) */
+	const struct prog *p;
+	uint8_t *depth;		/* per op of the table: name components
+				 * (capped) */
 	uint8_t *keep;		/* per op: phases shared with the op before */
+	uint64_t tab_base;	/* the table covers ops tab_base .. */
+	uint32_t tab_n;		/* ... + tab_n (the whole program, or a
+				 * window of a long one) */
 	uint32_t tag, iter;
 	uint16_t rank;
 	uint32_t started;	/* pc whose phases are open, UINT32_MAX none */
@@ -135,6 +141,8 @@ void span_writer_begin(struct span_writer *w, struct span_ring *ring,
 /* Close every open phase at `end`. */
 void span_writer_end(struct span_writer *w, uint64_t end);
 
+/* Refill the writer's table with the window of ops from pc. */
+void span_table_window(struct span_writer *w, uint32_t pc);
 void span_put(struct span_writer *w, uint64_t ts, uint64_t end, uint32_t pc,
     unsigned level, int32_t value, unsigned flags);
 void span_phases(struct span_writer *w, uint32_t pc, uint64_t start);
@@ -167,6 +175,9 @@ span_op_end(struct span_writer *w, uint32_t pc, uint64_t start, uint64_t end,
  * range.
  */
 int span_name(const struct prog *p, uint32_t pc, unsigned level,
+    struct strbuf *sb);
+/* The same through a reader (nearby pcs cost O(1) each: the trace). */
+int span_name_rd(struct prog_rd *rd, uint32_t pc, unsigned level,
     struct strbuf *sb);
 /* Components in a dotted name ("a.b.c" has 3). */
 unsigned span_name_levels(const char *name);

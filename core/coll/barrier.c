@@ -64,18 +64,6 @@ emit_dtype(const struct emit *e)
 	return e->a->buf.dtype;
 }
 
-uint64_t
-ceil_div(uint64_t a, uint64_t b)
-{
-	return a / b + (a % b != 0);
-}
-
-uint64_t
-round_up(uint64_t a, uint64_t b)
-{
-	return ceil_div(a, b) * b;
-}
-
 static uint64_t
 cell_off(const struct emit *e, struct cellset cs, int rank)
 {
@@ -245,3 +233,37 @@ coll_build_barrier(struct emit *e)
 	emit_barrier(e, cs, 1, "barrier", "barrier");
 	emit_epilogue(e, cs, 1);
 }
+
+/* ---- described ---------------------------------------------------------- */
+
+static void
+barrier_init(struct coll_desc *d)
+{
+	d->empty = d->a.impl == IMPL_BUILTIN && d->n > COLL_BUILTIN_MAX_RANKS;
+}
+
+static uint64_t
+barrier_len(const struct coll_desc *d, int me)
+{
+	(void)me;
+	return d->bar + (uint64_t)d->n - 1;
+}
+
+static void
+barrier_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	struct cellset cs = gen_mesh_cells(d);
+
+	(void)hint;
+	if (pc < d->bar)
+		gen_barrier(d, me, cs, 1, 0, pc, bname("barrier", 0, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
+	else
+		gen_epilogue(d, me, cs, 1, d->bar, b);
+}
+
+const struct coll_gen gen_barrier_coll = {
+	.init = barrier_init, .len = barrier_len, .block = barrier_block,
+	.cells = CELLS_MESH,
+};

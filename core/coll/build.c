@@ -77,9 +77,9 @@ coll_build(const struct coll_args *a, int nranks, int rank)
 	default:
 		BUG("bad collective %d", a->kind);
 	}
-	if (p->nops > 0 && p->nops < p->aops) {
-		p->ops = xreallocarray(p->ops, p->nops, sizeof *p->ops);
-		p->aops = p->nops;
+	if (p->nmops > 0 && p->nmops < p->amops) {
+		p->mops = xreallocarray(p->mops, p->nmops, sizeof *p->mops);
+		p->amops = p->nmops;
 	}
 	if (p->nstrs < p->astrs) {
 		p->strs = xreallocarray(p->strs, p->nstrs, sizeof *p->strs);

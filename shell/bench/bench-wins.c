@@ -158,7 +158,7 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		return -1;
 	}
 	p = coll_build(a, s->nranks, 0);
-	if (p->nops == 0) {
+	if (prog_len(p) == 0) {
 		prog_free(p);
 		arg_error(ctx, ba->at_coll, "%s on %d rank%s has no micro-op to time",
 		    coll_kind_name(a->kind), s->nranks, s->nranks == 1 ? "" : "s");

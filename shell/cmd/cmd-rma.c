@@ -308,11 +308,11 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 		p = prog_new(rma_form_name(form));
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
-			size_t first = p->nops;
+			size_t first = p->nmops;
 			x.a.peer = peers[k];
 			rma_build(p, &x.a);
-			for (size_t i = first; kind == UOP_PUT && i < p->nops; i++) {
-				const struct uop *u = &p->ops[i];
+			for (size_t i = first; kind == UOP_PUT && i < p->nmops; i++) {
+				const struct uop *u = &p->mops[i];
 				if (u->kind == UOP_PUT &&
 				    lint_put(s, r, u->peer, u->dst,
 				    u->count * dtype_size(u->dtype))) {
@@ -353,8 +353,8 @@ rma_plan(struct cmdctx *ctx, int form)
 			rma_build(p, &x.a);
 		}
 		out_printf("rank %d: %s, %zu micro-op%s\n", r, rma_form_name(form),
-		    p->nops, p->nops == 1 ? "" : "s");
-		plan_print(s, p, r, "  ");
+		    p->nmops, p->nmops == 1 ? "" : "s");
+		plan_print(s, p, r, "  ", 0);
 		prog_free(p);
 	}
 	return 0;

@@ -95,8 +95,11 @@ in_call(struct session *s, int r, struct strbuf *sb, int verbose)
 	if (j == NULL || !(j->flags & JOB_CALL) ||
 	    (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED))
 		return 0;
-	strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
-	    j->desc);
+	{
+		struct uop u0;
+		strbuf_addf(sb, "%s%s", prog_op(j->prog, 0, &u0) == 0 &&
+		    u0.kind == UOP_CALL ? "call " : "", j->desc);
+	}
 	if (b.prog_tag != j->tag) {
 		strbuf_addstr(sb, " > ");
 		describe_position(s, r, NULL, sb, verbose);
@@ -122,12 +125,16 @@ agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 		return;
 	}
 	view_cur(&s->view, r, &cur, title, sizeof title);
-	if (j->prog != NULL && b.pc < j->prog->nops)
-		cur = j->prog->ops[b.pc];
+	if (j->prog != NULL && b.pc < prog_len(j->prog))
+		prog_op(j->prog, b.pc, &cur);
 	if (b.nops > 1 || (j->flags & JOB_COLL)) {
-		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
+		struct strbuf ph = STRBUF_INIT;
+
+		if (j->prog != NULL)
+			prog_phase(j->prog, b.pc, &ph);
 		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, b.pc + 1, b.nops,
-		    phase[0] ? " " : "", phase);
+		    ph.len ? " " : "", ph.buf);
+		strbuf_release(&ph);
 	}
 	if (b.nops == 0) {
 		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);

@@ -25,6 +25,7 @@ struct trace_prog {
 	int coll;
 	int owned;		/* prog is ours to free */
 	struct prog *prog;
+	struct prog_rd rd;	/* reads prog: records come in pc order */
 	size_t wins;		/* index into trace.wins */
 	uint64_t hid;
 };
@@ -69,7 +70,7 @@ map_slot(const struct trace *t, uint32_t tag)
 }
 
 static struct trace_prog *
-prog_find(struct trace *t, uint32_t tag)
+tprog_find(struct trace *t, uint32_t tag)
 {
 	if (t->mapcap == 0)
 		return NULL;
@@ -134,7 +135,7 @@ job_by_tag(struct job *j, uint32_t tag)
 static struct trace_prog *
 prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 {
-	struct trace_prog *tp = prog_find(t, tag);
+	struct trace_prog *tp = tprog_find(t, tag);
 	struct job *j;
 
 	if (tp != NULL)
@@ -155,6 +156,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 	tp->rank = r;
 	tp->coll = j->coll;
 	tp->prog = j->prog;
+	prog_rd_init(&tp->rd, tp->prog);
 	tp->hid = fnv64(j->desc);
 	tp->wins = wins_now(s, t);
 	t->nprogs++;
@@ -296,7 +298,7 @@ trace_job_done(struct session *s, int r, struct job *j)
 	s->trace->finishing = j;
 	drain_rank(s, s->trace, r);
 	s->trace->finishing = NULL;
-	tp = prog_find(s->trace, j->tag);
+	tp = tprog_find(s->trace, j->tag);
 	if (tp != NULL && !tp->owned && tp->prog == j->prog) {
 		tp->owned = 1;
 		j->prog = NULL;
@@ -363,8 +365,9 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 	last = xcalloc((size_t)s->nranks, sizeof *last);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct span_rec *rec = &t->recs[i];
-		struct trace_prog *tp = prog_find(t, rec->tag);
+		struct trace_prog *tp = tprog_find(t, rec->tag);
 		struct trace_span sp;
+		struct uop opv;
 		int r = rec->rank;
 
 		if (tp == NULL || r >= s->nranks)
@@ -380,12 +383,15 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 		    (tags != NULL && !tag_wanted(tags, ntags, rec->tag)))
 			continue;
 		strbuf_reset(&name);
-		if (span_name(tp->prog, rec->pc, rec->level, &name) != 0)
+		if (span_name_rd(&tp->rd, rec->pc, rec->level, &name) != 0)
 			continue;
 		sp.rec = rec;
 		sp.prog = tp->prog;
-		sp.op = rec->level == SPAN_LEVEL_OP ? &tp->prog->ops[rec->pc] :
-		    NULL;
+		sp.op = NULL;
+		if (rec->level == SPAN_LEVEL_OP) {
+			prog_rd_op(&tp->rd, rec->pc, &opv);
+			sp.op = &opv;
+		}
 		sp.wins = &t->wins[tp->wins];
 		sp.name = name.buf;
 		sp.depth = (int)span_name_levels(name.buf) - 1;

@@ -74,8 +74,9 @@ at(const struct site *st, char *buf, size_t len)
 static const struct uop *
 one_op(const struct job *j)
 {
-	return j->prog != NULL && j->prog->nops == 1 && !(j->flags & JOB_COLL) ?
-	    &j->prog->ops[0] : NULL;
+	return j->prog != NULL && j->prog->gen == NULL &&
+	    j->prog->nmops == 1 && !(j->flags & JOB_COLL) ?
+	    &j->prog->mops[0] : NULL;
 }
 
 /* The first job of rank q still to run with a single op of kind on

@@ -185,7 +185,7 @@ current(struct sim *s, int rank)
 {
 	struct sim_rank *r = &s->r[rank];
 
-	while (r->cur < r->nq && r->pc >= r->q[r->cur]->nops) {
+	while (r->cur < r->nq && r->pc >= r->q[r->cur]->nmops) {
 		r->cur++;
 		r->pc = 0;
 		r->started = 0;
@@ -196,7 +196,7 @@ current(struct sim *s, int rank)
 		exec_reserve(&r->ex, r->q[r->cur]->acc_bytes);
 		r->started = 1;
 	}
-	return &r->q[r->cur]->ops[r->pc];
+	return &r->q[r->cur]->mops[r->pc];
 }
 
 int
@@ -261,7 +261,7 @@ deadlock(struct sim *s, char **cause)
 		if (u == NULL)
 			continue;
 		strbuf_addf(&sb, " rank %d at op %zu/%zu %s", i, r->pc,
-		    r->q[r->cur]->nops, prog_str_at(r->q[r->cur], u->name));
+		    r->q[r->cur]->nmops, prog_str_at(r->q[r->cur], u->name));
 		if (u->kind == UOP_WAIT)
 			strbuf_addf(&sb, " (cell @%llu %s %d, now %d);",
 			    (unsigned long long)u->dst, wait_cmp_name(u->op),

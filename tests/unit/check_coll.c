@@ -548,16 +548,16 @@ count_flag(const struct prog *p, int flag)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < p->nops; i++)
-		k += (p->ops[i].flags & flag) != 0;
+	for (size_t i = 0; i < p->nmops; i++)
+		k += (p->mops[i].flags & flag) != 0;
 	return k;
 }
 
 static int
 has_name(const struct prog *p, const char *name)
 {
-	for (size_t i = 0; i < p->nops; i++) {
-		if (strcmp(prog_str_at(p, p->ops[i].name), name) == 0)
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (strcmp(prog_str_at(p, p->mops[i].name), name) == 0)
 			return 1;
 	}
 	return 0;
@@ -599,8 +599,8 @@ START_TEST(test_ring_uniform_barriers)
 			for (int r = 0; r < n; r++) {
 				struct prog *p = coll_build(&a, n, r);
 
-				for (size_t i = 0; i < p->nops; i++) {
-					const struct uop *u = &p->ops[i];
+				for (size_t i = 0; i < p->nmops; i++) {
+					const struct uop *u = &p->mops[i];
 					uint64_t cell = (u->dst - a.sig.off) / 4;
 
 					if (u->kind == UOP_NOTIFY &&
@@ -649,18 +649,18 @@ START_TEST(test_ring_names)
 	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 12);
 	/* 6 rows x 3 peers */
 	ck_assert_uint_eq(count_flag(p, UOP_F_EPILOGUE), 18);
-	ck_assert_str_eq(prog_str_at(p, p->ops[0].phase), "rs row 0");
-	ck_assert_str_eq(prog_str_at(p, p->ops[p->nops - 1].phase), "epilogue");
+	ck_assert_str_eq(prog_str_at(p, p->mops[0].phase), "rs row 0");
+	ck_assert_str_eq(prog_str_at(p, p->mops[p->nmops - 1].phase), "epilogue");
 	ck_assert_uint_eq(p->acc_bytes, 256 * 4);
 	/* the first op is rank 0's +1 into rank 1's cell [0,0] */
-	ck_assert_int_eq(p->ops[0].kind, UOP_NOTIFY);
-	ck_assert_int_eq(p->ops[0].peer, 1);
-	ck_assert_uint_eq(p->ops[0].dst, a.sig.off);
+	ck_assert_int_eq(p->mops[0].kind, UOP_NOTIFY);
+	ck_assert_int_eq(p->mops[0].peer, 1);
+	ck_assert_uint_eq(p->mops[0].dst, a.sig.off);
 	/* then it waits for [0,1] >= 1, owed by rank 1 */
-	ck_assert_int_eq(p->ops[3].kind, UOP_WAIT);
-	ck_assert_int_eq(p->ops[3].peer, 1);
-	ck_assert_int_eq(p->ops[3].value, 1);
-	ck_assert_uint_eq(p->ops[3].dst, a.sig.off + 4);
+	ck_assert_int_eq(p->mops[3].kind, UOP_WAIT);
+	ck_assert_int_eq(p->mops[3].peer, 1);
+	ck_assert_int_eq(p->mops[3].value, 1);
+	ck_assert_uint_eq(p->mops[3].dst, a.sig.off + 4);
 	prog_free(p);
 
 	l.next = 0;
@@ -693,17 +693,17 @@ START_TEST(test_mesh_names)
 	/* f16 accumulates in f32: 8192-element chunks, 4 bytes each */
 	ck_assert_uint_eq(p->acc_bytes, 8192 * 4);
 	/* epilogue: -(1 + 3 chunks) on cell [0,0] of rank 1 itself */
-	ck_assert_int_eq(p->ops[p->nops - 1].value, -4);
-	ck_assert_int_eq(p->ops[p->nops - 1].peer, 1);
-	ck_assert_uint_eq(p->ops[p->nops - 1].dst, a.sig.off);
-	ck_assert_str_eq(prog_str_at(p, p->ops[2].phase), "chunk 0");
+	ck_assert_int_eq(p->mops[p->nmops - 1].value, -4);
+	ck_assert_int_eq(p->mops[p->nmops - 1].peer, 1);
+	ck_assert_uint_eq(p->mops[p->nmops - 1].dst, a.sig.off);
+	ck_assert_str_eq(prog_str_at(p, p->mops[2].phase), "chunk 0");
 	prog_free(p);
 
 	a.impl = IMPL_BUILTIN;
 	p = coll_build(&a, 2, 0);
 	ck_assert_str_eq(p->title, "allreduce(mesh, builtin)");
 	ck_assert(has_name(p, "allreduce.tile78.store"));
-	ck_assert_int_eq(p->ops[p->nops - 1].value, -(1 + 79));
+	ck_assert_int_eq(p->mops[p->nmops - 1].value, -(1 + 79));
 	prog_free(p);
 
 	/* one rank: no barrier ops at all, just the chunk's load and store */
@@ -711,7 +711,7 @@ START_TEST(test_mesh_names)
 	a.sig.shape[0] = 1;
 	p = coll_build(&a, 1, 0);
 	ck_assert_uint_eq(count_flag(p, UOP_F_BARRIER), 0);
-	ck_assert_uint_eq(p->nops, 6);
+	ck_assert_uint_eq(p->nmops, 6);
 	prog_free(p);
 }
 END_TEST
@@ -809,10 +809,10 @@ START_TEST(test_ring_f16_boundaries)
 			    40);
 			p = coll_build(&a, 4, r);
 			/* RS row 0 of rank r reduces segment (r - 2) mod 4 */
-			for (size_t i = 0; i < p->nops && load == NULL; i++) {
-				if (strcmp(prog_str_at(p, p->ops[i].name),
+			for (size_t i = 0; i < p->nmops && load == NULL; i++) {
+				if (strcmp(prog_str_at(p, p->mops[i].name),
 					"allreduce.rs.row0.chunk0.load") == 0)
-					load = &p->ops[i];
+					load = &p->mops[i];
 			}
 			if (want[f16][r][1] == 0) {
 				ck_assert_ptr_null(load);
@@ -842,15 +842,15 @@ START_TEST(test_builtin_over_16_ranks)
 	ck_assert_int_eq(coll_validate(&a, 17, NULL, NULL), 0);
 	ck_assert_ptr_nonnull(coll_warning(&a, 17));
 	p = coll_build(&a, 17, 3);
-	ck_assert_uint_eq(p->nops, 0);
+	ck_assert_uint_eq(p->nmops, 0);
 	prog_free(p);
 	a.kind = COLL_BARRIER;
 	p = coll_build(&a, 17, 16);
-	ck_assert_uint_eq(p->nops, 0);
+	ck_assert_uint_eq(p->nmops, 0);
 	prog_free(p);
 	a.impl = IMPL_COMPOSITE;
 	p = coll_build(&a, 17, 16);
-	ck_assert_uint_eq(p->nops, 2 * 16 + 16);
+	ck_assert_uint_eq(p->nmops, 2 * 16 + 16);
 	prog_free(p);
 }
 END_TEST
@@ -871,9 +871,9 @@ START_TEST(test_sim_detects_deadlock)
 		p = coll_build(&a, 3, r);
 		if (r == 2) {
 			/* drop rank 2's first notify: rank 0 never gets it */
-			ck_assert_int_eq(p->ops[0].kind, UOP_NOTIFY);
-			memmove(p->ops, p->ops + 1, (p->nops - 1) * sizeof *p->ops);
-			p->nops--;
+			ck_assert_int_eq(p->mops[0].kind, UOP_NOTIFY);
+			memmove(p->mops, p->mops + 1, (p->nmops - 1) * sizeof *p->mops);
+			p->nmops--;
 		}
 		sim_push(s, r, p);
 	}
@@ -1124,7 +1124,7 @@ END_TEST
 static size_t
 prog_bytes(const struct prog *p)
 {
-	size_t b = sizeof *p + p->aops * sizeof *p->ops +
+	size_t b = sizeof *p + p->amops * sizeof *p->mops +
 	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
 
 	for (size_t i = 0; i < p->nstrs; i++)
@@ -1159,7 +1159,7 @@ START_TEST(test_large_ring_build)
 		worst = dt > worst ? dt : worst;
 		bytes = prog_bytes(p);
 		/* 6 rows x 1024 sub-chunks x (12 barrier ops + 3 or 2) + 18 */
-		ck_assert_uint_eq(p->nops, 3 * 1024 * 15 + 3 * 1024 * 14 + 18);
+		ck_assert_uint_eq(p->nmops, 3 * 1024 * 15 + 3 * 1024 * 14 + 18);
 		prog_free(p);
 	}
 	printf("64 MiB f32 ring allreduce on 4 ranks: %.1f ms per rank, "
