@@ -241,10 +241,13 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		ptag = atomic_load(&b->prog_tag);
 		seg_read_cur(b, &cur, saved, sizeof saved);
 	} else {
-		/* unique across ranks; never 0 (wraps after 16M calls) */
-		if (++api.next_tag >= UINT32_MAX / SEG_MAX_RANKS)
+		/* unique across ranks; never 0 (wraps after 16M calls, or
+		 * 4G / N on more than 256 ranks) */
+		uint32_t mult = rc->seg.nranks > 256 ? (uint32_t)rc->seg.nranks : 256;
+
+		if (++api.next_tag >= UINT32_MAX / mult)
 			api.next_tag = 1;
-		tag = api.next_tag * SEG_MAX_RANKS + (uint32_t)rc->rank;
+		tag = api.next_tag * mult + (uint32_t)rc->rank;
 		if (api.mode == API_RUN)
 			announce(rc, tag, p, coll);
 	}

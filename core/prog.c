@@ -266,6 +266,32 @@ prog_rd_fill(struct prog_rd *rd, uint64_t pc, struct uop *out, size_t max)
 	return n;
 }
 
+struct prog *
+prog_materialise(const struct prog *p)
+{
+	struct prog *m = prog_new(p->title);
+	struct strbuf sb = STRBUF_INIT;
+	struct prog_rd rd;
+	uint64_t len = prog_len(p);
+
+	m->acc_bytes = p->acc_bytes;
+	prog_rd_init(&rd, p);
+	for (uint64_t pc = 0; pc < len; pc++) {
+		struct uop u;
+
+		prog_rd_op(&rd, pc, &u);
+		strbuf_reset(&sb);
+		prog_rd_name(&rd, pc, &sb);
+		u.name = prog_str(m, sb.buf);
+		strbuf_reset(&sb);
+		prog_rd_phase(&rd, pc, &sb);
+		u.phase = prog_str(m, sb.buf);
+		prog_add(m, &u);
+	}
+	strbuf_release(&sb);
+	return m;
+}
+
 int
 prog_op(const struct prog *p, uint64_t pc, struct uop *u)
 {

@@ -264,6 +264,10 @@ const struct blk *prog_rd_block(struct prog_rd *rd, uint64_t pc);
 size_t prog_rd_fill(struct prog_rd *rd, uint64_t pc, struct uop *out,
     size_t max);
 
+/* A materialised copy of p (names and phases interned): for small
+ * programs only (tests, an in-process simulation); the caller frees it. */
+struct prog *prog_materialise(const struct prog *p);
+
 /* One-off lookups (a reader each time). */
 int prog_op(const struct prog *p, uint64_t pc, struct uop *u);
 void prog_name(const struct prog *p, uint64_t pc, struct strbuf *sb);

@@ -22,14 +22,17 @@ span_ring_default_bytes(int nranks)
 	 * 128 MiB shared by all ranks, 512 KiB .. 16 MiB each (pages cost
 	 * memory only once written).  16 MiB holds 419k records: a rank
 	 * stepping through 16 KiB chunks writes about 2M a second, and an
-	 * idle prompt drains every 100 ms.
+	 * idle prompt drains every 100 ms.  Beyond 256 ranks the total
+	 * shrinks to 64 MiB, 64 KiB (1.6k records) each at least: the shell
+	 * reads every ring, so their written pages are its memory too.
 	 */
-	uint64_t per = (128u << 20) / (uint64_t)(nranks > 0 ? nranks : 1);
+	uint64_t n = (uint64_t)(nranks > 0 ? nranks : 1);
+	uint64_t per = (n <= 256 ? 128u << 20 : 64u << 20) / n;
 
 	if (per > (16u << 20))
 		per = 16u << 20;
-	if (per < (512u << 10))
-		per = 512u << 10;
+	if (per < (n <= 256 ? 512u << 10 : 64u << 10))
+		per = n <= 256 ? 512u << 10 : 64u << 10;
 	return per;
 }
 

@@ -10,26 +10,6 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_all_to_all(struct emit *e)
-{
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->buf.shape[1];
-	uint64_t row = size * dtype_size(a->buf.dtype);
-
-	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	for (int dest = 0; dest < e->n; dest++)
-		emit_put(e, dest, a->buf.off + (uint64_t)e->me * row,
-		    a->src.off + (uint64_t)dest * row, size, "push", "%s.put",
-		    e->coll);
-	emit_barrier(e, cs, 1, "barrier", "%s.barrier", e->coll);
-	emit_epilogue(e, cs, 1);
-}
-
-/* ---- described ---------------------------------------------------------- */
-
 /* N puts (dest = 0..N-1), the barrier, the epilogue. */
 static void
 a2a_init(struct coll_desc *d)

@@ -17,26 +17,6 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_allgather(struct emit *e)
-{
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->src.count;
-	uint64_t dst = a->buf.off + (uint64_t)e->me * size *
-	    dtype_size(a->buf.dtype);
-
-	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	for (int peer = 0; peer < e->n; peer++)
-		emit_put(e, peer, dst, a->src.off, size, "push", "%s.put",
-		    e->coll);
-	emit_barrier(e, cs, 1, "barrier", "%s.barrier", e->coll);
-	emit_epilogue(e, cs, 1);
-}
-
-/* ---- described ---------------------------------------------------------- */
-
 /* N puts (me included), the barrier, the epilogue. */
 static void
 allgather_init(struct coll_desc *d)

@@ -31,61 +31,6 @@
 
 #include "coll-int.h"
 
-static void
-mesh(struct emit *e, uint64_t chunk, const char *unit, const char *uphase)
-{
-	const struct win_ref *b = &e->a->buf;
-	struct cellset cs = emit_mesh_cells(e);
-	size_t esz = dtype_size(b->dtype);
-	uint64_t nchunks = ceil_div(b->count, chunk);
-	char phase[64];
-
-	e->p->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
-	emit_barrier(e, cs, 1, "ready", "%s.ready", e->coll);
-	for (uint64_t k = 0; k < nchunks; k++) {
-		uint64_t first = k * chunk;
-		uint64_t n = MIN(chunk, b->count - first);
-		uint64_t off = b->off + first * esz;
-
-		snprintf(phase, sizeof phase, "%s %llu", uphase,
-		    (unsigned long long)k);
-		emit_copy(e, SP_ACC, 0, SP_OWN, off, e->me, n, phase,
-		    "%s.%s%llu.load", e->coll, unit, (unsigned long long)k);
-		for (int peer = 0; peer < e->n; peer++) {
-			if (peer == e->me)
-				continue;
-			emit_reduce(e, SP_ACC, 0, SP_PEER, off, peer, n, phase,
-			    "%s.%s%llu.reduce", e->coll, unit,
-			    (unsigned long long)k);
-		}
-		emit_barrier(e, cs, (int32_t)(2 + k), phase, "%s.%s%llu",
-		    e->coll, unit, (unsigned long long)k);
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, n, phase,
-		    "%s.%s%llu.store", e->coll, unit, (unsigned long long)k);
-	}
-	emit_epilogue(e, cs, (int32_t)(1 + nchunks));
-}
-
-void
-coll_build_allreduce_mesh(struct emit *e)
-{
-	const struct win_ref *b = &e->a->buf;
-	size_t esz = dtype_size(b->dtype);
-	uint64_t chunk = COLL_CHUNK_BYTES / esz;
-
-	if (e->a->impl == IMPL_BUILTIN) {
-		if (e->n > COLL_BUILTIN_MAX_RANKS)
-			return;
-		mesh(e, COLL_TILE, "tile", "tile");
-		return;
-	}
-	if (b->count < chunk)
-		chunk = round_up(b->count, COLL_ALIGN_BYTES / esz);
-	mesh(e, chunk, "chunk", "chunk");
-}
-
-/* ---- described ---------------------------------------------------------- */
-
 /*
  * Rank me's program: the ready barrier [0, bar); chunk k at bar + k * unit
  * (unit = load, N-1 reduces, barrier, store = 2 + (N-1) + bar); the

@@ -24,44 +24,6 @@
 
 #include "coll-int.h"
 
-void
-coll_build_broadcast(struct emit *e)
-{
-	const struct win_ref *b = &e->a->buf;
-	struct cellset cs = emit_mesh_cells(e);
-	size_t esz = dtype_size(b->dtype);
-	int root = e->a->root;
-	uint64_t tiles;
-	char phase[32];
-
-	if (e->a->impl == IMPL_COMPOSITE) {
-		emit_barrier(e, cs, 1, "ready", "%s.ready", e->coll);
-		if (e->me != root)
-			emit_get(e, b->off, root, b->off, b->count, "get",
-			    "%s.get", e->coll);
-		emit_epilogue(e, cs, 1);
-		return;
-	}
-	if (e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	tiles = ceil_div(b->count, COLL_TILE);
-	for (uint64_t t = 0; t < tiles; t++) {
-		uint64_t first = t * COLL_TILE;
-		uint64_t off = b->off + first * esz;
-
-		snprintf(phase, sizeof phase, "tile %llu", (unsigned long long)t);
-		emit_barrier(e, cs, (int32_t)(t + 1), phase, "%s.tile%llu",
-		    e->coll, (unsigned long long)t);
-		if (e->me != root)
-			emit_get(e, off, root, off, MIN(COLL_TILE, b->count - first),
-			    phase, "%s.tile%llu.get", e->coll,
-			    (unsigned long long)t);
-	}
-	emit_epilogue(e, cs, (int32_t)tiles);
-}
-
-/* ---- described ---------------------------------------------------------- */
-
 /* Composite: the ready barrier, root's get (not on root), the epilogue. */
 static void
 bcast_init(struct coll_desc *d)

@@ -54,59 +54,147 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 	(void)nranks;
 }
 
-/* out = fold(op, region at off of every rank) in dt */
-static void
-fold(const struct coll_args *a, int nranks, const void *const *in,
-    uint64_t off, uint64_t count, enum dtype dt, void *out)
-{
-	enum dtype adt = dtype_acc(dt);
-	size_t asz = dtype_size(adt);
-	void *acc = xmalloc(count * asz + 1), *tmp = xmalloc(count * asz + 1);
+struct coll_ref {
+	struct coll_args a;
+	int n;
+	int added;		/* ranks added so far */
+	uint8_t *keep;		/* see coll_ref_new() */
+	size_t keep_bytes;
+	uint8_t *tmp;		/* one rank's region in the accumulator type */
+};
 
-	dtype_convert(adt, acc, dt, (const uint8_t *)in[0] + off, count);
-	for (int r = 1; r < nranks; r++) {
-		dtype_convert(adt, tmp, dt, (const uint8_t *)in[r] + off, count);
-		reduce_apply(adt, a->op, acc, tmp, count);
+struct coll_ref *
+coll_ref_new(const struct coll_args *a, int nranks)
+{
+	struct coll_ref *c = xcalloc(1, sizeof *c);
+	const struct win_ref *b = &a->buf;
+	size_t esz = dtype_size(b->dtype), asz = dtype_size(dtype_acc(b->dtype));
+	uint64_t n = (uint64_t)nranks;
+
+	c->a = *a;
+	c->n = nranks;
+	switch (a->kind) {
+	case COLL_ALLREDUCE:
+	case COLL_REDUCE_SCATTER:
+		/* the fold so far, in the accumulator type */
+		c->keep_bytes = b->count * asz;
+		c->tmp = xmalloc(c->keep_bytes + 1);
+		break;
+	case COLL_BROADCAST:
+		c->keep_bytes = b->count * esz;	/* root's buffer */
+		break;
+	case COLL_ALLGATHER:
+		c->keep_bytes = n * a->src.count * esz;	/* every SRC */
+		break;
+	case COLL_ALL_TO_ALL:
+		c->keep_bytes = n * n * b->shape[1] * esz;	/* every SRC */
+		break;
+	default:
+		break;
 	}
-	dtype_convert(dt, out, adt, acc, count);
-	free(acc);
-	free(tmp);
+	c->keep = xmalloc(c->keep_bytes + 1);
+	return c;
+}
+
+void
+coll_ref_add(struct coll_ref *c, int rank, const void *area)
+{
+	const struct coll_args *a = &c->a;
+	const struct win_ref *b = &a->buf;
+	const uint8_t *in = area;
+	enum dtype dt = b->dtype, adt = dtype_acc(dt);
+	size_t esz = dtype_size(dt);
+	uint64_t row;
+
+	if (rank != c->added++)
+		BUG("reference: rank %d added out of order", rank);
+	switch (a->kind) {
+	case COLL_ALLREDUCE:
+	case COLL_REDUCE_SCATTER:
+		/* fold in rank order 0..N-1, as the meaning says */
+		if (rank == 0) {
+			dtype_convert(adt, c->keep, dt, in + b->off, b->count);
+		} else {
+			dtype_convert(adt, c->tmp, dt, in + b->off, b->count);
+			reduce_apply(adt, a->op, c->keep, c->tmp, b->count);
+		}
+		break;
+	case COLL_BROADCAST:
+		if (rank == a->root)
+			memcpy(c->keep, in + b->off, b->count * esz);
+		break;
+	case COLL_ALLGATHER:
+		row = a->src.count * esz;
+		memcpy(c->keep + (uint64_t)rank * row, in + a->src.off, row);
+		break;
+	case COLL_ALL_TO_ALL:
+		row = (uint64_t)c->n * b->shape[1] * esz;
+		memcpy(c->keep + (uint64_t)rank * row, in + a->src.off, row);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+coll_ref_expect(struct coll_ref *c, int rank, void *out)
+{
+	const struct coll_args *a = &c->a;
+	const struct win_ref *b = &a->buf;
+	enum dtype dt = b->dtype, adt = dtype_acc(dt);
+	size_t esz = dtype_size(dt), asz = dtype_size(adt);
+	struct coll_output o;
+	uint64_t row;
+
+	if (c->added != c->n)
+		BUG("reference: %d of %d ranks added", c->added, c->n);
+	coll_output(a, c->n, rank, &o);
+	switch (a->kind) {
+	case COLL_ALLREDUCE:
+		dtype_convert(dt, out, adt, c->keep, o.count);
+		break;
+	case COLL_REDUCE_SCATTER:
+		dtype_convert(dt, out, adt, c->keep + (o.off - b->off) / esz * asz,
+		    o.count);
+		break;
+	case COLL_BROADCAST:
+		memcpy(out, c->keep, b->count * esz);
+		break;
+	case COLL_ALLGATHER:
+		memcpy(out, c->keep, (uint64_t)c->n * a->src.count * esz);
+		break;
+	case COLL_ALL_TO_ALL:
+		/* DST[src,:] = src's SRC[rank,:] */
+		row = b->shape[1] * esz;
+		for (int r = 0; r < c->n; r++)
+			memcpy((uint8_t *)out + (uint64_t)r * row, c->keep +
+			    ((uint64_t)r * (uint64_t)c->n + (uint64_t)rank) * row, row);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+coll_ref_free(struct coll_ref *c)
+{
+	if (c == NULL)
+		return;
+	free(c->keep);
+	free(c->tmp);
+	free(c);
 }
 
 void
 coll_expect(const struct coll_args *a, int nranks, int rank,
     const void *const *in, void *out)
 {
-	const struct win_ref *b = &a->buf, *s = &a->src;
-	size_t esz = dtype_size(b->dtype);
-	struct coll_output o;
-	uint64_t row;
+	struct coll_ref *c = coll_ref_new(a, nranks);
 
-	coll_output(a, nranks, rank, &o);
-	switch (a->kind) {
-	case COLL_ALLREDUCE:
-	case COLL_REDUCE_SCATTER:
-		fold(a, nranks, in, o.off, o.count, b->dtype, out);
-		break;
-	case COLL_BROADCAST:
-		memcpy(out, (const uint8_t *)in[a->root] + b->off, b->count * esz);
-		break;
-	case COLL_ALLGATHER:
-		row = s->count * esz;
-		for (int r = 0; r < nranks; r++)
-			memcpy((uint8_t *)out + (uint64_t)r * row,
-			    (const uint8_t *)in[r] + s->off, row);
-		break;
-	case COLL_ALL_TO_ALL:
-		row = b->shape[1] * esz;
-		for (int r = 0; r < nranks; r++)
-			memcpy((uint8_t *)out + (uint64_t)r * row,
-			    (const uint8_t *)in[r] + s->off + (uint64_t)rank * row,
-			    row);
-		break;
-	default:
-		break;
-	}
+	for (int r = 0; r < nranks; r++)
+		coll_ref_add(c, r, in[r]);
+	coll_ref_expect(c, rank, out);
+	coll_ref_free(c);
 }
 
 static double

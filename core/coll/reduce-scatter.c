@@ -22,39 +22,6 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_reduce_scatter(struct emit *e)
-{
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->buf.shape[1];
-	uint64_t off = a->buf.off + (uint64_t)e->me * size *
-	    dtype_size(a->buf.dtype);
-	int builtin = a->impl == IMPL_BUILTIN;
-
-	if (builtin && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	e->p->acc_bytes = size * dtype_size(dtype_acc(a->buf.dtype));
-	emit_barrier(e, cs, 1, "ready", "%s.ready", e->coll);
-	emit_copy(e, SP_ACC, 0, SP_OWN, off, e->me, size, "reduce",
-	    "%s.load", e->coll);
-	for (int peer = 0; peer < e->n; peer++) {
-		if (peer != e->me)
-			emit_reduce(e, SP_ACC, 0, SP_PEER, off, peer, size,
-			    "reduce", "%s.reduce", e->coll);
-	}
-	if (builtin)
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, size, "store",
-		    "%s.store", e->coll);
-	emit_barrier(e, cs, 2, "read done", "%s.read", e->coll);
-	if (!builtin)
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, size, "store",
-		    "%s.store", e->coll);
-	emit_epilogue(e, cs, 2);
-}
-
-/* ---- described ---------------------------------------------------------- */
-
 /* ready barrier, load, N-1 reduces, [builtin: store], read barrier,
  * [composite: store], epilogue. */
 static void

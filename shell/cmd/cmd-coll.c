@@ -21,8 +21,8 @@ struct coll_run {
 	struct rankset aborted, died, errored;
 	char *error;		/* the lowest failing rank's error text */
 	int error_rank;
-	uint8_t **in;		/* per rank: the inputs before the call */
-	uint64_t in_lo, in_hi;
+	struct coll_ref *ref;	/* `check`: the reference, from the inputs
+				 * before the call */
 	struct coll_run *next;
 };
 
@@ -57,46 +57,41 @@ coll_in_progress(struct session *s, const char **what)
 static void
 run_free(struct session *s, struct coll_run *c)
 {
-	if (c->in != NULL) {
-		for (int r = 0; r < s->nranks; r++)
-			free(c->in[r]);
-		free(c->in);
-	}
+	coll_ref_free(c->ref);
 	free(c->error);
 	free(c);
 }
 
-/* Copy every rank's input windows before anything moves. */
+/* Read every rank's input windows before anything moves, into the
+ * reference (one rank's copy at a time). */
 static void
 snapshot(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
 	uint64_t lo = a->buf.off, hi = a->buf.off + a->buf.count * dtype_size(a->buf.dtype);
+	uint8_t *in;
 
 	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
 		lo = MIN(lo, a->src.off);
 		hi = MAX(hi, a->src.off + a->src.count * dtype_size(a->src.dtype));
 	}
-	c->in_lo = lo;
-	c->in_hi = hi;
-	c->in = xcalloc((size_t)s->nranks, sizeof *c->in);
+	in = xmalloc(hi - lo);
+	c->ref = coll_ref_new(a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
-		c->in[r] = xmalloc(hi - lo);
-		view_read(&s->view, r, lo, c->in[r], hi - lo);
+		view_read(&s->view, r, lo, in, hi - lo);
+		coll_ref_add(c->ref, r, in - lo);	/* indexed by area offset */
 	}
+	free(in);
 }
 
 static void
 report_check(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
-	const void **in = xcalloc((size_t)s->nranks, sizeof *in);
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t total = 0;
 	void *got = NULL;
 
-	for (int r = 0; r < s->nranks; r++)
-		in[r] = c->in[r] - c->in_lo;	/* coll_expect indexes by area offset */
 	for (int r = 0; r < s->nranks; r++) {
 		struct coll_output o;
 		void *want;
@@ -105,7 +100,7 @@ report_check(struct session *s, struct coll_run *c)
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
 		got = xrealloc(got, o.count * dtype_size(o.dtype) + 1);
-		coll_expect(a, s->nranks, r, (const void *const *)in, want);
+		coll_ref_expect(c->ref, r, want);
 		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
 		wrong = coll_wrong(a, s->nranks, want, got, o.count);
 		if (wrong != 0)
@@ -121,7 +116,6 @@ report_check(struct session *s, struct coll_run *c)
 		    (unsigned long long)total, sb.buf);
 	strbuf_release(&sb);
 	free(got);
-	free(in);
 }
 
 /* One rank's part of a collective ended (or its rank died): the

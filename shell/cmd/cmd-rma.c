@@ -287,7 +287,7 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 	enum uop_kind kind = rma_kind(form);
 	struct rankset live;
 	struct xfer x;
-	int peers[SEG_MAX_RANKS];
+	int *peers = NULL;
 	char *rest;
 
 	if (parse_xfer(ctx, &x, form) != 0 || targets_live(ctx, &live) != 0)
@@ -306,6 +306,8 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 			continue;
 
 		p = prog_new(rma_form_name(form));
+		if (peers == NULL)
+			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			size_t first = p->nmops;
@@ -324,10 +326,12 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 		if (cmd_submit(ctx, r, p, xasprintf("%s %s", rma_form_name(form), rest),
 			jflags, 0) != 0) {
 			free(rest);
+			free(peers);
 			return CMD_ERROR;
 		}
 	}
 	free(rest);
+	free(peers);
 	return CMD_OK;
 }
 
@@ -336,7 +340,7 @@ rma_plan(struct cmdctx *ctx, int form)
 {
 	struct session *s = ctx->s;
 	struct xfer x;
-	int peers[SEG_MAX_RANKS];
+	int *peers = NULL;
 
 	if (parse_xfer(ctx, &x, (enum rma_form)form) != 0)
 		return -1;
@@ -347,6 +351,8 @@ rma_plan(struct cmdctx *ctx, int form)
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		p = prog_new(rma_form_name(form));
+		if (peers == NULL)
+			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			x.a.peer = peers[k];
@@ -357,6 +363,7 @@ rma_plan(struct cmdctx *ctx, int form)
 		plan_print(s, p, r, "  ", 0);
 		prog_free(p);
 	}
+	free(peers);
 	return 0;
 }
 

@@ -144,7 +144,7 @@ int arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i);
 /* Peers: a rank number, next, prev or all (every rank but self).
  * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
 int peer_syntax_ok(struct cmdctx *ctx, size_t i);
-int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);
+int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);	/* peers: nranks entries */
 
 /* Targets the command applies to, minus dead ranks (an explicit dead one
  * is an error).  targets_live() also refuses when a target's queue is

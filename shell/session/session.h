@@ -377,6 +377,8 @@ void session_pump(struct session *s, int timeout_ms);
 void session_check_segment(struct session *s);
 /* poll() set for an event loop: fills fds, returns count. */
 int session_pollfds(struct session *s, struct pollfd *fds, int max);
+/* How many fds session_pollfds() may give at most. */
+int session_pollfds_max(struct session *s);
 /* Alive and still talking to the shell (not exec'd away). */
 int rank_alive(struct session *s, int r);
 enum rank_state rank_state_of(struct session *s, int r);

@@ -172,6 +172,13 @@ sim_push(struct sim *s, int rank, struct prog *p)
 {
 	struct sim_rank *r = &s->r[rank];
 
+	if (p->gen != NULL) {
+		/* a described program: the simulation steps through its ops,
+		 * so it keeps them (small worlds only) */
+		struct prog *m = prog_materialise(p);
+		prog_free(p);
+		p = m;
+	}
 	if (r->nq == r->aq) {
 		r->aq = r->aq ? 2 * r->aq : 4;
 		r->q = xreallocarray(r->q, r->aq, sizeof *r->q);

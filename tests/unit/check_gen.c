@@ -1,11 +1,18 @@
 /*
- * check_gen.c - described collectives (core/coll/gen.c): every rank's
- * program as its generator gives it is the program the materialised
- * builder gives (coll_build), micro-op for micro-op, span name and phase
- * included; read at random, in order and in windows alike; and "who still
- * owes this cell" answered from the structure (prog_gen_owed) is what a
+ * check_gen.c - described collectives (core/coll/gen.c): every way of
+ * reading a rank's program gives the same micro-ops, span names and
+ * phases: in order through one reader (what prog_materialise() keeps), at
+ * random (each lookup on its own: the generators' closed forms and the
+ * ring's prefix table), backwards (hints that do not help), and in
+ * windows (what the executor reads); and "who still owes this cell",
+ * answered from the collective's structure (prog_gen_owed), is what a
  * scan of the materialised program finds.  Every collective, mode and
  * impl on N = 1..9 (and a few larger), several dtypes and sizes.
+ *
+ * Until the materialised builders were deleted this test compared the
+ * generators with them, op for op over the same cases (the commit that
+ * brought the generators); the plan and coll-sweep goldens pin the
+ * programs since.
  */
 #include <check.h>
 #include <stdarg.h>
@@ -47,21 +54,22 @@ win(struct layout *l, const char *name, enum dtype dt, int ndim, ...)
 static uint64_t ncases, nops_total;
 
 static void
-same_op(const struct uop *a, const struct uop *b, const char *what,
-    uint64_t pc)
+same_op(const struct uop *a, const struct uop *b, const char *what, uint64_t pc)
 {
-	ck_assert_msg(a->kind == b->kind && a->dtype == b->dtype &&
-	    a->op == b->op && a->flags == b->flags && a->dsp == b->dsp &&
-	    a->ssp == b->ssp && a->peer == b->peer && a->value == b->value &&
-	    a->dst == b->dst && a->src == b->src && a->count == b->count &&
-	    a->fval == b->fval,
-	    "%s: op %llu differs: kind %d/%d peer %d/%d value %d/%d dst %llu/%llu "
-	    "src %llu/%llu count %llu/%llu flags %d/%d op %d/%d", what,
-	    (unsigned long long)pc, a->kind, b->kind, a->peer, b->peer,
-	    a->value, b->value, (unsigned long long)a->dst,
-	    (unsigned long long)b->dst, (unsigned long long)a->src,
-	    (unsigned long long)b->src, (unsigned long long)a->count,
-	    (unsigned long long)b->count, a->flags, b->flags, a->op, b->op);
+	if (!(a->kind == b->kind && a->dtype == b->dtype && a->op == b->op &&
+	      a->flags == b->flags && a->dsp == b->dsp && a->ssp == b->ssp &&
+	      a->peer == b->peer && a->value == b->value && a->dst == b->dst &&
+	      a->src == b->src && a->count == b->count && a->fval == b->fval))
+		ck_abort_msg(
+		    "%s: op %llu differs: kind %d/%d peer %d/%d value %d/%d "
+		    "dst %llu/%llu "
+		    "src %llu/%llu count %llu/%llu flags %d/%d op %d/%d",
+		    what, (unsigned long long)pc, a->kind, b->kind, a->peer,
+		    b->peer, a->value, b->value, (unsigned long long)a->dst,
+		    (unsigned long long)b->dst, (unsigned long long)a->src,
+		    (unsigned long long)b->src, (unsigned long long)a->count,
+		    (unsigned long long)b->count, a->flags, b->flags, a->op,
+		    b->op);
 }
 
 /* Owed runs collected from prog_gen_owed(). */
@@ -75,14 +83,15 @@ collect(void *arg, const struct prog_owe *o)
 {
 	struct runs *r = arg;
 
-	ck_assert_int_lt(r->n, 64);
+	if (r->n >= 64)
+		ck_abort_msg("too many runs");
 	r->v[r->n++] = *o;
 }
 
 /* The same from a scan of the materialised ops. */
 static void
 scan_owed(const struct prog *old, uint64_t from, int t, uint64_t off,
-    struct runs *r)
+	  struct runs *r)
 {
 	r->n = 0;
 	for (uint64_t k = from; k < old->nmops; k++) {
@@ -96,7 +105,8 @@ scan_owed(const struct prog *old, uint64_t from, int t, uint64_t off,
 			c->count++;
 			continue;
 		}
-		ck_assert_int_lt(r->n, 64);
+		if (r->n >= 64)
+			ck_abort_msg("too many runs");
 		c = &r->v[r->n++];
 		c->pc = k;
 		c->count = 1;
@@ -107,7 +117,7 @@ scan_owed(const struct prog *old, uint64_t from, int t, uint64_t off,
 
 static void
 check_owed(const struct prog *old, const struct prog *p, int n,
-    const char *what)
+	   const char *what)
 {
 	int me = p->rank;
 
@@ -132,34 +142,49 @@ check_owed(const struct prog *old, const struct prog *p, int n,
 		seen[nseen++] = old->nmops ? old->mops[0].dst + 4 : 4;
 		for (int i = 0; i < nseen; i++) {
 			uint64_t len = old->nmops;
-			uint64_t froms[] = { 0, 1, len / 3, len / 2, len - 1,
-				len };
+			uint64_t froms[] = {0,	     1,	      len / 3,
+					    len / 2, len - 1, len};
 
 			for (size_t f = 0; f < ARRAY_SIZE(froms); f++) {
-				struct runs want, got = { .n = 0 };
+				struct runs want, got = {.n = 0};
 
 				if (froms[f] > len)
 					continue;
 				scan_owed(old, froms[f], t, seen[i], &want);
 				if (prog_gen_may_owe(p, t, seen[i]))
 					prog_gen_owed(p, froms[f], t, seen[i],
-					    collect, &got);
-				ck_assert_msg(got.n == want.n,
-				    "%s: owed to %d at %llu from %llu: %d runs, "
-				    "want %d", what, t,
-				    (unsigned long long)seen[i],
-				    (unsigned long long)froms[f], got.n, want.n);
+						      collect, &got);
+				if (!(got.n == want.n))
+					ck_abort_msg(
+					    "%s: owed to %d at %llu from %llu: "
+					    "%d runs, "
+					    "want %d",
+					    what, t,
+					    (unsigned long long)seen[i],
+					    (unsigned long long)froms[f], got.n,
+					    want.n);
 				for (int k = 0; k < got.n; k++)
-					ck_assert_msg(got.v[k].pc == want.v[k].pc &&
-					    got.v[k].count == want.v[k].count &&
-					    got.v[k].op == want.v[k].op &&
-					    got.v[k].value == want.v[k].value,
-					    "%s: owed run %d to %d: pc %llu/%llu "
-					    "count %llu/%llu", what, k, t,
-					    (unsigned long long)got.v[k].pc,
-					    (unsigned long long)want.v[k].pc,
-					    (unsigned long long)got.v[k].count,
-					    (unsigned long long)want.v[k].count);
+					if (!(got.v[k].pc == want.v[k].pc &&
+					      got.v[k].count ==
+						  want.v[k].count &&
+					      got.v[k].op == want.v[k].op &&
+					      got.v[k].value ==
+						  want.v[k].value))
+						ck_abort_msg(
+						    "%s: owed run %d to %d: pc "
+						    "%llu/%llu "
+						    "count %llu/%llu",
+						    what, k, t,
+						    (unsigned long long)got.v[k]
+							.pc,
+						    (unsigned long long)want
+							.v[k]
+							.pc,
+						    (unsigned long long)got.v[k]
+							.count,
+						    (unsigned long long)want
+							.v[k]
+							.count);
 			}
 		}
 	}
@@ -168,9 +193,9 @@ check_owed(const struct prog *old, const struct prog *p, int n,
 /* Rank r of a on n ranks: described == materialised. */
 static void
 compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
-    const char *what0)
+	     const char *what0)
 {
-	struct prog *old = coll_build(a, n, r), *p = coll_prog(g, r);
+	struct prog *p = coll_prog(g, r), *old = prog_materialise(p);
 	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 	struct prog_rd rd;
 	struct uop u, win[37];
@@ -178,35 +203,46 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 	uint64_t len = prog_len(p);
 
 	snprintf(what, sizeof what, "%s rank %d", what0, r);
-	ck_assert_msg(len == old->nmops, "%s: %llu ops, want %zu", what,
-	    (unsigned long long)len, old->nmops);
-	ck_assert_msg(p->acc_bytes == old->acc_bytes, "%s: acc %zu, want %zu",
-	    what, p->acc_bytes, old->acc_bytes);
+	if (!(len == old->nmops))
+		ck_abort_msg("%s: %llu ops, want %zu", what,
+			     (unsigned long long)len, old->nmops);
+	if (!(p->acc_bytes == old->acc_bytes))
+		ck_abort_msg("%s: acc %zu, want %zu", what, p->acc_bytes,
+			     old->acc_bytes);
 	ck_assert_str_eq(p->title, old->title);
 	/* in order, through one reader */
 	prog_rd_init(&rd, p);
 	for (uint64_t pc = 0; pc < len; pc++) {
-		ck_assert_int_eq(prog_rd_op(&rd, pc, &u), 0);
+		if (prog_rd_op(&rd, pc, &u) != 0)
+			ck_abort_msg("%s: no op %llu", what,
+				     (unsigned long long)pc);
 		same_op(&u, &old->mops[pc], what, pc);
 		strbuf_reset(&x);
 		strbuf_reset(&y);
 		prog_rd_name(&rd, pc, &x);
 		strbuf_addstr(&y, prog_str_at(old, old->mops[pc].name));
-		ck_assert_msg(strcmp(x.buf, y.buf) == 0, "%s: op %llu name '%s', "
-		    "want '%s'", what, (unsigned long long)pc, x.buf, y.buf);
+		if (!(strcmp(x.buf, y.buf) == 0))
+			ck_abort_msg("%s: op %llu name '%s', "
+				     "want '%s'",
+				     what, (unsigned long long)pc, x.buf,
+				     y.buf);
 		strbuf_reset(&x);
 		strbuf_reset(&y);
 		prog_rd_phase(&rd, pc, &x);
 		strbuf_addstr(&y, prog_str_at(old, old->mops[pc].phase));
-		ck_assert_msg(strcmp(x.buf, y.buf) == 0, "%s: op %llu phase "
-		    "'%s', want '%s'", what, (unsigned long long)pc, x.buf,
-		    y.buf);
+		if (!(strcmp(x.buf, y.buf) == 0))
+			ck_abort_msg("%s: op %llu phase "
+				     "'%s', want '%s'",
+				     what, (unsigned long long)pc, x.buf,
+				     y.buf);
 	}
 	ck_assert_int_eq(prog_rd_op(&rd, len, &u), -1);
 	/* at random: each lookup on its own, and backwards through a reader */
 	for (uint64_t k = 0; k < len; k += 1 + len / 53) {
 		uint64_t pc = (k * 7919) % len;
-		ck_assert_int_eq(prog_op(p, pc, &u), 0);
+		if (prog_op(p, pc, &u) != 0)
+			ck_abort_msg("%s: no op %llu", what,
+				     (unsigned long long)pc);
 		same_op(&u, &old->mops[pc], what, pc);
 	}
 	prog_rd_init(&rd, p);
@@ -220,7 +256,8 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 	prog_rd_init(&rd, p);
 	for (uint64_t pc = 0; pc < len;) {
 		size_t got = prog_rd_fill(&rd, pc, win, ARRAY_SIZE(win));
-		ck_assert_uint_gt(got, 0);
+		if (got == 0)
+			ck_abort_msg("%s: empty window", what);
 		for (size_t i = 0; i < got; i++)
 			same_op(&win[i], &old->mops[pc + i], what, pc + i);
 		pc += got;
@@ -241,12 +278,14 @@ compare(const struct coll_args *a, int n)
 	char what[200], *cause = NULL;
 	struct prog_gen *g;
 
-	snprintf(what, sizeof what, "%s mode=%s impl=%s dtype=%s count=%llu "
-	    "root=%d n=%d", coll_kind_name(a->kind),
-	    a->mode == MODE_RING ? "ring" : "mesh",
-	    a->impl == IMPL_BUILTIN ? "builtin" : "composite",
-	    dtype_name(a->buf.dtype), (unsigned long long)a->buf.count, a->root,
-	    n);
+	snprintf(what, sizeof what,
+		 "%s mode=%s impl=%s dtype=%s count=%llu "
+		 "root=%d n=%d",
+		 coll_kind_name(a->kind),
+		 a->mode == MODE_RING ? "ring" : "mesh",
+		 a->impl == IMPL_BUILTIN ? "builtin" : "composite",
+		 dtype_name(a->buf.dtype), (unsigned long long)a->buf.count,
+		 a->root, n);
 	if (coll_validate(a, n, &cause, NULL) != 0) {
 		free(cause);
 		return;
@@ -268,42 +307,57 @@ base(struct coll_args *a, enum coll_kind k, enum coll_impl impl)
 	a->op = RED_SUM;
 }
 
-static const int worlds[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17 };
+static const int worlds[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17};
 
 START_TEST(test_allreduce)
 {
 	int n = worlds[_i];
 	uint64_t nn = (uint64_t)n;
-	uint64_t sizes[] = { 1, 2, nn > 1 ? nn - 1 : 3, nn, 3 * nn + 1, 7 * nn,
-		1001, 4096 * nn + 5, 8192 * nn, 2 * 8192 * nn + 17, 300 };
-	static const enum dtype dts[] = { DT_F32, DT_F16, DT_BF16, DT_I8,
-		DT_F64 };
+	uint64_t sizes[] = {
+	    1,	    2,	  nn > 1 ? nn - 1 : 3, nn,	  3 * nn + 1,
+	    7 * nn, 1001, 4096 * nn + 5,       8192 * nn, 2 * 8192 * nn + 17,
+	    300};
+	static const enum dtype dts[] = {DT_F32, DT_F16, DT_BF16, DT_I8,
+					 DT_F64};
 
 	for (int m = 0; m < 2; m++)
-	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(dts); d++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
-		struct layout l = { 64 };
-		struct coll_args a;
+		for (int impl = 0; impl < 2; impl++)
+			for (size_t d = 0; d < ARRAY_SIZE(dts); d++)
+				for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+					struct layout l = {64};
+					struct coll_args a;
 
-		if (sizes[z] > 4000 && (n > 9 || d > 1))
-			continue;	/* many chunks: f32 and f16 on small worlds */
+					if (sizes[z] > 4000 && (n > 9 || d > 1))
+						continue; /* many chunks: f32
+							     and f16 on small
+							     worlds */
 
-		base(&a, COLL_ALLREDUCE, (enum coll_impl)impl);
-		a.mode = (enum coll_mode)m;
-		a.op = (enum reduce_op)(z % RED__COUNT);
-		a.buf = win(&l, "buf", dts[d], 1, sizes[z]);
-		if (m == MODE_RING)
-			a.sig = win(&l, "sig", DT_I32, 2, impl == IMPL_BUILTIN ?
-			    2 * nn - 1 : 2 * nn - 2, nn);
-		else if (impl == IMPL_BUILTIN && z % 2)
-			a.sig = win(&l, "sig", DT_I32, 2, nn + 2, (uint64_t)3);
-		else if (impl == IMPL_BUILTIN)
-			a.sig = win(&l, "sig", DT_I32, 1, nn);
-		else
-			a.sig = win(&l, "sig", DT_I32, 2, nn + (z % 3), (uint64_t)1);
-		compare(&a, n);
-	}
+					base(&a, COLL_ALLREDUCE,
+					     (enum coll_impl)impl);
+					a.mode = (enum coll_mode)m;
+					a.op = (enum reduce_op)(z % RED__COUNT);
+					a.buf =
+					    win(&l, "buf", dts[d], 1, sizes[z]);
+					if (m == MODE_RING)
+						a.sig =
+						    win(&l, "sig", DT_I32, 2,
+							impl == IMPL_BUILTIN
+							    ? 2 * nn - 1
+							    : 2 * nn - 2,
+							nn);
+					else if (impl == IMPL_BUILTIN && z % 2)
+						a.sig =
+						    win(&l, "sig", DT_I32, 2,
+							nn + 2, (uint64_t)3);
+					else if (impl == IMPL_BUILTIN)
+						a.sig = win(&l, "sig", DT_I32,
+							    1, nn);
+					else
+						a.sig = win(&l, "sig", DT_I32,
+							    2, nn + (z % 3),
+							    (uint64_t)1);
+					compare(&a, n);
+				}
 }
 END_TEST
 
@@ -311,46 +365,110 @@ START_TEST(test_others)
 {
 	int n = worlds[_i];
 	uint64_t nn = (uint64_t)n;
-	uint64_t sizes[] = { 1, 5, 256, 257, 1000 };
-	static const enum coll_kind kinds[] = { COLL_BARRIER, COLL_BROADCAST,
-		COLL_ALLGATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL };
+	uint64_t sizes[] = {1, 5, 256, 257, 1000};
+	static const enum coll_kind kinds[] = {
+	    COLL_BARRIER, COLL_BROADCAST, COLL_ALLGATHER, COLL_REDUCE_SCATTER,
+	    COLL_ALL_TO_ALL};
 
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
-	for (int impl = 0; impl < 2; impl++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-	for (int root = 0; root < (kinds[k] == COLL_BROADCAST ? n : 1);
-	    root += 1 + n / 4) {
-		struct layout l = { 32 };
-		struct coll_args a;
-		uint64_t size = sizes[z];
-		enum dtype dt = z % 2 ? DT_F32 : DT_I32;
+		for (int impl = 0; impl < 2; impl++)
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+				for (int root = 0;
+				     root <
+				     (kinds[k] == COLL_BROADCAST ? n : 1);
+				     root += 1 + n / 4) {
+					struct layout l = {32};
+					struct coll_args a;
+					uint64_t size = sizes[z];
+					enum dtype dt = z % 2 ? DT_F32 : DT_I32;
 
-		base(&a, kinds[k], (enum coll_impl)impl);
-		a.root = root;
-		switch (kinds[k]) {
-		case COLL_BROADCAST:
-			a.buf = win(&l, "buf", dt, 1, size);
-			break;
-		case COLL_ALLGATHER:
-			a.src = win(&l, "src", dt, 2, (uint64_t)1, size);
-			a.buf = win(&l, "dst", dt, 2, nn, size);
-			break;
-		case COLL_ALL_TO_ALL:
-			a.src = win(&l, "src", dt, 2, nn, size);
-			a.buf = win(&l, "dst", dt, 2, nn, size);
-			break;
-		case COLL_REDUCE_SCATTER:
-			a.buf = win(&l, "buf", dt, 2, nn, size);
-			break;
-		default:
-			break;
+					base(&a, kinds[k],
+					     (enum coll_impl)impl);
+					a.root = root;
+					switch (kinds[k]) {
+					case COLL_BROADCAST:
+						a.buf =
+						    win(&l, "buf", dt, 1, size);
+						break;
+					case COLL_ALLGATHER:
+						a.src = win(&l, "src", dt, 2,
+							    (uint64_t)1, size);
+						a.buf = win(&l, "dst", dt, 2,
+							    nn, size);
+						break;
+					case COLL_ALL_TO_ALL:
+						a.src = win(&l, "src", dt, 2,
+							    nn, size);
+						a.buf = win(&l, "dst", dt, 2,
+							    nn, size);
+						break;
+					case COLL_REDUCE_SCATTER:
+						a.buf = win(&l, "buf", dt, 2,
+							    nn, size);
+						break;
+					default:
+						break;
+					}
+					if (impl == IMPL_BUILTIN && z % 2)
+						a.sig = win(&l, "sig", DT_I32,
+							    1, nn + 1);
+					else
+						a.sig = win(&l, "sig", DT_I32,
+							    2, nn, (uint64_t)1);
+					compare(&a, n);
+				}
+}
+END_TEST
+
+/*
+ * Worlds far beyond what can be materialised: a ring on 1024 ranks is
+ * 8.4 million micro-ops a rank.  Random lookups (the table) agree with
+ * reading in order from a little before them (the walk from a hint), and
+ * the owed notifies of a row are its 2C barriers' one each.
+ */
+START_TEST(test_big)
+{
+	static const int ns[] = { 1024, 4096 };
+	int n = ns[_i];
+	uint64_t nn = (uint64_t)n;
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog_gen *g;
+	char *cause = NULL;
+
+	base(&a, COLL_ALLREDUCE, IMPL_COMPOSITE);
+	a.mode = MODE_RING;
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)64 << 10);
+	a.sig = win(&l, "sig", DT_I32, 2, 2 * nn - 2, nn);
+	ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
+	g = coll_describe(&a, n);
+	for (int r = 0; r < n; r += n / 3) {
+		struct prog *p = coll_prog(g, r);
+		uint64_t len = prog_len(p);
+		struct prog_rd rd;
+		struct uop u, v;
+		struct runs got = { .n = 0 };
+
+		/* C = 1: 2(N-1) steps of 2 barriers and 2 or 3 data ops */
+		ck_assert_uint_ge(len, 2 * (nn - 1) * 4 * (nn - 1));
+		for (uint64_t k = 1; k < 64; k++) {
+			uint64_t pc = (k * 0x9e3779b97f4a7c15ull) % len;
+			uint64_t at = pc > 5000 ? pc - 5000 : 0;
+
+			ck_assert_int_eq(prog_op(p, pc, &u), 0);
+			prog_rd_init(&rd, p);
+			for (; at <= pc; at++)
+				prog_rd_op(&rd, at, &v);
+			same_op(&u, &v, "big", pc);
 		}
-		if (impl == IMPL_BUILTIN && z % 2)
-			a.sig = win(&l, "sig", DT_I32, 1, nn + 1);
-		else
-			a.sig = win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
-		compare(&a, n);
+		/* rank r + 1 waits on row 5's cell of r: r owes it 2 */
+		prog_gen_owed(p, 0, (r + 1) % n,
+		    a.sig.off + 4 * (5 * nn + (uint64_t)r), collect, &got);
+		ck_assert_int_eq(got.n, 1);
+		ck_assert_uint_eq(got.v[0].count, 2);
+		prog_free(p);
 	}
+	prog_gen_put(g);
 }
 END_TEST
 
@@ -373,6 +491,7 @@ main(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_allreduce, 0, (int)ARRAY_SIZE(worlds));
 	tcase_add_loop_test(tc, test_others, 0, (int)ARRAY_SIZE(worlds));
+	tcase_add_loop_test(tc, test_big, 0, 2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
