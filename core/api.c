@@ -138,6 +138,13 @@ api_begin(const char *fn)
 		    program_invocation_short_name, (unsigned long long)api.nops);
 	}
 	api.at_file = NULL;
+	if (rank_forked) {
+		/* a fork() of the rank: the windows, board and socket are the
+		 * parent's (core/rank.h) */
+		api_fail(CDB_ERR_INIT, "this process is a fork() of a rank: "
+		    "libcolldb belongs to the rank itself");
+		return NULL;
+	}
 	if (rc == NULL)
 		no_world(fn);
 	return rc;
@@ -167,7 +174,7 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 
 		memset(&cm, 0, sizeof cm);
 		cm.args = *coll;
-		cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+		coll_args_unname(&cm.args);
 		cm.site = api.site;
 		strbuf_add(&sb, &cm, sizeof cm);
 		strbuf_addstr(&sb, p->title);

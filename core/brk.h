@@ -23,8 +23,7 @@ uint32_t brk_match(struct seg *sg, int rank, const struct site *site,
     uint32_t pc, const struct uop *u);
 
 /* Whether u touches the cells bp names (BRK_CELLS), on any rank's copy. */
-int brk_touches(struct seg *sg, const struct seg_break *bp,
-    const struct uop *u);
+int brk_touches(struct seg *sg, const struct seg_break *bp, const struct uop *u);
 
 /* Whether a call from site is where bp stops (BRK_AT_CALL). */
 int brk_site_matches(const struct seg_break *bp, const struct site *site);

@@ -490,11 +490,18 @@ call_nested_leave(void)
 static __attribute__((noinline)) int
 call_guarded(ffi_cif *cif, void (*fn)(void), void *rv, void **ptrs)
 {
-	if (sigsetjmp(call_env, 1) != 0)
+	int lib = rank_lib_suspend();	/* the function's code is not colldb's */
+
+	if (sigsetjmp(call_env, 1) != 0) {
+		rank_lib_resume(lib);
 		return 1;
+	}
 	call_state = 1;
 	ffi_call(cif, fn, rv, ptrs);
 	call_state = 0;
+	if (rank_forked)
+		_exit(0);	/* a fork's child: the agent is the parent's */
+	rank_lib_resume(lib);
 	return 0;
 }
 

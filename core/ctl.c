@@ -106,8 +106,7 @@ ctl_set_gate(struct seg *sg, int active)
 }
 
 void
-ctl_break_set(struct seg *sg, struct seg_break *slot,
-    const struct seg_break *nb)
+ctl_break_set(struct seg *sg, struct seg_break *slot, const struct seg_break *nb)
 {
 	(void)sg;
 	memcpy((char *)slot + sizeof slot->id, (const char *)nb + sizeof nb->id,

@@ -271,6 +271,25 @@ put_after_notify(const struct diag_in *in, struct diag_result *out)
 	}
 }
 
+/* Every blocked rank gets a block; blk[q] is rank q's, or -1. */
+static void
+blocked_list(const struct diag_in *in, struct diag_result *out, int *blk)
+{
+	for (int q = 0; q < in->nranks; q++) {
+		blk[q] = -1;
+		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting)
+			out->nblocked++;
+	}
+	out->blocked = xcalloc(out->nblocked ? out->nblocked : 1, sizeof *out->blocked);
+	out->nblocked = 0;
+	for (int q = 0; q < in->nranks; q++) {
+		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting) {
+			blk[q] = (int)out->nblocked;
+			out->blocked[out->nblocked++].rank = q;
+		}
+	}
+}
+
 struct owe_ctx {
 	struct diag_block *b;
 	int rank;
@@ -290,7 +309,7 @@ owe_add(void *arg, const struct prog_owe *o)
 /*
  * What program p of rank q still owes the blocked ranks: its generated
  * part asked per blocked rank (the generator answers from the
- * collective's structure), the ops after it scanned once.
+ * collective's structure, without a scan), the ops after it scanned.
  */
 static void
 owes_of(const struct diag_in *in, struct diag_result *out, const int *blk,
@@ -330,29 +349,10 @@ owes_of(const struct diag_in *in, struct diag_result *out, const int *blk,
 	}
 }
 
-void
-diag_analyze(const struct diag_in *in, struct diag_result *out)
+/* Everything still to run: who owes the awaited cells. */
+static void
+owes_collect(const struct diag_in *in, struct diag_result *out, const int *blk)
 {
-	int *blk = xreallocarray(NULL, (size_t)in->nranks + 1, sizeof *blk);
-	int changed;
-
-	memset(out, 0, sizeof *out);
-	out->cycle = xcalloc((size_t)in->nranks + 1, sizeof *out->cycle);
-	for (int q = 0; q < in->nranks; q++)
-		blk[q] = -1;
-	for (int q = 0; q < in->nranks; q++) {
-		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting)
-			out->nblocked++;
-	}
-	out->blocked = xcalloc(out->nblocked ? out->nblocked : 1, sizeof *out->blocked);
-	out->nblocked = 0;
-	for (int q = 0; q < in->nranks; q++) {
-		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting) {
-			blk[q] = (int)out->nblocked;
-			out->blocked[out->nblocked++].rank = q;
-		}
-	}
-	/* everything still to run: who owes the awaited cells */
 	for (int q = 0; q < in->nranks; q++) {
 		const struct diag_rank *r = &in->r[q];
 		for (size_t p = 0; p < r->nprogs; p++)
@@ -361,6 +361,16 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	for (size_t i = 0; i < out->nblocked; i++)
 		out->blocked[i].releasable = releasable(&in->r[out->blocked[i].rank],
 		    &out->blocked[i]);
+}
+
+/* can_progress: a path to an ower that runs or is stopped; and the
+ * verdict from it. */
+static void
+progress_propagate(const struct diag_in *in, struct diag_result *out,
+    const int *blk)
+{
+	int changed;
+
 	/* a rank in code colldb cannot see may release anybody */
 	for (int q = 0; q < in->nranks; q++) {
 		if (in->r[q].open && !is_dead(in->r[q].state) && !in->r[q].stuck) {
@@ -369,7 +379,6 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 			break;
 		}
 	}
-	/* can_progress: a path to an ower that runs or is stopped */
 	do {
 		changed = 0;
 		for (size_t i = 0; i < out->nblocked; i++) {
@@ -398,51 +407,68 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 		if (in->r[q].stuck && !is_dead(in->r[q].state))
 			out->verdict = DIAG_HANG;
 	}
+}
 
+/* The likely cause of block b, a rank that cannot be released. */
+static void
+block_cause(const struct diag_in *in, struct diag_result *out,
+    const struct diag_block *b)
+{
+	const struct diag_rank *r = &in->r[b->rank];
+	const struct diag_event *lw;
+	int nwriters, any_set, set_writer, dead = -1, writer = -1, other;
+	uint64_t off2 = 0;
+
+	for (size_t k = 0; k < b->nowes; k++) {
+		if (is_dead(in->r[b->owes[k].rank].state))
+			dead = b->owes[k].rank;
+	}
+	if (dead < 0)
+		dead = ended_ower(in, b->rank);
+	lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
+	if (dead >= 0) {
+		found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
+	} else if (lw != NULL && lw->op == NOTIFY_SET && lw->value == 0 &&
+	    !wait_cmp_holds((enum wait_cmp)r->cmp, 0, r->expected) &&
+	    nwriters <= 1) {
+		found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
+	} else if (any_set && nwriters >= 2) {
+		found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
+		    r->now);
+	} else if (r->cmp == CMP_EQ && r->now > r->expected) {
+		found(out, waited_before(in, b->rank, r->wait_off) ?
+		    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
+		    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
+	} else if (b->nowes == 0 && lw == NULL &&
+	    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
+		found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
+	} else if (b->nowes == 0 &&
+	    mismatch(in, b->rank, r->wait_off, &off2, &writer)) {
+		found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
+	} else if (b->nowes > 0 && !b->releasable) {
+		found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
+	} else if (b->nowes == 0) {
+		/* (a >= wait on a used cell waits for a rising
+		 * generation: that is the right way, not reuse) */
+		found(out, CAUSE_NOBODY, b->rank, lw != NULL ? lw->writer : -1,
+		    r->wait_off, 0, r->now);
+	}
+}
+
+void
+diag_analyze(const struct diag_in *in, struct diag_result *out)
+{
+	int *blk = xcalloc(in->nranks > 0 ? (size_t)in->nranks : 1, sizeof *blk);
+
+	memset(out, 0, sizeof *out);
+	out->cycle = xcalloc((size_t)in->nranks + 1, sizeof *out->cycle);
+	blocked_list(in, out, blk);
+	owes_collect(in, out, blk);
+	progress_propagate(in, out, blk);
 	/* likely causes, for ranks that cannot be released */
 	for (size_t i = 0; i < out->nblocked; i++) {
-		struct diag_block *b = &out->blocked[i];
-		const struct diag_rank *r = &in->r[b->rank];
-		const struct diag_event *lw;
-		int nwriters, any_set, set_writer, dead = -1, writer = -1, other;
-		uint64_t off2 = 0;
-
-		if (b->can_progress)
-			continue;
-		for (size_t k = 0; k < b->nowes; k++) {
-			if (is_dead(in->r[b->owes[k].rank].state))
-				dead = b->owes[k].rank;
-		}
-		if (dead < 0)
-			dead = ended_ower(in, b->rank);
-		lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
-		if (dead >= 0) {
-			found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
-		} else if (lw != NULL && lw->op == NOTIFY_SET && lw->value == 0 &&
-		    !wait_cmp_holds((enum wait_cmp)r->cmp, 0, r->expected) &&
-		    nwriters <= 1) {
-			found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
-		} else if (any_set && nwriters >= 2) {
-			found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
-			    r->now);
-		} else if (r->cmp == CMP_EQ && r->now > r->expected) {
-			found(out, waited_before(in, b->rank, r->wait_off) ?
-			    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
-			    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
-		} else if (b->nowes == 0 && lw == NULL &&
-		    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
-			found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
-		} else if (b->nowes == 0 &&
-		    mismatch(in, b->rank, r->wait_off, &off2, &writer)) {
-			found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
-		} else if (b->nowes > 0 && !b->releasable) {
-			found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
-		} else if (b->nowes == 0) {
-			/* (a >= wait on a used cell waits for a rising
-			 * generation: that is the right way, not reuse) */
-			found(out, CAUSE_NOBODY, b->rank, lw != NULL ? lw->writer : -1,
-			    r->wait_off, 0, r->now);
-		}
+		if (!out->blocked[i].can_progress)
+			block_cause(in, out, &out->blocked[i]);
 	}
 	for (size_t i = 0; i < out->nblocked && out->ncycle == 0; i++) {
 		if (!out->blocked[i].can_progress && out->blocked[i].releasable)

@@ -1,4 +1,5 @@
 /* exec.c - run one micro-op; see exec.h. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,10 @@ exec_check(const struct uop *u, int nranks, uint64_t area_size,
 		if (!span_ok(u->dst, 4, area_size) || u->dst % 4 != 0)
 			return cause_set(cause, "cell offset %llu outside the window area",
 			    (unsigned long long)u->dst);
+		if ((u->flags & UOP_F_FROM_CELL) &&
+		    (!span_ok(u->src, 4, area_size) || u->src % 4 != 0))
+			return cause_set(cause, "cell offset %llu outside the window area",
+			    (unsigned long long)u->src);
 		return 0;
 	case UOP_PUT:
 	case UOP_GET:
@@ -188,10 +193,19 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 	int rc;
 
 	switch (u->kind) {
-	case UOP_NOTIFY:
-		if (t->ops->notify(t, u->peer, u->dst, u->value, u->op) != 0)
+	case UOP_NOTIFY: {
+		int32_t v = u->value;
+
+		if (u->flags & UOP_F_FROM_CELL) {
+			/* a count read now from this rank's data, clamped */
+			int32_t c = atomic_load((_Atomic int32_t *)(void *)
+			    (t->ops->area(t, t->rank) + u->src));
+			v = c < u->value ? c : u->value;
+		}
+		if (t->ops->notify(t, u->peer, u->dst, v, u->op) != 0)
 			return cause_set(cause, "notify to rank %d failed", u->peer);
 		return EXEC_OK;
+	}
 	case UOP_WAIT:
 		rc = t->ops->wait(t, u->dst, u->op, u->value, seen);
 		if (rc == WAIT_PENDING)
@@ -204,6 +218,14 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 	case UOP_PUT:
 		s = u->ssp == SP_ACC ? (uint8_t *)ex->acc + u->src :
 		    t->ops->area(t, t->rank) + u->src;
+		if (u->op == ATOMIC_ADD && u->ssp != SP_ACC && u->peer == t->rank &&
+		    u->src < u->dst + bytes && u->dst < u->src + bytes) {
+			/* onto itself: add what the source held before, as a
+			 * plain put copies it (memmove) */
+			ex->tmp = grow(ex->tmp, &ex->tmp_cap, bytes);
+			memcpy(ex->tmp, s, bytes);
+			s = ex->tmp;
+		}
 		rc = u->op == ATOMIC_ADD ?
 		    t->ops->put_add(t, u->peer, u->dst, s, u->count, dt) :
 		    t->ops->put(t, u->peer, u->dst, s, bytes);

@@ -25,7 +25,7 @@ prog_new(const char *title)
 }
 
 struct prog *
-prog_new_gen(const char *title, struct prog_gen *g, int rank,
+prog_new_gen(const char *title, struct prog_gen *g, int rank, int grank,
     size_t acc_bytes)
 {
 	struct prog *p = prog_new(title);
@@ -33,7 +33,8 @@ prog_new_gen(const char *title, struct prog_gen *g, int rank,
 	g->refs++;
 	p->gen = g;
 	p->rank = rank;
-	p->ngen = g->ops->len(g, rank);
+	p->grank = grank;
+	p->ngen = g->ops->len(g, grank);
 	p->acc_bytes = acc_bytes;
 	return p;
 }
@@ -115,6 +116,22 @@ prog_str(struct prog *p, const char *s)
 	return (uint32_t)p->nstrs++;
 }
 
+void
+prog_shrink(struct prog *p)
+{
+	if (p->nmops < p->amops && p->nmops > 0) {
+		p->mops = xreallocarray(p->mops, p->nmops, sizeof *p->mops);
+		p->amops = p->nmops;
+	}
+	if (p->nstrs < p->astrs && p->nstrs > 0) {
+		p->strs = xreallocarray(p->strs, p->nstrs, sizeof *p->strs);
+		p->astrs = p->nstrs;
+	}
+	free(p->shash);	/* rebuilt if a string is interned again */
+	p->shash = NULL;
+	p->shcap = 0;
+}
+
 const char *
 prog_str_at(const struct prog *p, uint32_t idx)
 {
@@ -194,7 +211,7 @@ prog_rd_block(struct prog_rd *rd, uint64_t pc)
 		    (unsigned long long)pc, (unsigned long long)p->ngen);
 	if (rd->have && pc >= rd->b.start && pc - rd->b.start < rd->b.len)
 		return &rd->b;
-	p->gen->ops->block(p->gen, p->rank, pc, rd->have ? &rd->b : NULL,
+	p->gen->ops->block(p->gen, p->grank, pc, rd->have ? &rd->b : NULL,
 	    &rd->b);
 	if (pc < rd->b.start || pc - rd->b.start >= rd->b.len)
 		BUG("generator: block [%llu,+%llu) does not hold %llu",
@@ -398,18 +415,28 @@ blk_hits(const struct blk *b, int kind, int peer, uint64_t off, uint64_t *idx)
 	}
 }
 
+/* World rank w in p's generator's numbering (-1: none of its ranks). */
+static int
+gen_dense(const struct prog *p, int w)
+{
+	if (w < 0 || p->gen == NULL || p->gen->ops->dense == NULL)
+		return w;
+	return p->gen->ops->dense(p->gen, w);
+}
+
 int
 prog_find(const struct prog *p, uint64_t from, enum uop_kind kind,
     uint64_t off, int peer, struct uop *out)
 {
 	struct prog_rd rd;
 	uint64_t pc = from, idx;
+	int gpeer = gen_dense(p, peer);
 
 	prog_rd_init(&rd, p);
-	while (pc < p->ngen) {
+	while (pc < p->ngen && (peer < 0 || gpeer >= 0)) {
 		const struct blk *b = prog_rd_block(&rd, pc);
 
-		switch (blk_hits(b, kind, peer, off, &idx)) {
+		switch (blk_hits(b, kind, gpeer, off, &idx)) {
 		case 2:
 			idx = pc - b->start;
 			/* FALLTHROUGH */
@@ -421,7 +448,7 @@ prog_find(const struct prog *p, uint64_t from, enum uop_kind kind,
 		}
 		pc = b->start + b->len;
 	}
-	for (uint64_t k = pc - p->ngen; k < p->nmops; k++) {
+	for (uint64_t k = pc > p->ngen ? pc - p->ngen : 0; k < p->nmops; k++) {
 		const struct uop *u = &p->mops[k];
 		if (u->kind == kind && u->dst == off &&
 		    (peer < 0 || u->peer == peer)) {
@@ -450,10 +477,11 @@ prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
     prog_owe_fn fn, void *arg)
 {
 	struct owe_runs r = { { 0 }, fn, arg };
+	int gt = gen_dense(p, t);
 
-	if (from < p->ngen && prog_gen_may_owe(p, t, off)) {
+	if (from < p->ngen && gt >= 0 && prog_gen_may_owe(p, t, off)) {
 		if (p->gen->ops->owed != NULL) {
-			p->gen->ops->owed(p->gen, p->rank, from, t, off, owe_run,
+			p->gen->ops->owed(p->gen, p->grank, from, gt, off, owe_run,
 			    &r);
 		} else {
 			struct prog_rd rd;
@@ -464,7 +492,7 @@ prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
 			while (pc < p->ngen) {
 				const struct blk *b = prog_rd_block(&rd, pc);
 
-				switch (blk_hits(b, UOP_NOTIFY, t, off, &idx)) {
+				switch (blk_hits(b, UOP_NOTIFY, gt, off, &idx)) {
 				case 1:
 					blk_op(b, idx, &u);
 					if (b->start + idx >= from)

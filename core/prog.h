@@ -68,6 +68,9 @@ enum uop_flags {
 				 * holds the data dtype itself (no widening) */
 	UOP_F_DEFER = 1 << 4,	/* WAIT: a deferred condition (defer_wait) the
 				 * shell appended to the program */
+	UOP_F_FROM_CELL = 1 << 5, /* NOTIFY: the amount is min(own i32 cell at
+				 * src, value), read when the op runs (a
+				 * data-dependent count: all_to_all_v) */
 };
 
 struct uop {
@@ -100,6 +103,8 @@ struct uop {
  *	peer = p(i) when peer_p is set (else t.peer)
  *	dst  = t.dst + p(i) * dst_step,  src = t.src + p(i) * src_step
  *	flags |= first_flags for op 0 only
+ *	peer = world[peer] when world is set (a comm domain's program: the
+ *	       protocol counts the members 0..N-1, the ranks are the world's)
  *
  * so a credit barrier is two blocks (its notifies, its waits), an
  * epilogue one, a mesh reduce over the peers one.  Names are printf-like
@@ -122,8 +127,10 @@ struct blk {
 	uint8_t rep;		/* enum blk_rep */
 	uint8_t peer_p;		/* op.peer = p(i) */
 	uint8_t first_flags;	/* enum uop_flags of op 0 only */
-	int me;			/* the rank the program is for */
+	int me;			/* the rank the program is for (the
+				 * generator's numbering) */
 	int64_t dst_step, src_step;
+	const int32_t *world;	/* generator rank -> world rank, or NULL */
 	struct uop t;		/* the template (name and phase 0) */
 	struct blk_name name, phase;
 	/* The generator's own position (its loop counters), so that the
@@ -146,6 +153,8 @@ blk_op(const struct blk *b, uint64_t i, struct uop *u)
 	u->src += (uint64_t)(p * b->src_step);
 	if (i == 0)
 		u->flags |= b->first_flags;
+	if (b->world != NULL && u->peer >= 0)
+		u->peer = b->world[u->peer];
 }
 
 /* The text of a name or phase, appended to sb. */
@@ -166,6 +175,12 @@ struct prog_owe {
 };
 typedef void (*prog_owe_fn)(void *arg, const struct prog_owe *o);
 
+/*
+ * A generator numbers its ranks itself: a comm domain's members are 0..N-1
+ * there.  rank arguments below are that numbering; dense() maps a world
+ * rank to it (-1: not one of them; NULL: the same numbering), and the
+ * blocks' world table maps back.  writer() answers in world ranks.
+ */
 struct prog_gen_ops {
 	/* Micro-ops of rank's program. */
 	uint64_t (*len)(const struct prog_gen *g, int rank);
@@ -181,6 +196,7 @@ struct prog_gen_ops {
 	 * blocks are walked. */
 	void (*owed)(const struct prog_gen *g, int rank, uint64_t from, int t,
 	    uint64_t off, prog_owe_fn fn, void *arg);
+	int (*dense)(const struct prog_gen *g, int world_rank);
 	void (*free)(struct prog_gen *g);
 };
 
@@ -204,7 +220,8 @@ struct prog {
 	size_t nstrs, astrs;
 	size_t acc_bytes;	/* accumulator the program needs */
 	struct prog_gen *gen;	/* described: a reference, or NULL */
-	int rank;		/* described: whose program it is */
+	int rank;		/* described: whose program it is (world) */
+	int grank;		/* ... in the generator's numbering */
 	uint64_t ngen;		/* described: micro-ops from gen */
 	char *name_prefix;	/* described: put before every generated
 				 * op's span name ("span." of a user
@@ -216,15 +233,19 @@ struct prog {
 };
 
 struct prog *prog_new(const char *title);
-/* A described program: rank's, read from g (takes a reference). */
+/* A described program: world rank's (grank in g's numbering), read from
+ * g (takes a reference). */
 struct prog *prog_new_gen(const char *title, struct prog_gen *g, int rank,
-    size_t acc_bytes);
+    int grank, size_t acc_bytes);
 void prog_free(struct prog *p);
 /* Drop one reference to g (the last frees it). */
 void prog_gen_put(struct prog_gen *g);
 /* Intern s; returns its index (equal strings share an index). */
 uint32_t prog_str(struct prog *p, const char *s);
 const char *prog_str_at(const struct prog *p, uint32_t idx);
+/* Give back the spare room of a program that is done growing (one kept
+ * for a long time: the trace's); it stays usable. */
+void prog_shrink(struct prog *p);
 /* Append a copy of u; returns the stored op (valid until the next add). */
 struct uop *prog_add(struct prog *p, const struct uop *u);
 

@@ -33,7 +33,7 @@ proto_recv(int fd, struct msg_hdr *h, void **payload)
 	ssize_t want, n;
 
 	*payload = NULL;
-	do {	/* SEQPACKET: MSG_PEEK|MSG_TRUNC tells the packet's length */
+	do { /* SEQPACKET: MSG_PEEK|MSG_TRUNC tells the packet's length */
 		want = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
 	} while (want < 0 && errno == EINTR);
 	if (want <= 0)

@@ -1,5 +1,6 @@
 /* rank.c - serve the shell, run programs through the gate; see rank.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,115 @@
 
 enum { GATE_GO, GATE_ABORT };
 
+/* ---- fork() in a rank (rank.h) ---------------------------------------- */
+
+volatile sig_atomic_t rank_forked;
+static struct rank_ctx *fork_rc;	/* the rank this process is, or NULL */
+static _Thread_local int lib_depth;	/* rank_run()s on this thread */
+static _Thread_local const char *lib_doing;
+static int fork_said;
+
+static void
+say_add(char *buf, size_t *n, size_t max, const char *t)
+{
+	size_t len = strlen(t);
+
+	if (*n + len < max) {
+		memcpy(buf + *n, t, len);
+		*n += len;
+	}
+}
+
+/* "colldb: rank R forked " a b c "\n" on stderr: async-signal-safe (a
+ * signal handler may be what forked) */
+static void
+fork_say(int rank, const char *a, const char *b, const char *c)
+{
+	char buf[256], num[12];
+	size_t n = 0;
+	int i = (int)sizeof num - 1;
+	unsigned v = (unsigned)rank;
+
+	num[i] = '\0';
+	do {
+		num[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0 && i > 0);
+	say_add(buf, &n, sizeof buf, "colldb: rank ");
+	say_add(buf, &n, sizeof buf, num + i);
+	say_add(buf, &n, sizeof buf, " forked ");
+	say_add(buf, &n, sizeof buf, a);
+	say_add(buf, &n, sizeof buf, b);
+	say_add(buf, &n, sizeof buf, c);
+	say_add(buf, &n, sizeof buf, "\n");
+	(void)!write(STDERR_FILENO, buf, n);
+}
+
+static void
+fork_parent(void)
+{
+	if (fork_rc == NULL)
+		return;
+	if (lib_depth > 0) {
+		fork_say(fork_rc->rank, "inside ", lib_doing != NULL ? lib_doing :
+		    "a colldb operation", ": the child exits at once (it would "
+		    "run the operation a second time)");
+	} else if (!fork_said) {
+		fork_said = 1;
+		fork_say(fork_rc->rank, "with its windows mapped: libcolldb "
+		    "refuses the child", " (it would act as the same rank)", "");
+	}
+}
+
+static void
+fork_child(void)
+{
+	if (fork_rc == NULL)
+		return;
+	if (lib_depth > 0)
+		_exit(RANK_FORK_EXIT);
+	rank_forked = 1;
+	if (fork_rc->sock >= 0)
+		close(fork_rc->sock);	/* the shell's line is the rank's */
+	fork_rc->sock = -1;
+	fork_rc = NULL;
+}
+
+void
+rank_lib_enter(const char *doing)
+{
+	if (lib_depth++ == 0)
+		lib_doing = doing;
+}
+
+void
+rank_lib_leave(void)
+{
+	if (lib_depth > 0)
+		lib_depth--;
+}
+
+int
+rank_lib_suspend(void)
+{
+	int d = lib_depth;
+
+	lib_depth = 0;
+	return d;
+}
+
+void
+rank_lib_resume(int saved)
+{
+	lib_depth = saved;
+}
+
+static void
+fork_register(void)
+{
+	pthread_atfork(NULL, fork_parent, fork_child);
+}
+
 int
 rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 {
@@ -38,12 +148,20 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 	shm_transport_init(&rc->t, &rc->seg, rank);
 	exec_init(&rc->ex, &rc->t);
 	seg_set_state(rc->board, RS_IDLE);
+	{
+		static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+		pthread_once(&once, fork_register);
+	}
+	fork_rc = rc;
 	return 0;
 }
 
 void
 rank_detach(struct rank_ctx *rc)
 {
+	if (fork_rc == rc)
+		fork_rc = NULL;
 	free(rc->result);
 	rc->result = NULL;
 	exec_release(&rc->ex);
@@ -160,8 +278,23 @@ win_fill(struct rank_ctx *rc, const struct prog *p, struct run_win *w,
 	return 0;
 }
 
+static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
+    unsigned flags, struct done_info *di, char **cause);
+
 int
 rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
+    unsigned flags, struct done_info *di, char **cause)
+{
+	int st;
+
+	rank_lib_enter(p->title);	/* a fork from here on is inside it */
+	st = run_prog(rc, p, tag, flags, di, cause);
+	rank_lib_leave();
+	return st;
+}
+
+static int
+run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause)
 {
 	struct seg_rank *b = rc->board;

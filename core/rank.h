@@ -21,6 +21,7 @@
 #ifndef COLLDB_RANK_H
 #define COLLDB_RANK_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "exec.h"
@@ -75,6 +76,32 @@ int rank_serve(struct rank_ctx *rc);
  * COLLDB_NO_PIN=1 in the environment disables it.
  */
 int rank_pin(int rank, int nranks);
+
+/*
+ * fork() in a rank.  A child of a rank has the rank's windows, board and
+ * socket: were it to run a micro-op it would act as a second copy of the
+ * rank (double notifies and puts, results wrong, a run that never ends).
+ * So from rank_attach() to rank_detach() pthread_atfork handlers watch:
+ *  - a fork while libcolldb runs the rank's program (a signal handler or a
+ *    callback that forks inside cdb_allreduce...): the parent says so on
+ *    stderr ("colldb: rank 1 forked inside cdb_allreduce ...", each time)
+ *    and the child _exit()s with RANK_FORK_EXIT at once;
+ *  - any other fork (its own code, a call's function: system(), popen()):
+ *    the parent says so once; in the child rank_forked is set, libcolldb
+ *    refuses every cdb_* (CDB_ERR_INIT, cdb_errmsg() says why), the
+ *    rank's socket is closed, and a call's function that returns into
+ *    colldb ends the child (_exit(0)) instead of the agent going on.
+ * libcolldb's own forks (cdb_init's standalone ranks) come before
+ * rank_attach().  rank_lib_enter()/leave() bracket the rank's own code
+ * (rank_run does; a call's function is outside it, core/call.c).
+ */
+#define RANK_FORK_EXIT 125
+extern volatile sig_atomic_t rank_forked;
+void rank_lib_enter(const char *doing);
+void rank_lib_leave(void);
+/* While a call's function runs (nested in rank_run): not colldb's code. */
+int rank_lib_suspend(void);
+void rank_lib_resume(int saved);
 
 /* rank_agent_main(), the body of an agent process, is declared in
  * oneside.h (the shell's main() calls it). */

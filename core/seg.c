@@ -326,6 +326,13 @@ win_check(const struct seg *s, const struct seg_window *w, char *why, size_t n)
 	if (w->off % SEG_ALIGN != 0 || w->off > s->area_size ||
 	    round_up(bytes, SEG_ALIGN) > s->area_size - w->off)
 		return snprintf(why, n, "offset %llu", (unsigned long long)w->off), -1;
+	if (w->domain > SEG_MAX_DOMAINS ||
+	    (w->domain != 0 && seg_domain_get((struct seg *)s, w->domain) == NULL))
+		return snprintf(why, n, "domain %u", w->domain), -1;
+	if (w->doff % SEG_ALIGN != 0 || w->doff > s->area_size ||
+	    (w->domain == 0 && w->doff != w->off))
+		return snprintf(why, n, "domain offset %llu",
+		    (unsigned long long)w->doff), -1;
 	return 0;
 }
 
@@ -416,10 +423,11 @@ seg_cur_coll(struct seg *s, struct coll_args *out)
 	memcpy(out, &s->h->cur_coll, sizeof *out);
 	if (atomic_load(&s->h->cur_coll_id) != id)
 		return 0;	/* changing: look next time */
-	out->buf.name = out->src.name = out->sig.name = NULL;
+	coll_args_unname(out);
 	if ((unsigned)out->kind >= COLL__COUNT || (unsigned)out->mode > MODE_RING ||
 	    (unsigned)out->impl > IMPL_BUILTIN || (unsigned)out->op >= RED__COUNT ||
 	    !ref_ok(s, &out->buf) || !ref_ok(s, &out->src) || !ref_ok(s, &out->sig) ||
+	    !ref_ok(s, &out->scount) || !ref_ok(s, &out->rcount) ||
 	    coll_validate(out, s->nranks, &cause, NULL) != 0) {
 		free(cause);
 		if (s->bad_coll != id)
@@ -488,9 +496,132 @@ struct seg_window *
 seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
     int ndim, enum dtype dt, unsigned flags, char **cause)
 {
+	return seg_win_alloc_in(s, name, shape, ndim, dt, flags, 0, cause);
+}
+
+static uint64_t
+bits_count(const uint64_t *w, size_t n)
+{
+	uint64_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += (uint64_t)__builtin_popcountll(w[i]);
+	return c;
+}
+
+const struct seg_domain *
+seg_domain_get(struct seg *s, int k)
+{
+	const struct seg_domain *d;
+
+	if (k < 1 || k > SEG_MAX_DOMAINS)
+		return NULL;
+	d = &s->h->domains[k - 1];
+	/* the shell writes the table, but a rank could scribble on it */
+	if (d->used != 1 || memchr(d->name, '\0', sizeof d->name) == NULL ||
+	    d->nranks == 0 || d->nranks > (uint32_t)s->nranks ||
+	    bits_count(d->ranks, ARRAY_SIZE(d->ranks)) != d->nranks)
+		return NULL;
+	for (uint32_t r = (uint32_t)s->nranks; r < SEG_MAX_RANKS; r++) {
+		if (d->ranks[r / 64] & (1ull << (r % 64)))
+			return NULL;
+	}
+	return d;
+}
+
+int
+seg_domain_find(struct seg *s, const char *name)
+{
+	for (int k = 1; k <= SEG_MAX_DOMAINS; k++) {
+		const struct seg_domain *d = seg_domain_get(s, k);
+		if (d != NULL && strcmp(d->name, name) == 0)
+			return k;
+	}
+	return 0;
+}
+
+int
+seg_domain_add(struct seg *s, const char *name, const uint64_t *ranks,
+    char **cause)
+{
+	uint64_t n = bits_count(ranks, SEG_MAX_RANKS / 64);
+
+	if (name[0] == '\0' || strlen(name) >= SEG_NAME_MAX)
+		return cause_set(cause, "domain name '%s' must be 1..%d characters",
+		    name, SEG_NAME_MAX - 1);
+	if (seg_domain_find(s, name) != 0)
+		return cause_set(cause, "domain '%s' already exists", name);
+	if (n == 0)
+		return cause_set(cause, "a domain needs at least one rank");
+	for (uint32_t r = (uint32_t)s->nranks; r < SEG_MAX_RANKS; r++) {
+		if (ranks[r / 64] & (1ull << (r % 64)))
+			return cause_set(cause, "rank %u out of range (world has %d ranks)",
+			    r, s->nranks);
+	}
+	for (int k = 1; k <= SEG_MAX_DOMAINS; k++) {
+		struct seg_domain *d = &s->h->domains[k - 1];
+		if (d->used)
+			continue;
+		memset(d, 0, sizeof *d);
+		snprintf(d->name, sizeof d->name, "%s", name);
+		memcpy(d->ranks, ranks, sizeof d->ranks);
+		d->nranks = (uint32_t)n;
+		atomic_store_explicit((_Atomic uint32_t *)&d->used, 1,
+		    memory_order_release);
+		atomic_fetch_add(&s->h->win_seq, 1);
+		return k;
+	}
+	return cause_set(cause, "too many domains (at most %d)", SEG_MAX_DOMAINS);
+}
+
+int
+seg_domain_rank(struct seg *s, int k, int r)
+{
+	const struct seg_domain *d;
+	int dense = 0;
+
+	if (r < 0 || (uint32_t)r >= (uint32_t)s->nranks)
+		return -1;
+	if (k == 0)
+		return r;
+	if ((d = seg_domain_get(s, k)) == NULL ||
+	    !(d->ranks[r / 64] & (1ull << (r % 64))))
+		return -1;
+	for (int q = 0; q < r; q++)
+		dense += (d->ranks[q / 64] >> (q % 64)) & 1;
+	return dense;
+}
+
+int
+seg_domain_member(struct seg *s, int k, int dense)
+{
+	const struct seg_domain *d;
+
+	if (k == 0)
+		return dense >= 0 && (uint32_t)dense < (uint32_t)s->nranks ? dense : -1;
+	if ((d = seg_domain_get(s, k)) == NULL || dense < 0)
+		return -1;
+	for (uint32_t q = 0; q < (uint32_t)s->nranks; q++) {
+		if ((d->ranks[q / 64] >> (q % 64)) & 1) {
+			if (dense-- == 0)
+				return (int)q;
+		}
+	}
+	return -1;
+}
+
+struct seg_window *
+seg_win_alloc_in(struct seg *s, const char *name, const uint64_t *shape,
+    int ndim, enum dtype dt, unsigned flags, int domain, char **cause)
+{
 	struct seg_window *slot = NULL;
-	uint64_t count = 1, bytes, top = 0;
+	uint64_t count = 1, bytes, top = 0, dtop = 0;
 	int idx = -1;
+
+	if (domain != 0 && seg_domain_get(s, domain) == NULL) {
+		cause_set(cause, "no domain %d", domain);
+		return NULL;
+	}
 
 	if (name[0] == '\0' || strlen(name) >= SEG_NAME_MAX) {
 		cause_set(cause, "window name '%s' must be 1..%d characters", name,
@@ -526,6 +657,10 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 			uint64_t end = w->off + round_up(w->bytes, SEG_ALIGN);
 			if (end > top)
 				top = end;
+			/* the domain's own layout: its windows only */
+			end = w->doff + round_up(w->bytes, SEG_ALIGN);
+			if (w->domain == domain && end > dtop)
+				dtop = end;
 		} else if (idx < 0 && s->raw[i].used == 0) {
 			idx = i;
 		}
@@ -551,6 +686,8 @@ seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
 	slot->count = count;
 	slot->bytes = bytes;
 	slot->off = top;
+	slot->domain = (uint8_t)domain;
+	slot->doff = domain == 0 ? top : dtop;
 	slot->seq = atomic_fetch_add(&s->h->next_win_seq, 1);
 	atomic_store_explicit((_Atomic uint8_t *)&slot->used, 1,
 	    memory_order_release);

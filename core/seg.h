@@ -76,12 +76,30 @@ struct seg_window {
 	uint8_t dtype;		/* enum dtype */
 	uint8_t ndim;
 	uint8_t flags;		/* enum win_flags */
-	uint32_t reserved;
+	uint8_t domain;		/* 0: every rank; k: on domains[k-1]'s ranks */
+	uint8_t reserved0;
+	uint16_t reserved;
 	uint64_t shape[COLLDB_MAX_DIMS];
 	uint64_t count;		/* elements */
 	uint64_t bytes;		/* logical bytes (count * dtype size) */
 	uint64_t off;		/* byte offset in every rank's area */
 	uint64_t seq;		/* allocation order */
+	uint64_t doff;		/* offset in its domain's own layout (PyPTO's:
+				 * the domain's buffers, 32-byte rounded, in
+				 * allocation order); off for the world */
+};
+
+/*
+ * A comm domain: a named subset of the ranks with its own window layout.
+ * Inside it a rank's rank is its place among the members (dense, in rank
+ * order) and the size is the member count.  Written by the shell only.
+ */
+#define SEG_MAX_DOMAINS 16
+struct seg_domain {
+	char name[SEG_NAME_MAX];
+	uint32_t used;
+	uint32_t nranks;	/* members */
+	uint64_t ranks[SEG_MAX_RANKS / 64];	/* member bit set */
 };
 
 enum break_flags {
@@ -208,6 +226,7 @@ struct seg_header {
 	struct seg_window windows[SEG_MAX_WINDOWS];
 	struct seg_break breaks[SEG_MAX_BREAKS];
 	struct seg_defer defers[SEG_MAX_DEFERS];
+	struct seg_domain domains[SEG_MAX_DOMAINS];
 };
 
 /*
@@ -336,6 +355,24 @@ struct seg_window *seg_win_alloc(struct seg *s, const char *name,
 /* Zero a window's bytes (its 32-byte padding included) on rank, or on
  * every rank when rank is -1; whole pages go back to the kernel. */
 void seg_win_zero(struct seg *s, struct seg_window *w, int rank);
+/* seg_win_alloc() on a domain: domain 0 is every rank, k the domain in
+ * slot k-1 of the table (which must be in use). */
+struct seg_window *seg_win_alloc_in(struct seg *s, const char *name,
+    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
+    int domain, char **cause);
+/* The domain in slot k-1 of the table, or NULL (k 0: the world; unused or
+ * malformed entries). */
+const struct seg_domain *seg_domain_get(struct seg *s, int k);
+/* Declare a domain; returns its number (1..SEG_MAX_DOMAINS) or -1 +
+ * cause (name taken, table full). */
+int seg_domain_add(struct seg *s, const char *name, const uint64_t *ranks,
+    char **cause);
+/* The domain named name, 0 if none. */
+int seg_domain_find(struct seg *s, const char *name);
+/* Dense rank of world rank r in domain k (-1: not a member); the world
+ * rank of dense rank d (-1: out of range).  k 0 is the world. */
+int seg_domain_rank(struct seg *s, int k, int r);
+int seg_domain_member(struct seg *s, int k, int d);
 /* Release a window; its bytes become zero on every rank. */
 void seg_win_free(struct seg *s, struct seg_window *w);
 /* Live windows in allocation order; returns how many were stored. */

@@ -154,7 +154,8 @@ static int
 shm_put(struct transport *t, int peer, uint64_t dst, const void *src,
     size_t bytes)
 {
-	memcpy(seg_area(seg_of(t), peer) + dst, src, bytes);
+	/* a rank's put onto its own window may overlap: memmove */
+	memmove(seg_area(seg_of(t), peer) + dst, src, bytes);
 	return 0;
 }
 
@@ -169,7 +170,7 @@ shm_put_add(struct transport *t, int peer, uint64_t dst, const void *src,
 static int
 shm_get(struct transport *t, int peer, uint64_t src, void *dst, size_t bytes)
 {
-	memcpy(dst, seg_area(seg_of(t), peer) + src, bytes);
+	memmove(dst, seg_area(seg_of(t), peer) + src, bytes);	/* may overlap */
 	return 0;
 }
 

@@ -42,7 +42,8 @@ site_set(struct site *st, const char *file, int line, enum api_fn fn)
 
 	memset(st, 0, sizeof *st);
 	if (file != NULL)
-		snprintf(st->file, sizeof st->file, "%s", base != NULL ? base + 1 : file);
+		snprintf(st->file, sizeof st->file, "%s",
+		    base != NULL ? base + 1 : file);
 	st->line = file != NULL ? line : 0;
 	st->fn = (uint8_t)fn;
 }

@@ -56,8 +56,8 @@ struct transport {
 	int rank;
 	int nranks;
 	uint64_t area_size;
-	int nonblock;		/* wait() returns WAIT_PENDING instead of blocking */
-	void *priv;		/* the transport's own state */
+	int nonblock; /* wait() returns WAIT_PENDING instead of blocking */
+	void *priv;   /* the transport's own state */
 };
 
 extern const struct transport_ops transport_shm_ops;

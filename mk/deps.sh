@@ -28,8 +28,11 @@ tmux		test	cmd tmux
 python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
+less		test	cmd less
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
+gdb		test	cmd gdb
+clang-format	test	cmd clang-format
 valgrind	valgrind	cmd valgrind
 '
 

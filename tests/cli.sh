@@ -8,7 +8,7 @@ SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTION
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 . tests/need.sh
-need timeout
+need timeout pgrep awk
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -65,15 +65,44 @@ run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
-[ $st = 2 ] && has "colldb: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+[ $st = 2 ] && has "error: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks) (try 'colldb --help')" &&
 	ok || bad "--window-area 2^63-1 (exit $st)"
 printf '#! args: -n 8 --window-area 9223372036854775807\nwindows\n' >"$tmp/area.coll"
 run 2 ./colldb "$tmp/area.coll"
-[ $st = 2 ] && has "$tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
+[ $st = 2 ] && has "error: $tmp/area.coll: --window-area 9223372036854775807: too large (expected at most 64 TiB over all ranks)" &&
 	ok || bad "'#! args: --window-area 2^63-1' (exit $st)"
 run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 [ $st = 1 ] && has "colldb: cannot start 8 ranks: window area of 17592186044416 bytes per rank out of range (1..8796093022208 for 8 ranks)" &&
 	ok || bad "--window-area 16384G on 8 ranks (exit $st)"
+
+# tree after a bench whose spans the trace could not keep says what to
+# do: one size that fits (COLLDB_TRACE_KEEP lowers the limit)
+printf 'bench sweep allreduce 4k 1M factor=16 rounds=4 warmup=1\ntree\n' >"$tmp/sweep.coll"
+run 1 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/sweep.coll"
+[ $st = 1 ] && has "error: the last bench (allreduce 1M, the last size of the sweep) made 3890 spans, more than the 1000 the trace keeps, so its tree would be partial: tree shows one bench of one size; try 'bench allreduce 128k rounds=4', then 'tree'" &&
+	ok || bad "tree after a sweep that did not fit (exit $st)"
+printf 'bench allreduce 128k rounds=4\ntree\n' >"$tmp/fits.coll"
+run 0 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/fits.coll"
+[ $st = 0 ] && has "\`- epilogue   *us" && ok || bad "the suggested bench does not fit (exit $st)"
+run 0 env COLLDB_TRACE_KEEP=x ./colldb --batch -n 2 "$tmp/fits.coll"
+[ $st = 0 ] && has "warning: COLLDB_TRACE_KEEP='x': expected 1000..1000000000 span records; the trace keeps 2000000" &&
+	ok || bad "a bad COLLDB_TRACE_KEEP is not warned about (exit $st)"
+
+# a bad option is one error line naming it, the usage not dumped after it
+for a in --bogus -q -n --batch=1; do
+	run 2 ./colldb $a
+	case $a in
+	-n) want="error: -n needs a value (try 'colldb --help')" ;;
+	--batch=1) want="error: --batch takes no value (try 'colldb --help')" ;;
+	*) want="error: unknown option '$a' (try 'colldb --help')" ;;
+	esac
+	[ $st = 2 ] && [ "$out" = "$want" ] && ok || bad "colldb $a (exit $st)"
+done
+for sub in watch learn; do
+	run 2 ./colldb $sub --bogus
+	[ $st = 2 ] && has "error: unknown option '--bogus' (usage: colldb $sub $([ $sub = watch ] && echo '[SESSION [@RANKS]]' || echo '[LESSON]'))" &&
+		ok || bad "colldb $sub --bogus (exit $st)"
+done
 
 # a rank that dies while a batch shell waits for its next line is known
 # dead before the next command looks: no rank is sent a collective it

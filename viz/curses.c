@@ -33,6 +33,7 @@ static volatile sig_atomic_t viz_on;	 /* curses is up */
 static volatile sig_atomic_t viz_hooked; /* our handlers are installed */
 static volatile sig_atomic_t viz_insig;	 /* viz_done() from a handler */
 static volatile sig_atomic_t viz_winch;	 /* a SIGWINCH is pending */
+static volatile sig_atomic_t viz_sigint; /* a SIGINT is pending */
 static struct sigaction viz_old[ARRAY_SIZE(viz_signals)];
 static struct termios viz_tio; /* the terminal as we found it */
 static SCREEN *viz_term;
@@ -51,6 +52,13 @@ viz_fatal(int sig)
 {
 	int saved = errno;
 
+	/* ^C is not fatal: the loop acts on it between two paints, since
+	 * restoring the terminal here, in the middle of a curses call, leaves
+	 * the rest of that call drawing on the restored screen */
+	if (sig == SIGINT) {
+		viz_sigint = 1;
+		return;
+	}
 	viz_insig = 1;
 	viz_done();
 	viz_insig = 0;
@@ -123,6 +131,7 @@ viz_init(char **cause)
 		viz_atexit_set = 1;
 	}
 	viz_winch = 0;
+	viz_sigint = 0;
 	viz_hook();
 	viz_term = newterm(NULL, stdout, stdin);
 	if (viz_term == NULL) {
@@ -171,6 +180,13 @@ viz_done(void)
 int
 viz_active(void)
 {
+	if (viz_sigint && viz_on) {
+		/* the ^C viz_fatal() left: the terminal back, then SIGINT's
+		 * previous action (the caller's handler, or death by it) */
+		viz_sigint = 0;
+		viz_done();
+		raise(SIGINT);
+	}
 	return viz_on;
 }
 

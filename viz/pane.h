@@ -67,7 +67,7 @@ struct pane_class {
 	 * page).
 	 */
 	void (*draw)(struct pane *p, struct screen *s,
-		     const struct screen_rect *r);
+	    const struct screen_rect *r);
 	/* A key: returns viz_flags bits, 0 when not handled.  May be NULL. */
 	int (*key)(struct pane *p, int key);
 };

@@ -132,7 +132,7 @@ void snap_set_ranks(struct snap *s, int n);
  * window, borrowed (see the header comment).  Invalid shapes are a BUG().
  */
 struct snap_win *snap_add_win(struct snap *s, const char *name, int ndim,
-			      const int *shape);
+    const int *shape);
 
 /* Make dst a deep copy of src (dst must be initialised; storage reused). */
 void snap_copy(struct snap *dst, const struct snap *src);

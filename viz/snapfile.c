@@ -118,134 +118,246 @@ snapfile_text(char *dst, size_t size, const char *src)
 	snprintf(dst, size, "%s", src);
 }
 
+/* One handler per directive; each reads the rest of its line from ps. */
+
+static int
+dir_session(struct snap_parser *ps, const char *kw)
+{
+	(void)kw;
+	snapfile_text(ps->s->session, sizeof ps->s->session, ps->p);
+	return 0;
+}
+
+static int
+dir_status(struct snap_parser *ps, const char *kw)
+{
+	(void)kw;
+	snapfile_text(ps->s->status, sizeof ps->s->status, ps->p);
+	return 0;
+}
+
+static int
+dir_world(struct snap_parser *ps, const char *kw)
+{
+	long v;
+
+	(void)kw;
+	if (snapfile_int(ps, "world size", 0, INT16_MAX, &v) != 0)
+		return -1;
+	ps->s->world = (int)v;
+	return 0;
+}
+
+static int
+dir_ranks(struct snap_parser *ps, const char *kw)
+{
+	long v;
+
+	(void)kw;
+	if (snapfile_int(ps, "rank count", 0, INT16_MAX, &v) != 0)
+		return -1;
+	snap_set_ranks(ps->s, (int)v);
+	free(ps->onwin);
+	ps->onwin = xcalloc(v + 1, sizeof *ps->onwin);
+	ps->w = NULL;
+	return 0;
+}
+
+static int
+dir_flag(struct snap_parser *ps, const char *kw)
+{
+	long v;
+
+	if (snapfile_int(ps, kw, 0, 1, &v) != 0)
+		return -1;
+	*(kw[0] == 'r' ? &ps->s->readonly : &ps->s->show_times) = (int)v;
+	return 0;
+}
+
+static int
+dir_rank(struct snap_parser *ps, const char *kw)
+{
+	struct snap *s = ps->s;
+	long r = 0;
+	int st;
+	char *w, *end;
+
+	(void)kw;
+	if (snapfile_row(ps, &r) != 0)
+		return -1;
+	w = snapfile_word(ps);
+	if (w == NULL || (st = snap_state_parse(w)) < 0)
+		return cause_set(ps->cause, "line %d: bad state '%s'",
+				 ps->line, w != NULL ? w : "");
+	s->ranks[r].state = st;
+	w = snapfile_word(ps);
+	if (w != NULL) {
+		s->ranks[r].secs = strtod(w, &end);
+		if (*end != '\0')
+			return cause_set(ps->cause,
+					 "line %d: bad seconds '%s'",
+					 ps->line, w);
+	}
+	return 0;
+}
+
+static int
+dir_op(struct snap_parser *ps, const char *kw)
+{
+	long r = 0;
+
+	(void)kw;
+	if (snapfile_row(ps, &r) != 0)
+		return -1;
+	snapfile_text(ps->s->ranks[r].op, sizeof ps->s->ranks[r].op, ps->p);
+	return 0;
+}
+
+static int
+dir_on(struct snap_parser *ps, const char *kw)
+{
+	struct snap *s = ps->s;
+	long r = 0, i, v;
+	char *w;
+
+	(void)kw;
+	if (snapfile_row(ps, &r) != 0)
+		return -1;
+	if ((w = snapfile_word(ps)) == NULL)
+		return cause_set(ps->cause, "line %d: missing window",
+				 ps->line);
+	snprintf(ps->onwin[r], sizeof ps->onwin[r], "%s", w);
+	if (snapfile_int(ps, "cell", -1, INT_MAX, &i) != 0 ||
+	    snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
+		return -1;
+	s->ranks[r].cell = (int)i;
+	s->ranks[r].now = (int32_t)v;
+	if (snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
+		return -1;
+	s->ranks[r].expected = (int32_t)v;
+	snapfile_text(s->ranks[r].on, sizeof s->ranks[r].on, ps->p);
+	return 0;
+}
+
+static int
+dir_win(struct snap_parser *ps, const char *kw)
+{
+	struct snap *s = ps->s;
+	long v, i, dims[SNAP_DIMS_MAX];
+	int shape[SNAP_DIMS_MAX], nd;
+	char *w;
+
+	(void)kw;
+	if ((w = snapfile_word(ps)) == NULL)
+		return cause_set(ps->cause, "line %d: missing name",
+				 ps->line);
+	for (nd = 0; nd < SNAP_DIMS_MAX && *ps->p != '\0'; nd++) {
+		if (snapfile_int(ps, "dim", 1, 1 << 20, &dims[nd]) != 0)
+			return -1;
+		shape[nd] = (int)dims[nd];
+		ps->p += strspn(ps->p, " \t");
+	}
+	if (nd == 0 || *ps->p != '\0')
+		return cause_set(ps->cause,
+				 "line %d: want 1 to %d dims", ps->line,
+				 SNAP_DIMS_MAX);
+	if (s->nranks == 0)
+		return cause_set(ps->cause,
+				 "line %d: no 'ranks' line yet",
+				 ps->line);
+	for (i = 0, v = s->nranks; i < nd; i++)
+		if ((v *= shape[i]) > 1 << 24)
+			return cause_set(ps->cause,
+					 "line %d: too many cells",
+					 ps->line);
+	ps->w = snap_add_win(s, w, nd, shape);
+	return 0;
+}
+
+static int
+dir_row(struct snap_parser *ps, const char *kw)
+{
+	long r = 0, r2 = 0, v, i, k, rep;
+	char *w;
+
+	(void)kw;
+	if (snapfile_rows(ps, &r, &r2) != 0)
+		return -1;
+	for (i = 0; (w = snapfile_word(ps)) != NULL;) {
+		if (snapfile_value(ps, w, &v, &rep) != 0)
+			return -1;
+		if (i + rep > ps->w->ncells)
+			return cause_set(ps->cause,
+					 "line %d: more than %d values",
+					 ps->line, ps->w->ncells);
+		for (; rep > 0; rep--, i++)
+			for (k = r; k <= r2; k++)
+				snap_row(ps->w, (int)k)[i] = (int32_t)v;
+	}
+	return 0;
+}
+
+static int
+dir_mark(struct snap_parser *ps, const char *kw)
+{
+	long r = 0, i, by;
+	char *w;
+
+	if (snapfile_row(ps, &r) != 0 ||
+	    snapfile_int(ps, "cell", 0, ps->w->ncells - 1, &i) != 0)
+		return -1;
+	if (kw[0] == 'a') {
+		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
+		    SNAP_AWAITED;
+		return 0;
+	}
+	if (snapfile_int(ps, "owing rank", 0, INT16_MAX, &by) != 0)
+		return -1;
+	snap_mark_owed(ps->w, (int)r, (int)i, (int)by);
+	if ((w = snapfile_word(ps)) != NULL && strcmp(w, "+") == 0)
+		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
+		    SNAP_OWED_MANY;
+	else if (w != NULL)
+		return cause_set(ps->cause, "line %d: junk '%s'",
+				 ps->line, w);
+	return 0;
+}
+
+static const struct directive {
+	const char *kw;
+	int in_win;		/* only after a 'win' line */
+	int (*fn)(struct snap_parser *ps, const char *kw);
+} directives[] = {
+	{ "session", 0, dir_session },
+	{ "status", 0, dir_status },
+	{ "world", 0, dir_world },
+	{ "ranks", 0, dir_ranks },
+	{ "readonly", 0, dir_flag },
+	{ "times", 0, dir_flag },
+	{ "rank", 0, dir_rank },
+	{ "op", 0, dir_op },
+	{ "on", 0, dir_on },
+	{ "win", 0, dir_win },
+	{ "row", 1, dir_row },
+	{ "await", 1, dir_mark },
+	{ "owe", 1, dir_mark },
+};
+
 static int
 snapfile_line(struct snap_parser *ps, const char *kw)
 {
-	struct snap *s = ps->s;
-	long r = 0, r2 = 0, v, i, k, rep, by, dims[SNAP_DIMS_MAX];
-	int shape[SNAP_DIMS_MAX], nd, st;
-	char *w, *end;
+	for (size_t i = 0; i < ARRAY_SIZE(directives); i++) {
+		const struct directive *d = &directives[i];
 
-	if (strcmp(kw, "session") == 0) {
-		snapfile_text(s->session, sizeof s->session, ps->p);
-	} else if (strcmp(kw, "status") == 0) {
-		snapfile_text(s->status, sizeof s->status, ps->p);
-	} else if (strcmp(kw, "world") == 0) {
-		if (snapfile_int(ps, "world size", 0, INT16_MAX, &v) != 0)
-			return -1;
-		s->world = (int)v;
-	} else if (strcmp(kw, "ranks") == 0) {
-		if (snapfile_int(ps, "rank count", 0, INT16_MAX, &v) != 0)
-			return -1;
-		snap_set_ranks(s, (int)v);
-		free(ps->onwin);
-		ps->onwin = xcalloc(v + 1, sizeof *ps->onwin);
-		ps->w = NULL;
-	} else if (strcmp(kw, "readonly") == 0 || strcmp(kw, "times") == 0) {
-		if (snapfile_int(ps, kw, 0, 1, &v) != 0)
-			return -1;
-		*(kw[0] == 'r' ? &s->readonly : &s->show_times) = (int)v;
-	} else if (strcmp(kw, "rank") == 0) {
-		if (snapfile_row(ps, &r) != 0)
-			return -1;
-		w = snapfile_word(ps);
-		if (w == NULL || (st = snap_state_parse(w)) < 0)
-			return cause_set(ps->cause, "line %d: bad state '%s'",
-					 ps->line, w != NULL ? w : "");
-		s->ranks[r].state = st;
-		w = snapfile_word(ps);
-		if (w != NULL) {
-			s->ranks[r].secs = strtod(w, &end);
-			if (*end != '\0')
-				return cause_set(ps->cause,
-						 "line %d: bad seconds '%s'",
-						 ps->line, w);
-		}
-	} else if (strcmp(kw, "op") == 0) {
-		if (snapfile_row(ps, &r) != 0)
-			return -1;
-		snapfile_text(s->ranks[r].op, sizeof s->ranks[r].op, ps->p);
-	} else if (strcmp(kw, "on") == 0) {
-		if (snapfile_row(ps, &r) != 0)
-			return -1;
-		if ((w = snapfile_word(ps)) == NULL)
-			return cause_set(ps->cause, "line %d: missing window",
-					 ps->line);
-		snprintf(ps->onwin[r], sizeof ps->onwin[r], "%s", w);
-		if (snapfile_int(ps, "cell", -1, INT_MAX, &i) != 0 ||
-		    snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
-			return -1;
-		s->ranks[r].cell = (int)i;
-		s->ranks[r].now = (int32_t)v;
-		if (snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
-			return -1;
-		s->ranks[r].expected = (int32_t)v;
-		snapfile_text(s->ranks[r].on, sizeof s->ranks[r].on, ps->p);
-	} else if (strcmp(kw, "win") == 0) {
-		if ((w = snapfile_word(ps)) == NULL)
-			return cause_set(ps->cause, "line %d: missing name",
-					 ps->line);
-		for (nd = 0; nd < SNAP_DIMS_MAX && *ps->p != '\0'; nd++) {
-			if (snapfile_int(ps, "dim", 1, 1 << 20, &dims[nd]) != 0)
-				return -1;
-			shape[nd] = (int)dims[nd];
-			ps->p += strspn(ps->p, " \t");
-		}
-		if (nd == 0 || *ps->p != '\0')
-			return cause_set(ps->cause,
-					 "line %d: want 1 to %d dims", ps->line,
-					 SNAP_DIMS_MAX);
-		if (s->nranks == 0)
-			return cause_set(ps->cause,
-					 "line %d: no 'ranks' line yet",
-					 ps->line);
-		for (i = 0, v = s->nranks; i < nd; i++)
-			if ((v *= shape[i]) > 1 << 24)
-				return cause_set(ps->cause,
-						 "line %d: too many cells",
-						 ps->line);
-		ps->w = snap_add_win(s, w, nd, shape);
-	} else if (ps->w == NULL &&
-		   (strcmp(kw, "row") == 0 || strcmp(kw, "await") == 0 ||
-		    strcmp(kw, "owe") == 0)) {
-		return cause_set(ps->cause, "line %d: %s before any 'win'",
-				 ps->line, kw);
-	} else if (strcmp(kw, "row") == 0) {
-		if (snapfile_rows(ps, &r, &r2) != 0)
-			return -1;
-		for (i = 0; (w = snapfile_word(ps)) != NULL;) {
-			if (snapfile_value(ps, w, &v, &rep) != 0)
-				return -1;
-			if (i + rep > ps->w->ncells)
-				return cause_set(ps->cause,
-						 "line %d: more than %d values",
-						 ps->line, ps->w->ncells);
-			for (; rep > 0; rep--, i++)
-				for (k = r; k <= r2; k++)
-					snap_row(ps->w, (int)k)[i] = (int32_t)v;
-		}
-	} else if (strcmp(kw, "await") == 0 || strcmp(kw, "owe") == 0) {
-		if (snapfile_row(ps, &r) != 0 ||
-		    snapfile_int(ps, "cell", 0, ps->w->ncells - 1, &i) != 0)
-			return -1;
-		if (kw[0] == 'a') {
-			ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
-			    SNAP_AWAITED;
-			return 0;
-		}
-		if (snapfile_int(ps, "owing rank", 0, INT16_MAX, &by) != 0)
-			return -1;
-		snap_mark_owed(ps->w, (int)r, (int)i, (int)by);
-		if ((w = snapfile_word(ps)) != NULL && strcmp(w, "+") == 0)
-			ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
-			    SNAP_OWED_MANY;
-		else if (w != NULL)
-			return cause_set(ps->cause, "line %d: junk '%s'",
-					 ps->line, w);
-	} else
-		return cause_set(ps->cause, "line %d: unknown directive '%s'",
-				 ps->line, kw);
-	return 0;
+		if (strcmp(kw, d->kw) != 0)
+			continue;
+		if (d->in_win && ps->w == NULL)
+			return cause_set(ps->cause, "line %d: %s before any 'win'",
+					 ps->line, kw);
+		return d->fn(ps, kw);
+	}
+	return cause_set(ps->cause, "line %d: unknown directive '%s'",
+			 ps->line, kw);
 }
 
 static int

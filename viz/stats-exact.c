@@ -20,7 +20,7 @@ typedef unsigned __int128 u128;
 #define BIG_LIMBS 48
 
 struct big {
-	int n;			/* limbs in use, no leading zero limbs */
+	int n; /* limbs in use, no leading zero limbs */
 	int ovf;
 	uint32_t d[BIG_LIMBS];
 };
@@ -215,7 +215,7 @@ big_sqrt_frac(const struct big *N, const struct big *D, int e)
 	big_set(&t2, (u128)q * q);
 	big_mul(&sq, &t2, &R);
 	if (big_cmp(&sq, &L) != 0)
-		q |= 1;		/* round to odd: q has >= 55 bits */
+		q |= 1; /* round to odd: q has >= 55 bits */
 	return ldexp((double)(int64_t)q, e - k);
 }
 

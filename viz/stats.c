@@ -178,76 +178,64 @@ l3_default_launches(const struct stats *st, const uint32_t *disp,
 	return g;
 }
 
-static void
-stats_l3(struct stats *st, int default_rounds)
+/* The dispatches in log order (disp) and the runs of one pid in it. */
+static size_t
+l3_runs(const struct stats *st, uint32_t *disp, struct pidrun *runs,
+    size_t *ndisp)
 {
-	uint32_t *disp;
-	struct pidrun *runs;
-	size_t ndisp = 0, nruns = 0, nranks = 0, i, j, k, s, launches, total;
-	int segmentable;
+	size_t nruns = 0;
 
-	disp = xreallocarray(NULL, st->ninvs ? st->ninvs : 1, sizeof *disp);
-	runs = xreallocarray(NULL, st->ninvs ? st->ninvs : 1, sizeof *runs);
-	for (i = 0; i < st->ninvs; i++) {
+	*ndisp = 0;
+	for (size_t i = 0; i < st->ninvs; i++) {
 		const struct stats_inv *iv = &st->invs[i];
 
 		if (!(iv->flags & STATS_INV_DISPATCH))
 			continue;
 		if (nruns == 0 || runs[nruns - 1].pid != iv->pid) {
 			runs[nruns].pid = iv->pid;
-			runs[nruns].start = ndisp;
+			runs[nruns].start = *ndisp;
 			runs[nruns].count = 0;
 			runs[nruns++].device = 0;
 		}
 		runs[nruns - 1].count++;
 		if (iv->flags & STATS_INV_DEVICE)
 			runs[nruns - 1].device = 1;
-		disp[ndisp++] = (uint32_t)i;
+		disp[(*ndisp)++] = (uint32_t)i;
 	}
-	if (default_rounds) {
-		launches = l3_default_launches(st, disp, runs, nruns);
-		st->rounds = launches > (size_t)st->warmup ?
-		    (long)(launches - (size_t)st->warmup) : 0;
-	}
-	for (i = 0; i < nruns; i++)
-		nranks += runs[i].device != 0;
-	if (nranks == 0)
-		goto out;
+	return nruns;
+}
 
-	launches = (size_t)st->warmup + (size_t)st->rounds;
-	segmentable = launches > 0;
-	total = 0;
-	for (i = 0; i < nruns; i++) {
+/* Not segmentable into warmup + rounds launches: every dispatch after
+ * each rank's warmup is one sample. */
+static void
+l3_flatten(struct stats *st, const uint32_t *disp, const struct pidrun *runs,
+    size_t nruns)
+{
+	st->flattened = 1;
+	for (size_t i = 0; i < nruns; i++) {
+		size_t w = MIN((size_t)st->warmup, runs[i].count);
+
 		if (!runs[i].device)
 			continue;
-		total += runs[i].count;
-		if (launches == 0 || runs[i].count % launches != 0)
-			segmentable = 0;
-	}
-	stats_reserve(st, total);
+		for (size_t j = w; j < runs[i].count; j++) {
+			uint32_t x = disp[runs[i].start + j];
 
-	if (!segmentable) {
-		st->flattened = 1;
-		for (i = 0; i < nruns; i++) {
-			size_t w = MIN((size_t)st->warmup, runs[i].count);
-
-			if (!runs[i].device)
-				continue;
-			for (j = w; j < runs[i].count; j++) {
-				uint32_t x = disp[runs[i].start + j];
-
-				st->measured[st->nmeasured++] = x;
-				st->device_us[st->nsamples] =
-				    st->invs[x].device_early_us;
-				st->host_us[st->nsamples++] =
-				    st->invs[x].host_early_us;
-			}
+			st->measured[st->nmeasured++] = x;
+			st->device_us[st->nsamples] =
+			    st->invs[x].device_early_us;
+			st->host_us[st->nsamples++] =
+			    st->invs[x].host_early_us;
 		}
-		goto out;
 	}
+}
 
+/* The grid: rank x round x slot, each rank's runs cut into launches. */
+static void
+l3_grid(struct stats *st, const uint32_t *disp, const struct pidrun *runs,
+    size_t nruns, size_t nranks, size_t launches)
+{
 	st->ranks = xcalloc(nranks, sizeof *st->ranks);
-	for (i = 0; i < nruns; i++) {
+	for (size_t i = 0; i < nruns; i++) {
 		struct stats_rank *r;
 		size_t d = runs[i].count / launches;
 
@@ -257,8 +245,8 @@ stats_l3(struct stats *st, int default_rounds)
 		r->pid = runs[i].pid;
 		r->per_round = d;
 		r->base = st->nmeasured;
-		for (k = 0; k < (size_t)st->rounds; k++) {
-			for (s = 0; s < d; s++) {
+		for (size_t k = 0; k < (size_t)st->rounds; k++) {
+			for (size_t s = 0; s < d; s++) {
 				uint32_t x = disp[runs[i].start +
 				    ((size_t)st->warmup + k) * d + s];
 
@@ -271,25 +259,29 @@ stats_l3(struct stats *st, int default_rounds)
 	st->grid = st->rounds > 0;
 
 	/* a slot must carry one hid across the rounds */
-	for (i = 0; i < st->nranks && st->grid; i++) {
-		for (s = 0; s < st->ranks[i].per_round; s++) {
+	for (size_t i = 0; i < st->nranks && st->grid; i++) {
+		for (size_t s = 0; s < st->ranks[i].per_round; s++) {
 			uint32_t h = stats_grid_at(st, i, 0, s)->hid;
 
-			for (k = 1; k < (size_t)st->rounds; k++) {
+			for (size_t k = 1; k < (size_t)st->rounds; k++) {
 				if (stats_grid_at(st, i, k, s)->hid != h)
 					st->unstable = 1;
 			}
 		}
 	}
+}
 
-	/* per round: each rank's dispatches summed, max over ranks */
-	for (k = 0; k < (size_t)st->rounds && st->grid; k++) {
+/* Per round: each rank's dispatches summed, max over ranks. */
+static void
+l3_round_samples(struct stats *st)
+{
+	for (size_t k = 0; k < (size_t)st->rounds && st->grid; k++) {
 		double dmax = 0, hmax = 0;
 
-		for (i = 0; i < st->nranks; i++) {
+		for (size_t i = 0; i < st->nranks; i++) {
 			double dsum = 0, hsum = 0;
 
-			for (s = 0; s < st->ranks[i].per_round; s++) {
+			for (size_t s = 0; s < st->ranks[i].per_round; s++) {
 				dsum += stats_grid_at(st, i, k, s)->device_us;
 				hsum += stats_grid_at(st, i, k, s)->host_us;
 			}
@@ -301,6 +293,44 @@ stats_l3(struct stats *st, int default_rounds)
 		st->device_us[st->nsamples] = dmax;
 		st->host_us[st->nsamples++] = hmax;
 	}
+}
+
+static void
+stats_l3(struct stats *st, int default_rounds)
+{
+	uint32_t *disp;
+	struct pidrun *runs;
+	size_t ndisp, nruns, nranks = 0, launches, total = 0;
+	int segmentable;
+
+	disp = xreallocarray(NULL, st->ninvs ? st->ninvs : 1, sizeof *disp);
+	runs = xreallocarray(NULL, st->ninvs ? st->ninvs : 1, sizeof *runs);
+	nruns = l3_runs(st, disp, runs, &ndisp);
+	if (default_rounds) {
+		launches = l3_default_launches(st, disp, runs, nruns);
+		st->rounds = launches > (size_t)st->warmup ?
+		    (long)(launches - (size_t)st->warmup) : 0;
+	}
+	for (size_t i = 0; i < nruns; i++)
+		nranks += runs[i].device != 0;
+	if (nranks == 0)
+		goto out;
+	launches = (size_t)st->warmup + (size_t)st->rounds;
+	segmentable = launches > 0;
+	for (size_t i = 0; i < nruns; i++) {
+		if (!runs[i].device)
+			continue;
+		total += runs[i].count;
+		if (launches == 0 || runs[i].count % launches != 0)
+			segmentable = 0;
+	}
+	stats_reserve(st, total);
+	if (!segmentable) {
+		l3_flatten(st, disp, runs, nruns);
+		goto out;
+	}
+	l3_grid(st, disp, runs, nruns, nranks, launches);
+	l3_round_samples(st);
 out:
 	free(runs);
 	free(disp);

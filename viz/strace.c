@@ -305,136 +305,158 @@ host_prefix_at(const char *s, const char *e, const char **colon)
 	return c != NULL && strace_ws_len(c + 1, e) != 0;
 }
 
+/* The fields of one record, as they stand in the line. */
+struct rec_fields {
+	uint64_t v[3];		/* pid, tid, inv */
+	uint64_t depth, ts, dur;
+	const char *hid, *hid_e, *name, *name_e;
+	const char *rest;	/* after dur= */
+};
+
+/*
+ * Scan the fields after the head: pid= tid= inv= hid= depth= name= ts=
+ * dur=, each after whitespace.  NULL when they are all there (*ovf set if
+ * a number is too large), else the field that is bad or missing.
+ */
+static const char *
+rec_fields(const char *q, const char *e, struct rec_fields *f, int *ovf)
+{
+	static const char *const keys[] = { "pid=", "tid=", "inv=" };
+	const char *a;
+
+	for (size_t i = 0; i < 3; i++) {
+		a = skip_ws(q, e);
+		if (a == q || (q = field_num(a, e, keys[i],
+		    i == 2 ? UINT64_MAX : INT64_MAX, &f->v[i], ovf)) == NULL)
+			return keys[i];
+	}
+	a = skip_ws(q, e);
+	if (a == q || (size_t)(e - a) < 4 || memcmp(a, "hid=", 4) != 0)
+		return "hid=";
+	f->hid = a + 4;
+	for (f->hid_e = f->hid; f->hid_e < e && ((*f->hid_e >= '0' &&
+	    *f->hid_e <= '9') || (*f->hid_e >= 'a' && *f->hid_e <= 'f') ||
+	    (*f->hid_e >= 'A' && *f->hid_e <= 'F')); f->hid_e++)
+		;
+	if (f->hid_e == f->hid)
+		return "hid=";
+	a = skip_ws(f->hid_e, e);
+	if (a == f->hid_e || (q = field_num(a, e, "depth=", INT32_MAX, &f->depth,
+	    ovf)) == NULL)
+		return "depth=";
+	a = skip_ws(q, e);
+	if (a == q || (size_t)(e - a) < 5 || memcmp(a, "name=", 5) != 0)
+		return "name=";
+	f->name = a + 5;
+	for (f->name_e = f->name; f->name_e < e &&
+	    strace_ws_len(f->name_e, e) == 0; f->name_e++)
+		;
+	if (f->name_e == f->name)
+		return "name=";
+	a = skip_ws(f->name_e, e);
+	if (a == f->name_e || (q = field_num(a, e, "ts=", INT64_MAX, &f->ts,
+	    ovf)) == NULL)
+		return "ts=";
+	a = skip_ws(q, e);
+	if (a == q || (q = field_num(a, e, "dur=", INT64_MAX, &f->dur,
+	    ovf)) == NULL)
+		return "dur=";
+	f->rest = q;
+	return NULL;
+}
+
+/* attrs: from q up to the first host-log prefix, else the end, with the
+ * whitespace around them stripped: [*a, *ae). */
+static void
+rec_attrs(const char *q, const char *e, const char **a, const char **ae)
+{
+	const char *m, *colon = q;
+
+	*ae = e;
+	for (m = q; (m = memmem(m, (size_t)(e - m), "[mono_ns=", 9)) != NULL;
+	    m++) {
+		if (host_prefix_at(m, e, &colon)) {
+			*ae = m;
+			break;
+		}
+	}
+	*a = skip_ws(q, *ae);
+	while (*ae > *a) {
+		/* strip trailing whitespace: find the last code point */
+		const char *lc = *ae - 1;
+
+		while (lc > *a && ((unsigned char)*lc & 0xc0) == 0x80)
+			lc--;
+		if (strace_ws_len(lc, *ae) != (size_t)(*ae - lc))
+			break;
+		*ae = lc;
+	}
+}
+
+/* A span from the fields and attrs of a good record. */
+static void
+rec_push(struct strace_parser *p, const struct rec_fields *f, const char *a,
+    const char *ae, uint32_t line, uint32_t view)
+{
+	struct span_set *set = p->set;
+	struct span *sp;
+
+	strbuf_reset(&p->name);
+	if (memchr(f->name, '%', (size_t)(f->name_e - f->name)) != NULL)
+		strace_decode_field(&p->name, f->name, (size_t)(f->name_e - f->name));
+	else
+		strbuf_add(&p->name, f->name, (size_t)(f->name_e - f->name));
+	strbuf_reset(&p->hid);
+	strbuf_add(&p->hid, f->hid, (size_t)(f->hid_e - f->hid));
+	for (size_t i = 0; i < p->hid.len; i++) {
+		if (p->hid.buf[i] >= 'A' && p->hid.buf[i] <= 'F')
+			p->hid.buf[i] += 'a' - 'A';
+	}
+	sp = span_set_push(set);
+	sp->pid = (int64_t)f->v[0];
+	sp->tid = (int64_t)f->v[1];
+	sp->inv = f->v[2];
+	sp->hid = span_set_intern(set, p->hid.buf, p->hid.len);
+	sp->depth = (int32_t)f->depth;
+	sp->name = span_set_intern(set, p->name.buf, p->name.len);
+	sp->ts = (int64_t)f->ts;
+	sp->dur = (int64_t)f->dur;
+	sp->attrs = span_set_intern(set, a, (size_t)(ae - a));
+	sp->line = line;
+	sp->flags = view | span_set_flags_for(set, sp->name, sp->attrs);
+}
+
 static void
 parse_record(struct strace_parser *p, const char *s, const char *e,
     uint32_t view)
 {
-	static const char *const keys[] = { "pid=", "tid=", "inv=" };
 	struct span_set *set = p->set;
 	uint32_t line = span_set_lines(set);
-	uint64_t v[3], depth, ts, dur, ver;
-	const char *q, *name, *name_e, *hid, *hid_e, *a, *ae, *m, *colon;
+	uint64_t ver;
+	struct rec_fields f;
+	const char *q, *a, *ae, *why;
 	int ovf = 0, report = (view & SPAN_VIEW_FULL) != 0;
-	const char *why = NULL;
-	struct span *sp;
-	size_t i, n;
 
 	/* Head: "[STRACE]" \s+ "v=" \d+ ; anything less is not a record. */
 	q = s + LIT_LEN(strace_tag);
-	if ((n = strace_ws_len(q, e)) == 0)
+	if (strace_ws_len(q, e) == 0)
 		return;
 	q = skip_ws(q, e);
 	if ((q = field_num(q, e, "v=", UINT64_MAX, &ver, &ovf)) == NULL)
 		return;
 	ovf = 0;
-
-	for (i = 0; i < 3; i++) {
-		a = skip_ws(q, e);
-		if (a == q || (q = field_num(a, e, keys[i],
-		    i == 2 ? UINT64_MAX : INT64_MAX, &v[i], &ovf)) == NULL) {
-			why = keys[i];
-			goto out;
-		}
-	}
-	a = skip_ws(q, e);
-	if (a == q || (size_t)(e - a) < 4 || memcmp(a, "hid=", 4) != 0) {
-		why = "hid=";
-		goto out;
-	}
-	hid = a + 4;
-	for (hid_e = hid; hid_e < e && ((*hid_e >= '0' && *hid_e <= '9') ||
-	    (*hid_e >= 'a' && *hid_e <= 'f') || (*hid_e >= 'A' &&
-	    *hid_e <= 'F')); hid_e++)
-		;
-	if (hid_e == hid) {
-		why = "hid=";
-		goto out;
-	}
-	a = skip_ws(hid_e, e);
-	if (a == hid_e || (q = field_num(a, e, "depth=", INT32_MAX, &depth,
-	    &ovf)) == NULL) {
-		why = "depth=";
-		goto out;
-	}
-	a = skip_ws(q, e);
-	if (a == q || (size_t)(e - a) < 5 || memcmp(a, "name=", 5) != 0) {
-		why = "name=";
-		goto out;
-	}
-	name = a + 5;
-	for (name_e = name; name_e < e && strace_ws_len(name_e, e) == 0; name_e++)
-		;
-	if (name_e == name) {
-		why = "name=";
-		goto out;
-	}
-	a = skip_ws(name_e, e);
-	if (a == name_e || (q = field_num(a, e, "ts=", INT64_MAX, &ts,
-	    &ovf)) == NULL) {
-		why = "ts=";
-		goto out;
-	}
-	a = skip_ws(q, e);
-	if (a == q || (q = field_num(a, e, "dur=", INT64_MAX, &dur,
-	    &ovf)) == NULL) {
-		why = "dur=";
-		goto out;
+	if ((why = rec_fields(q, e, &f, &ovf)) != NULL) {
+		if (report)
+			span_set_diag(set, line, "malformed [STRACE] record (bad or missing "
+			    "\"%s\" field), skipped", why);
+		return;
 	}
 	if (ovf) {
 		if (report)
 			span_set_diag(set, line, "[STRACE] record with a number "
 			    "too large for colldb (over 63 bits), skipped");
-		goto out;
+		return;
 	}
-
-	/* attrs: up to the first host-log prefix, else the end; stripped. */
-	ae = e;
-	colon = q;
-	for (m = q; (m = memmem(m, (size_t)(e - m), "[mono_ns=", 9)) != NULL;
-	    m++) {
-		if (host_prefix_at(m, e, &colon)) {
-			ae = m;
-			break;
-		}
-	}
-	a = skip_ws(q, ae);
-	while (ae > a) {
-		/* strip trailing whitespace: find the last code point */
-		const char *lc = ae - 1;
-
-		while (lc > a && ((unsigned char)*lc & 0xc0) == 0x80)
-			lc--;
-		if (strace_ws_len(lc, ae) != (size_t)(ae - lc))
-			break;
-		ae = lc;
-	}
-
-	strbuf_reset(&p->name);
-	if (memchr(name, '%', (size_t)(name_e - name)) != NULL)
-		strace_decode_field(&p->name, name, (size_t)(name_e - name));
-	else
-		strbuf_add(&p->name, name, (size_t)(name_e - name));
-	strbuf_reset(&p->hid);
-	strbuf_add(&p->hid, hid, (size_t)(hid_e - hid));
-	for (i = 0; i < p->hid.len; i++) {
-		if (p->hid.buf[i] >= 'A' && p->hid.buf[i] <= 'F')
-			p->hid.buf[i] += 'a' - 'A';
-	}
-
-	sp = span_set_push(set);
-	sp->pid = (int64_t)v[0];
-	sp->tid = (int64_t)v[1];
-	sp->inv = v[2];
-	sp->hid = span_set_intern(set, p->hid.buf, p->hid.len);
-	sp->depth = (int32_t)depth;
-	sp->name = span_set_intern(set, p->name.buf, p->name.len);
-	sp->ts = (int64_t)ts;
-	sp->dur = (int64_t)dur;
-	sp->attrs = span_set_intern(set, a, (size_t)(ae - a));
-	sp->line = line;
-	sp->flags = view | span_set_flags_for(set, sp->name, sp->attrs);
-out:
-	if (why != NULL && report)
-		span_set_diag(set, line, "malformed [STRACE] record (bad or missing "
-		    "\"%s\" field), skipped", why);
+	rec_attrs(f.rest, e, &a, &ae);
+	rec_push(p, &f, a, ae, line, view);
 }

@@ -96,50 +96,54 @@ pad(struct strbuf *out, size_t have, size_t want)
 		strbuf_addchars(out, ' ', want - have);
 }
 
-void
-tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
-    tree_cols_fn fn, void *arg)
+/* The unique names of items, in first-seen order. */
+static void
+names_build(struct names *nm, const struct tree_item *items, size_t n)
 {
-	struct names nm;
-	struct strbuf labels = STRBUF_INIT, pfx = STRBUF_INIT;
-	size_t *parent, *kids, *kid_off, *kid_pos, i, j, slot, nrows = 0;
-	size_t *dots = NULL, ndot_cap = 0;
-	uint64_t *dot_hash = NULL;
-	char cols[TREE_MAX_COLS][TREE_COL_MAX];
-	size_t name_w = 0, col_w[TREE_MAX_COLS] = { 0 }, depth = 0;
-	struct row *rows = NULL;
-	struct walk *stack = NULL;
-	int ncols = 0, c;
+	size_t slot;
 
-	if (n == 0)
-		return;
-	memset(&nm, 0, sizeof nm);
-	nm.items = items;
-	nm.first = xreallocarray(NULL, n, sizeof *nm.first);
-	for (nm.nslots = 16; nm.nslots < 2 * n; nm.nslots *= 2)
+	memset(nm, 0, sizeof *nm);
+	nm->items = items;
+	nm->first = xreallocarray(NULL, n, sizeof *nm->first);
+	for (nm->nslots = 16; nm->nslots < 2 * n; nm->nslots *= 2)
 		;
-	nm.slots = xcalloc(nm.nslots, sizeof *nm.slots);
-	for (i = 0; i < n; i++) {
-		if (names_find(&nm, items[i].name, items[i].len,
+	nm->slots = xcalloc(nm->nslots, sizeof *nm->slots);
+	for (size_t i = 0; i < n; i++) {
+		if (names_find(nm, items[i].name, items[i].len,
 		    name_hash(items[i].name, items[i].len), &slot) != SIZE_MAX)
 			continue;
-		nm.first[nm.n] = i;
-		nm.slots[slot] = ++nm.n;
+		nm->first[nm->n] = i;
+		nm->slots[slot] = ++nm->n;
 	}
+}
 
-	/*
-	 * parent = longest proper dotted prefix that is itself a name; the
-	 * prefix hashes come from one forward pass, so a name with many dots
-	 * costs O(length), not O(length^2).
-	 */
-	parent = xreallocarray(NULL, nm.n, sizeof *parent);
-	kid_off = xcalloc(nm.n + 2, sizeof *kid_off);
-	for (i = 0; i < nm.n; i++) {
-		const struct tree_item *it = &items[nm.first[i]];
+/* Who is whose child: node nm->n is the roots' parent. */
+struct forest {
+	size_t *parent;		/* [nm->n] */
+	size_t *kid_off;	/* [nm->n + 2]: node i's kids at kids[kid_off[i]..] */
+	size_t *kids;		/* [nm->n], each node's sorted by ts */
+};
+
+/*
+ * parent = longest proper dotted prefix that is itself a name; the prefix
+ * hashes come from one forward pass, so a name with many dots costs
+ * O(length), not O(length^2).
+ */
+static void
+forest_build(struct forest *f, const struct names *nm)
+{
+	const struct tree_item *items = nm->items;
+	size_t *dots = NULL, ndot_cap = 0, *kid_pos;
+	uint64_t *dot_hash = NULL;
+
+	f->parent = xreallocarray(NULL, nm->n, sizeof *f->parent);
+	f->kid_off = xcalloc(nm->n + 2, sizeof *f->kid_off);
+	for (size_t i = 0; i < nm->n; i++) {
+		const struct tree_item *it = &items[nm->first[i]];
 		size_t p = SIZE_MAX, ndots = 0;
 		uint64_t h = NAME_HASH_INIT;
 
-		for (j = 0; j < it->len; j++) {
+		for (size_t j = 0; j < it->len; j++) {
 			if (it->name[j] == '.') {
 				if (ndots == ndot_cap) {
 					ndot_cap = ndot_cap ? 2 * ndot_cap : 16;
@@ -155,37 +159,68 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		}
 		while (ndots > 0 && p == SIZE_MAX) {
 			ndots--;
-			p = names_find(&nm, it->name, dots[ndots],
+			p = names_find(nm, it->name, dots[ndots],
 			    dot_hash[ndots], NULL);
 		}
-		parent[i] = p == SIZE_MAX ? nm.n : p;	/* nm.n: the roots */
-		kid_off[parent[i] + 1]++;
+		f->parent[i] = p == SIZE_MAX ? nm->n : p;	/* nm->n: the roots */
+		f->kid_off[f->parent[i] + 1]++;
 	}
-	for (i = 1; i <= nm.n + 1; i++)
-		kid_off[i] += kid_off[i - 1];
-	kids = xreallocarray(NULL, nm.n, sizeof *kids);
-	kid_pos = xreallocarray(NULL, nm.n + 1, sizeof *kid_pos);
-	memcpy(kid_pos, kid_off, (nm.n + 1) * sizeof *kid_pos);
-	for (i = 0; i < nm.n; i++)
-		kids[kid_pos[parent[i]]++] = i;
+	for (size_t i = 1; i <= nm->n + 1; i++)
+		f->kid_off[i] += f->kid_off[i - 1];
+	f->kids = xreallocarray(NULL, nm->n, sizeof *f->kids);
+	kid_pos = xreallocarray(NULL, nm->n + 1, sizeof *kid_pos);
+	memcpy(kid_pos, f->kid_off, (nm->n + 1) * sizeof *kid_pos);
+	for (size_t i = 0; i < nm->n; i++)
+		f->kids[kid_pos[f->parent[i]]++] = i;
 	sort_items = items;
-	sort_first = nm.first;
-	for (i = 0; i <= nm.n; i++)
-		qsort(kids + kid_off[i], kid_off[i + 1] - kid_off[i],
-		    sizeof *kids, cmp_child);
+	sort_first = nm->first;
+	for (size_t i = 0; i <= nm->n; i++)
+		qsort(f->kids + f->kid_off[i], f->kid_off[i + 1] - f->kid_off[i],
+		    sizeof *f->kids, cmp_child);
 	sort_items = NULL;
 	sort_first = NULL;
+	free(kid_pos);
+	free(dots);
+	free(dot_hash);
+}
 
-	/* walk: depth-first, children by ts, connectors in the label */
-	rows = xreallocarray(NULL, nm.n, sizeof *rows);
-	stack = xreallocarray(NULL, nm.n + 1, sizeof *stack);
-	stack[0].node = nm.n;
+static void
+forest_release(struct forest *f)
+{
+	free(f->parent);
+	free(f->kid_off);
+	free(f->kids);
+}
+
+/* The rows of the tree, labels and columns in one text buffer. */
+struct rows {
+	struct row *v;
+	size_t n;
+	struct strbuf text;
+};
+
+/* Walk depth-first, children by ts, connectors in the label; each row's
+ * columns come from fn. */
+static void
+rows_walk(struct rows *out, const struct names *nm, const struct forest *f,
+    tree_cols_fn fn, void *arg)
+{
+	const struct tree_item *items = nm->items;
+	struct strbuf pfx = STRBUF_INIT;
+	struct walk *stack;
+	char cols[TREE_MAX_COLS][TREE_COL_MAX];
+	size_t depth = 1;
+
+	out->v = xreallocarray(NULL, nm->n, sizeof *out->v);
+	out->n = 0;
+	strbuf_init(&out->text, 0);
+	stack = xreallocarray(NULL, nm->n + 1, sizeof *stack);
+	stack[0].node = nm->n;
 	stack[0].next = 0;
 	stack[0].pfx_len = 0;
-	depth = 1;
 	while (depth > 0) {
 		struct walk *w = &stack[depth - 1];
-		size_t nk = kid_off[w->node + 1] - kid_off[w->node], u, cut;
+		size_t nk = f->kid_off[w->node + 1] - f->kid_off[w->node], u, cut;
 		const struct tree_item *it;
 		struct row *r;
 		int last;
@@ -194,57 +229,65 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 			depth--;
 			continue;
 		}
-		u = kids[kid_off[w->node] + w->next++];
+		u = f->kids[f->kid_off[w->node] + w->next++];
 		last = w->next == nk;
-		it = &items[nm.first[u]];
+		it = &items[nm->first[u]];
 		strbuf_setlen(&pfx, w->pfx_len);
-		r = &rows[nrows++];
-		r->label = labels.len;
-		strbuf_add(&labels, pfx.buf, pfx.len);
-		if (w->node != nm.n)
-			strbuf_addstr(&labels, last ? "`- " : "|- ");
-		cut = parent[u] == nm.n ? 0 :
-		    items[nm.first[parent[u]]].len + 1;
-		strbuf_add(&labels, it->name + cut, it->len - cut);
+		r = &out->v[out->n++];
+		r->label = out->text.len;
+		strbuf_add(&out->text, pfx.buf, pfx.len);
+		if (w->node != nm->n)
+			strbuf_addstr(&out->text, last ? "`- " : "|- ");
+		cut = f->parent[u] == nm->n ? 0 :
+		    items[nm->first[f->parent[u]]].len + 1;
+		strbuf_add(&out->text, it->name + cut, it->len - cut);
 		if (it->device)
-			strbuf_addstr(&labels, " [dev]");
-		r->label_len = labels.len - r->label;
+			strbuf_addstr(&out->text, " [dev]");
+		r->label_len = out->text.len - r->label;
 		r->ncols = fn(arg, it->key, cols);
 		if (r->ncols < 0 || r->ncols > TREE_MAX_COLS)
 			BUG("bad tree column count %d", r->ncols);
-		for (c = 0; c < r->ncols; c++) {
-			r->col[c] = labels.len;
+		for (int c = 0; c < r->ncols; c++) {
+			r->col[c] = out->text.len;
 			r->col_len[c] = strnlen(cols[c], TREE_COL_MAX);
-			strbuf_add(&labels, cols[c], r->col_len[c]);
+			strbuf_add(&out->text, cols[c], r->col_len[c]);
 		}
-		if (w->node != nm.n)
+		if (w->node != nm->n)
 			strbuf_addstr(&pfx, last ? "   " : "|  ");
 		stack[depth].node = u;
 		stack[depth].next = 0;
 		stack[depth].pfx_len = pfx.len;
 		depth++;
 	}
+	free(stack);
+	strbuf_release(&pfx);
+}
 
-	for (i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
+/* The rows as text: labels padded to one width, each column to its own. */
+static void
+rows_print(const struct rows *rw, struct strbuf *out)
+{
+	const char *text = rw->text.buf;
+	size_t name_w = 0, col_w[TREE_MAX_COLS] = { 0 };
 
-		name_w = MAX(name_w, strace_utf8_len(labels.buf + r->label,
+	for (size_t i = 0; i < rw->n; i++) {
+		const struct row *r = &rw->v[i];
+
+		name_w = MAX(name_w, strace_utf8_len(text + r->label,
 		    r->label_len));
-		ncols = MAX(ncols, r->ncols);
-		for (c = 0; c < r->ncols; c++)
-			col_w[c] = MAX(col_w[c], strace_utf8_len(labels.buf +
-			    r->col[c], r->col_len[c]));
+		for (int c = 0; c < r->ncols; c++)
+			col_w[c] = MAX(col_w[c], strace_utf8_len(text + r->col[c],
+			    r->col_len[c]));
 	}
-	for (i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
+	for (size_t i = 0; i < rw->n; i++) {
+		const struct row *r = &rw->v[i];
 
 		if (i != 0)
 			strbuf_addch(out, '\n');
-		strbuf_add(out, labels.buf + r->label, r->label_len);
-		pad(out, strace_utf8_len(labels.buf + r->label, r->label_len),
-		    name_w);
-		for (c = 0; c < r->ncols; c++) {
-			const char *cs = labels.buf + r->col[c];
+		strbuf_add(out, text + r->label, r->label_len);
+		pad(out, strace_utf8_len(text + r->label, r->label_len), name_w);
+		for (int c = 0; c < r->ncols; c++) {
+			const char *cs = text + r->col[c];
 
 			strbuf_addstr(out, "  ");
 			pad(out, strace_utf8_len(cs, r->col_len[c]), col_w[c]);
@@ -255,18 +298,27 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 		 * digit, a unit or ']', so there is never anything to strip.
 		 */
 	}
-	free(dots);
-	free(dot_hash);
-	free(rows);
-	free(stack);
-	free(kids);
-	free(kid_pos);
-	free(kid_off);
-	free(parent);
+}
+
+void
+tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
+    tree_cols_fn fn, void *arg)
+{
+	struct names nm;
+	struct forest f;
+	struct rows rw;
+
+	if (n == 0)
+		return;
+	names_build(&nm, items, n);
+	forest_build(&f, &nm);
+	rows_walk(&rw, &nm, &f, fn, arg);
+	rows_print(&rw, out);
+	free(rw.v);
+	strbuf_release(&rw.text);
+	forest_release(&f);
 	free(nm.first);
 	free(nm.slots);
-	strbuf_release(&labels);
-	strbuf_release(&pfx);
 }
 
 int

@@ -17,7 +17,11 @@
  * with the terminal sane; a handler the caller had installed (say the
  * shell's SIGINT, reached by ^C since the pane runs in cbreak mode) runs
  * instead, and viz_active() then returns 0 (watch_run() returns
- * WATCH_INTERRUPTED).  Signals ignored at viz_init() time stay ignored.
+ * WATCH_INTERRUPTED).  SIGINT alone is deferred: its handler only notes
+ * it, and viz_active(), which the pane's loop asks between two paints,
+ * restores the terminal and raises it again, so a ^C that lands inside a
+ * curses call cannot leave the pane drawn on the restored screen.
+ * Signals ignored at viz_init() time stay ignored.
  * SIGWINCH is caught to notice resizes (VIZ_KEY_RESIZE); SIGTSTP (^Z) is
  * left to ncurses, which restores the terminal and redraws on resume.
  */

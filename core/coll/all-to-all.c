@@ -35,18 +35,21 @@ a2a_block(const struct coll_desc *d, int me, uint64_t pc,
 
 	(void)hint;
 	if (pc < n)
-		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER, a->buf.off +
-		    (uint64_t)me * row, SP_OWN, a->src.off, size, 0,
-		    (int64_t)row, 0, bname("%s.put", d->coll, 0, 0, 0),
+		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER,
+		    a->buf.off + (uint64_t)me * row, SP_OWN, a->src.off, size,
+		    0, (int64_t)row, 0, bname("%s.put", d->coll, 0, 0, 0),
 		    bname("push", 0, 0, 0, 0), b);
 	else if (pc < n + d->bar)
-		gen_barrier(d, me, cs, 1, n, pc - n, bname("%s.barrier", d->coll,
-		    0, 0, 0), bname("barrier", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 1, n, pc - n,
+		    bname("%s.barrier", d->coll, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
 	else
 		gen_epilogue(d, me, cs, 1, n + d->bar, b);
 }
 
 const struct coll_gen gen_all_to_all = {
-	.init = a2a_init, .len = a2a_len, .block = a2a_block,
+	.init = a2a_init,
+	.len = a2a_len,
+	.block = a2a_block,
 	.cells = CELLS_MESH,
 };

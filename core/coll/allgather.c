@@ -41,18 +41,21 @@ allgather_block(const struct coll_desc *d, int me, uint64_t pc,
 
 	(void)hint;
 	if (pc < n)
-		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER, a->buf.off +
-		    (uint64_t)me * size * d->esz, SP_OWN, a->src.off, size, 0, 0,
-		    0, bname("%s.put", d->coll, 0, 0, 0), bname("push", 0, 0, 0,
-		    0), b);
+		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER,
+		    a->buf.off + (uint64_t)me * size * d->esz, SP_OWN,
+		    a->src.off, size, 0, 0, 0, bname("%s.put", d->coll, 0, 0, 0),
+		    bname("push", 0, 0, 0, 0), b);
 	else if (pc < n + d->bar)
-		gen_barrier(d, me, cs, 1, n, pc - n, bname("%s.barrier", d->coll,
-		    0, 0, 0), bname("barrier", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 1, n, pc - n,
+		    bname("%s.barrier", d->coll, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
 	else
 		gen_epilogue(d, me, cs, 1, n + d->bar, b);
 }
 
 const struct coll_gen gen_allgather = {
-	.init = allgather_init, .len = allgather_len, .block = allgather_block,
+	.init = allgather_init,
+	.len = allgather_len,
+	.block = allgather_block,
 	.cells = CELLS_MESH,
 };

@@ -47,8 +47,9 @@ bcast_block(const struct coll_desc *d, int me, uint64_t pc,
 
 	(void)hint;
 	if (pc < d->bar)
-		gen_barrier(d, me, cs, 1, 0, pc, bname("%s.ready", d->coll, 0, 0,
-		    0), bname("ready", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 1, 0, pc,
+		    bname("%s.ready", d->coll, 0, 0, 0),
+		    bname("ready", 0, 0, 0, 0), b);
 	else if (pc < d->bar + get)
 		gen_data(d, me, UOP_GET, SP_OWN, buf->off, SP_PEER, buf->off,
 		    d->a.root, buf->count, pc, bname("%s.get", d->coll, 0, 0, 0),
@@ -58,7 +59,9 @@ bcast_block(const struct coll_desc *d, int me, uint64_t pc,
 }
 
 const struct coll_gen gen_broadcast = {
-	.init = bcast_init, .len = bcast_len, .block = bcast_block,
+	.init = bcast_init,
+	.len = bcast_len,
+	.block = bcast_block,
 	.cells = CELLS_MESH,
 };
 
@@ -97,7 +100,8 @@ bcastb_block(const struct coll_desc *d, int me, uint64_t pc,
 
 	(void)hint;
 	if (pc >= d->nchunks * unit) {
-		gen_epilogue(d, me, cs, (int32_t)d->nchunks, d->nchunks * unit, b);
+		gen_epilogue(d, me, cs, (int32_t)d->nchunks, d->nchunks * unit,
+		    b);
 		return;
 	}
 	t = pc / unit;
@@ -124,6 +128,9 @@ bcastb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 }
 
 const struct coll_gen gen_broadcast_builtin = {
-	.init = bcastb_init, .len = bcastb_len, .block = bcastb_block,
-	.owed = bcastb_owed, .cells = CELLS_MESH,
+	.init = bcastb_init,
+	.len = bcastb_len,
+	.block = bcastb_block,
+	.owed = bcastb_owed,
+	.cells = CELLS_MESH,
 };

@@ -7,21 +7,28 @@
 #include "coll-int.h"
 
 void
-coll_synth_sig_shape(int nranks, struct win_ref *sig)
+coll_synth_sig_shape(int nranks, int core_num, struct win_ref *sig)
 {
+	uint64_t lanes = core_num > 1 ? (uint64_t)core_num : 1;
+
 	sig->dtype = DT_I32;
 	sig->ndim = 2;
 	sig->shape[0] = (uint64_t)nranks;
-	sig->shape[1] = 1;
-	sig->count = (uint64_t)nranks;
+	sig->shape[1] = lanes;
+	sig->count = (uint64_t)nranks * lanes;
 }
 
 void
 coll_title(const struct coll_args *a, char *buf, size_t len)
 {
-	const char *impl = a->impl == IMPL_BUILTIN ? "builtin" : NULL;
+	const char *impl = a->impl != IMPL_BUILTIN ? NULL :
+	    a->neighbour ? "builtin-neighbour" : "builtin";
 
-	if (a->kind == COLL_ALLREDUCE)
+	if (a->kind == COLL_ALLREDUCE && a->core_num > 1)
+		snprintf(buf, len, "allreduce(%s%s%s, core_num=%d)",
+		    a->mode == MODE_RING ? "ring" : "mesh", impl ? ", " : "",
+		    impl ? impl : "", a->core_num);
+	else if (a->kind == COLL_ALLREDUCE)
 		snprintf(buf, len, "allreduce(%s%s%s)",
 		    a->mode == MODE_RING ? "ring" : "mesh", impl ? ", " : "",
 		    impl ? impl : "");

@@ -73,7 +73,11 @@ struct coll_gen {
 struct coll_desc {
 	struct prog_gen g;	/* first: a struct prog_gen * is one */
 	struct coll_args a;	/* names NULL */
-	int n;
+	int n;			/* the collective's ranks (a domain's size);
+				 * the generator's ranks are 0..n-1 */
+	int nworld;		/* the session's */
+	int32_t *world;		/* [n] member -> world rank, NULL: identity */
+	int32_t *dense;		/* [nworld] world -> member or -1, or NULL */
 	const char *coll;	/* span prefix: coll_kind_name(a.kind) */
 	char title[64];
 	size_t acc_bytes;
@@ -85,6 +89,8 @@ struct coll_desc {
 	uint64_t chunk, nchunks;	/* elements per chunk / tile, count */
 	uint64_t unit;		/* ops per repeated unit (a chunk, a tile) */
 	uint64_t seg_bytes;	/* builtin ring: one segment */
+	uint64_t lanes;		/* signal lanes in use (builtin mesh blocks:
+				 * the active ones), 1 otherwise */
 	/* composite ring: boundaries (see allreduce-ring.c) */
 	int f16;
 	uint64_t align;
@@ -156,6 +162,8 @@ extern const struct coll_gen gen_broadcast_builtin;
 extern const struct coll_gen gen_allgather;
 extern const struct coll_gen gen_reduce_scatter;
 extern const struct coll_gen gen_all_to_all;
+extern const struct coll_gen gen_all_to_all_v;
+extern const struct coll_gen gen_allreduce_ring_neighbour;
 
 /* validate.c: the shape text "[6,4]" of w, into buf of len bytes. */
 const char *coll_shape_str(const struct win_ref *w, char *buf, size_t len);

@@ -64,8 +64,7 @@ signal_tmpl(struct blk *b, enum uop_kind kind, int32_t value, uint8_t op,
 }
 
 static void
-blk_start(struct blk *b, int me, uint64_t start, uint64_t len,
-    enum blk_rep rep)
+blk_start(struct blk *b, int me, uint64_t start, uint64_t len, enum blk_rep rep)
 {
 	memset(b, 0, sizeof *b);
 	b->start = start;
@@ -75,9 +74,9 @@ blk_start(struct blk *b, int me, uint64_t start, uint64_t len,
 }
 
 void
-gen_barrier(const struct coll_desc *d, int me, struct cellset cs,
-    int32_t gen, uint64_t start, uint64_t off, struct blk_name span,
-    struct blk_name phase, struct blk *b)
+gen_barrier(const struct coll_desc *d, int me, struct cellset cs, int32_t gen,
+    uint64_t start, uint64_t off, struct blk_name span, struct blk_name phase,
+    struct blk *b)
 {
 	uint64_t half = (uint64_t)d->n - 1;
 
@@ -144,10 +143,9 @@ gen_data(const struct coll_desc *d, int me, enum uop_kind kind,
 
 void
 gen_peers(const struct coll_desc *d, int me, enum blk_rep rep,
-    enum uop_kind kind, enum uop_space dsp, uint64_t dst,
-    enum uop_space ssp, uint64_t src, uint64_t count, int64_t dst_step,
-    int64_t src_step, uint64_t start, struct blk_name name,
-    struct blk_name phase, struct blk *b)
+    enum uop_kind kind, enum uop_space dsp, uint64_t dst, enum uop_space ssp,
+    uint64_t src, uint64_t count, int64_t dst_step, int64_t src_step,
+    uint64_t start, struct blk_name name, struct blk_name phase, struct blk *b)
 {
 	uint64_t n = (uint64_t)d->n;
 
@@ -161,9 +159,9 @@ gen_peers(const struct coll_desc *d, int me, enum blk_rep rep,
 }
 
 void
-gen_owed_periodic(const struct coll_desc *d, int me, uint64_t from,
-    int t, uint64_t first, uint64_t period, uint64_t k0, uint64_t k1,
-    prog_owe_fn fn, void *arg)
+gen_owed_periodic(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t first, uint64_t period, uint64_t k0, uint64_t k1, prog_owe_fn fn,
+    void *arg)
 {
 	uint64_t at = first + (uint64_t)(t - (t > me)), k = k0;
 	struct prog_owe o = { 0, 0, NOTIFY_ADD, 1 };
@@ -191,12 +189,30 @@ g_len(const struct prog_gen *g, int rank)
 }
 
 static void
-g_block(const struct prog_gen *g, int rank, uint64_t pc,
-    const struct blk *hint, struct blk *out)
+g_block(const struct prog_gen *g, int rank, uint64_t pc, const struct blk *hint,
+    struct blk *out)
 {
 	const struct coll_desc *d = (const struct coll_desc *)g;
 
 	d->gen->block(d, rank, pc, hint, out);
+	out->world = d->world;
+}
+
+static int
+g_dense(const struct prog_gen *g, int w)
+{
+	const struct coll_desc *d = (const struct coll_desc *)g;
+
+	if (d->dense == NULL)
+		return w >= 0 && w < d->n ? w : -1;
+	return w >= 0 && w < d->nworld ? d->dense[w] : -1;
+}
+
+/* A member's world rank. */
+static int
+to_world(const struct coll_desc *d, int m)
+{
+	return m < 0 || d->world == NULL ? m : d->world[m];
 }
 
 /* The rank whose notifies write cell off (see prog_gen_ops.writer). */
@@ -209,20 +225,31 @@ g_writer(const struct prog_gen *g, uint64_t off)
 
 	if (d->gen->cells == CELLS_ANY)
 		return -2;
+	if (d->a.kind == COLL_ALL_TO_ALL_V && off >= d->a.rcount.off &&
+	    off < d->a.rcount.off + 4 * d->a.rcount.count) {
+		/* RECV_COUNTS[j,0] is set by j */
+		uint64_t row = d->a.rcount.ndim >= 2 ? d->a.rcount.shape[1] : 1;
+
+		e = (off - d->a.rcount.off) / 4;
+		if ((off - d->a.rcount.off) % 4 || e % row != 0 ||
+		    e / row >= (uint64_t)d->n)
+			return -1;
+		return to_world(d, (int)(e / row));
+	}
 	if (off < s->off || off >= s->off + 4 * s->count || (off - s->off) % 4)
 		return -1;
 	e = (off - s->off) / 4;
 	if (d->gen->cells == CELLS_RING)
-		return (int)(e % s->shape[1]);
+		return to_world(d, (int)(e % s->shape[1]));
 	stride = s->ndim >= 2 ? s->shape[1] : 1;
-	if (e % stride != 0 || e / stride >= (uint64_t)d->n)
+	if (e % stride >= d->lanes || e / stride >= (uint64_t)d->n)
 		return -1;
-	return (int)(e / stride);
+	return to_world(d, (int)(e / stride));
 }
 
 static void
-g_owed(const struct prog_gen *g, int rank, uint64_t from, int t,
-    uint64_t off, prog_owe_fn fn, void *arg)
+g_owed(const struct prog_gen *g, int rank, uint64_t from, int t, uint64_t off,
+    prog_owe_fn fn, void *arg)
 {
 	const struct coll_desc *d = (const struct coll_desc *)g;
 
@@ -235,15 +262,25 @@ g_free(struct prog_gen *g)
 	struct coll_desc *d = (struct coll_desc *)g;
 
 	free(d->act);
+	free(d->world);
+	free(d->dense);
 	free(d);
 }
 
 static const struct prog_gen_ops coll_gen_ops = {
-	.len = g_len, .block = g_block, .writer = g_writer, .owed = g_owed,
+	.len = g_len,
+	.block = g_block,
+	.writer = g_writer,
+	.owed = g_owed,
+	.dense = g_dense,
 	.free = g_free,
 };
 static const struct prog_gen_ops coll_gen_ops_walk = {
-	.len = g_len, .block = g_block, .writer = g_writer, .free = g_free,
+	.len = g_len,
+	.block = g_block,
+	.writer = g_writer,
+	.dense = g_dense,
+	.free = g_free,
 };
 
 static const struct coll_gen *
@@ -253,9 +290,11 @@ gen_of(const struct coll_args *a)
 
 	switch (a->kind) {
 	case COLL_ALLREDUCE:
+		if (a->mode == MODE_RING && builtin && a->neighbour)
+			return &gen_allreduce_ring_neighbour;
 		if (a->mode == MODE_RING)
 			return builtin ? &gen_allreduce_ring_builtin :
-			    &gen_allreduce_ring;
+					 &gen_allreduce_ring;
 		return &gen_allreduce_mesh;
 	case COLL_BARRIER:
 		return &gen_barrier_coll;
@@ -267,6 +306,8 @@ gen_of(const struct coll_args *a)
 		return &gen_reduce_scatter;
 	case COLL_ALL_TO_ALL:
 		return &gen_all_to_all;
+	case COLL_ALL_TO_ALL_V:
+		return &gen_all_to_all_v;
 	default:
 		BUG("bad collective %d", a->kind);
 	}
@@ -284,13 +325,33 @@ coll_describe(const struct coll_args *a, int nranks)
 		BUG("%s described without a signal", coll_kind_name(a->kind));
 	d = xcalloc(1, sizeof *d);
 	d->a = *a;
-	d->a.buf.name = d->a.src.name = d->a.sig.name = NULL;
-	d->n = nranks;
+	coll_args_unname(&d->a);
+	d->nworld = nranks;
+	d->n = coll_size(a, nranks);
+	if (a->domain != 0) {
+		/* members in rank order are the protocol's ranks 0..n-1 */
+		int m = 0;
+
+		d->world = xreallocarray(NULL, (size_t)d->n, sizeof *d->world);
+		d->dense = xreallocarray(NULL, (size_t)nranks, sizeof *d->dense);
+		for (int q = 0; q < nranks; q++) {
+			int in = q < COLL_MAX_RANKS &&
+			    ((a->members[q / 64] >> (q % 64)) & 1);
+
+			d->dense[q] = in && m < d->n ? m : -1;
+			if (in && m < d->n)
+				d->world[m++] = q;
+		}
+		if (m != d->n)
+			BUG("domain of %d members, %d in the world", d->n, m);
+	}
+	nranks = d->n;
 	d->coll = coll_kind_name(a->kind);
 	coll_title(a, d->title, sizeof d->title);
 	d->gen = gen_of(a);
 	d->bar = 2 * ((uint64_t)nranks - 1);
 	d->esz = dtype_size(a->buf.dtype);
+	d->lanes = 1;
 	d->gen->init(d);
 	d->g.ops = d->gen->owed != NULL ? &coll_gen_ops : &coll_gen_ops_walk;
 	d->g.refs = 1;
@@ -301,10 +362,12 @@ struct prog *
 coll_prog(struct prog_gen *g, int rank)
 {
 	struct coll_desc *d = (struct coll_desc *)g;
+	int m = g_dense(g, rank);
 
-	if (rank < 0 || rank >= d->n)
-		BUG("rank %d of %d", rank, d->n);
-	return prog_new_gen(d->title, g, rank, d->acc_bytes);
+	if (rank < 0 || rank >= d->nworld || m < 0)
+		BUG("rank %d is not in the collective (%d of %d ranks)", rank,
+		    d->n, d->nworld);
+	return prog_new_gen(d->title, g, rank, m, d->acc_bytes);
 }
 
 static void
@@ -326,6 +389,11 @@ coll_footprint(const struct coll_args *a, uint64_t *lo, uint64_t *hi)
 	span_add(&a->sig, lo, hi);
 	if (a->kind != COLL_BARRIER)
 		span_add(&a->buf, lo, hi);
-	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL)
+	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
+	    a->kind == COLL_ALL_TO_ALL_V)
 		span_add(&a->src, lo, hi);
+	if (a->kind == COLL_ALL_TO_ALL_V) {
+		span_add(&a->scount, lo, hi);
+		span_add(&a->rcount, lo, hi);
+	}
 }

@@ -23,6 +23,11 @@
  * - Builtins on more than 16 ranks: PyPTO rejects the ring at compile time
  *   (we do too); the other kernels silently return, which we emulate
  *   (coll_warning() reports it) instead of rejecting.
+ * - core_num (1..48, PyPTO's bound is the AIV core count) is for the
+ *   builtin mesh allreduce only; more blocks than the signal has lanes
+ *   are clamped by the kernel, which we emulate with a warning.
+ *   impl=builtin-neighbour (PR #2280) is a builtin ring allreduce with
+ *   the builtin's shapes and limits.
  * - root must be in [0,N) for both impls (PyPTO checks the upper bound
  *   only on static device subsets; a root outside the world is a bug).
  * - Every data window must differ from the signal, and SRC from DST: the
@@ -45,7 +50,14 @@
  * - Synthesized signals inside loops: colldb has no loops; the shell gives
  *   each signal-less mesh allreduce a fresh [N,1] window, for either impl
  *   (PyPTO synthesizes only on the HOST rail; the shape is the same).
- * - all_to_all_v is not a colldb collective (colldb.1 lists them).
+ * - all_to_all_v (5 windows, PyPTO's argument order): SRC and DST
+ *   [N*MAX_RECV,SIZE] of one dtype, SIG [N,1] (rank 2 for both impls, as
+ *   DeduceTensorAllToAllVType / the builtin's deducer require),
+ *   SEND_COUNTS [N] or [N,1] i32, RECV_COUNTS [N,1] i32, all five
+ *   pairwise different windows (CheckPairwiseDistinctWindows; colldb asks
+ *   it of the composite too: the same window twice is a data race).  The
+ *   host-loop rejection of pass 41 has no colldb counterpart (a repeat is
+ *   a script, not a compiled loop).
  * - The composite broadcast's missing read-complete barrier is emulated
  *   as written (broadcast.c).
  * - Composite allgather/broadcast/all_to_all dtypes are unrestricted;
@@ -62,8 +74,9 @@ struct vctx {
 	char **cause;
 	enum coll_arg *bad;
 	const struct coll_args *a;
-	int n;
+	int n;			/* the collective's N (its domain's size) */
 	char what[48];		/* "ring allreduce", "builtin barrier" */
+	char scope[8];		/* "world" or "domain", for messages */
 };
 
 static int printflike(3, 4)
@@ -198,6 +211,11 @@ check_sig(struct vctx *v)
 		    quoted(&a->sig, nm, sizeof nm), dtype_name(a->sig.dtype));
 	if (a->kind == COLL_ALLREDUCE && a->mode == MODE_RING)
 		return check_ring_sig(v);
+	if (a->kind == COLL_ALL_TO_ALL_V && !is2(&a->sig, (uint64_t)v->n, 1)) {
+		char sh[96];
+		return fail(v, CARG_SIG, "%s needs a signal of shape [%d,1], got %s",
+		    v->what, v->n, coll_shape_str(&a->sig, sh, sizeof sh));
+	}
 	return check_mesh_sig(v, a->kind == COLL_ALLREDUCE &&
 	    a->impl == IMPL_BUILTIN);
 }
@@ -250,6 +268,7 @@ strict_limits(struct vctx *v, const char **lifted)
 	case COLL_BROADCAST:
 	case COLL_ALLGATHER:
 	case COLL_ALL_TO_ALL:
+	case COLL_ALL_TO_ALL_V:
 		if (!builtin || dt == DT_F32)
 			return 0;
 		*lifted = "the builtin kernels' f32-only limit";
@@ -278,8 +297,9 @@ check_generations(struct vctx *v)
 	uint64_t count = a->buf.count, esz = dtype_size(a->buf.dtype), need;
 
 	if (a->kind == COLL_ALLREDUCE && a->mode == MODE_MESH)
-		need = 1 + ceil_div(count, a->impl == IMPL_BUILTIN ? COLL_TILE :
-		    COLL_CHUNK_BYTES / esz);
+		need = 1 + ceil_div(ceil_div(count, a->impl == IMPL_BUILTIN ?
+		    COLL_TILE : COLL_CHUNK_BYTES / esz),
+		    a->core_num > 1 ? (uint64_t)a->core_num : 1);
 	else if (a->kind == COLL_ALLREDUCE && a->impl == IMPL_COMPOSITE)
 		need = 2 * ceil_div(ceil_div(count, (uint64_t)v->n) +
 		    COLL_ALIGN_BYTES, COLL_CHUNK_BYTES / esz);
@@ -300,6 +320,16 @@ check_allreduce(struct vctx *v)
 	const struct coll_args *a = v->a;
 	int ring = a->mode == MODE_RING, builtin = a->impl == IMPL_BUILTIN;
 
+	if (a->core_num < 0 || a->core_num > COLL_MAX_CORE_NUM)
+		return fail(v, CARG_OPTION, "core_num %d out of range (1..%d, the "
+		    "AIV cores of a 910B)", a->core_num, COLL_MAX_CORE_NUM);
+	if (a->core_num > 1 && (ring || !builtin))
+		return fail(v, CARG_OPTION, "core_num=%d needs impl=builtin "
+		    "mode=mesh (only the builtin mesh allreduce runs on several "
+		    "AIV blocks)", a->core_num);
+	if (a->neighbour && !ring)
+		return fail(v, CARG_OPTION, "impl=builtin-neighbour is a ring "
+		    "allreduce (PyPTO PR #2280's builtin ring): add mode=ring");
 	if (ring && !a->has_sig)
 		return fail(v, CARG_SIG, "%s needs an explicit signal of shape "
 		    "[%d,%d] (only mesh synthesizes one)", v->what,
@@ -317,6 +347,70 @@ check_allreduce(struct vctx *v)
 }
 
 static int
+check_counts(struct vctx *v, const struct win_ref *w, const char *what,
+    int rank1_ok, enum coll_arg which)
+{
+	uint64_t n = (uint64_t)v->n;
+	char sh[96], nm[80];
+
+	if (w->count == 0 || w->ndim < 1)
+		return fail(v, which, "%s needs a %s window", v->what, what);
+	if (w->dtype != DT_I32)
+		return fail(v, which, "%s%s must be i32, got %s", what,
+		    quoted(w, nm, sizeof nm), dtype_name(w->dtype));
+	if (is2(w, n, 1) || (rank1_ok && w->ndim == 1 && w->shape[0] == n))
+		return 0;
+	if (rank1_ok)
+		return fail(v, which, "%s needs %s of shape [%d] or [%d,1], got %s",
+		    v->what, what, v->n, v->n, coll_shape_str(w, sh, sizeof sh));
+	return fail(v, which, "%s needs %s of shape [%d,1], got %s", v->what,
+	    what, v->n, coll_shape_str(w, sh, sizeof sh));
+}
+
+/* all_to_all_v SRC DST SIG SEND_COUNTS RECV_COUNTS (the signal is
+ * checked with the others'). */
+static int
+check_all_to_all_v(struct vctx *v)
+{
+	const struct coll_args *a = v->a;
+	const struct win_ref *b = &a->buf, *s = &a->src;
+	const struct win_ref *w[5] = { s, b, &a->sig, &a->scount, &a->rcount };
+	static const char *const names[5] = { "SRC", "DST", "SIG",
+		"SEND_COUNTS", "RECV_COUNTS" };
+	static const enum coll_arg args[5] = { CARG_SRC, CARG_BUF, CARG_SIG,
+		CARG_SCOUNT, CARG_RCOUNT };
+	uint64_t n = (uint64_t)v->n;
+	char sh[96], sh2[96];
+
+	if (s->count == 0 || s->ndim < 1)
+		return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
+	if (b->ndim != 2 || b->shape[0] % n != 0)
+		return fail(v, CARG_BUF, "%s needs DST of shape [%d*MAX_RECV,SIZE] "
+		    "(rows a multiple of %d), got %s", v->what, v->n, v->n,
+		    coll_shape_str(b, sh, sizeof sh));
+	if (!is2(s, b->shape[0], b->shape[1]))
+		return fail(v, CARG_SRC, "%s needs SRC of DST's shape %s, got %s",
+		    v->what, coll_shape_str(b, sh, sizeof sh),
+		    coll_shape_str(s, sh2, sizeof sh2));
+	if (s->dtype != b->dtype)
+		return fail(v, CARG_SRC, "%s needs SRC and DST of one dtype, got "
+		    "%s and %s", v->what, dtype_name(s->dtype),
+		    dtype_name(b->dtype));
+	if (check_counts(v, &a->scount, "SEND_COUNTS", 1, CARG_SCOUNT) != 0 ||
+	    check_counts(v, &a->rcount, "RECV_COUNTS", 0, CARG_RCOUNT) != 0)
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		for (int k = i + 1; k < 5; k++) {
+			if (w[i]->count > 0 && w[k]->count > 0 &&
+			    check_distinct(v, w[i], names[i], w[k], names[k],
+				args[k]) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int
 check_data(struct vctx *v)
 {
 	const struct coll_args *a = v->a;
@@ -327,8 +421,8 @@ check_data(struct vctx *v)
 	switch (a->kind) {
 	case COLL_BROADCAST:
 		if (a->root < 0 || a->root >= v->n)
-			return fail(v, CARG_OPTION, "root %d out of range (world "
-			    "has %d ranks)", a->root, v->n);
+			return fail(v, CARG_OPTION, "root %d out of range (%s "
+			    "has %d ranks)", a->root, v->scope, v->n);
 		return 0;
 	case COLL_REDUCE_SCATTER:
 		if (b->ndim != 2 || b->shape[0] != n) {
@@ -374,6 +468,8 @@ check_data(struct vctx *v)
 			    (unsigned long long)s->shape[1],
 			    coll_shape_str(b, sh, sizeof sh));
 		break;
+	case COLL_ALL_TO_ALL_V:
+		return check_all_to_all_v(v);
 	default:
 		return 0;
 	}
@@ -400,7 +496,7 @@ int
 coll_validate(const struct coll_args *a, int nranks, char **cause,
     enum coll_arg *bad)
 {
-	struct vctx v = { cause, bad, a, nranks, "" };
+	struct vctx v = { cause, bad, a, nranks, "", "world" };
 	const char *lifted;
 
 	if (cause != NULL)
@@ -412,6 +508,17 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 	describe(&v);
 	if (nranks < 1)
 		return fail(&v, CARG_NONE, "world has no ranks");
+	if (a->domain != 0) {
+		for (int r = nranks; r < COLL_MAX_RANKS; r++) {
+			if ((a->members[r / 64] >> (r % 64)) & 1)
+				return fail(&v, CARG_NONE, "domain rank %d out of range "
+				    "(world has %d ranks)", r, nranks);
+		}
+		v.n = coll_size(a, nranks);
+		if (v.n < 1)
+			return fail(&v, CARG_NONE, "the collective's domain has no ranks");
+		snprintf(v.scope, sizeof v.scope, "domain");
+	}
 	if (a->kind != COLL_BARRIER && (a->buf.count == 0 || a->buf.ndim < 1))
 		return fail(&v, CARG_BUF, "%s needs a data window", v.what);
 	if (a->kind == COLL_ALLREDUCE) {
@@ -428,10 +535,12 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 		return -1;
 	if (a->kind != COLL_BARRIER &&
 	    check_distinct(&v, &a->buf, a->kind == COLL_ALLGATHER ||
-		a->kind == COLL_ALL_TO_ALL ? "DST" : "BUF", &a->sig, "SIG",
+		a->kind == COLL_ALL_TO_ALL || a->kind == COLL_ALL_TO_ALL_V ?
+		"DST" : "BUF", &a->sig, "SIG",
 		CARG_SIG) != 0)
 		return -1;
-	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
+	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
+	    a->kind == COLL_ALL_TO_ALL_V) {
 		if (check_distinct(&v, &a->src, "SRC", &a->sig, "SIG",
 			CARG_SIG) != 0)
 			return -1;
@@ -442,7 +551,7 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 const char *
 coll_strict_lifted(const struct coll_args *a)
 {
-	struct vctx v = { NULL, NULL, a, 1, "" };
+	struct vctx v = { NULL, NULL, a, 1, "", "world" };
 	const char *lifted = NULL;
 
 	if (a->strict)
@@ -456,8 +565,16 @@ coll_strict_lifted(const struct coll_args *a)
 const char *
 coll_warning(const struct coll_args *a, int nranks)
 {
-	if (a->impl != IMPL_BUILTIN || nranks <= COLL_BUILTIN_MAX_RANKS)
-		return NULL;
-	return "builtin kernels return at once on more than 16 ranks: this "
-	    "call does nothing (as in PyPTO)";
+	uint64_t stride = a->sig.ndim >= 2 ? a->sig.shape[1] : 1;
+
+	nranks = coll_size(a, nranks);
+	if (a->impl == IMPL_BUILTIN && nranks > COLL_BUILTIN_MAX_RANKS)
+		return "builtin kernels return at once on more than 16 ranks: "
+		    "this call does nothing (as in PyPTO)";
+	if (a->kind == COLL_ALLREDUCE && a->core_num > 1 &&
+	    (uint64_t)a->core_num > stride)
+		return "core_num exceeds the signal's lanes (its second "
+		    "dimension): the blocks past it return at once, as the "
+		    "kernel clamps them, and the others do their tiles";
+	return NULL;
 }

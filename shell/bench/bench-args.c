@@ -8,7 +8,8 @@
 static void
 bench_expected(const struct bench_args *ba, char *buf, size_t size)
 {
-	static const char *const keys[] = { "op=", "mode=", "root=", "impl=", NULL };
+	static const char *const keys[] = { "op=", "mode=", "root=", "impl=",
+		"core_num=", NULL };
 	enum coll_kind k = ba->cc.a.kind;
 	const char *item[12];
 	size_t n = 0, len = 0;
@@ -20,7 +21,7 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 	if (k != COLL_BARRIER)
 		item[n++] = "dtype=";
 	for (int i = 0; keys[i] != NULL; i++) {
-		char key[8];
+		char key[16];
 
 		snprintf(key, sizeof key, "%.*s", (int)strlen(keys[i]) - 1, keys[i]);
 		if (coll_option_allowed(k, key))
@@ -29,6 +30,7 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 	if (k != COLL_BARRIER)
 		item[n++] = "check";
 	item[n++] = "json";
+	item[n++] = "domain=";
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && len < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s",
@@ -98,6 +100,8 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 	if (coll_kind_from_name(name, &ba->cc.a.kind) != 0)
 		return arg_error(ctx, i, "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter or all_to_all)",
 		    name);
+	if (ba->cc.a.kind == COLL_ALL_TO_ALL_V)
+		return arg_error(ctx, i, "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
 	for (i++; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *v;
 		enum coll_kind k = ba->cc.a.kind;
@@ -126,6 +130,15 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			ba->cc.check = 1;
 		} else if (strcmp(a, "json") == 0) {
 			ba->cc.json = 1;
+		} else if (arg_is_kv(a, "domain", &v)) {
+			/* bench on a comm domain: its members run it */
+			int dk = seg_domain_find(&ctx->s->seg, v);
+			if (dk == 0)
+				return arg_error(ctx, i, "unknown domain '%s' (see 'domain')", v);
+			ba->cc.a.domain = dk;
+			snprintf(ba->domain_name, sizeof ba->domain_name, "%s", v);
+			memcpy(ba->cc.a.members, seg_domain_get(&ctx->s->seg, dk)->ranks,
+			    sizeof ba->cc.a.members);
 		} else if (strchr(a, '=') != NULL) {
 			bench_expected(ba, expected, sizeof expected);
 			if (coll_option(ctx, i, k, &ba->cc, &have_root,
@@ -185,7 +198,8 @@ bench_granule(const struct bench_args *ba, int nranks)
 int
 bench_check_size(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size)
 {
-	uint64_t esz = dtype_size(ba->dtype), g = bench_granule(ba, ctx->s->nranks);
+	uint64_t esz = dtype_size(ba->dtype),
+	    g = bench_granule(ba, coll_size(&ba->cc.a, ctx->s->nranks));
 
 	if (size % esz != 0)
 		return arg_error(ctx, ba->at_size, "size %llu is not a multiple of the %s element size (%llu bytes)",
@@ -194,7 +208,7 @@ bench_check_size(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size)
 	if (size % g != 0)
 		return arg_error(ctx, ba->at_size, "%s splits SIZE into one row per rank: %llu is not a multiple of %d ranks x %llu bytes = %llu",
 		    coll_kind_name(ba->cc.a.kind), (unsigned long long)size,
-		    ctx->s->nranks, (unsigned long long)esz,
+		    coll_size(&ba->cc.a, ctx->s->nranks), (unsigned long long)esz,
 		    (unsigned long long)g);
 	return 0;
 }

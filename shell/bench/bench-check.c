@@ -8,16 +8,18 @@
 #include "bench.h"
 #include "xmalloc.h"
 
-/* Run one fill program on every rank over window w. */
+/* Run one fill program over window w on every rank of a's domain. */
 static int
-fill_all(struct session *s, const struct win_ref *w, enum fill_pattern pat,
-    double fval)
+fill_all(struct session *s, const struct coll_args *a, const struct win_ref *w,
+    enum fill_pattern pat, double fval)
 {
 	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
 	char *cause = NULL;
 	int rc = 0;
 
 	for (int r = 0; r < s->nranks && rc == 0; r++) {
+		if (coll_dense(a, r) < 0)
+			continue;
 		struct uop u = { .kind = UOP_FILL, .dtype = (uint8_t)w->dtype,
 			.op = (uint8_t)pat, .dst = w->off, .count = w->count,
 			.fval = fval };
@@ -57,8 +59,18 @@ bench_check(struct session *s, const struct coll_args *a,
 		lo = bw->buf.off;
 	if (bw->has_buf)
 		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
-	if (fill_all(s, in, FILL_RANDOM, 1) != 0)
+	if (fill_all(s, a, in, FILL_RANDOM, 1) != 0)
 		goto out;
+	{
+		/* and whatever else the reference reads */
+		uint64_t ilo, ihi;
+
+		coll_inputs(a, &ilo, &ihi);
+		if (ihi > ilo) {
+			lo = MIN(lo, ilo);
+			hi = MAX(hi, ihi);
+		}
+	}
 	snap = xmalloc(hi - lo);
 	for (int r = 0; r < s->nranks; r++) {
 		view_read(&s->view, r, lo, snap, hi - lo);
@@ -72,17 +84,19 @@ bench_check(struct session *s, const struct coll_args *a,
 		struct coll_output o;
 		void *want, *got;
 
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain */
 		coll_output(a, s->nranks, r, &o);
-		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
-		got = xmalloc(o.count * dtype_size(o.dtype) + 1);
+		want = xmalloc(coll_output_bytes(&o) + 1);
+		got = xmalloc(coll_output_bytes(&o) + 1);
 		coll_ref_expect(ref, r, want);
-		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
-		*wrong += (int64_t)coll_wrong(a, s->nranks, want, got, o.count);
+		coll_read_output(&s->view, r, &o, got);
+		*wrong += (int64_t)coll_wrong(a, s->nranks, &o, want, got);
 		free(got);
 		free(want);
 	}
-	if ((bw->has_src && fill_all(s, &bw->src, FILL_VALUE, 0) != 0) ||
-	    (bw->has_buf && fill_all(s, &bw->buf, FILL_VALUE, 0) != 0))
+	if ((bw->has_src && fill_all(s, a, &bw->src, FILL_VALUE, 0) != 0) ||
+	    (bw->has_buf && fill_all(s, a, &bw->buf, FILL_VALUE, 0) != 0))
 		goto out;
 	rc = 0;
 out:

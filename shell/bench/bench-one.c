@@ -71,7 +71,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	}
 	if (res->median > 0) {
 		res->algbw = (double)size / res->median / 1e3;
-		res->busbw = res->algbw * coll_busbw_factor(a.kind, s->nranks);
+		res->busbw = res->algbw * coll_busbw_factor(a.kind,
+		    coll_size(&a, s->nranks));
 	}
 	s->bench = xcalloc(1, sizeof *s->bench);
 	snprintf(s->bench->root, sizeof s->bench->root, "%s",
@@ -80,9 +81,14 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench->warmup = ba->warmup;
 	s->bench->tags = tags;
 	s->bench->ntags = s->nranks;
+	trace_pin(s, tags, (size_t)s->nranks);	/* tree needs them later */
 	s->bench->gen = tc.gen;
 	s->bench->lost = tc.lost;
 	s->bench->not_kept = tc.not_kept;
+	s->bench->kept = tc.kept;
+	s->bench->bytes = a.kind == COLL_BARRIER ? 0 : size;
+	s->bench->ring = a.kind == COLL_ALLREDUCE && a.mode == MODE_RING;
+	s->bench->sweep = ba->sweep;
 	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
 	tags = NULL;
 	rc = 0;

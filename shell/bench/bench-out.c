@@ -16,7 +16,9 @@ bench_what(const struct bench_args *ba, struct strbuf *sb)
 	if (a->kind == COLL_ALLREDUCE)
 		strbuf_addstr(sb, a->mode == MODE_RING ? " ring" : " mesh");
 	if (a->impl == IMPL_BUILTIN)
-		strbuf_addstr(sb, " builtin");
+		strbuf_addstr(sb, a->neighbour ? " builtin-neighbour" : " builtin");
+	if (a->core_num > 1)
+		strbuf_addf(sb, " core_num=%d", a->core_num);
 	if ((a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER) &&
 	    a->op != RED_SUM)
 		strbuf_addf(sb, " %s", reduce_op_name(a->op));
@@ -24,6 +26,8 @@ bench_what(const struct bench_args *ba, struct strbuf *sb)
 		strbuf_addf(sb, " root=%d", a->root);
 	if (a->kind != COLL_BARRIER)
 		strbuf_addf(sb, " %s", dtype_name(ba->dtype));
+	if (a->domain != 0 && ba->domain_name[0] != '\0')
+		strbuf_addf(sb, " on %s", ba->domain_name);
 }
 
 /* Replace every decimal figure after the first "): " with '*'. */
@@ -84,7 +88,7 @@ bench_print(struct session *s, const struct bench_args *ba,
 	bench_what(ba, &sb);
 	if (ba->cc.a.kind != COLL_BARRIER)
 		strbuf_addf(&sb, " %llu B", (unsigned long long)res->bytes);
-	strbuf_addf(&sb, "  %d ranks  time ", s->nranks);
+	strbuf_addf(&sb, "  %d ranks  time ", coll_size(&ba->cc.a, s->nranks));
 	fig(&sb, show, 1, res->median);
 	strbuf_addstr(&sb, "us");
 	if (ba->cc.a.kind != COLL_BARRIER) {
@@ -144,9 +148,9 @@ bench_json(struct session *s, const struct bench_args *ba,
 	else
 		strbuf_addstr(sb, ", \"dtype\": null, \"bytes\": null, \"count\": null");
 	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
-	    s->nranks, ba->rounds, ba->warmup);
+	    coll_size(a, s->nranks), ba->rounds, ba->warmup);
 	strbuf_addf(sb, ", \"busbw_factor\": %.6f",
-	    coll_busbw_factor(a->kind, s->nranks));
+	    coll_busbw_factor(a->kind, coll_size(a, s->nranks)));
 	strbuf_addstr(sb, ", \"time_us\": {\"min\": ");
 	json_num(sb, res->min);
 	strbuf_addstr(sb, ", \"median\": ");
@@ -177,8 +181,10 @@ bench_json(struct session *s, const struct bench_args *ba,
 		json_num(sb, res->samples[i]);
 	}
 	strbuf_addstr(sb, "], \"per_rank_us\": [");
-	for (int r = 0; r < s->nranks; r++) {
-		strbuf_addstr(sb, r ? ", [" : "[");
+	for (int r = 0, k0 = 0; r < s->nranks; r++) {
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside the bench's domain */
+		strbuf_addstr(sb, k0++ ? ", [" : "[");
 		for (long k = 0; k < ba->rounds; k++) {
 			strbuf_addstr(sb, k ? ", " : "");
 			json_num(sb, res->rank_us[r][k]);
@@ -207,8 +213,8 @@ bench_spans_warning(const struct bench_result *res)
 		out_warning("%llu spans lost (a rank's span ring was full); tree and trace save are incomplete",
 		    (unsigned long long)res->lost);
 	if (res->not_kept > 0)
-		out_warning("the trace keeps %d spans; %llu more were not kept, so tree and trace save cover only part of this bench",
-		    TRACE_KEEP, (unsigned long long)res->not_kept);
+		out_warning("the trace keeps %lu spans; %llu more were not kept, so tree and trace save cover only part of this bench",
+		    trace_keep(), (unsigned long long)res->not_kept);
 }
 
 void
@@ -218,7 +224,7 @@ bench_sweep_header(struct session *s, const struct bench_args *ba)
 
 	bench_what(ba, &sb);
 	out_printf("# bench sweep %s, %d ranks, rounds=%ld warmup=%ld; time = median round\n",
-	    sb.buf, s->nranks, ba->rounds, ba->warmup);
+	    sb.buf, coll_size(&ba->cc.a, s->nranks), ba->rounds, ba->warmup);
 	out_printf("# %10s %12s %5s %10s %8s %8s %7s\n", "size", "count",
 	    "type", "time", "algbw", "busbw", "#wrong");
 	out_printf("# %10s %12s %5s %10s %8s %8s\n", "(B)", "(elements)", "",

@@ -179,6 +179,7 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 		return -1;
 	}
 	for (int r = 0; r < s->nranks; r++)
-		tags[r] = rank_job(s, r) != NULL ? rank_job(s, r)->tag : 0;
+		tags[r] = coll_dense(a, r) >= 0 && rank_job(s, r) != NULL ?
+		    rank_job(s, r)->tag : 0;
 	return 0;
 }

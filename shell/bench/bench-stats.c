@@ -80,7 +80,7 @@ bench_stats(struct session *s, const struct bench_args *ba,
 		rt.rank_us[r] = xcalloc((size_t)ba->rounds, sizeof **rt.rank_us);
 	trace_visit(s, tags, (size_t)s->nranks, 1, root_visit, &rt);
 	for (int r = 0; r < s->nranks; r++) {
-		if (rt.count[r] != (uint64_t)rt.runs) {
+		if (tags[r] != 0 && rt.count[r] != (uint64_t)rt.runs) {
 			out_error("bench: rank %d recorded %llu of %ld runs (%llu spans lost)",
 			    r, (unsigned long long)rt.count[r], rt.runs,
 			    (unsigned long long)trace_lost(s, r));

@@ -32,10 +32,12 @@ bench_layout(struct session *s, const struct bench_args *ba, uint64_t size,
 	const struct coll_args *a = &ba->cc.a;
 	struct seg_window *list[SEG_MAX_WINDOWS];
 	int n = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS);
-	uint64_t N = (uint64_t)s->nranks, count = size / dtype_size(ba->dtype);
+	uint64_t N = (uint64_t)coll_size(a, s->nranks),
+	    count = size / dtype_size(ba->dtype);
 	uint64_t top = 0, off;
 
 	memset(bw, 0, sizeof *bw);
+	bw->domain = a->domain;
 	for (int i = 0; i < n; i++)
 		top = MAX(top, list[i]->off + align32(list[i]->bytes));
 	switch (a->kind) {
@@ -108,8 +110,8 @@ bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause)
 
 		if (refs[i] == NULL)
 			continue;
-		w = seg_win_alloc(&s->seg, refs[i]->name, refs[i]->shape,
-		    refs[i]->ndim, refs[i]->dtype, 0, cause);
+		w = seg_win_alloc_in(&s->seg, refs[i]->name, refs[i]->shape,
+		    refs[i]->ndim, refs[i]->dtype, 0, bw->domain, cause);
 		if (w == NULL)
 			rc = -1;
 		else if (w->off != refs[i]->off)
@@ -157,11 +159,12 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		    (unsigned long long)s->seg.area_size);
 		return -1;
 	}
-	p = coll_build(a, s->nranks, 0);
+	p = coll_build(a, s->nranks, coll_world(a, 0));
 	if (prog_len(p) == 0) {
+		int n = coll_size(a, s->nranks);
 		prog_free(p);
 		arg_error(ctx, ba->at_coll, "%s on %d rank%s has no micro-op to time",
-		    coll_kind_name(a->kind), s->nranks, s->nranks == 1 ? "" : "s");
+		    coll_kind_name(a->kind), n, n == 1 ? "" : "s");
 		return -1;
 	}
 	prog_free(p);

@@ -43,7 +43,10 @@ struct bench_last {
 	int ntags;
 	uint32_t gen;		/* trace generation holding its spans */
 	int complete;		/* none of its spans lost or not kept */
-	uint64_t lost, not_kept;
+	uint64_t lost, not_kept, kept;
+	uint64_t bytes;		/* its size (0: a barrier) */
+	int ring;		/* mode=ring */
+	int sweep;		/* the last size of a bench sweep */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and
@@ -64,6 +67,7 @@ struct bench_args {
 	uint64_t factor;
 	int sweep;
 	size_t at_size, at_dtype, at_coll;	/* argument positions */
+	char domain_name[SEG_NAME_MAX];	/* domain=, "" for the world */
 };
 
 /* What one bench measured. */
@@ -83,6 +87,7 @@ struct bench_result {
 struct bench_wins {
 	struct win_ref buf, src, sig;
 	int has_buf, has_src;
+	int domain;		/* the comm domain they are on (0: the world) */
 	uint64_t need;		/* bytes of window area per rank */
 };
 

@@ -29,6 +29,52 @@ add_span(void *arg, const struct trace_span *sp)
 	return 0;
 }
 
+/* A size as bench takes it: "1M", "64k", "12". */
+static void
+size_word(uint64_t bytes, struct strbuf *sb)
+{
+	static const char units[] = "kMG";
+	int u = -1;
+
+	while (u < 2 && bytes >= 1024 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		u++;
+	}
+	strbuf_addf(sb, "%llu", (unsigned long long)bytes);
+	if (u >= 0)
+		strbuf_addch(sb, units[u]);
+}
+
+/*
+ * What to do instead: one bench whose spans the trace can hold.  Spans
+ * grow with the size (and the rounds), so the size scaled down to fit,
+ * to a power of two; or, when no size would do, fewer rounds.
+ */
+static void
+bench_fits(const struct bench_last *b, struct strbuf *sb)
+{
+	uint64_t spans = b->kept + b->not_kept + b->lost, size = 1;
+	double fit = spans > 0 ? (double)trace_keep() / (double)spans / 2 : 0.5;
+	long rounds = (long)((double)(b->rounds + b->warmup) * fit) - b->warmup;
+
+	if (b->bytes > 0) {
+		while (size * 2 <= (uint64_t)((double)b->bytes * fit))
+			size *= 2;
+	}
+	strbuf_addf(sb, "tree shows one bench of one size; try 'bench %s ", b->root);
+	if (b->bytes > 0 && size >= 1024) {
+		size_word(size, sb);
+		strbuf_addf(sb, "%s rounds=%ld", b->ring ? " mode=ring" : "", b->rounds);
+	} else {
+		if (b->bytes > 0) {
+			size_word(b->bytes, sb);
+			strbuf_addstr(sb, b->ring ? " mode=ring " : " ");
+		}
+		strbuf_addf(sb, "rounds=%ld", rounds > 1 ? rounds : 1);
+	}
+	strbuf_addstr(sb, "', then 'tree'");
+}
+
 /* The last bench, if its spans are all still in the trace. */
 static struct bench_last *
 last_bench(struct cmdctx *ctx)
@@ -47,8 +93,25 @@ last_bench(struct cmdctx *ctx)
 		return NULL;
 	}
 	if (!b->complete) {
-		cmd_error(ctx, "the last bench lost %llu spans and did not keep %llu: its tree would be partial (bench fewer rounds or a smaller size)",
-		    (unsigned long long)b->lost, (unsigned long long)b->not_kept);
+		struct strbuf sb = STRBUF_INIT;
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "the last bench (%s", b->root);
+		if (b->bytes > 0) {
+			strbuf_addch(&what, ' ');
+			size_word(b->bytes, &what);
+		}
+		strbuf_addstr(&what, b->sweep ? ", the last size of the sweep)" : ")");
+		bench_fits(b, &sb);
+		if (b->lost > 0)
+			cmd_error(ctx, "%s lost %llu of its spans (a rank's span ring was full), so its tree would be partial: %s",
+			    what.buf, (unsigned long long)b->lost, sb.buf);
+		else
+			cmd_error(ctx, "%s made %llu spans, more than the %lu the trace keeps, so its tree would be partial: %s",
+			    what.buf, (unsigned long long)(b->kept + b->not_kept),
+			    trace_keep(), sb.buf);
+		strbuf_release(&what);
+		strbuf_release(&sb);
 		return NULL;
 	}
 	return b;
@@ -133,8 +196,12 @@ cmd_tree_exec(struct cmdctx *ctx)
 		free(cause);
 		rv = CMD_ERROR;
 	}
-	if (rv == CMD_OK)
-		out_printf("%s\n", out.buf);
+	if (rv == CMD_OK) {
+		/* a long tree pages at the terminal, as git does */
+		strbuf_addch(&out, '\n');
+		out_paged(out.buf, s->interactive);
+		shell_interrupted = 0;	/* Ctrl-C in the pager was the pager's */
+	}
 	strbuf_release(&out);
 	stats_free(st);
 	span_set_free(set);
@@ -267,9 +334,12 @@ trace_save_exec(struct cmdctx *ctx)
 	    "Chrome trace-event JSON: open it in https://ui.perfetto.dev" :
 	    "[STRACE] lines: colldb tree / colldb stats read it");
 	if (tc.lost > 0 || tc.not_kept > 0)
-		out_warning("the trace is incomplete: %llu spans lost (span ring full), %llu not kept (over %d)",
+		out_warning("the trace is incomplete: %llu spans lost (span ring full), %llu not kept (over %lu)",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
-		    TRACE_KEEP);
+		    trace_keep());
+	if (tc.dropped > 0)
+		out_printf("note: %llu spans of older commands were dropped (the trace keeps the last %d commands' and the last bench's)\n",
+		    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 	return CMD_OK;
 }
 
@@ -313,9 +383,12 @@ cmd_trace_exec(struct cmdctx *ctx)
 			out_printf("%s%d: %llu", r ? ", " : " (rank ", r,
 			    (unsigned long long)per_rank[r]);
 		out_printf(")\n");
-		out_printf("lost %llu (span ring full), not kept %llu (over %d)\n",
+		out_printf("lost %llu (span ring full), not kept %llu (over %lu)\n",
 		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
-		    TRACE_KEEP);
+		    trace_keep());
+		if (tc.dropped > 0)
+			out_printf("dropped %llu (of the commands before the last %d)\n",
+			    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
 		free(per_rank);
 	}
 	return CMD_OK;

@@ -1,9 +1,9 @@
 /*
- * args.c - helpers for exec functions: their words, errors with a caret
- * under the bad word, options, rank targets, windows, regions, cells and
- * peers.  Everything is checked before a command sends anything, so a
+ * args.c - helpers for exec functions (over words.c): rank targets,
+ * windows, regions, cells, peers and names.  Everything is checked before a command sends anything, so a
  * rejected command changes nothing.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,91 +11,33 @@
 #include "cmd/cmd.h"
 #include "xmalloc.h"
 
-const char *
-arg(struct cmdctx *ctx, size_t i)
+/* A numeric peer (or D:K) of a command on a domain must be a member. */
+static int
+peer_in_domain(struct cmdctx *ctx)
 {
-	return i < ctx->w.n ? ctx->w.v[i].s : NULL;
-}
+	struct session *s = ctx->s;
+	const struct seg_domain *d;
+	size_t i = ctx->peer_arg - 1;
+	int64_t v;
+	int r;
 
-size_t
-nargs(struct cmdctx *ctx)
-{
-	return ctx->w.n;
-}
-
-int
-arg_error(struct cmdctx *ctx, size_t i, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
-	if (i < ctx->w.n)
-		out_caret(ctx->w.v[i].col, ctx->w.v[i].len);
-	return -1;
-}
-
-int
-cmd_error(struct cmdctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	out_error("%s", msg);
-	free(msg);
-	ctx->nerrors++;
-	return -1;
-}
-
-void
-cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	out_error("%s (usage: %s%s%s)", msg, ctx->entry->name,
-	    ctx->entry->usage[0] ? " " : "", ctx->entry->usage);
-	free(msg);
-	ctx->nerrors++;
-}
-
-int
-arg_is_kv(const char *a, const char *key, const char **val)
-{
-	size_t n = strlen(key);
-
-	if (strncmp(a, key, n) != 0 || a[n] != '=')
+	if (ctx->peer_arg == 0 || ctx->dom == 0 ||
+	    (d = seg_domain_get(&s->seg, ctx->dom)) == NULL)
 		return 0;
-	*val = a + n + 1;
-	return 1;
-}
-
-int
-arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i)
-{
-	const char *a = arg(ctx, i), *eq = strchr(a, '=');
-	size_t n;
-
-	if (eq == NULL)
+	if (domain_peer(ctx, i, arg(ctx, i), &r) == 1)
+		v = r;
+	else if (parse_int(arg(ctx, i), &v, 0, NULL) != 0)
+		return 0;	/* next, prev, all: inside the domain */
+	if ((d->ranks[v / 64] >> (v % 64)) & 1)
 		return 0;
-	n = (size_t)(eq - a) + 1;	/* "key=" */
-	for (size_t k = from; k < i; k++) {
-		if (strncmp(arg(ctx, k), a, n) == 0)
-			return arg_error(ctx, i, "%.*s given twice (first as '%s')",
-			    (int)n - 1, a, arg(ctx, k));
+	{
+		struct strbuf sb = STRBUF_INIT;
+		domain_describe(s, ctx->dom, &sb);
+		arg_error(ctx, i, "peer %lld is not in domain %s, where '%s' is",
+		    (long long)v, sb.buf, arg(ctx, ctx->dom_arg - 1));
+		strbuf_release(&sb);
 	}
-	return 0;
+	return -1;
 }
 
 int
@@ -103,6 +45,8 @@ targets_alive(struct cmdctx *ctx, struct rankset *out)
 {
 	struct session *s = ctx->s;
 
+	if (peer_in_domain(ctx) != 0)
+		return -1;
 	rankset_clear(out);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&ctx->targets, r))
@@ -147,18 +91,12 @@ const char *
 nearest_window(struct view *v, const char *name)
 {
 	struct seg_window *list[SEG_MAX_WINDOWS];
-	const char *best = NULL;
-	size_t bestd = 3;
+	struct nearest near = NEAREST_INIT;
 	int n = view_win_list(v, list, SEG_MAX_WINDOWS);
 
-	for (int k = 0; k < n; k++) {
-		size_t d = edit_distance(name, list[k]->name);
-		if (d < bestd) {
-			bestd = d;
-			best = list[k]->name;
-		}
-	}
-	return best;
+	for (int k = 0; k < n; k++)
+		nearest_try(&near, name, list[k]->name);
+	return near.best;
 }
 
 struct seg_window *
@@ -196,7 +134,7 @@ region_arg(struct cmdctx *ctx, size_t i, struct region *r)
 		return -1;
 	}
 	r->w = win_lookup(ctx, i, rs.name);
-	if (r->w == NULL)
+	if (r->w == NULL || domain_window(ctx, i, r->w) != 0)
 		return -1;
 	if (region_resolve(&rs, r->w->shape, r->w->ndim, &r->first, &r->count,
 		&r->is_cell, &cause) != 0) {
@@ -232,13 +170,17 @@ peer_syntax_ok(struct cmdctx *ctx, size_t i)
 	const char *a = arg(ctx, i);
 	int64_t v;
 	char *cause = NULL;
+	int r, rc;
 
+	ctx->peer_arg = i + 1;
 	if (strcmp(a, "next") == 0 || strcmp(a, "prev") == 0 ||
 	    strcmp(a, "all") == 0)
 		return 0;
+	if ((rc = domain_peer(ctx, i, a, &r)) != 0)
+		return rc < 0 ? -1 : 0;
 	if (parse_int(a, &v, 0, &cause) != 0) {
 		free(cause);
-		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, next, prev or all)", a);
+		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, D:K, next, prev or all)", a);
 	}
 	if (v < 0 || v >= ctx->s->nranks)
 		return arg_error(ctx, i, "peer %lld out of range (world has %d ranks)",
@@ -249,23 +191,33 @@ peer_syntax_ok(struct cmdctx *ctx, size_t i)
 int
 peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 {
+	struct session *s = ctx->s;
 	const char *a = arg(ctx, i);
-	int n = ctx->s->nranks, k = 0;
+	int n = ctx->s->nranks, k = 0, dn, me, r;
 
-	if (strcmp(a, "next") == 0) {
-		peers[0] = (rank + 1) % n;
+	/* on a domain, next/prev/all count its members, in rank order */
+	dn = ctx->dom != 0 && seg_domain_get(&s->seg, ctx->dom) != NULL ?
+	    (int)seg_domain_get(&s->seg, ctx->dom)->nranks : n;
+	me = seg_domain_rank(&s->seg, ctx->dom, rank);
+	if (strcmp(a, "next") == 0 && me >= 0) {
+		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me + 1) % dn);
 		return 1;
 	}
-	if (strcmp(a, "prev") == 0) {
-		peers[0] = (rank - 1 + n) % n;
+	if (strcmp(a, "prev") == 0 && me >= 0) {
+		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me - 1 + dn) % dn);
 		return 1;
 	}
 	if (strcmp(a, "all") == 0) {
-		for (int p = 0; p < n; p++) {
-			if (p != rank)
+		for (int d = 0; d < dn; d++) {
+			int p = seg_domain_member(&s->seg, ctx->dom, d);
+			if (p != rank && p >= 0)
 				peers[k++] = p;
 		}
 		return k;
+	}
+	if (strchr(a, ':') != NULL && domain_peer(ctx, i, a, &r) == 1) {
+		peers[0] = r;
+		return 1;
 	}
 	{
 		int64_t v = -1;
@@ -275,4 +227,31 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 		peers[0] = (int)v;
 	}
 	return 1;
+}
+
+/* Names `set` reads as settings, so a window may not take them. */
+static const char *const reserved[] = { "times", "color", "timeout", "strict",
+	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
+	NULL };
+
+int
+name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what)
+{
+	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
+		return arg_error(ctx, i, "bad %s name '%s' (expected a letter or _ first)",
+		    what, name);
+	for (const char *p = name; *p != '\0'; p++) {
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return arg_error(ctx, i, "bad %s name '%s' (letters, digits and _ only)",
+			    what, name);
+	}
+	if (strlen(name) >= SEG_NAME_MAX)
+		return arg_error(ctx, i, "%s name '%s' is longer than %d characters",
+		    what, name, SEG_NAME_MAX - 1);
+	for (int k = 0; reserved[k] != NULL; k++) {
+		if (strcmp(name, reserved[k]) == 0)
+			return arg_error(ctx, i, "'%s' is a reserved word; pick another %s name",
+			    name, what);
+	}
+	return 0;
 }

@@ -1,34 +1,9 @@
 /* cmd-alloc.c - alloc and free: windows on every rank at once. */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "xmalloc.h"
-
-/* Names `set` reads as settings, so a window may not take them. */
-static const char *const reserved[] = { "times", "color", "timeout", "strict",
-	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
-	NULL };
-
-static int
-check_name(struct cmdctx *ctx, const char *name)
-{
-	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
-		return arg_error(ctx, 0, "bad window name '%s' (expected a letter or _ first)", name);
-	for (const char *p = name; *p != '\0'; p++) {
-		if (!isalnum((unsigned char)*p) && *p != '_')
-			return arg_error(ctx, 0, "bad window name '%s' (letters, digits and _ only)", name);
-	}
-	if (strlen(name) >= SEG_NAME_MAX)
-		return arg_error(ctx, 0, "window name '%s' is longer than %d characters",
-		    name, SEG_NAME_MAX - 1);
-	for (int i = 0; reserved[i] != NULL; i++) {
-		if (strcmp(name, reserved[i]) == 0)
-			return arg_error(ctx, 0, "'%s' is a reserved word; pick another window name", name);
-	}
-	return 0;
-}
 
 static enum cmd_retval
 cmd_alloc_exec(struct cmdctx *ctx)
@@ -39,10 +14,31 @@ cmd_alloc_exec(struct cmdctx *ctx)
 	enum dtype dt = DT_U8;
 	unsigned flags = 0;
 	char *cause = NULL;
-	int ndim = 1;
+	int ndim = 1, domain = 0;
+	size_t na = nargs(ctx);
+	const char *dv;
 
-	if (check_name(ctx, name) != 0)
+	if (name_check(ctx, 0, name, "window") != 0)
 		return CMD_ERROR;
+	for (size_t i = 1; i < na; i++) {
+		if (!arg_is_kv(arg(ctx, i), "domain", &dv))
+			continue;
+		if (i != na - 1) {
+			arg_error(ctx, i, "domain= goes last (alloc NAME SIZE [DTYPE] domain=D)");
+			return CMD_ERROR;
+		}
+		if ((domain = seg_domain_find(&s->seg, dv)) == 0) {
+			arg_error(ctx, i, "unknown domain '%s' (%s)", dv,
+			    domain_count(s) > 0 ?
+			    "see 'domain'" : "declare it first: domain NAME @RANKS");
+			return CMD_ERROR;
+		}
+		na--;
+	}
+	if (na < 2) {
+		cmd_usage_error(ctx, "'alloc' needs more arguments");
+		return CMD_ERROR;
+	}
 	if (seg_win_find(&s->seg, name) != NULL) {
 		arg_error(ctx, 0, "window '%s' already exists (free it first)", name);
 		return CMD_ERROR;
@@ -52,9 +48,14 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			arg_error(ctx, 1, "%s", cause);
 			goto fail;
 		}
-		if (nargs(ctx) < 3) {
+		if (na < 3) {
 			arg_error(ctx, 1, "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
 			    size);
+			return CMD_ERROR;
+		}
+		if (na > 3) {
+			cmd_usage_error(ctx, "too many arguments to 'alloc'");
+			out_caret(ctx->w.v[3].col, ctx->w.v[3].len);
 			return CMD_ERROR;
 		}
 		if (dtype_from_name(arg(ctx, 2), &dt) != 0 || dt == DT_U8) {
@@ -63,7 +64,7 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 	} else {
-		if (nargs(ctx) > 2) {
+		if (na > 2) {
 			arg_error(ctx, 2, "a byte size takes no dtype (use 'alloc %s [N] %s' for a typed window)",
 			    name, arg(ctx, 2));
 			return CMD_ERROR;
@@ -93,7 +94,8 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		}
 	}
 	seg_lock(&s->seg);
-	if (seg_win_alloc(&s->seg, name, shape, ndim, dt, flags, &cause) == NULL) {
+	if (seg_win_alloc_in(&s->seg, name, shape, ndim, dt, flags, domain,
+	    &cause) == NULL) {
 		seg_unlock(&s->seg);
 		arg_error(ctx, 1, "%s", cause);
 		goto fail;
@@ -168,13 +170,13 @@ cmd_free_exec(struct cmdctx *ctx)
 }
 
 static const char *const alloc_keywords[] = { "i8", "i16", "i32", "i64", "f16",
-	"bf16", "f32", "f64", NULL };
+	"bf16", "f32", "f64", "domain=", NULL };
 
 const struct cmd_entry cmd_alloc_entry = {
-	.name = "alloc", .usage = "NAME BYTES | NAME [d0,d1,...] DTYPE",
+	.name = "alloc", .usage = "NAME BYTES | NAME [d0,d1,...] DTYPE; [domain=D]",
 	.summary = "allocate a symmetric window on every rank (zero-filled)",
 	.example = "alloc sig [4,1] i32", .group = GRP_WINDOWS, .min_args = 2,
-	.max_args = 3, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
+	.max_args = 4, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
 	.keywords = alloc_keywords, .exec = cmd_alloc_exec,
 };
 

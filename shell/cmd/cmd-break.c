@@ -117,21 +117,29 @@ cmd_delete_exec(struct cmdctx *ctx)
 		arg_error(ctx, 0, "bad breakpoint number '%s'", arg(ctx, 0));
 		return CMD_ERROR;
 	}
+	struct strbuf sb = STRBUF_INIT;
+
 	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 		struct seg_break *bp = &s->seg.h->breaks[k];
 		if (bp->id != 0 && (id == 0 || bp->id == id)) {
+			if (id != 0)	/* what it was, as `break` said it */
+				break_spec_format(s, bp, NULL, &sb);
 			ctl_break_clear(&s->seg, bp);
 			found++;
 		}
 	}
 	if (id != 0 && !found) {
 		arg_error(ctx, 0, "no breakpoint %llu (see 'info breaks')", (unsigned long long)id);
+		strbuf_release(&sb);
 		return CMD_ERROR;
 	}
 	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	if (id == 0)
 		out_printf("deleted %d breakpoint%s\n", found, found == 1 ? "" : "s");
+	else
+		out_printf("deleted breakpoint %llu: %s\n", (unsigned long long)id, sb.buf);
+	strbuf_release(&sb);
 	return CMD_OK;
 }
 

@@ -26,9 +26,10 @@ struct coll_run {
 	struct coll_run *next;
 };
 
-/* Each lifted restriction is noted once per session. */
+/* Each lifted restriction (and each acceptance note) is said once per
+ * session: prefix "strict off: " or "". */
 static void
-note_once(const char *note)
+note_once(const char *prefix, const char *note)
 {
 	static const char *seen[32];
 	static size_t n;
@@ -39,8 +40,19 @@ note_once(const char *note)
 	}
 	if (n < ARRAY_SIZE(seen))
 		seen[n++] = note;
-	out_printf("note: strict off: %s\n", note);
+	out_printf("note: %s%s\n", prefix, note);
 }
+
+/*
+ * PyPTO's composite allgather (LowerTensorAllGatherRule) checks that
+ * local_data is a plain Tensor and rejects a window; colldb has only
+ * windows.  It accepts one and reads it as the rank's local data, and says
+ * so once in strict mode (docs/protocols.md, "allgather").
+ */
+static const char allgather_src_note[] = "PyPTO's composite allgather takes SRC "
+    "(local_data) as a plain tensor and rejects a window; colldb has only "
+    "windows and reads SRC as this rank's local data (impl=builtin takes a "
+    "window, as PyPTO's builtin does)";
 
 int
 coll_in_progress(struct session *s, const char **what)
@@ -62,20 +74,27 @@ run_free(struct session *s, struct coll_run *c)
 	free(c);
 }
 
+void
+coll_read_output(struct view *v, int r, const struct coll_output *o, void *out)
+{
+	uint64_t n = o->count * dtype_size(o->dtype);
+
+	view_read(v, r, o->off, out, n);
+	if (o->count2 > 0)
+		view_read(v, r, o->off2, (uint8_t *)out + n, o->count2 * 4);
+}
+
 /* Read every rank's input windows before anything moves, into the
  * reference (one rank's copy at a time). */
 static void
 snapshot(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
-	uint64_t lo = a->buf.off, hi = a->buf.off + a->buf.count * dtype_size(a->buf.dtype);
+	uint64_t lo, hi;
 	uint8_t *in;
 
-	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
-		lo = MIN(lo, a->src.off);
-		hi = MAX(hi, a->src.off + a->src.count * dtype_size(a->src.dtype));
-	}
-	in = xmalloc(hi - lo);
+	coll_inputs(a, &lo, &hi);
+	in = xmalloc(hi - lo + 1);
 	c->ref = coll_ref_new(a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
 		view_read(&s->view, r, lo, in, hi - lo);
@@ -97,12 +116,14 @@ report_check(struct session *s, struct coll_run *c)
 		void *want;
 		uint64_t wrong;
 
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain */
 		coll_output(a, s->nranks, r, &o);
-		want = xmalloc(o.count * dtype_size(o.dtype) + 1);
-		got = xrealloc(got, o.count * dtype_size(o.dtype) + 1);
+		want = xmalloc(coll_output_bytes(&o) + 1);
+		got = xrealloc(got, coll_output_bytes(&o) + 1);
 		coll_ref_expect(c->ref, r, want);
-		view_read(&s->view, r, o.off, got, o.count * dtype_size(o.dtype));
-		wrong = coll_wrong(a, s->nranks, want, got, o.count);
+		coll_read_output(&s->view, r, &o, got);
+		wrong = coll_wrong(a, s->nranks, &o, want, got);
 		if (wrong != 0)
 			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "", r,
 			    (unsigned long long)wrong);
@@ -149,6 +170,8 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	}
 	if (--c->remaining > 0)
 		return;
+	leftover_note_end(s, &c->cc.a, c->title, rankset_count(&c->aborted) +
+	    rankset_count(&c->died) + rankset_count(&c->errored) == 0);
 	if (rankset_count(&c->aborted) + rankset_count(&c->died) +
 	    rankset_count(&c->errored) > 0) {
 		/* rank sets, not arrival order: the report is deterministic */
@@ -189,12 +212,16 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	char *cause = NULL;
 	int synth_new;
 
+	if (s->sink != NULL)
+		return coll_synth_signal(ctx, cc, 1) != 0 ? -1 :
+		    s->sink->coll(s->sink->arg, cc);
 	/* no other collective is in progress (CMD_NEEDS_NO_COLL); a rank
 	 * that died meanwhile is seen dead */
 	session_pump(s, 0);
 	for (int r = 0; r < s->nranks; r++) {
-		if (!rank_alive(s, r)) {
-			cmd_error(ctx, "collectives need every rank; rank %d is %s", r,
+		if (coll_dense(&cc->a, r) >= 0 && !rank_alive(s, r)) {
+			cmd_error(ctx, "collectives need every rank%s; rank %d is %s",
+			    cc->a.domain ? " of their domain" : "", r,
 			    rank_state_name(rank_state_of(s, r)));
 			return -1;
 		}
@@ -216,19 +243,23 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->cc.a.buf.name = c->cc.names[0];
 	c->cc.a.src.name = c->cc.names[1];
 	c->cc.a.sig.name = cc->synth ? c->cc.synth_name : c->cc.names[2];
+	c->cc.a.scount.name = c->cc.names[3];
+	c->cc.a.rcount.name = c->cc.names[4];
 	c->id = s->next_coll++;
-	c->remaining = s->nranks;
+	c->remaining = coll_size(&c->cc.a, s->nranks);
 	coll_title(&c->cc.a, c->title, sizeof c->title);
 	if ((note = coll_strict_lifted(&c->cc.a)) != NULL && !s->set.strict)
-		note_once(note);
+		note_once("strict off: ", note);
+	if (c->cc.a.kind == COLL_ALLGATHER && c->cc.a.impl == IMPL_COMPOSITE &&
+	    s->set.strict)
+		note_once("", allgather_src_note);
 	if ((note = coll_warning(&c->cc.a, s->nranks)) != NULL)
 		out_warning("%s", note);
 	lint_coll_signal(s, &c->cc.a, c->title);
 	if (cc->check)
 		snapshot(s, c);
 	s->seg.h->cur_coll = c->cc.a;
-	s->seg.h->cur_coll.buf.name = s->seg.h->cur_coll.src.name =
-	    s->seg.h->cur_coll.sig.name = NULL;
+	coll_args_unname(&s->seg.h->cur_coll);
 	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
@@ -238,6 +269,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		/* a rank died just now: no rank runs it (jobs.c) */
 		cmd_error(ctx, "%s", cause);
 		free(cause);
+		leftover_note_end(s, &c->cc.a, c->title, -1);
 		atomic_store(&s->seg.h->cur_coll_id, 0);
 		if (synth_new && (w = seg_win_find(&s->seg, cc->synth_name)) != NULL) {
 			seg_lock(&s->seg);
@@ -248,10 +280,11 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		run_free(s, c);
 		return -1;
 	}
+	leftover_note_issue();
 	c->next = s->colls;
 	s->colls = c;
 	for (int r = 0; r < s->nranks; r++) {
-		struct job *j = rank_job(s, r);
+		struct job *j = coll_dense(&c->cc.a, r) >= 0 ? rank_job(s, r) : NULL;
 		/* the collective is the tail of every queue; report it like a
 		 * command's own program */
 		while (j != NULL && j->next != NULL)
@@ -288,7 +321,7 @@ cmd_coll_exec(struct cmdctx *ctx)
 static const enum coll_kind kind_allreduce = COLL_ALLREDUCE,
     kind_barrier = COLL_BARRIER, kind_broadcast = COLL_BROADCAST,
     kind_allgather = COLL_ALLGATHER, kind_reduce_scatter = COLL_REDUCE_SCATTER,
-    kind_all_to_all = COLL_ALL_TO_ALL;
+    kind_all_to_all = COLL_ALL_TO_ALL, kind_all_to_all_v = COLL_ALL_TO_ALL_V;
 
 static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
@@ -299,7 +332,8 @@ const struct cmd_entry cmd_allreduce_entry = {
 	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
-	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_allreduce, .exec = cmd_coll_exec,
 };
 
@@ -307,7 +341,8 @@ const struct cmd_entry cmd_barrier_entry = {
 	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
 	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
 	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
-	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL, .keywords = coll_keywords,
+	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE, .keywords = coll_keywords,
 	.data = &kind_barrier, .exec = cmd_coll_exec,
 };
 
@@ -315,7 +350,8 @@ const struct cmd_entry cmd_broadcast_entry = {
 	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
 	.summary = "every rank gets a copy of root's BUF",
 	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_broadcast, .exec = cmd_coll_exec,
 };
 
@@ -323,7 +359,8 @@ const struct cmd_entry cmd_allgather_entry = {
 	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
 	.example = "allgather src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_allgather, .exec = cmd_coll_exec,
 };
 
@@ -331,7 +368,8 @@ const struct cmd_entry cmd_reduce_scatter_entry = {
 	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
 	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
-	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_reduce_scatter, .exec = cmd_coll_exec,
 };
 
@@ -339,6 +377,17 @@ const struct cmd_entry cmd_all_to_all_entry = {
 	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
 	.example = "all_to_all src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL,
+	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
 	.keywords = coll_keywords, .data = &kind_all_to_all, .exec = cmd_coll_exec,
+};
+
+const struct cmd_entry cmd_all_to_all_v_entry = {
+	.name = "all_to_all_v",
+	.usage = "SRC DST SIG SEND_COUNTS RECV_COUNTS [impl=composite|builtin] [check]",
+	.summary = "all_to_all with counts: MoE dispatch (PyPTO argument order)",
+	.example = "all_to_all_v src dst sig sc rc check", .group = GRP_COLL,
+	.min_args = 5, .max_args = 7, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
+	.keywords = coll_keywords, .data = &kind_all_to_all_v, .exec = cmd_coll_exec,
 };

@@ -92,11 +92,22 @@ submit_fill(struct cmdctx *ctx, const struct region *rg, enum fill_pattern pat,
 		u.src = (uint64_t)iv;
 	}
 	for (int r = 0; r < ctx->s->nranks; r++) {
+		struct uop ur = u;
+
 		if (!rankset_has(&live, r))
 			continue;
+		if (pat == FILL_RANK && rg->w->domain != 0) {
+			/* inside a domain `rank` is the rank's place in it */
+			int d = seg_domain_rank(&ctx->s->seg, rg->w->domain, r);
+			ur.op = FILL_VALUE;
+			if (ur.flags & UOP_F_INT)
+				ur.src = (uint64_t)((int64_t)u.src + d);
+			else
+				ur.fval = u.fval + d;
+		}
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s %s %s", ctx->entry->name, arg(ctx, 0), what);
-		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &u),
+		if (cmd_submit(ctx, r, prog_one(ctx->entry->name, &ur),
 			strbuf_detach(&sb, NULL), 0, 0) != 0) {
 			strbuf_release(&sb);
 			free(what);
@@ -282,7 +293,7 @@ const struct cmd_entry cmd_fill_entry = {
 	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",
 	.summary = "initialise a window (or region) on the target ranks",
 	.example = "@all fill buf rank", .group = GRP_WINDOWS, .min_args = 2,
-	.max_args = 3, .flags = CMD_TARGETS, .keywords = fill_keywords,
+	.max_args = 3, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = fill_keywords,
 	.exec = cmd_fill_exec,
 };
 
@@ -298,6 +309,6 @@ const struct cmd_entry cmd_set_entry = {
 	.name = "set", .usage = "REGION VALUE | SETTING VALUE",
 	.summary = "store a value locally on the targets, or change a setting",
 	.example = "@0 set sig[0] 1", .group = GRP_WINDOWS, .min_args = 0,
-	.max_args = 2, .flags = CMD_TARGETS, .keywords = set_keywords,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = set_keywords,
 	.exec = cmd_set_exec,
 };

@@ -45,7 +45,7 @@ cmd_plan_exec(struct cmdctx *ctx)
 		}
 	}
 	if (coll_kind_from_name(arg(ctx, 0), &kind) != 0) {
-		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all) or a transfer (put, get, remote_store, remote_load), got '%s'",
+		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v) or a transfer (put, get, remote_store, remote_load), got '%s'",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
@@ -69,15 +69,29 @@ cmd_plan_exec(struct cmdctx *ctx)
 	coll_title(&cc.a, title, sizeof title);
 	g = coll_describe(&cc.a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
+		struct strbuf who = STRBUF_INIT;
 		struct prog *p;
 		uint64_t len;
 
-		if (!rankset_has(&ctx->targets, r))
+		/* a domain's collective runs on its members only */
+		if (!rankset_has(&ctx->targets, r) || coll_dense(&cc.a, r) < 0) {
+			if (ctx->explicit_targets && rankset_has(&ctx->targets, r) &&
+			    rankset_count(&ctx->targets) == 1) {
+				domain_describe(s, cc.a.domain, &who);
+				cmd_error(ctx, "rank %d is not in domain %s: it runs nothing of this %s",
+				    r, who.buf, coll_kind_name(cc.a.kind));
+				strbuf_release(&who);
+				prog_gen_put(g);
+				return CMD_ERROR;
+			}
 			continue;
+		}
 		p = coll_prog(g, r);
 		len = prog_len(p);
-		out_printf("rank %d: %s, %llu micro-op%s\n", r, title,
+		describe_rank_name(&s->view, r, cc.a.domain, &who);
+		out_printf("%s: %s, %llu micro-op%s\n", who.buf, title,
 		    (unsigned long long)len, len == 1 ? "" : "s");
+		strbuf_release(&who);
 		if (from > 1 && from > len)
 			out_printf("  (no micro-op %llu)\n", (unsigned long long)from);
 		else
@@ -89,7 +103,8 @@ cmd_plan_exec(struct cmdctx *ctx)
 }
 
 static const char *const plan_keywords[] = { "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "put", "get",
+	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
+	"put", "get",
 	"remote_store", "remote_load", "op=sum",
 	"mode=mesh", "mode=ring", "impl=composite", "impl=builtin", "root=",
 	"from=", NULL };

@@ -407,7 +407,8 @@ const struct cmd_entry cmd_put_entry = {
 	.usage = "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [atomic=add] [chunk_rows=N] [chunk_cols=N] [pipeline]",
 	.summary = "write local SRC into the peer's DST (notifies nobody)",
 	.example = "@0 put buf 1 buf dst_offsets=[1,0] src_offsets=[0,0] shape=[1,4]",
-	.group = GRP_SIGNALS, .min_args = 3, .max_args = 11, .flags = CMD_TARGETS,
+	.group = GRP_SIGNALS, .min_args = 3, .max_args = 11,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = put_keywords, .exec = cmd_put_exec,
 };
 
@@ -416,7 +417,7 @@ const struct cmd_entry cmd_get_entry = {
 	.usage = "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [chunk_rows=N] [chunk_cols=N] [pipeline]",
 	.summary = "read the peer's SRC into local DST (one-sided)",
 	.example = "@1 get buf 0 buf count=4", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 9, .flags = CMD_TARGETS,
+	.min_args = 3, .max_args = 9, .flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = get_keywords, .exec = cmd_get_exec,
 };
 
@@ -424,7 +425,7 @@ const struct cmd_entry cmd_remote_store_entry = {
 	.name = "remote_store", .usage = "TARGET PEER SRC offsets=[..] [atomic=add]",
 	.summary = "push all of a 2-D SRC into the peer's TARGET at offsets",
 	.example = "@0 remote_store win 1 tile offsets=[2,0]", .group = GRP_SIGNALS,
-	.min_args = 4, .max_args = 5, .flags = CMD_TARGETS,
+	.min_args = 4, .max_args = 5, .flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = rstore_keywords, .exec = cmd_remote_store_exec,
 };
 
@@ -433,6 +434,7 @@ const struct cmd_entry cmd_remote_load_entry = {
 	.usage = "TILE PEER TARGET offsets=[..] shape=[..] [valid_shape=[..]]",
 	.summary = "read a region of the peer's TARGET into the local TILE",
 	.example = "@1 remote_load tile 0 win offsets=[2,0] shape=[2,4]",
-	.group = GRP_SIGNALS, .min_args = 5, .max_args = 6, .flags = CMD_TARGETS,
+	.group = GRP_SIGNALS, .min_args = 5, .max_args = 6,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = rload_keywords, .exec = cmd_remote_load_exec,
 };

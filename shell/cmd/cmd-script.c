@@ -73,15 +73,9 @@ expect_state(struct cmdctx *ctx)
  * the window's dtype (0.1 in an f32 window is the f32 nearest 0.1), an
  * integer written out is compared exactly (i64 beyond 2^53).
  */
-struct want {
-	const char *text;
-	double v;
-	int64_t iv;
-	int exact;
-};
-
 static int
-want_parse(const struct region *rg, char *text, struct want *w, char **cause)
+want_parse(const struct region *rg, char *text, struct expect_want *w,
+    char **cause)
 {
 	enum dtype dt = rg->w->dtype;
 
@@ -116,7 +110,7 @@ want_parse(const struct region *rg, char *text, struct want *w, char **cause)
 
 static int
 want_matches(const struct region *rg, const uint8_t *vals, uint64_t i,
-    const struct want *w)
+    const struct expect_want *w)
 {
 	enum dtype dt = rg->w->dtype;
 	double v;
@@ -127,49 +121,96 @@ want_matches(const struct region *rg, const uint8_t *vals, uint64_t i,
 	return v == w->v || (isnan(v) && isnan(w->v));
 }
 
-static int
-expect_values(struct cmdctx *ctx)
+int
+expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp)
 {
-	struct session *s = ctx->s;
-	struct region rg;
-	struct strbuf got = STRBUF_INIT;
-	struct want *want = NULL;
-	size_t nwant = 0;
-	uint8_t *vals = NULL;
-	uint64_t esz;
-	char *list, *p, *cause = NULL;
+	char *p, *cause = NULL;
 	int rc = 0;
 
-	if (region_arg(ctx, 0, &rg) != 0)
+	memset(sp, 0, sizeof *sp);
+	sp->targets = ctx->targets;
+	if (region_arg(ctx, 0, &sp->rg) != 0)
 		return -1;
 	if (strcmp(arg(ctx, 1), "==") != 0)
 		return arg_error(ctx, 1, "expected '==' after the region");
 	if (nargs(ctx) != 3)
 		return arg_error(ctx, nargs(ctx) > 3 ? 3 : 1,
 		    "expected one value list like 1,2,3 (no spaces)");
-	list = xstrdup(arg(ctx, 2));
-	for (p = list;;) {
+	sp->list = xstrdup(arg(ctx, 2));
+	for (p = sp->list;;) {
 		char *comma = strchr(p, ',');
 
 		if (comma != NULL)
 			*comma = '\0';
-		want = xreallocarray(want, nwant + 1, sizeof *want);
-		if (want_parse(&rg, p, &want[nwant], &cause) != 0) {
+		sp->want = xreallocarray(sp->want, sp->nwant + 1, sizeof *sp->want);
+		if (want_parse(&sp->rg, p, &sp->want[sp->nwant], &cause) != 0) {
 			rc = arg_error(ctx, 2, "%s", cause);
 			goto out;
 		}
-		nwant++;
+		sp->nwant++;
 		if (comma == NULL)
 			break;
 		p = comma + 1;
 	}
-	if (nwant != 1 && nwant != rg.count) {
-		rc = arg_error(ctx, 2, "%zu values for %llu elements (give 1 or %llu)", nwant,
-		    (unsigned long long)rg.count, (unsigned long long)rg.count);
-		goto out;
+	if (sp->nwant != 1 && sp->nwant != sp->rg.count)
+		rc = arg_error(ctx, 2, "%zu values for %llu elements (give 1 or %llu)",
+		    sp->nwant, (unsigned long long)sp->rg.count,
+		    (unsigned long long)sp->rg.count);
+out:
+	free(cause);
+	if (rc != 0)
+		expect_spec_release(sp);
+	return rc;
+}
+
+void
+expect_spec_release(struct expect_spec *sp)
+{
+	free(sp->want);
+	free(sp->list);
+	memset(sp, 0, sizeof *sp);
+}
+
+int
+expect_spec_check(struct session *s, const struct expect_spec *sp, int r,
+    const uint8_t *vals, char **why)
+{
+	const struct region *rg = &sp->rg;
+
+	for (uint64_t i = 0; i < rg->count; i++) {
+		const struct expect_want *w = &sp->want[sp->nwant == 1 ? 0 : i];
+		struct strbuf cell = STRBUF_INIT, got = STRBUF_INIT;
+
+		if (want_matches(rg, vals, i, w))
+			continue;
+		describe_cell(&s->view, rg->w->off + (rg->first + i) *
+		    dtype_size(rg->w->dtype), 1, &cell);
+		dtype_format(rg->w->dtype, vals, i, &got);
+		*why = xasprintf("rank %d %s = %s, expected %s", r, cell.buf, got.buf,
+		    w->text);
+		strbuf_release(&cell);
+		strbuf_release(&got);
+		return -1;
 	}
-	esz = dtype_size(rg.w->dtype);
-	vals = xmalloc(rg.count * esz);
+	return 0;
+}
+
+static int
+expect_values(struct cmdctx *ctx)
+{
+	struct session *s = ctx->s;
+	struct expect_spec sp;
+	uint8_t *vals;
+	uint64_t esz;
+	char *why = NULL;
+	int rc = 0;
+
+	if (expect_spec_parse(ctx, &sp) != 0)
+		return -1;
+	if (s->sink != NULL)
+		return s->sink->expect(s->sink->arg, &sp);
+	esz = dtype_size(sp.rg.w->dtype);
+	vals = xmalloc(sp.rg.count * esz);
 	view_sample(&s->view);
 	for (int r = 0; r < s->nranks && rc == 0; r++) {
 		if (!rankset_has(&ctx->targets, r))
@@ -178,29 +219,15 @@ expect_values(struct cmdctx *ctx)
 			rc = expect_fail("rank %d is %s", r, rank_state_name(rank_state_of(s, r)));
 			break;
 		}
-		view_read(&s->view, r, rg.w->off + rg.first * esz, vals, rg.count * esz);
-		for (uint64_t i = 0; i < rg.count; i++) {
-			const struct want *w = &want[nwant == 1 ? 0 : i];
-
-			if (!want_matches(&rg, vals, i, w)) {
-				struct strbuf cell = STRBUF_INIT;
-				describe_cell(&s->view, rg.w->off + (rg.first + i) * dtype_size(rg.w->dtype),
-				    1, &cell);
-				strbuf_reset(&got);
-				dtype_format(rg.w->dtype, vals, i, &got);
-				rc = expect_fail("rank %d %s = %s, expected %s", r, cell.buf,
-				    got.buf, w->text);
-				strbuf_release(&cell);
-				break;
-			}
+		view_read(&s->view, r, sp.rg.w->off + sp.rg.first * esz, vals,
+		    sp.rg.count * esz);
+		if (expect_spec_check(s, &sp, r, vals, &why) != 0) {
+			rc = expect_fail("%s", why);
+			free(why);
 		}
 	}
-out:
 	free(vals);
-	free(cause);
-	free(list);
-	free(want);
-	strbuf_release(&got);
+	expect_spec_release(&sp);
 	return rc;
 }
 
@@ -213,6 +240,11 @@ cmd_expect_exec(struct cmdctx *ctx)
 	/* REGION == V first: a window may be called "state" or "error". */
 	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 && !ctx->w.v[1].quoted)
 		return expect_values(ctx) == 0 ? CMD_OK : CMD_ERROR;
+	if (ctx->s->sink != NULL) {
+		arg_error(ctx, 0, "an explore script takes 'expect REGION == V[,V...]' only, not 'expect %s'",
+		    what);
+		return CMD_ERROR;
+	}
 	if (strcmp(what, "error") == 0) {
 		if (nargs(ctx) != 1) {
 			arg_error(ctx, 1, "'expect error' takes nothing more");
@@ -355,7 +387,7 @@ const struct cmd_entry cmd_expect_entry = {
 	.summary = "assert for scripts: silent when true, one line when not",
 	.example = "expect @1 buf[0:4] == 0,0,0,0", .group = GRP_SCRIPT,
 	.min_args = 1, .max_args = 3,
-	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_NO_CAPTURE,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_NO_CAPTURE | CMD_EXPLORE,
 	.keywords = expect_keywords, .exec = cmd_expect_exec,
 };
 

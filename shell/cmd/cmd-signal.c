@@ -197,7 +197,7 @@ const struct cmd_entry cmd_notify_entry = {
 	.name = "notify", .usage = "PEER CELL VALUE [add|set]",
 	.summary = "write a signal cell in the peer's window (add is atomic +=)",
 	.example = "@0 notify 1 sig[0] 2 set", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 4, .flags = CMD_TARGETS,
+	.min_args = 3, .max_args = 4, .flags = CMD_TARGETS | CMD_EXPLORE,
 	.keywords = notify_keywords, .exec = cmd_notify_exec,
 };
 
@@ -213,7 +213,8 @@ const struct cmd_entry cmd_wait_entry = {
 	.name = "wait", .usage = "CELL ==|>= VALUE",
 	.summary = "block each target until its own cell compares true",
 	.example = "@1 wait sig[0] >= 1", .group = GRP_SIGNALS, .min_args = 3,
-	.max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY, .keywords = wait_keywords,
+	.max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY | CMD_EXPLORE,
+	.keywords = wait_keywords,
 	.agents_why = "only a rank can block, and these ranks run their program; "
 	    "'break wait' stops them at the program's own waits",
 	.exec = cmd_wait_exec,

@@ -26,7 +26,12 @@ where_line(struct session *s, int r, struct strbuf *sb)
 			strbuf_addf(sb, "rank %d: %s  %s", r, st_name, s->rp[r].death);
 		return;
 	}
-	strbuf_addf(sb, "rank %d: %s", r, rank_state_name(st));
+	{
+		/* on a domain's job, the rank is shown both ways */
+		struct job *j = rank_job(s, r);
+		describe_rank_name(&s->view, r, j != NULL ? j->domain : 0, sb);
+	}
+	strbuf_addf(sb, ": %s", rank_state_name(st));
 	strbuf_addstr(sb, "  ");
 	mark = sb->len;
 	describe_rank(s, r, sb, 1);
@@ -40,8 +45,9 @@ where_line(struct session *s, int r, struct strbuf *sb)
 }
 
 static const char *const startable[] = { "notify", "wait", "put", "get",
-	"fill", "set", "allreduce", "barrier", "broadcast", "allgather",
-	"reduce_scatter", "all_to_all", NULL };
+	"remote_store", "remote_load", "fill", "set", "allreduce", "barrier",
+	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
+	NULL };
 
 static enum cmd_retval
 cmd_start_exec(struct cmdctx *ctx)

@@ -155,6 +155,9 @@ cmd_watch_exec(struct cmdctx *ctx)
 	map = only_map(ctx, &opts);
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
+	if (rc == WATCH_INTERRUPTED)
+		shell_interrupted = 0;	/* Ctrl-C closed the pane: that was all
+					 * (else the prompt would see it too) */
 	free(map);
 	out_flush_events();	/* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
@@ -182,9 +185,20 @@ watch_main(int argc, char **argv)
 		registry_list(stdout);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		printf("usage: colldb watch [SESSION [@RANKS]]\n");
+		return 0;
+	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-' ||
 	    (argc == 3 && argv[2][0] != '@')) {
-		fprintf(stderr, "usage: colldb watch [SESSION [@RANKS]]\n");
+		if (argv[1][0] == '-')
+			fprintf(stderr, "error: unknown option '%s' (usage: colldb watch [SESSION [@RANKS]])\n",
+			    argv[1]);
+		else if (argc == 3)
+			fprintf(stderr, "error: '%s' is not a rank target (usage: colldb watch [SESSION [@RANKS]])\n",
+			    argv[2]);
+		else
+			fprintf(stderr, "error: too many arguments (usage: colldb watch [SESSION [@RANKS]])\n");
 		return 2;
 	}
 	fd = registry_open(argv[1], &pid, &cause);

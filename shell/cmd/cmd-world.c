@@ -21,6 +21,7 @@ print_windows(struct session *s)
 	int n = view_win_list(&s->view, list, SEG_MAX_WINDOWS);
 	size_t wn = 4, ws = 5, wb = 5, wo = 6;
 	struct strbuf sb = STRBUF_INIT;
+	int domains = 0;
 
 	if (n == 0) {
 		out_printf("no windows (see 'alloc')\n");
@@ -35,18 +36,31 @@ print_windows(struct session *s)
 		wb = MAX(wb, (size_t)snprintf(num, sizeof num, "%llu",
 		    (unsigned long long)list[i]->bytes));
 		wo = MAX(wo, (size_t)snprintf(num, sizeof num, "%llu",
-		    (unsigned long long)list[i]->off));
+		    (unsigned long long)list[i]->doff));
 	}
-	out_printf("%-*s  %-*s  %-5s  %*s  %*s\n", (int)wn, "name", (int)ws, "shape",
-	    "dtype", (int)wb, "bytes", (int)wo, "offset");
+	/* with domains, a window's offset is in its domain's own layout */
+	for (int i = 0; i < n; i++)
+		domains |= list[i]->domain != 0;
+	out_printf("%-*s  %-*s  %-5s  %*s  %*s%s\n", (int)wn, "name", (int)ws, "shape",
+	    "dtype", (int)wb, "bytes", (int)wo, "offset", domains ? "  domain" : "");
 	for (int i = 0; i < n; i++) {
+		const struct seg_domain *d = view_domain(&s->view, list[i]->domain);
+
+		struct strbuf line = STRBUF_INIT;
+
 		strbuf_reset(&sb);
 		format_shape(list[i], &sb);
-		out_printf("%-*s  %-*s  %-5s  %*llu  %*llu%s\n", (int)wn, list[i]->name,
-		    (int)ws, sb.buf, dtype_name(list[i]->dtype), (int)wb,
-		    (unsigned long long)list[i]->bytes, (int)wo,
-		    (unsigned long long)list[i]->off,
-		    list[i]->flags & WIN_SYNTH ? "  (synthesized signal)" : "");
+		strbuf_addf(&line, "%-*s  %-*s  %-5s  %*llu  %*llu", (int)wn,
+		    list[i]->name, (int)ws, sb.buf, dtype_name(list[i]->dtype),
+		    (int)wb, (unsigned long long)list[i]->bytes, (int)wo,
+		    (unsigned long long)list[i]->doff);
+		if (domains)
+			strbuf_addf(&line, "  %-6s", d != NULL ? d->name : "world");
+		if (list[i]->flags & WIN_SYNTH)
+			strbuf_addstr(&line, "  (synthesized signal)");
+		strbuf_rtrim(&line);
+		out_printf("%s\n", line.buf);
+		strbuf_release(&line);
 	}
 	strbuf_release(&sb);
 }

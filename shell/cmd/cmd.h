@@ -1,11 +1,12 @@
 /*
  * cmd.h - shell/cmd/: the commands.  The one command table and lookup
- * (table.c), running a line against it (run.c: arity, preconditions,
- * usage errors; help and completion read the same table); argument helpers (args.c, coll-args.c); running
- * lines and scripts (script.c); sending a command's programs (submit.c);
- * one cmd-*.c per command or small family, each exporting its const
- * struct cmd_entry.  A new command is a cmd-NAME.c here and a line in
- * cmd_table[].
+ * (table.c); running a line against it (run.c: arity, preconditions,
+ * usage errors; help and completion read the same table); argument
+ * helpers (words.c, args.c, coll-args.c, domains.c); running lines and
+ * scripts (script.c); sending a command's programs (submit.c); one
+ * cmd-*.c per command or small family, each exporting its const struct
+ * cmd_entry.  A new command is a cmd-NAME.c here and a line in
+ * cmd_table[] (table.c).
  *
  * Re-entry, by design: the table names every entry, and a few entries
  * read the table or run lines themselves (help and completion list it;
@@ -40,7 +41,7 @@
 #include "trace/trace.h"
 #include "view/view.h"
 
-/* ---- table.c, run.c: the command table; args.c: argument helpers -------- */
+/* ---- table.c, run.c: the table; words.c, args.c: argument helpers ------ */
 
 enum cmd_retval { CMD_ERROR = -1, CMD_OK = 0, CMD_QUIT = 1 };
 
@@ -81,6 +82,8 @@ enum cmd_flags {
 	CMD_NEEDS_NO_COLL = 1 << 8,	/* no collective in progress */
 	CMD_NEEDS_NO_BREAKS = 1 << 9,	/* no breakpoint set */
 	CMD_NEEDS_ALL_IDLE = 1 << 10,	/* every rank alive and idle */
+	CMD_EXPLORE = 1 << 11,		/* may appear in an explore script: it
+					 * only builds programs (submit.c) */
 };
 
 struct cmdctx;
@@ -114,10 +117,32 @@ struct cmdctx {
 	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
 	size_t nsubs;
 	int nerrors;		/* errors reported (cmd_error, arg_error) */
+	/* The comm domain the command's windows are on (cmd-domain.c): set
+	 * when a region or cell argument names a domain's window, which also
+	 * narrows targets to its ranks; peers then count inside it. */
+	int dom;
+	size_t dom_arg;		/* the argument that set it, + 1 (0: none) */
+	size_t peer_arg;	/* peer_syntax_ok()'s argument, + 1 */
 };
 
 extern const struct cmd_entry *const cmd_table[];
 extern const char *const cmd_group_names[GRP__COUNT];
+
+/* ---- domains.c, cmd-domain.c: comm domains -------------------------------- */
+
+/* Domains declared. */
+int domain_count(struct session *s);
+/* Domain d's member ranks. */
+void domain_members(const struct seg_domain *d, struct rankset *set);
+/* Window w (argument i) is the command's: on a domain it must be the
+ * only domain of the command, explicit targets must be its members and
+ * implicit ones are narrowed to them (ctx->dom is set).  0 or -1 (said). */
+int domain_window(struct cmdctx *ctx, size_t i, const struct seg_window *w);
+/* "d1 (ranks 0,2,3)", for messages. */
+void domain_describe(struct session *s, int k, struct strbuf *sb);
+/* A peer word "D:K" (domain D's rank K): 1 and *rank set, 0 when the word
+ * is not of that form, -1 (said, argument i) when it is but is wrong. */
+int domain_peer(struct cmdctx *ctx, size_t i, const char *word, int *rank);
 
 /* Run one line; returns enum cmd_retval.  *incomplete is set (and nothing
  * runs) when the line needs continuation. */
@@ -188,6 +213,7 @@ struct script_state {
 	int failed;		/* an error or failed expect happened */
 	int depth;		/* source nesting */
 	int quit;
+	const char *file;	/* the script running now, or NULL */
 };
 extern struct script_state script;
 
@@ -205,6 +231,14 @@ void script_block_cancel(void);
 int script_run_file(struct session *s, const char *path);
 /* Run lines from fp (script or batch stdin). */
 int script_run_stream(struct session *s, FILE *fp, const char *name);
+/* FILE's commands, continued lines joined, without running them (explore
+ * reads a script this way).  0, or -1 (said); free with script_cmds_free(). */
+struct script_cmd {
+	char *text;
+	unsigned long lineno;	/* of its first line */
+};
+int script_read(const char *path, struct script_cmd **out, size_t *n);
+void script_cmds_free(struct script_cmd *v, size_t n);
 
 /* ---- cmd-reset.c / cmd-alloc.c -------------------------------------------- */
 
@@ -214,6 +248,43 @@ int windows_reset_each(struct session *s);
 /* Window w is in use by a rank's job (running or queued): say so, with a
  * caret under argument i, and return -1; else 0. */
 int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
+/* A window or domain name (argument i) is letters, digits and _, not a
+ * reserved word; what names it in the message.  0 or -1 (said). */
+int name_check(struct cmdctx *ctx, size_t i, const char *name,
+    const char *what);
+
+/* ---- cmd-script.c: expect REGION == V[,V...] ----------------------------- */
+
+/* One expected value as typed, and as the window holds it. */
+struct expect_want {
+	const char *text;
+	double v;
+	int64_t iv;
+	int exact;		/* compare iv exactly (an integer written out) */
+};
+
+struct expect_spec {
+	struct region rg;
+	struct expect_want *want;	/* 1 (every element) or rg.count */
+	size_t nwant;
+	char *list;		/* the values as typed; want[].text points here */
+	struct rankset targets;
+};
+
+/* Parse arguments 0..2 of an expect command; 0, or -1 (reported). */
+int expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp);
+void expect_spec_release(struct expect_spec *sp);
+/* Check rank r's values of the region (vals: its rg.count elements, from
+ * the world or a copy of it) against sp: 0, or -1 with *why ("rank 1
+ * buf[2] = 9, expected 7"; the caller frees it). */
+int expect_spec_check(struct session *s, const struct expect_spec *sp, int r,
+    const uint8_t *vals, char **why);
+/* The region's first byte in a window area. */
+static inline uint64_t
+expect_spec_off(const struct expect_spec *sp)
+{
+	return sp->rg.w->off + sp->rg.first * dtype_size(sp->rg.w->dtype);
+}
 
 /* ---- cmd-record.c --------------------------------------------------------- */
 
@@ -314,6 +385,25 @@ void cmd_report(struct cmdctx *ctx);
 /* A one-op program. */
 struct prog *prog_one(const char *title, const struct uop *u);
 
+/*
+ * While s->sink is set (explore reading a script, cmd-explore.c), the
+ * commands that would send programs hand them to it instead, and nothing
+ * reaches a rank; cmd_run_line() runs only CMD_EXPLORE commands then.
+ * Each hook returns 0 or -1 (reported).
+ */
+struct coll_call;
+struct expect_spec;
+struct prog_sink {
+	void *arg;
+	/* rank's program (takes p and desc) */
+	int (*prog)(void *arg, int rank, struct prog *p, char *desc);
+	/* a collective, parsed and validated; its signal placed */
+	int (*coll)(void *arg, const struct coll_call *cc);
+	/* an `expect REGION == V` line (takes sp's contents) */
+	int (*expect)(void *arg, struct expect_spec *sp);
+};
+
+
 /* ---- cmd-set.c: settings ------------------------------------------------- */
 
 /* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
@@ -329,10 +419,11 @@ struct coll_call {
 	struct coll_args a;
 	int check;		/* `check` given */
 	int json;		/* `json` given (bench) */
-	size_t argpos[5];	/* argument index per enum coll_arg */
+	size_t argpos[CARG_RCOUNT + 1];	/* argument index per enum coll_arg */
 	int synth;		/* mesh allreduce without a signal */
 	char synth_name[SEG_NAME_MAX];
-	char names[3][SEG_NAME_MAX];	/* copies of buf/src/sig names */
+	char names[5][SEG_NAME_MAX];	/* copies of the buf/src/sig/scount/
+					 * rcount names */
 };
 
 /* Parse `COLL ARGS...` starting at argument `first` (the collective's name
@@ -354,8 +445,115 @@ int coll_option_allowed(enum coll_kind k, const char *key);
 int coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry);
 /* A collective is queued or running on some rank (its title in *what). */
 int coll_in_progress(struct session *s, const char **what);
+/* A rank's output region(s) of a collective, as coll_output_copy()
+ * lays them out, read through the view. */
+void coll_read_output(struct view *v, int r, const struct coll_output *o,
+    void *out);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+
+/* ---- cmd-explore.c / explore-save.c: explore ----------------------------- */
+
+struct explore;
+struct explore_finding;
+struct xstep;
+
+/* What the explored sequence is made of: one script line (or the
+ * collective of `explore COLL`) in one pass. */
+struct xunit {
+	const char *text;	/* as written (borrowed) */
+	unsigned long lineno;	/* 0: not from a script */
+	int pass;		/* 0-based */
+	uint32_t call;		/* the explorer's call number */
+	int coll;		/* a collective */
+	char title[64];		/* its title */
+};
+
+/* One exploration: the sequence, where each program came from, the
+ * checks, and the explorer (core/explore.h). */
+struct xrun {
+	struct session *s;
+	struct explore *x;
+	const char *file;	/* the script, or NULL */
+	int repeat;
+	struct xunit *units;
+	size_t nunits;
+	struct xorigin {
+		size_t unit;
+		char *desc;	/* "fill buf 7", "broadcast(root=0)" */
+	} **orig;		/* per rank, per program */
+	size_t *norig;
+	struct expect_spec *expects;
+	size_t nexpects;
+	int check;		/* `check`: reference results of check_args */
+	struct coll_args check_args;
+	int selfclear;		/* some call must leave its signal at zero */
+};
+
+/* What the capture collects before the explorer exists (its area size
+ * depends on what the programs touch). */
+struct xpending {
+	int rank;
+	uint32_t call;
+	size_t unit;
+	struct prog *p;
+	char *desc;
+};
+
+struct xcapture {
+	struct xrun *xr;
+	struct xpending *pend;
+	size_t npend;
+	uint8_t *flags;		/* per call */
+	uint64_t (*sigs)[2];	/* per call: a collective's signal bytes */
+	uint32_t ncalls;
+	int seg_open;		/* per-rank lines are adding to a call */
+	uint32_t seg_call;
+	int pass;
+	const struct script_cmd *line;
+	ssize_t unit;		/* the current line's unit, -1 before its first
+				 * program */
+	uint64_t top;		/* bytes the programs may touch */
+};
+
+/* explore-capture.c: the script's lines, repeat times (0 or -1, said);
+ * a collective cc as one call; the explorer from what was captured; and
+ * releasing what is left. */
+int xcap_script(struct xcapture *c, const struct script_cmd *lines, size_t n);
+int xcap_coll(void *arg, const struct coll_call *cc);
+void xcap_build(struct xrun *xr, struct xcapture *c);
+void xcap_release(struct xcapture *c);
+void xrun_release(struct xrun *xr);
+/* explore-report.c: the report of an explore that ran; -1 if it failed. */
+struct explore_opts;
+int explore_report_all(struct xrun *xr, const struct explore_opts *o,
+    const char *save);
+
+/* A saved counterexample, for `explore show N`. */
+struct explore_saved {
+	int id;
+	char *headline;		/* "data race on rank 0 buf[0:4]" */
+	char *path;
+	int nranks;
+	size_t nsteps;
+	int *rank;		/* per step */
+	char **desc;		/* per step: the micro-op */
+	struct explore_saved *next;
+};
+
+/* explore-save.c: "broadcast(root=0) step 5/7: get buf 0 buf" or "fill
+ * buf 7, line 2" for a step of the sequence. */
+void explore_step_text(const struct xrun *xr, const struct xstep *st,
+    struct strbuf *sb);
+/* Write f as a replayable script in dir (the next explore-N.coll) and
+ * keep it for `explore show`; fail is the FAIL text.  The path (the
+ * caller frees it), or NULL (said). */
+char *explore_save(struct xrun *xr, const struct explore_finding *f,
+    const char *fail, const char *dir, int *id);
+/* Print counterexample id as a per-rank timeline; 0 or -1 (said). */
+int explore_show(struct session *s, int id);
+/* Forget the saved counterexamples (a session hook, on close). */
+extern const struct session_hook explore_session_hook;
 
 /* ---- cmd-watch.c: `colldb watch [NAME [@RANKS]]` --------------------------- */
 

@@ -11,7 +11,7 @@
 /* Positional operands per collective, in order. */
 static const struct {
 	int n, nopt;		/* required, optional (allreduce's SIG) */
-	enum coll_arg role[3];
+	enum coll_arg role[5];
 	const char *usage;
 } shapes[COLL__COUNT] = {
 	[COLL_ALLREDUCE] = { 1, 1, { CARG_BUF, CARG_SIG }, "BUF [SIG]" },
@@ -20,6 +20,8 @@ static const struct {
 	[COLL_ALLGATHER] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
 	[COLL_REDUCE_SCATTER] = { 2, 0, { CARG_BUF, CARG_SIG }, "BUF SIG" },
 	[COLL_ALL_TO_ALL] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
+	[COLL_ALL_TO_ALL_V] = { 5, 0, { CARG_SRC, CARG_BUF, CARG_SIG, CARG_SCOUNT,
+		CARG_RCOUNT }, "SRC DST SIG SEND_COUNTS RECV_COUNTS" },
 };
 
 int
@@ -27,7 +29,7 @@ coll_option_allowed(enum coll_kind k, const char *key)
 {
 	if (strcmp(key, "op") == 0)
 		return k == COLL_ALLREDUCE || k == COLL_REDUCE_SCATTER;
-	if (strcmp(key, "mode") == 0)
+	if (strcmp(key, "mode") == 0 || strcmp(key, "core_num") == 0)
 		return k == COLL_ALLREDUCE;
 	if (strcmp(key, "impl") == 0)
 		return 1;
@@ -41,7 +43,7 @@ options_text(enum coll_kind k)
 {
 	switch (k) {
 	case COLL_ALLREDUCE:
-		return "op=, mode=, impl= or check";
+		return "op=, mode=, impl=, core_num= or check";
 	case COLL_REDUCE_SCATTER:
 		return "op=, impl= or check";
 	case COLL_BROADCAST:
@@ -85,8 +87,20 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 			cc->a.impl = IMPL_COMPOSITE;
 		else if (strcmp(v, "builtin") == 0)
 			cc->a.impl = IMPL_BUILTIN;
-		else
-			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin)", v);
+		else if (strcmp(v, "builtin-neighbour") == 0 && kind == COLL_ALLREDUCE) {
+			cc->a.impl = IMPL_BUILTIN;
+			cc->a.neighbour = true;
+		} else
+			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin%s)",
+			    v, kind == COLL_ALLREDUCE ? ", or builtin-neighbour for mode=ring" : "");
+	} else if (strcmp(key, "core_num") == 0) {
+		int64_t c;
+		if (parse_int(v, &c, 0, &cause) != 0 || c < 1 || c > COLL_MAX_CORE_NUM) {
+			free(cause);
+			return arg_error(ctx, i, "bad core_num '%s' (expected 1..%d, the AIV cores of a 910B)",
+			    v, COLL_MAX_CORE_NUM);
+		}
+		cc->a.core_num = (int)c;
 	} else {
 		int64_t r;
 		if (parse_int(v, &r, 0, &cause) != 0) {
@@ -103,8 +117,10 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 }
 
 static int
-window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name)
+window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name,
+    struct coll_call *cc, size_t *dom_at)
 {
+	struct session *s = ctx->s;
 	const char *a = arg(ctx, i);
 	struct seg_window *w;
 
@@ -114,6 +130,24 @@ window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name)
 	w = win_lookup(ctx, i, a);
 	if (w == NULL)
 		return -1;
+	if (*dom_at == 0) {
+		/* a collective takes its domain from its windows */
+		const struct seg_domain *d = seg_domain_get(&s->seg, w->domain);
+		cc->a.domain = w->domain;
+		if (d != NULL)
+			memcpy(cc->a.members, d->ranks, sizeof cc->a.members);
+		*dom_at = i + 1;
+	} else if (w->domain != cc->a.domain) {
+		/* PyPTO: the window buffers must resolve to one comm domain */
+		struct strbuf sb = STRBUF_INIT;
+		domain_describe(s, cc->a.domain, &sb);
+		strbuf_addf(&sb, ", '%s' on ", w->name);
+		domain_describe(s, w->domain, &sb);
+		arg_error(ctx, i, "%s's windows must be on one domain: '%s' is on %s",
+		    coll_kind_name(cc->a.kind), arg(ctx, *dom_at - 1), sb.buf);
+		strbuf_release(&sb);
+		return -1;
+	}
 	seg_win_ref(w, ref);
 	snprintf(name, SEG_NAME_MAX, "%s", w->name);
 	ref->name = name;
@@ -125,11 +159,12 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
     struct coll_call *cc, const char *const *extra_keys, uint64_t *extra)
 {
 	struct session *s = ctx->s;
-	struct win_ref *slot[5];
+	struct win_ref *slot[CARG_RCOUNT + 1];
 	size_t npos = 0;
 	int have_root = 0;
 	char *cause = NULL;
 	enum coll_arg bad = CARG_NONE;
+	size_t dom_at = 0;	/* the window that gave the domain, + 1 */
 
 	memset(cc, 0, sizeof *cc);
 	if (extra != NULL)
@@ -141,6 +176,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 	slot[CARG_BUF] = &cc->a.buf;
 	slot[CARG_SRC] = &cc->a.src;
 	slot[CARG_SIG] = &cc->a.sig;
+	slot[CARG_SCOUNT] = &cc->a.scount;
+	slot[CARG_RCOUNT] = &cc->a.rcount;
 	for (size_t i = first; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *eq = strchr(a, '=');
 
@@ -178,9 +215,11 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			    ctx->entry->usage : shapes[kind].usage);
 		{
 			enum coll_arg role = shapes[kind].role[npos];
-			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 : 2;
+			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 :
+			    role == CARG_SIG ? 2 : role == CARG_SCOUNT ? 3 : 4;
 			cc->argpos[role] = i;
-			if (window_operand(ctx, i, slot[role], cc->names[idx]) != 0)
+			if (window_operand(ctx, i, slot[role], cc->names[idx], cc,
+			    &dom_at) != 0)
 				return -1;
 		}
 		npos++;
@@ -198,8 +237,9 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		cc->a.has_sig = false;
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
+			int n = coll_size(&cc->a, s->nranks);
 			cmd_error(ctx, "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
-			    2 * (s->nranks - 1), s->nranks);
+			    2 * (n - 1), n);
 			return -1;
 		}
 	}
@@ -224,21 +264,28 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 
 	if (!cc->synth)
 		return 0;
-	coll_synth_sig_shape(s->nranks, &ref);
-	snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig", cc->a.buf.name);
+	coll_synth_sig_shape(coll_size(&cc->a, s->nranks), cc->a.core_num, &ref);
+	/* one per lane count: [N,1] and [N,core_num] differ */
+	if (cc->a.core_num > 1)
+		snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig%d",
+		    cc->a.buf.name, cc->a.core_num);
+	else
+		snprintf(cc->synth_name, sizeof cc->synth_name, "%s.sig",
+		    cc->a.buf.name);
 	w = seg_win_find(&s->seg, cc->synth_name);
 	if (w == NULL && !dry) {
 		seg_lock(&s->seg);
-		w = seg_win_alloc(&s->seg, cc->synth_name, ref.shape, ref.ndim,
-		    DT_I32, WIN_SYNTH, &cause);
+		w = seg_win_alloc_in(&s->seg, cc->synth_name, ref.shape, ref.ndim,
+		    DT_I32, WIN_SYNTH, cc->a.domain, &cause);
 		seg_unlock(&s->seg);
 		if (w == NULL) {
 			cmd_error(ctx, "cannot synthesize a signal: %s", cause);
 			free(cause);
 			return -1;
 		}
-		out_printf("note: synthesized signal %s [%d,1] i32 (self-clearing; reused by later calls)\n",
-		    cc->synth_name, s->nranks);
+		out_printf("note: synthesized signal %s [%llu,%llu] i32 (self-clearing; reused by later calls)\n",
+		    cc->synth_name, (unsigned long long)ref.shape[0],
+		    (unsigned long long)ref.shape[1]);
 	}
 	if (w != NULL) {
 		seg_win_ref(w, &cc->a.sig);

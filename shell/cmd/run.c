@@ -173,6 +173,13 @@ resolve(struct cmdctx *ctx, struct words *all, size_t *first)
 		free(cause);
 		return -1;
 	}
+	if (s->sink != NULL && !(e->flags & CMD_EXPLORE)) {
+		msg = xasprintf("'%s' cannot be explored (an explore script takes notify, wait, put, get, remote_store, remote_load, fill, set, expect and collectives)",
+		    e->name);
+		word_error(ctx, name, msg);
+		free(msg);
+		return -1;
+	}
 	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
 		msg = xasprintf("'%s' always runs on all ranks; drop '%s'", name->s,
 		    pre->s);

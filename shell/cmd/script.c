@@ -418,9 +418,91 @@ script_run_file(struct session *s, const char *path)
 			return -1;
 		}
 	}
-	script.depth++;
-	rc = script_run_stream(s, fp, path);
-	script.depth--;
+	{
+		const char *outer = script.file;
+
+		script.depth++;
+		script.file = path;
+		rc = script_run_stream(s, fp, path);
+		script.file = outer;
+		script.depth--;
+	}
 	fclose(fp);
 	return rc;
+}
+
+int
+script_read(const char *path, struct script_cmd **out, size_t *nout)
+{
+	struct strbuf cmd = STRBUF_INIT;
+	struct script_cmd *v = NULL;
+	char *line = NULL;
+	size_t cap = 0, n = 0;
+	unsigned long lineno = 0, start = 0;
+	int rc = 0, got;
+	struct stat st;
+	FILE *fp = fopen(path, "r");
+
+	*out = NULL;
+	*nout = 0;
+	if (fp == NULL) {
+		out_error("cannot open script '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(fp);
+		out_error("cannot read script '%s': it is a directory", path);
+		return -1;
+	}
+	while ((got = read_line(fp, &line, &cap, path, lineno + 1)) > 0) {
+		struct words w;
+		char *cause = NULL;
+		size_t col;
+		int cont, prc;
+
+		lineno++;
+		cont = chomp(line);
+		if (cmd.len == 0)
+			start = lineno;
+		strbuf_addstr(&cmd, line);
+		if (cont)
+			continue;
+		prc = parse_line(cmd.buf, &w, &cause, &col);
+		free(cause);
+		if (prc == PARSE_OK)
+			words_free(&w);
+		if (prc == PARSE_INCOMPLETE) {
+			strbuf_addch(&cmd, ' ');	/* as if written on one line */
+			continue;
+		}
+		v = xreallocarray(v, n + 1, sizeof *v);
+		v[n].text = strbuf_detach(&cmd, NULL);
+		v[n].lineno = start;
+		n++;
+	}
+	if (got < 0)
+		rc = -1;
+	else if (cmd.len > 0) {
+		out_error("%s:%lu: unexpected end of file inside an unfinished command",
+		    path, start);
+		rc = -1;
+	}
+	fclose(fp);
+	free(line);
+	strbuf_release(&cmd);
+	if (rc != 0) {
+		script_cmds_free(v, n);
+		return -1;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+void
+script_cmds_free(struct script_cmd *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].text);
+	free(v);
 }

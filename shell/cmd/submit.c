@@ -23,6 +23,8 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	struct job *j;
 	char *cause = NULL;
 
+	if (s->sink != NULL)
+		return s->sink->prog(s->sink->arg, r, p, desc);
 	if (s->kind->submit(s, r, p, desc, flags, pflags, &j, &cause) != 0) {
 		cmd_error(ctx, "%s", cause);
 		free(cause);
@@ -31,6 +33,7 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 	if (j == NULL)
 		return 0;	/* it ran at once */
 	j->done = done;
+	j->domain = ctx->dom;	/* its windows' domain: shown both ways */
 	ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
 	ctx->subs[ctx->nsubs].rank = r;
 	ctx->subs[ctx->nsubs].tag = j->tag;

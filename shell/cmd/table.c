@@ -18,10 +18,12 @@ extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
     cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry, cmd_gdb_entry,
-    cmd_diagnose_entry, cmd_watch_entry, cmd_record_entry, cmd_bench_entry,
+    cmd_diagnose_entry, cmd_explore_entry, cmd_watch_entry, cmd_record_entry,
+    cmd_bench_entry,
     cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
     cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
-    cmd_remote_load_entry, cmd_defer_wait_entry;
+    cmd_remote_load_entry, cmd_defer_wait_entry, cmd_all_to_all_v_entry,
+    cmd_domain_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_help_entry,
@@ -32,6 +34,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_alloc_entry,
 	&cmd_free_entry,
 	&cmd_windows_entry,
+	&cmd_domain_entry,
 	&cmd_reset_entry,
 	&cmd_fill_entry,
 	&cmd_print_entry,
@@ -51,6 +54,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_allgather_entry,
 	&cmd_reduce_scatter_entry,
 	&cmd_all_to_all_entry,
+	&cmd_all_to_all_v_entry,
 	&cmd_plan_entry,
 	&cmd_start_entry,
 	&cmd_step_entry,
@@ -63,6 +67,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_delete_entry,
 	&cmd_where_entry,
 	&cmd_diagnose_entry,
+	&cmd_explore_entry,
 	&cmd_watch_entry,
 	&cmd_bench_entry,
 	&cmd_tree_entry,
@@ -130,17 +135,13 @@ cmd_find(const char *name, char **cause)
 	if (nfound > 1) {
 		cause_set(cause, "ambiguous command '%s', could be: %s", name, sb.buf);
 	} else {
-		const char *best = NULL;
-		size_t bestd = 3;
-		for (int i = 0; cmd_table[i] != NULL; i++) {
-			size_t d = edit_distance(name, cmd_table[i]->name);
-			if (d < bestd) {
-				bestd = d;
-				best = cmd_table[i]->name;
-			}
-		}
-		if (best != NULL)
-			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name, best);
+		struct nearest near = NEAREST_INIT;
+
+		for (int i = 0; cmd_table[i] != NULL; i++)
+			nearest_try(&near, name, cmd_table[i]->name);
+		if (near.best != NULL)
+			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name,
+			    near.best);
 		else
 			cause_set(cause, "unknown command '%s' (try 'help')", name);
 	}

@@ -94,7 +94,10 @@ mark_one(struct snap *out, const struct shown *sh, int q, const struct uop *u,
 	const struct seg_window *w;
 	uint64_t cell;
 
-	if (u->peer < 0 || u->peer >= out->nranks)
+	/* a credit for a peer; not a rank's notify to itself, nor a
+	 * negative add (the epilogue's reset of its own cells) */
+	if (u->peer < 0 || u->peer >= out->nranks || u->peer == q ||
+	    (u->op != NOTIFY_SET && u->value <= 0))
 		return;
 	if (*wi < 0 || u->dst < sh->w[*wi]->off ||
 	    u->dst >= sh->w[*wi]->off + sh->w[*wi]->bytes) {
@@ -131,7 +134,11 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
 			const struct blk *b = prog_rd_block(&rd, k);
 			uint64_t stop = MIN(end, b->start + b->len);
 
-			for (; b->t.kind == UOP_NOTIFY && k < stop; k++) {
+			/* (an epilogue: my own cells, negative: none) */
+			int credits = b->t.kind == UOP_NOTIFY &&
+			    (b->peer_p || b->t.op == NOTIFY_SET || b->t.value > 0);
+
+			for (; credits && k < stop; k++) {
 				blk_op(b, k - b->start, &u);
 				mark_one(out, sh, q, &u, &wi);
 			}
@@ -161,14 +168,18 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 		free(ws->progs);
 		ws->nprogs = out->nranks;
 		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
-		for (int r = 0; r < ws->nprogs; r++)
-			ws->progs[r] = coll_prog(g, r);
+		for (int r = 0; r < ws->nprogs; r++) {
+			if (coll_dense(&cur, r) >= 0)	/* a domain's members */
+				ws->progs[r] = coll_prog(g, r);
+		}
 		prog_gen_put(g);
 		ws->coll_id = id;
 	}
 	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
 		struct view_board b;
 
+		if (ws->progs[q] == NULL)
+			continue;
 		view_board(ws->view, q, &b);
 		if ((b.state == RS_RUNNING || b.state == RS_STOPPED ||
 		    b.state == RS_BLOCKED) && b.nops == prog_len(ws->progs[q]))
@@ -206,6 +217,13 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		rk->state = snap_state_of(b.state);
 		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
+		if (s != NULL && rank_job(s, r) != NULL && rank_job(s, r)->domain != 0) {
+			/* a domain's job: the rank's place in it too */
+			const struct seg_domain *d = view_domain(v, rank_job(s, r)->domain);
+			if (d != NULL)
+				strbuf_addf(&sb, "(%s:%d) ", d->name, view_domain_rank(v,
+				    rank_job(s, r)->domain, r));
+		}
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);
 		else if (s != NULL && rank_job(s, r) != NULL)

@@ -16,9 +16,9 @@
 struct session;
 
 struct watch_src {
-	struct view *view;	/* borrowed */
-	struct session *sess;	/* NULL for an outside observer */
-	pid_t pid;		/* observer: the owning shell (liveness) */
+	struct view *view;    /* borrowed */
+	struct session *sess; /* NULL for an outside observer */
+	pid_t pid;	      /* observer: the owning shell (liveness) */
 	int readonly;
 	char status[160];
 	/* observer cache: the collective in progress, rebuilt per id */

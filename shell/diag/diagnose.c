@@ -394,7 +394,12 @@ rank_line(struct session *s, const struct diag_in *in,
 	struct strbuf t = STRBUF_INIT;
 	const char *why;
 
-	strbuf_addf(sb, "  rank %d  %s", q, rank_state_name(r->state));
+	{
+		struct job *j = rank_job(s, q);
+		strbuf_addstr(sb, "  ");
+		describe_rank_name(&s->view, q, j != NULL ? j->domain : 0, sb);
+		strbuf_addf(sb, "  %s", rank_state_name(r->state));
+	}
 	if (s->set.times)
 		strbuf_addf(sb, " %.1fs", r->secs);
 	if (b != NULL) {
@@ -605,6 +610,7 @@ diag_format(struct session *s, const struct diag_in *in,
 			free(t);
 		}
 	}
+	leftover_diagnose(s, in, res, sb);
 	if (coll_match_said(s) != NULL)	/* it explains all that follows */
 		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
 		    "likely cause", coll_match_said(s));

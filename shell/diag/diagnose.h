@@ -44,11 +44,26 @@ void lint_notify(struct session *s, int from, int peer, uint64_t off,
 void lint_defer(struct session *s, int rank, uint64_t off, int32_t expected);
 void lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
     int32_t expected);
+/* leftover.c: the last collective on each signal.  note_end() records
+ * one that ended (completed or not); why() explains the credits a cell at
+ * off holds when that collective left them (1, text appended), else 0;
+ * note_issue() counts a collective sent (note_end() one that ended, or
+ * with completed -1 one that could not be sent);
+ * note_start() says the collective about to start finds its signal not
+ * zero, for why; diagnose() appends a note per signal left non-zero that
+ * way, and a likely cause when a blocked wait is on such a start. */
+void leftover_note_issue(void);
+void leftover_note_end(struct session *s, const struct coll_args *a,
+    const char *title, int completed);
+int leftover_why(struct session *s, uint64_t off, struct strbuf *sb);
+void leftover_note_start(struct session *s, const struct coll_args *a,
+    const char *title, const char *why);
+void leftover_diagnose(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, struct strbuf *sb);
 /* A collective about to start on a signal with credits in it. */
 void lint_coll_signal(struct session *s, const struct coll_args *a,
     const char *title);
 /* Returns 1 when it warned of a put after notify. */
-int lint_put(struct session *s, int from, int peer, uint64_t off,
-    uint64_t bytes);
+int lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes);
 
 #endif

@@ -122,6 +122,8 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	const struct diag_event *lw;
 	int writers, sets, other = -1;
 
+	if (s->sink != NULL)
+		return;	/* explore builds programs; nothing runs live */
 	lint_notify_defer(s, peer, off, op, value);
 	describe_cell(&s->view, off, 1, &c);
 	if (!rank_alive(s, peer))
@@ -158,6 +160,8 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	int32_t now = view_cell(&s->view, rank, off);
 	int writers, sets, waited = 0;
 
+	if (s->sink != NULL)
+		return;
 	describe_cell(&s->view, off, 1, &c);
 	lw = last_notify(s, rank, off, &writers, &sets);
 	for (size_t i = 0; i < s->nhist; i++) {
@@ -185,6 +189,8 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 	const struct diag_event *last = NULL;
 	struct uop wu;
 
+	if (s->sink != NULL)
+		return 0;
 	(void)off;
 	(void)bytes;
 	if (!rank_alive(s, peer))
@@ -225,10 +231,22 @@ lint_coll_signal(struct session *s, const struct coll_args *a, const char *title
 		    &at) == 1) {
 			uint64_t off = at - (at - a->sig.off) % 4;
 			int32_t cell = view_cell(&s->view, r, off);
+			struct strbuf why = STRBUF_INIT;
 
 			describe_cell(&s->view, off, 1, &c);
-			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): credits left by an interrupted collective or a raw notify; its barriers may pass early (zero it first: fill %s zero)",
-			    title, r, c.buf, cell, a->sig.name != NULL ? a->sig.name : "SIG");
+			if (!leftover_why(s, off, &why))
+				strbuf_addstr(&why, "credits left by an interrupted collective or a raw notify");
+			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): %s; its barriers may pass early (zero it first: reset %s)",
+			    title, r, c.buf, cell, why.buf,
+			    a->sig.name != NULL ? a->sig.name : "SIG");
+			{
+				struct strbuf at2 = STRBUF_INIT;
+				strbuf_addf(&at2, "rank %d's %s was %d, %s", r, c.buf,
+				    cell, why.buf);
+				leftover_note_start(s, a, title, at2.buf);
+				strbuf_release(&at2);
+			}
+			strbuf_release(&why);
 			strbuf_release(&c);
 			return;
 		}

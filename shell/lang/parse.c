@@ -623,25 +623,54 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 	return 0;
 }
 
+void
+nearest_try(struct nearest *n, const char *typed, const char *cand)
+{
+	size_t lt = strlen(typed), lc = strlen(cand);
+	size_t whole = edit_distance(typed, cand), d = whole;
+
+	/* a longer form (two letters more at least, of a name of three at
+	 * least): the typed word's start, give or take a letter, is within
+	 * one edit of the candidate */
+	for (size_t k = lc - 1; lc >= 3 && lt >= lc + 2 && k <= lc + 1; k++) {
+		char *head = xstrndup(typed, k);
+		size_t p = edit_distance(head, cand);
+
+		free(head);
+		if (p <= 1)
+			d = MIN(d, p);
+	}
+	if (d <= 2 && d < MAX(lt, lc) && (d < n->d || (d == n->d && whole < n->whole))) {
+		n->best = cand;
+		n->d = d;
+		n->whole = whole;
+	}
+}
+
 size_t
 edit_distance(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = xcalloc(lb + 1, sizeof *row), d;
+	size_t la = strlen(a), lb = strlen(b), w = lb + 1, d;
+	size_t *m = xcalloc((la + 1) * w, sizeof *m);
 
+	/* optimal string alignment: insert, delete, substitute, or swap two
+	 * neighbours ("bfu" is one edit from "buf"), each 1 */
+	for (size_t i = 0; i <= la; i++)
+		m[i * w] = i;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
+		m[j] = j;
 	for (size_t i = 1; i <= la; i++) {
-		size_t prev = row[0];
-		row[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			size_t cur = row[j];
-			size_t sub = prev + (a[i - 1] != b[j - 1]);
-			row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), sub);
-			prev = cur;
+			size_t c = m[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]);
+
+			c = MIN(c, m[(i - 1) * w + j] + 1);
+			c = MIN(c, m[i * w + j - 1] + 1);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				c = MIN(c, m[(i - 2) * w + j - 2] + 1);
+			m[i * w + j] = c;
 		}
 	}
-	d = row[lb];
-	free(row);
+	d = m[la * w + lb];
+	free(m);
 	return d;
 }

@@ -1,6 +1,11 @@
 /*
  * parse.h - the command language's lexical layer: pure functions, no I/O.
  *
+ * shell/lang/ is the command language without a world: words, numbers,
+ * rank sets, regions and shapes (parse.c), the syntax of `call`
+ * (call-expr.h), `repeat` blocks (loop.h).  It uses core's strbuf and
+ * xmalloc only; every other folder of the shell may use it.
+ *
  * parse_line() splits a line into words.  Quotes ("..." with \-escapes,
  * '...' literal) and bracket/paren groups ([4, 1], f(a, b)) stay one word
  * even with spaces inside; a '#' at the start of a word ends the line.  An
@@ -101,7 +106,27 @@ int parse_region_syntax(const char *s, struct region_syntax *out,
 int region_resolve(const struct region_syntax *rs, const uint64_t *shape,
     int ndim, uint64_t *first, uint64_t *count, int *is_cell, char **cause);
 
-/* Levenshtein distance, for did-you-mean suggestions. */
+/* Edit distance (a neighbour swap counts one edit), for did-you-mean. */
 size_t edit_distance(const char *a, const char *b);
+
+/*
+ * The one did-you-mean rule, for commands, settings and windows alike:
+ * a candidate is near a typed word when the edit distance is at most 2
+ * (and less than the longer word's length), or when the typed word is a
+ * longer form of it (two letters longer at least, the candidate three at
+ * least): its start (the candidate's length, give or take a letter)
+ * within one edit ("alocate" is near "alloc", "frobnicate" not
+ * near "free"); the nearest wins, then the nearest as a whole word
+ * ("timeot" is "timeout", not "times"), then the first.
+ *   struct nearest n = NEAREST_INIT;
+ *   for each candidate: nearest_try(&n, typed, candidate);
+ *   n.best: the suggestion, or NULL.
+ */
+struct nearest {
+	const char *best;
+	size_t d, whole;
+};
+#define NEAREST_INIT { NULL, (size_t)-1, (size_t)-1 }
+void nearest_try(struct nearest *n, const char *typed, const char *cand);
 
 #endif

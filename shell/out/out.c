@@ -1,6 +1,9 @@
 /*
  * out.c - everything the shell prints goes through here (out.h).
  */
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@ static struct {
 	size_t n, alloc;
 	unsigned long seq;
 	const char *line;
+	const char *origin;	/* "FILE:LINE" for errors, or NULL */
 	struct strbuf capture;	/* the command running now */
 	struct strbuf prev;	/* the previous command, for expect output */
 	const struct out_prompt *prompt;	/* being edited, or NULL */
@@ -90,16 +94,6 @@ static void emit_str(FILE *fp, const char *prefix, const char *sgr,
     const char *text);
 
 static void
-emit(FILE *fp, const char *prefix, const char *sgr, const char *fmt,
-    va_list ap)
-{
-	char *msg = xvasprintf(fmt, ap);
-
-	emit_str(fp, prefix, sgr, msg);
-	free(msg);
-}
-
-static void
 emit_str(FILE *fp, const char *prefix, const char *sgr, const char *text)
 {
 	struct strbuf sb = STRBUF_INIT, msg = STRBUF_INIT;
@@ -141,6 +135,61 @@ out_printf(const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+/* Whether the command word of `cmd` is an executable on PATH. */
+static int
+on_path(const char *cmd)
+{
+	size_t n = strcspn(cmd, " \t");
+	const char *path = getenv("PATH");
+	int found = 0;
+
+	if (n == 0)
+		return 0;
+	if (memchr(cmd, '/', n) != NULL) {
+		char *f = xstrndup(cmd, n);
+		found = access(f, X_OK) == 0;
+		free(f);
+		return found;
+	}
+	while (path != NULL && *path != '\0' && !found) {
+		size_t m = strcspn(path, ":");
+		char *f = xasprintf("%.*s/%.*s", (int)m, path, (int)n, cmd);
+
+		found = access(f, X_OK) == 0;
+		free(f);
+		path += m + (path[m] == ':');
+	}
+	return found;
+}
+
+void
+out_paged(const char *text, int page)
+{
+	struct winsize ws;
+	const char *pager = getenv("PAGER");
+	size_t lines = 0;
+	FILE *fp;
+
+	strbuf_addstr(&out.capture, text);
+	for (const char *p = text; *p != '\0'; p++)
+		lines += *p == '\n';
+	if (pager == NULL || *pager == '\0')
+		pager = "less -FRX";
+	if (!page || !isatty(STDOUT_FILENO) ||
+	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0 ||
+	    lines < ws.ws_row || strcmp(pager, "cat") == 0 || !on_path(pager)) {
+		fputs(text, stdout);
+		return;
+	}
+	fflush(stdout);
+	if ((fp = popen(pager, "w")) == NULL) {
+		fputs(text, stdout);
+		return;
+	}
+	fputs(text, fp);	/* EPIPE when the pager quits early: SIGPIPE is ignored */
+	pclose(fp);
+}
+
 void
 out_echo(const char *line)
 {
@@ -153,10 +202,24 @@ void
 out_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
 
 	va_start(ap, fmt);
-	emit(stderr, "error: ", "1;31", fmt, ap);
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
+	if (out.origin != NULL) {
+		char *t = xasprintf("%s: %s", out.origin, msg);
+		free(msg);
+		msg = t;
+	}
+	emit_str(stderr, "error: ", "1;31", msg);
+	free(msg);
+}
+
+void
+out_set_origin(const char *origin)
+{
+	out.origin = origin;
 }
 
 void

@@ -28,6 +28,11 @@
 
 #include "common.h"
 
+/* Print long command output (stdout) as out_printf() does, or, when page
+ * is set (a person at the terminal) and text has more lines than the
+ * terminal has rows, through a pager as git does: $PAGER, else
+ * "less -FRX" (plain output when there is none).  Never in batch. */
+void out_paged(const char *text, int page);
 /* Echo a script line (stdout, not captured for `expect output`). */
 void out_echo(const char *line);
 /* Print command output (stdout). */
@@ -42,6 +47,8 @@ printflike(2, 3) void out_event(int rank, const char *fmt, ...);
 void out_flush_events(void);
 /* Where carets point: the line being executed. */
 void out_set_line(const char *line);
+/* Errors say where they come from ("FILE:LINE: ..."), until NULL. */
+void out_set_origin(const char *origin);
 void out_caret(size_t col, size_t len);
 /* Start capturing a command's output; what the previous command printed
  * becomes out_captured() (for `expect output`).  out_capture_restore()

@@ -19,9 +19,9 @@
 #include <stdio.h>
 
 struct outfile {
-	FILE *fp;	/* where to write; NULL when closed */
-	char *path;	/* the name the user gave */
-	char *tmp;	/* the mkstemp() file renamed onto path, or NULL
+	FILE *fp;   /* where to write; NULL when closed */
+	char *path; /* the name the user gave */
+	char *tmp;  /* the mkstemp() file renamed onto path, or NULL
 			 * when path is written in place (a device, a pipe,
 			 * a symlink or hard link of the user's) */
 };

@@ -78,7 +78,15 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 	case UOP_NOTIFY:
 		strbuf_addf(sb, "notify %d ", u->peer);
 		describe_cell(s, u->dst, 1, sb);
-		strbuf_addf(sb, " %d%s", u->value, u->op == NOTIFY_SET ? " set" : "");
+		if (u->flags & UOP_F_FROM_CELL) {
+			/* the amount is read from the rank's data when it runs */
+			strbuf_addstr(sb, " min(");
+			describe_cell(s, u->src, 1, sb);
+			strbuf_addf(sb, ",%d)", u->value);
+		} else {
+			strbuf_addf(sb, " %d", u->value);
+		}
+		strbuf_addstr(sb, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
 		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
@@ -212,6 +220,17 @@ describe_defers(struct session *s, int r, struct strbuf *sb)
 		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
 		    view_cell(&s->view, r, d[i]->off));
 	}
+}
+
+void
+describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb)
+{
+	const struct seg_domain *d = view_domain(v, domain);
+	int dense = view_domain_rank(v, domain, r);
+
+	strbuf_addf(sb, "rank %d", r);
+	if (d != NULL && dense >= 0)
+		strbuf_addf(sb, " (%s:%d)", d->name, dense);
 }
 
 #define PLAN_HEAD 400	/* long programs: this many ops, ... , the tail */

@@ -287,25 +287,35 @@ int
 session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 {
 	struct prog_gen *g;
-	int rc = 0;
+	int rc = 0, first = -1;
 
 	for (int r = 0; r < s->nranks; r++) {
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain: not involved */
+		if (first < 0)
+			first = r;
 		if (rank_reachable(s, r, cause) != 0 || session_queue_full(s, r, cause))
 			return -1;
 	}
+	if (first < 0)
+		return cause_set(cause, "the collective's domain has no rank");
 	/* Nothing is materialised; only a rank's position must fit the
 	 * board's 32-bit pc. */
 	g = coll_describe(a, s->nranks);
 	for (int r = 0; r < s->nranks && rc == 0; r++) {
-		uint64_t len = g->ops->len(g, r);
-		if (len >= UINT32_MAX - DEFER_MAX) {
-			char t[64];
-			coll_title(a, t, sizeof t);
+		struct prog *p;
+		uint64_t len;
+
+		if (coll_dense(a, r) < 0)
+			continue;
+		p = coll_prog(g, r);
+		len = prog_len(p);
+		if (len >= UINT32_MAX - DEFER_MAX)
 			rc = cause_set(cause, "%s on %d ranks is %llu micro-ops on rank %d; "
 			    "a rank counts at most %u (a smaller buffer, mode=mesh or fewer ranks)",
-			    t, s->nranks, (unsigned long long)len, r,
+			    p->title, coll_size(a, s->nranks), (unsigned long long)len, r,
 			    UINT32_MAX - DEFER_MAX - 1);
-		}
+		prog_free(p);
 	}
 	prog_gen_put(g);
 	return rc;
@@ -319,6 +329,12 @@ coll_withdraw(struct session *s, int upto)
 {
 	for (int r = 0; r < upto; r++) {
 		struct job *j = s->rp[r].jobs;
+
+		while (j != NULL && j->next != NULL)
+			j = j->next;
+		if (j == NULL || !(j->flags & JOB_COLL))
+			continue;	/* outside the collective's domain */
+		j = s->rp[r].jobs;
 
 		while (j != NULL && j->next != NULL)
 			j = j->next;	/* the collective: the tail */
@@ -365,7 +381,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
 	cm.repeat = repeat;
-	cm.args.buf.name = cm.args.src.name = cm.args.sig.name = NULL;
+	coll_args_unname(&cm.args);
 	/* Everything that can refuse is checked before any rank is told. */
 	if (session_coll_ready(s, a, cause) != 0)
 		return -1;
@@ -374,6 +390,8 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		struct prog *p;
 		struct job *j;
 
+		if (coll_dense(a, r) < 0)
+			continue;	/* outside its domain */
 		h.tag = s->next_tag++;
 		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
 		if (send_or_fail(s, r, &h, &cm, &why) != 0) {
@@ -391,6 +409,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 		j = job_new(r, h.tag, p, xstrdup(p->title),
 		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0), a);
 		j->coll = coll_id;
+		j->domain = a->domain;
 		j->done = done;
 		job_enqueue(s, r, j);
 	}

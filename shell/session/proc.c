@@ -80,8 +80,7 @@ child_fds(struct session *s, const int sv[2], const int outp[2])
 }
 
 int
-rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
-    char **cause)
+rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg, char **cause)
 {
 	struct rankproc *rp = &s->rp[r];
 	pid_t parent = getpid(), pid;

@@ -12,8 +12,7 @@
  * (e.g. the name is taken by a live session).  *note is set (the caller's
  * to free and to show) when the usual directory could not be used and why,
  * also on success: the entry then went to a private directory beside it. */
-int registry_add(const char *name, int fd, int nranks, char **note,
-    char **cause);
+int registry_add(const char *name, int fd, int nranks, char **note, char **cause);
 /* Remove this process's entry for name (no-op if another owns it). */
 void registry_remove(const char *name);
 /* Remove this process's entry; async-signal-safe (for fatal signals). */

@@ -91,6 +91,8 @@ struct job {
 	char *desc;		/* "wait sig[0] >= 1", "allreduce(ring)" */
 	unsigned flags;		/* enum job_flags */
 	int coll;		/* collective instance id, 0 if none */
+	int domain;		/* comm domain it runs on (0: the world), so
+				 * the rank is shown both ways */
 	uint64_t lo, hi;	/* window-area bytes the program touches */
 	struct site site;	/* a user rank's call: where it was made */
 	job_done_fn done;	/* NULL: job_report_done() */
@@ -224,6 +226,8 @@ struct coll_run;
 struct trace;
 struct bench_last;
 struct coll_match;
+struct prog_sink;
+struct explore_saved;
 
 struct session {
 	struct seg seg;		/* what the shell writes (operations and
@@ -269,6 +273,10 @@ struct session {
 	struct trace *trace;	/* spans collected from the ranks (trace/) */
 	struct bench_last *bench;	/* the last bench (bench/) */
 	struct coll_match *match;	/* user collectives entered (user/) */
+	struct prog_sink *sink;	/* set while explore reads a script: commands
+				 * hand it their programs (cmd/submit.c) */
+	struct explore_saved *explored;	/* counterexamples (cmd/explore-save.c) */
+	int next_explore;	/* ... saved so far */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -365,6 +373,9 @@ size_t session_defers(struct session *s, int r, const struct seg_defer **out,
 /* describe.c: rank r's pending deferred conditions, "deferred for its next
  * command: sig[0] >= 1 (now 0), ..."; nothing when none. */
 void describe_defers(struct session *s, int r, struct strbuf *sb);
+/* "rank 5", or "rank 5 (d1:2)" when domain (a domain number, 0 for the
+ * world) holds rank 5 as its rank 2: a rank shown both ways. */
+void describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb);
 void job_free(struct job *j);
 
 /* ---- reading the ranks (pump.c, ranks.c) ------------------------------------- */

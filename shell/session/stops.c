@@ -41,8 +41,9 @@ report_break_stops(struct session *s)
 		uint32_t tag;
 		uint64_t progress;
 
-		if (!break_stop(s, r, &tag, &progress) || (rp->stop_said &&
-		    rp->stop_said_tag == tag && rp->stop_said_progress == progress))
+		if (!break_stop(s, r, &tag, &progress) ||
+		    (rp->stop_said && rp->stop_said_tag == tag &&
+			rp->stop_said_progress == progress))
 			continue;
 		strbuf_reset(&sb);
 		describe_rank(s, r, &sb, 1);

@@ -94,8 +94,16 @@ learn_main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		printf("usage: colldb learn [LESSON]\n");
+		goto out;
+	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: colldb learn [LESSON]\n");
+		if (argc == 2)
+			fprintf(stderr, "error: unknown option '%s' (usage: colldb learn [LESSON])\n",
+			    argv[1]);
+		else
+			fprintf(stderr, "error: too many arguments (usage: colldb learn [LESSON])\n");
 		rc = 2;
 		goto out;
 	}

@@ -40,16 +40,12 @@ usage(FILE *fp)
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "echo", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 'T' },
+	static const struct option mine[] = {
 		{ "version", no_argument, NULL, 'V' },
 		{ "window-area", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
 	struct session *s = &the_session;
 	struct shell_opts o;
@@ -79,14 +75,18 @@ main(int argc, char **argv)
 		return tool_stats_main(argc - 1, argv + 1);
 	colldb_argv0 = argv[0];
 	shell_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "+n:t:x:h", longopts, NULL)) != -1) {
+	opterr = 0; /* errors are said as one line (shell_opt_last) */
+	shell_longopts(longopts, mine);
+	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			if (strcmp(optarg, "shm") != 0) {
-				fprintf(stderr, "colldb: -t %s: %s\n", optarg,
+				fprintf(stderr,
+				    "error: -t %s: %s (try 'colldb --help')\n",
+				    optarg,
 				    strcmp(optarg, "mpi") == 0 ?
-				    "the mpi transport is not built in this colldb (only shm)" :
-				    "unknown transport (expected shm)");
+					"the mpi transport is not built in this colldb (only shm)" :
+					"unknown transport (expected shm)");
 				return EXIT_USAGE;
 			}
 			break;
@@ -97,11 +97,11 @@ main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			if (shell_opt_last(c, optarg, "colldb", &o, usage) != 0)
+			if (shell_opt_last(c, optarg, argv, "colldb", &o) != 0)
 				return EXIT_USAGE;
 		}
 	}
-	npos = (size_t)(argc - optind);	/* trailing FILEs */
+	npos = (size_t)(argc - optind); /* trailing FILEs */
 	for (int i = optind; i < argc; i++) {
 		o.xfiles = xreallocarray(o.xfiles, o.nx + 1, sizeof *o.xfiles);
 		o.xfiles[o.nx++] = argv[i];

@@ -2,6 +2,8 @@
  * opts.c - the options `colldb` and `colldb run` share (-n, -x, --batch,
  * --echo, --name, --timeout), parsed and checked in one place.
  */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,66 @@
 #include "seg.h"
 #include "start/start.h"
 #include "xmalloc.h"
+
+/*
+ * One `error:` line, as the log tools say it: on the command line of WHO
+ * ("colldb", "colldb run") with where to look, in a script's "#! args:"
+ * line (WHO is its path) with the path first.
+ */
+static printflike(2, 3) void
+opt_error(const char *who, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (strncmp(who, "colldb", 6) == 0)
+		fprintf(stderr, "error: %s (try '%s --help')\n", msg, who);
+	else
+		fprintf(stderr, "error: %s: %s\n", who, msg);
+	free(msg);
+}
+
+void
+shell_opt_getopt_error(int c, char *const *argv, const char *who)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+
+	if (c == ':' && optopt != 0 && strncmp(arg, "--", 2) != 0)
+		opt_error(who, "-%c needs a value", optopt);
+	else if (c == ':')
+		opt_error(who, "%s needs a value", arg);
+	else if (strncmp(arg, "--", 2) == 0 && optopt != 0 && strchr(arg, '=') != NULL)
+		opt_error(who, "%.*s takes no value", (int)strcspn(arg, "="), arg);
+	else if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+		opt_error(who, "unknown option '-%c'", optopt);
+	else
+		opt_error(who, "unknown option '%s'", arg);
+}
+
+void
+shell_longopts(struct option *lo, const struct option *extra)
+{
+	static const struct option shared[] = {
+		{ "batch", no_argument, NULL, 'b' },
+		{ "echo", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "timeout", required_argument, NULL, 'T' },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
+		lo[n++] = shared[i];
+	for (; extra != NULL && extra->name != NULL; extra++) {
+		if (n + 1 >= SHELL_LONGOPTS_MAX)
+			BUG("more than %d long options", SHELL_LONGOPTS_MAX - 1);
+		lo[n++] = *extra;
+	}
+	memset(&lo[n], 0, sizeof lo[n]);
+}
 
 void
 shell_opts_init(struct shell_opts *o)
@@ -39,7 +101,7 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 		if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
 		    v > SEG_MAX_RANKS) {
 			free(cause);
-			fprintf(stderr, "%s: -n %s: expected 1..%d ranks\n", who, optarg,
+			opt_error(who, "-n %s: expected 1..%d ranks", optarg,
 			    SEG_MAX_RANKS);
 			return -1;
 		}
@@ -58,8 +120,8 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 	case 'N':
 		if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
 		    strchr(optarg, '/') != NULL) {
-			fprintf(stderr, "%s: --name %s: expected 1..47 characters, no '/'\n",
-			    who, optarg);
+			opt_error(who, "--name %s: expected 1..47 characters, no '/'",
+			    optarg);
 			return -1;
 		}
 		snprintf(o->name, sizeof o->name, "%s", optarg);
@@ -67,7 +129,7 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 	case 'T':
 		o->timeout = strtod(optarg, &end);
 		if (*end != '\0' || end == optarg || !(o->timeout >= 0 && o->timeout <= 86400)) {
-			fprintf(stderr, "%s: --timeout %s: expected seconds\n", who, optarg);
+			opt_error(who, "--timeout %s: expected seconds", optarg);
 			return -1;
 		}
 		return 1;
@@ -75,7 +137,7 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 		v = parse_uint(optarg, &o->area, 1, &cause);
 		free(cause);
 		if (v != 0 || o->area < 4096 || o->area > SEG_AREA_MAX) {
-			fprintf(stderr, "%s: --window-area %s: %s\n", who, optarg,
+			opt_error(who, "--window-area %s: %s", optarg,
 			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
 			    o->area < 4096 ? "too small (expected at least 4096 bytes)" :
 			    "too large (expected at most 64 TiB over all ranks)");
@@ -94,11 +156,11 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 		struct stat st;
 
 		if (access(o->xfiles[i], R_OK) != 0 || stat(o->xfiles[i], &st) != 0) {
-			fprintf(stderr, "%s: cannot read script '%s'\n", who, o->xfiles[i]);
+			opt_error(who, "cannot read script '%s'", o->xfiles[i]);
 			return 0;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "%s: script '%s' is a directory\n", who, o->xfiles[i]);
+			opt_error(who, "script '%s' is a directory", o->xfiles[i]);
 			return 0;
 		}
 	}
@@ -106,15 +168,15 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 }
 
 int
-shell_opt_last(int c, const char *optarg, const char *who,
-    struct shell_opts *o, void (*usage)(FILE *))
+shell_opt_last(int c, const char *optarg, char *const *argv, const char *who,
+    struct shell_opts *o)
 {
 	int r = shell_opt(c, optarg, who, o);
 
 	if (r == 1)
 		return 0;
 	if (r == 0)
-		usage(stderr);
+		shell_opt_getopt_error(c, argv, who);
 	shell_opts_release(o);
 	return -1;
 }
@@ -145,8 +207,8 @@ shell_opts_from_script(struct shell_opts *o, const char *path, const char *who)
 			    strcmp(tok, "--window-area") == 0 ? 'A' : 0;
 
 			if (c == 0 || v == NULL) {
-				fprintf(stderr, "%s: %s: bad '#! args:' line at '%s' (expected -n N, --timeout SECS, --window-area BYTES)\n",
-				    who, path, tok);
+				fprintf(stderr, "error: %s: bad '#! args:' line at '%s' (expected -n N, --timeout SECS, --window-area BYTES)\n",
+				    path, tok);
 				rc = -1;
 				break;
 			}

@@ -193,14 +193,7 @@ run_batch(struct session *s)
 int
 run_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "batch", no_argument, NULL, 'b' },
-		{ "echo", no_argument, NULL, 'e' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb run", .kind = &rank_kind_user,
 		.kind_arg = &user, .scripts_end = 1, .started = wait_started };
 	struct session *s = &run_session;
@@ -208,26 +201,27 @@ run_main(int argc, char **argv)
 	int c, err, rc;
 
 	shell_opts_init(&o);
-	argv[0] = (char *)"colldb run";	/* getopt's messages name the command */
-	while ((c = getopt_long(argc, argv, "+n:x:h", longopts, NULL)) != -1) {
+	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	shell_longopts(longopts, NULL);
+	while ((c = getopt_long(argc, argv, "+:n:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		default:
-			if (shell_opt_last(c, optarg, "colldb run", &o, usage) != 0)
+			if (shell_opt_last(c, optarg, argv, "colldb run", &o) != 0)
 				return EXIT_USAGE;
 		}
 	}
 	batch_mode = o.batch;
 	if (optind >= argc) {
-		fprintf(stderr, "colldb run: missing PROGRAM\n");
-		usage(stderr);
+		fprintf(stderr, "error: missing PROGRAM (try 'colldb run --help')\n");
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
 	if (batch_mode && o.nx > 0) {
-		fprintf(stderr, "colldb run: --batch runs no commands; drop -x %s\n", o.xfiles[0]);
+		fprintf(stderr, "error: --batch runs no commands; drop -x %s (try 'colldb run --help')\n",
+		    o.xfiles[0]);
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}

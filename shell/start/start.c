@@ -34,20 +34,47 @@ shell_wire(struct session *s)
 	session_hook_add(s, &bench_session_hook);
 	session_hook_add(s, &match_session_hook);
 	session_hook_add(s, &user_lint_session_hook);
+	session_hook_add(s, &explore_session_hook);
 	out_use_colour(&s->set.color);
 	out_set_event_tap(record_event);
 }
 
-/* SIGTERM, SIGHUP: the terminal back as it was, the registry entry gone;
- * the ranks die with us (PDEATHSIG). */
+/* Every signal that ends colldb (SIGTERM, SIGHUP, SIGQUIT, and a crash:
+ * SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL): the terminal back as it was,
+ * the registry entry gone, and what a user program's ranks forked killed
+ * with them (their process groups; agent ranks die with us, PDEATHSIG).
+ * Only async-signal-safe calls; then the signal does what it would have. */
+static const int fatal_signals[] = { SIGTERM, SIGHUP, SIGQUIT, SIGSEGV,
+	SIGBUS, SIGABRT, SIGFPE, SIGILL };
+
 static void
 on_fatal(int sig)
 {
+	struct session *s = the_session;
+
 	if (have_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
 	registry_forget();
+	if (s != NULL && s->rp != NULL && s->kind != NULL && s->kind->own_code) {
+		for (int r = 0; r < s->nranks; r++)
+			if (s->rp[r].alive && s->rp[r].pid > 0)	/* unreaped */
+				kill(-s->rp[r].pid, SIGKILL);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void
+fatal_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		sigaction(fatal_signals[i], &sa, NULL);
 }
 
 static void
@@ -171,8 +198,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 
 	decide(s, o, m);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_fatal);
-	signal(SIGHUP, on_fatal);
+	fatal_handlers();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = the_session = s;
 	shell_wire(s);

@@ -31,14 +31,23 @@ struct shell_opts {
 	size_t nx;
 };
 
+/* The long options both share (--batch, --echo, --help, --name,
+ * --timeout), then extra's up to its zero entry, into lo, ended by a zero
+ * entry: getopt_long's table.  lo holds SHELL_LONGOPTS_MAX entries. */
+#define SHELL_LONGOPTS_MAX 16
+struct option;
+void shell_longopts(struct option *lo, const struct option *extra);
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
 int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
-/* The end of an options loop: shell_opt, and for anything but a shared
- * option print usage (when unknown), release o and return -1. */
-int shell_opt_last(int c, const char *optarg, const char *who,
-    struct shell_opts *o, void (*usage)(FILE *));
+/* The end of an options loop (opterr 0, optstring "+:..."): shell_opt,
+ * and for anything but a shared option one error line (an unknown option,
+ * a missing value), release o and return -1. */
+int shell_opt_last(int c, const char *optarg, char *const *argv,
+    const char *who, struct shell_opts *o);
+/* getopt's '?' or ':' as one error line naming the option. */
+void shell_opt_getopt_error(int c, char *const *argv, const char *who);
 /* Every script readable and not a directory (else said; returns 0). */
 int shell_opts_scripts_ok(const struct shell_opts *o, const char *who);
 /* Take -n / --timeout from a script's "#! args:" line where o has none;

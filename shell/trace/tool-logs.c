@@ -1,6 +1,7 @@
 /* tool-logs.c - `colldb tree` and `colldb stats` on a log; see tool-logs.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -143,131 +144,155 @@ logs_help(const struct logs_args *a)
 	    "or unreadable input,\n2 bad usage.\n");
 }
 
-static int
-logs_parse(struct logs_args *a, int argc, char **argv)
+/* getopt_long's table for a's command; long options' values are
+ * OPT_BASE + enum logs_opt, so they never meet a short option's. */
+#define OPT_BASE 256
+static void
+logs_longopts(const struct logs_args *a, struct option *lo)
 {
-	int i, dashdash = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(logs_opts); i++) {
+		const struct logs_optdef *d = &logs_opts[i];
+
+		if ((d->cmds & a->cmd) == 0)
+			continue;
+		lo[n].name = d->name;
+		lo[n].has_arg = d->value != NULL ? required_argument : no_argument;
+		lo[n].flag = NULL;
+		lo[n].val = OPT_BASE + (int)d->id;
+		n++;
+	}
+	memset(&lo[n], 0, sizeof lo[n]);
+}
+
+/* What getopt_long refused (opterr is off: the words are ours). */
+static int
+logs_bad_option(const struct logs_args *a, int c, const char *word)
+{
+	if (c == ':')
+		return logs_usage_error(a, "%.*s needs a value",
+		    (int)strcspn(word, "="), word);
+	if (optopt >= OPT_BASE)	/* a flag given a value */
+		return logs_usage_error(a, "%.*s takes no value",
+		    (int)strcspn(word, "="), word);
+	return logs_usage_error(a, "unknown option '%.*s'",
+	    (int)strcspn(word, "="), word);
+}
+
+/* One option's value into a; 0, or 2 (said). */
+static int
+logs_option(struct logs_args *a, enum logs_opt id, const char *val)
+{
 	long long v;
 
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i], *eq, *val = NULL;
-		const struct logs_optdef *d = NULL;
-		size_t k, nl;
-
-		if (dashdash || arg[0] != '-' || strcmp(arg, "-") == 0) {
-			if (a->log != NULL)
-				return logs_usage_error(a, "more than one LOG "
-				    "('%s' and '%s')", a->log, arg);
-			a->log = arg;
-			continue;
-		}
-		if (strcmp(arg, "--") == 0) {
-			dashdash = 1;
-			continue;
-		}
-		if (strcmp(arg, "-h") == 0)
-			arg = "--help";
-		if (arg[1] != '-')
-			return logs_usage_error(a, "unknown option '%s'", arg);
-		eq = strchr(arg, '=');
-		nl = eq != NULL ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-		for (k = 0; k < ARRAY_SIZE(logs_opts); k++) {
-			if ((logs_opts[k].cmds & a->cmd) != 0 &&
-			    strlen(logs_opts[k].name) == nl &&
-			    strncmp(logs_opts[k].name, arg + 2, nl) == 0)
-				d = &logs_opts[k];
-		}
-		if (d == NULL)
-			return logs_usage_error(a, "unknown option '%.*s'",
-			    (int)(nl + 2), arg);
-		if (d->value) {
-			if (eq != NULL)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else
-				return logs_usage_error(a, "--%s needs a value",
-				    d->name);
-		} else if (eq != NULL)
-			return logs_usage_error(a, "--%s takes no value",
-			    d->name);
-
-		switch (d->id) {
-		case OPT_MEAN:
-			a->mean = 1;
-			break;
-		case OPT_NS:
-			a->ns = 1;
-			break;
-		case OPT_SPREAD:
-			if (tree_parse_spread(val, &a->spread) != 0)
-				return logs_usage_error(a, "--spread must be "
-				    "stdev, minmax, both or none, got '%s'",
-				    val);
-			a->has_spread = 1;
-			break;
-		case OPT_LAUNCH:
-			if (logs_number(val, LONG_MIN, &v) != 0)
-				return logs_usage_error(a, "--launch expects "
-				    "an integer, got '%s'", val);
-			a->has_launch = 1;
-			a->launch = (long)v;
-			break;
-		case OPT_PID:
-			if (logs_number(val, LLONG_MIN, &v) != 0)
-				return logs_usage_error(a, "--pid expects an "
-				    "integer, got '%s'", val);
-			a->has_pid = 1;
-			a->pid = v;
-			break;
-		case OPT_SLOT:
-			if (logs_number(val, LONG_MIN, &v) != 0)
-				return logs_usage_error(a, "--slot expects an "
-				    "integer, got '%s'", val);
-			a->has_slot = 1;
-			a->slot = (long)v;
-			break;
-		case OPT_ROUNDS:
-			if (logs_number(val, LONG_MIN, &v) != 0)
-				return logs_usage_error(a, "--rounds expects "
-				    "an integer, got '%s'", val);
-			if (v <= 0)
-				return logs_usage_error(a, "--rounds must be "
-				    "positive, got %lld", v);
-			a->rounds = (long)v;
-			break;
-		case OPT_WARMUP:
-			if (logs_number(val, LONG_MIN, &v) != 0)
-				return logs_usage_error(a, "--warmup expects "
-				    "an integer, got '%s'", val);
-			if (v < 0)
-				return logs_usage_error(a, "--warmup must be "
-				    "non-negative, got %lld", v);
-			a->warmup = (long)v;
-			a->has_warmup = 1;
-			break;
-		case OPT_L2:
-		case OPT_L3:
-			if (a->level != STATS_AUTO &&
-			    a->level != (d->id == OPT_L2 ? STATS_L2 : STATS_L3))
-				return logs_usage_error(a, "--l2 and --l3 are "
-				    "mutually exclusive");
-			a->level = d->id == OPT_L2 ? STATS_L2 : STATS_L3;
-			break;
-		case OPT_HELP:
-			a->help = 1;
-			return 0;
-		}
+	switch (id) {
+	case OPT_MEAN:
+		a->mean = 1;
+		break;
+	case OPT_NS:
+		a->ns = 1;
+		break;
+	case OPT_SPREAD:
+		if (tree_parse_spread(val, &a->spread) != 0)
+			return logs_usage_error(a, "--spread must be "
+			    "stdev, minmax, both or none, got '%s'", val);
+		a->has_spread = 1;
+		break;
+	case OPT_LAUNCH:
+		if (logs_number(val, LONG_MIN, &v) != 0)
+			return logs_usage_error(a, "--launch expects "
+			    "an integer, got '%s'", val);
+		a->has_launch = 1;
+		a->launch = (long)v;
+		break;
+	case OPT_PID:
+		if (logs_number(val, LLONG_MIN, &v) != 0)
+			return logs_usage_error(a, "--pid expects an "
+			    "integer, got '%s'", val);
+		a->has_pid = 1;
+		a->pid = v;
+		break;
+	case OPT_SLOT:
+		if (logs_number(val, LONG_MIN, &v) != 0)
+			return logs_usage_error(a, "--slot expects an "
+			    "integer, got '%s'", val);
+		a->has_slot = 1;
+		a->slot = (long)v;
+		break;
+	case OPT_ROUNDS:
+		if (logs_number(val, LONG_MIN, &v) != 0)
+			return logs_usage_error(a, "--rounds expects "
+			    "an integer, got '%s'", val);
+		if (v <= 0)
+			return logs_usage_error(a, "--rounds must be "
+			    "positive, got %lld", v);
+		a->rounds = (long)v;
+		break;
+	case OPT_WARMUP:
+		if (logs_number(val, LONG_MIN, &v) != 0)
+			return logs_usage_error(a, "--warmup expects "
+			    "an integer, got '%s'", val);
+		if (v < 0)
+			return logs_usage_error(a, "--warmup must be "
+			    "non-negative, got %lld", v);
+		a->warmup = (long)v;
+		a->has_warmup = 1;
+		break;
+	case OPT_L2:
+	case OPT_L3:
+		if (a->level != STATS_AUTO &&
+		    a->level != (id == OPT_L2 ? STATS_L2 : STATS_L3))
+			return logs_usage_error(a, "--l2 and --l3 are "
+			    "mutually exclusive");
+		a->level = id == OPT_L2 ? STATS_L2 : STATS_L3;
+		break;
+	case OPT_HELP:
+		a->help = 1;
+		break;
 	}
-	if (a->log == NULL)
-		return logs_usage_error(a, "missing LOG: a [STRACE] log, a "
-		    "Chrome trace JSON file, or - for stdin");
+	return 0;
+}
+
+/* The options that only make sense together. */
+static int
+logs_combinations(const struct logs_args *a)
+{
 	if (a->mean && a->has_launch)
 		return logs_usage_error(a, "--launch does not apply to --mean");
 	if (!a->mean && (a->has_pid || a->has_slot || a->has_spread))
 		return logs_usage_error(a, "--%s needs --mean", a->has_pid ?
 		    "pid" : a->has_slot ? "slot" : "spread");
 	return 0;
+}
+
+static int
+logs_parse(struct logs_args *a, int argc, char **argv)
+{
+	struct option lo[ARRAY_SIZE(logs_opts) + 1];
+	int c, rc;
+
+	logs_longopts(a, lo);
+	opterr = 0;
+	optind = 0;	/* a fresh scan (glibc) */
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		if (c == 'h')
+			c = OPT_BASE + OPT_HELP;
+		if (c == '?' || c == ':')
+			return logs_bad_option(a, c, argv[optind - 1]);
+		if ((rc = logs_option(a, (enum logs_opt)(c - OPT_BASE), optarg)) != 0)
+			return rc;
+		if (a->help)
+			return 0;
+	}
+	if (optind + 1 < argc)
+		return logs_usage_error(a, "more than one LOG ('%s' and '%s')",
+		    argv[optind], argv[optind + 1]);
+	if (optind == argc)
+		return logs_usage_error(a, "missing LOG: a [STRACE] log, a "
+		    "Chrome trace JSON file, or - for stdin");
+	a->log = argv[optind];
+	return logs_combinations(a);
 }
 
 static int

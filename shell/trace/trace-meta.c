@@ -96,8 +96,7 @@ read_json(const char *buf, size_t len, struct trace_meta *m)
 	json_t *o, *v;
 
 	o = json_loadb(buf + off, len - off, JSON_DISABLE_EOF_CHECK, &err);
-	if (!json_is_object(o) || !json_is_integer(json_object_get(o,
-	    "trace"))) {
+	if (!json_is_object(o) || !json_is_integer(json_object_get(o, "trace"))) {
 		json_decref(o);
 		return 0;
 	}

@@ -10,9 +10,11 @@
  * can come out of the ring before the shell has read the announcement:
  * those are held, in order, and resolved at the rank's next drain.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/out.h"
 #include "trace/trace.h"
 #include "span.h"
 #include "xmalloc.h"
@@ -34,6 +36,9 @@ struct trace {
 	struct span_rec *recs;
 	size_t n, alloc;
 	uint64_t not_kept;
+	uint64_t dropped;	/* records of programs trim() let go */
+	uint32_t *pins;		/* tags trim() keeps (trace_pin) */
+	size_t npins;
 	uint64_t unnamed;
 	uint32_t gen;
 	uint64_t *lost_base;	/* per rank: ring lost counter at the clear */
@@ -131,6 +136,87 @@ job_by_tag(struct job *j, uint32_t tag)
 	return NULL;
 }
 
+/* Is tag one of the programs trace_pin() named (the last bench's)? */
+static int
+pinned(struct trace *t, uint32_t tag)
+{
+	for (size_t i = 0; i < t->npins; i++) {
+		if (t->pins[i] == tag)
+			return 1;
+	}
+	return 0;
+}
+
+void
+trace_pin(struct session *s, const uint32_t *tags, size_t n)
+{
+	struct trace *t = s->trace;
+
+	if (t == NULL)
+		return;
+	free(t->pins);
+	t->pins = n > 0 ? xreallocarray(NULL, n, sizeof *t->pins) : NULL;
+	if (n > 0)
+		memcpy(t->pins, tags, n * sizeof *t->pins);
+	t->npins = n;
+}
+
+/* Over TRACE_PROGS_MAX programs (a long interactive session: one per
+ * command): let the oldest quarter go, with their records, but never the
+ * last bench's.  What is let go is counted as dropped. */
+static void
+trim(struct session *s, struct trace *t)
+{
+	size_t go = t->nprogs - TRACE_PROGS_MAX * 3 / 4, k = 0, n = 0;
+
+	for (size_t i = 0; i < t->nprogs; i++) {
+		struct trace_prog *tp = &t->progs[i];
+
+		if (i < go && !pinned(t, tp->tag)) {
+			if (tp->owned)
+				prog_free(tp->prog);
+			continue;
+		}
+		t->progs[k++] = *tp;
+	}
+	t->nprogs = k;
+	memset(t->map, 0, t->mapcap * sizeof *t->map);
+	for (size_t i = 0; i < t->nprogs; i++)
+		map_insert(t, i);
+	for (size_t i = 0; i < t->n; i++) {
+		if (tprog_find(t, t->recs[i].tag) != NULL)
+			t->recs[n++] = t->recs[i];
+		else
+			t->dropped++;
+	}
+	t->n = n;
+	/* window tables no kept program was sent under (the newest stays:
+	 * wins_now() hands it out again) */
+	if (t->nwins > 0) {
+		size_t *to = xcalloc(t->nwins, sizeof *to), w = 0;
+
+		for (size_t i = 0; i < t->nprogs; i++)
+			to[t->progs[i].wins] = 1;
+		to[t->nwins - 1] = 1;
+		for (size_t i = 0; i < t->nwins; i++) {
+			if (!to[i]) {
+				seg_close(&t->wins[i]);
+				continue;
+			}
+			t->wins[w] = t->wins[i];
+			to[i] = w++;
+		}
+		for (size_t i = 0; i < t->nprogs; i++)
+			t->progs[i].wins = to[t->progs[i].wins];
+		t->nwins = w;
+		free(to);
+	}
+	if (t->alloc > 4096 && t->n < t->alloc / 4) {
+		t->alloc /= 2;
+		t->recs = xreallocarray(t->recs, t->alloc, sizeof *t->recs);
+	}
+}
+
 /* The program of tag on rank r, registered on first sight. */
 static struct trace_prog *
 prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
@@ -162,6 +248,10 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 	t->nprogs++;
 	if (!map_grow(t))
 		map_insert(t, t->nprogs - 1);
+	if (t->nprogs > TRACE_PROGS_MAX) {
+		trim(s, t);
+		tp = tprog_find(t, tag);	/* the newest: always kept */
+	}
 	return tp;
 }
 
@@ -196,7 +286,7 @@ forget(struct trace *t)
 	t->map = NULL;
 	t->recs = NULL;
 	t->nwins = t->nprogs = t->aprogs = t->mapcap = t->n = t->alloc = 0;
-	t->not_kept = t->unnamed = 0;
+	t->not_kept = t->unnamed = t->dropped = 0;
 }
 
 void
@@ -207,10 +297,35 @@ trace_free(struct session *s)
 	if (t == NULL)
 		return;
 	forget(t);
+	free(t->pins);
 	free(t->lost_base);
 	free(t->scratch);
 	free(t);
 	s->trace = NULL;
+}
+
+unsigned long
+trace_keep(void)
+{
+	static unsigned long keep_n;
+	const char *e;
+	char *end;
+
+	if (keep_n != 0)
+		return keep_n;
+	keep_n = TRACE_KEEP;
+	if ((e = getenv("COLLDB_TRACE_KEEP")) != NULL) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(e, &end, 10);
+		if (errno == 0 && end != e && *end == '\0' && v >= 1000 && v <= 1000000000)
+			keep_n = (unsigned long)v;
+		else
+			out_warning("COLLDB_TRACE_KEEP='%s': expected 1000..1000000000 span records; the trace keeps %d",
+			    e, TRACE_KEEP);
+	}
+	return keep_n;
 }
 
 /* Keep rec if its program is known; returns 0 when it is not (yet). */
@@ -219,7 +334,7 @@ keep(struct session *s, struct trace *t, int r, const struct span_rec *rec)
 {
 	if (prog_for(s, t, r, rec->tag) == NULL)
 		return 0;
-	if (t->n >= TRACE_KEEP && rec->level != 1) {
+	if (t->n >= trace_keep() && rec->level != 1) {
 		t->not_kept++;
 		return 1;
 	}
@@ -301,6 +416,7 @@ trace_job_done(struct session *s, int r, struct job *j)
 	tp = tprog_find(s->trace, j->tag);
 	if (tp != NULL && !tp->owned && tp->prog == j->prog) {
 		tp->owned = 1;
+		prog_shrink(tp->prog);	/* kept for long: no spare room */
 		j->prog = NULL;
 	}
 }
@@ -336,6 +452,7 @@ trace_summary(struct session *s, struct trace_counts *c)
 	memset(c, 0, sizeof *c);
 	c->kept = t->n;
 	c->not_kept = t->not_kept;
+	c->dropped = t->dropped;
 	c->unnamed = t->unnamed;
 	c->gen = t->gen;
 	for (int r = 0; r < s->nranks; r++)

@@ -28,6 +28,14 @@
  * session_pump(), so ranks never wait for the shell.
  */
 #define TRACE_KEEP 2000000
+/* TRACE_KEEP, or COLLDB_TRACE_KEEP from the environment (1000..10^9;
+ * another value is warned about once and the default used). */
+unsigned long trace_keep(void);
+/* ... and the programs of at most TRACE_PROGS_MAX commands (each names its
+ * records; a long interactive session would otherwise keep ~1.6 KB per
+ * command for ever): beyond, the oldest quarter goes with its records,
+ * counted as dropped, except the last bench's. */
+#define TRACE_PROGS_MAX 16384
 
 struct trace;
 struct span_rec;
@@ -49,6 +57,7 @@ struct trace_span {
 struct trace_counts {
 	uint64_t kept;		/* records held */
 	uint64_t not_kept;	/* drained past TRACE_KEEP */
+	uint64_t dropped;	/* of commands older than TRACE_PROGS_MAX */
 	uint64_t lost;		/* dropped by full rings (all ranks) */
 	uint64_t unnamed;	/* records of a program the shell no longer had */
 	uint32_t gen;		/* bumped by every trace_clear() */
@@ -67,6 +76,9 @@ void trace_job_done(struct session *s, int r, struct job *j);
 /* Drain, then forget every record and program (lost counts restart). */
 void trace_clear(struct session *s);
 void trace_summary(struct session *s, struct trace_counts *c);
+/* Keep the programs tagged tags[0..n) whatever TRACE_PROGS_MAX lets go
+ * (the last bench's: `tree` shows them); replaces the previous pins. */
+void trace_pin(struct session *s, const uint32_t *tags, size_t n);
 /* Records lost by rank r's ring since the last clear. */
 uint64_t trace_lost(struct session *s, int r);
 /*

@@ -27,7 +27,7 @@ seg_of(struct view *v)
 static const char *
 seg_session_name(struct view *v)
 {
-	return seg_of(v)->name;	/* copied at create/attach: terminated */
+	return seg_of(v)->name; /* copied at create/attach: terminated */
 }
 
 static int
@@ -47,7 +47,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 {
 	struct seg_rank *b = seg_board(seg_of(v), r);
 
-	out->state = seg_rank_state(b);	/* ranks write it: checked */
+	out->state = seg_rank_state(b); /* ranks write it: checked */
 	out->state_ns = atomic_load(&b->state_ns);
 	out->progress = atomic_load(&b->progress);
 	out->pc = atomic_load(&b->pc);
@@ -67,8 +67,7 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 }
 
 static void
-seg_cur(struct view *v, int r, struct uop *cur, char *title,
-    size_t title_size)
+seg_cur(struct view *v, int r, struct uop *cur, char *title, size_t title_size)
 {
 	seg_read_cur(seg_board(seg_of(v), r), cur, title, title_size);
 }
@@ -85,12 +84,13 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 		return -1;
 	}
 	if (n >= PAGE && sg->fd >= 0) {
-		off_t at = (off_t)(sg->area_off + (uint64_t)r * sg->area_size + off);
+		off_t at =
+		    (off_t)(sg->area_off + (uint64_t)r * sg->area_size + off);
 		size_t done = 0;
 
 		while (done < n) {
-			ssize_t k = pread(sg->fd, (uint8_t *)dst + done, n - done,
-			    at + (off_t)done);
+			ssize_t k = pread(sg->fd, (uint8_t *)dst + done,
+			    n - done, at + (off_t)done);
 			if (k <= 0)
 				break;
 			done += (size_t)k;
@@ -112,8 +112,7 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 /* Data extents only (SEEK_DATA / SEEK_HOLE on the segment's file), read
  * in pieces. */
 static int
-seg_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n,
-    uint64_t *at)
+seg_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n, uint64_t *at)
 {
 	struct seg *sg = seg_of(v);
 	uint64_t base, pos, end;
@@ -127,12 +126,13 @@ seg_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n,
 	end = pos + n;
 	while (pos < end) {
 		off_t d = sg->fd >= 0 ? lseek(sg->fd, (off_t)pos, SEEK_DATA) :
-		    (off_t)pos;
+					(off_t)pos;
 		off_t h;
 
 		if (d < 0)
-			return errno == ENXIO ? 0 : view_first_nonzero_read(v, r,
-			    pos - base, end - pos, at);
+			return errno == ENXIO ? 0 :
+						view_first_nonzero_read(v, r,
+						    pos - base, end - pos, at);
 		if ((uint64_t)d >= end)
 			return 0;
 		h = sg->fd >= 0 ? lseek(sg->fd, d, SEEK_HOLE) : (off_t)end;
@@ -203,12 +203,18 @@ seg_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 	for (int i = 0; i < SEG_MAX_DEFERS && n < max; i++) {
 		struct seg_defer d = sg->h->defers[i];
 
-		if (d.used != 1 || d.rank != r || d.expected < 0 || d.off % 4 != 0 ||
-		    d.off > sg->h->area_size - 4)
+		if (d.used != 1 || d.rank != r || d.expected < 0 ||
+		    d.off % 4 != 0 || d.off > sg->h->area_size - 4)
 			continue;
 		out[n++] = d;
 	}
 	return n;
+}
+
+static const struct seg_domain *
+seg_dom(struct view *v, int k)
+{
+	return seg_domain_get(seg_of(v), k);
 }
 
 static int
@@ -240,6 +246,7 @@ static const struct view_ops view_seg_ops = {
 	.win_gen = seg_gen,
 	.cur_coll = seg_coll,
 	.defers = seg_defers,
+	.domain = seg_dom,
 	.ended = seg_ended,
 	.take_reports = seg_reports,
 };

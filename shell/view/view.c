@@ -24,8 +24,7 @@ view_first_nonzero_read(struct view *v, int r, uint64_t off, uint64_t n,
 }
 
 int
-view_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n,
-    uint64_t *at)
+view_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n, uint64_t *at)
 {
 	if (v->ops->first_nonzero != NULL)
 		return v->ops->first_nonzero(v, r, off, n, at);

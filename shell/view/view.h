@@ -58,26 +58,26 @@
 /* One rank's board slot, sampled. */
 struct view_board {
 	enum rank_state state;
-	uint64_t state_ns;	/* mono_ns() of the last state change */
-	uint64_t progress;	/* micro-ops completed, ever */
-	uint32_t pc;		/* current micro-op index */
-	uint32_t nops;		/* ops in the current program (0: none) */
-	uint32_t prog_tag;	/* the shell's tag of that program */
-	enum stop_reason stop_reason;	/* when stopped */
-	uint32_t stop_break;	/* breakpoint id, when STOP_BREAK */
-	uint64_t wait_off;	/* the cell a wait is on (blocked) */
+	uint64_t state_ns;	      /* mono_ns() of the last state change */
+	uint64_t progress;	      /* micro-ops completed, ever */
+	uint32_t pc;		      /* current micro-op index */
+	uint32_t nops;		      /* ops in the current program (0: none) */
+	uint32_t prog_tag;	      /* the shell's tag of that program */
+	enum stop_reason stop_reason; /* when stopped */
+	uint32_t stop_break;	      /* breakpoint id, when STOP_BREAK */
+	uint64_t wait_off;	      /* the cell a wait is on (blocked) */
 	enum wait_cmp wait_cmp;
 	int32_t wait_expected;
-	int sleeping;		/* in the futex of its wait */
-	int pending;		/* an interrupt or abort not acted on yet */
-	int acted;		/* its gate saw the shell's latest control */
-	struct site site;	/* a user program's current (or last) call */
+	int sleeping;	  /* in the futex of its wait */
+	int pending;	  /* an interrupt or abort not acted on yet */
+	int acted;	  /* its gate saw the shell's latest control */
+	struct site site; /* a user program's current (or last) call */
 };
 
 struct view;
 
 struct view_ops {
-	const char *name;	/* the transport: "shm" */
+	const char *name; /* the transport: "shm" */
 	/* The session's name (`colldb watch NAME`), borrowed. */
 	const char *(*session_name)(struct view *v);
 	int (*nranks)(struct view *v);
@@ -111,6 +111,9 @@ struct view_ops {
 	 * sense are skipped).  May be NULL: none. */
 	size_t (*defers)(struct view *v, int r, struct seg_defer *out,
 	    size_t max);
+	/* Comm domain k (1..SEG_MAX_DOMAINS), NULL if none or malformed;
+	 * borrowed like the windows.  May be NULL: no domains. */
+	const struct seg_domain *(*domain)(struct view *v, int k);
 	/* Whether the session behind it has ended. */
 	int (*ended)(struct view *v);
 	/* What the view found corrupt in what ranks can write, since last
@@ -121,7 +124,7 @@ struct view_ops {
 
 struct view {
 	const struct view_ops *ops;
-	void *data;		/* the implementation's */
+	void *data; /* the implementation's */
 };
 
 /* A view of segment sg (borrowed: it must outlive the view). */
@@ -163,8 +166,7 @@ view_state(struct view *v, int r)
 }
 
 static inline void
-view_cur(struct view *v, int r, struct uop *cur, char *title,
-    size_t title_size)
+view_cur(struct view *v, int r, struct uop *cur, char *title, size_t title_size)
 {
 	v->ops->cur(v, r, cur, title, title_size);
 }
@@ -233,6 +235,29 @@ static inline size_t
 view_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 {
 	return v->ops->defers != NULL ? v->ops->defers(v, r, out, max) : 0;
+}
+
+static inline const struct seg_domain *
+view_domain(struct view *v, int k)
+{
+	return v->ops->domain != NULL ? v->ops->domain(v, k) : NULL;
+}
+
+/* World rank r's place in domain k (-1: not a member; k 0: r). */
+static inline int
+view_domain_rank(struct view *v, int k, int r)
+{
+	const struct seg_domain *d;
+	int dense = 0;
+
+	if (k == 0)
+		return r;
+	if ((d = view_domain(v, k)) == NULL || r < 0 || r >= SEG_MAX_RANKS ||
+	    !((d->ranks[r / 64] >> (r % 64)) & 1))
+		return -1;
+	for (int q = 0; q < r; q++)
+		dense += (int)((d->ranks[q / 64] >> (q % 64)) & 1);
+	return dense;
 }
 
 static inline int

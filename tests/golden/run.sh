@@ -3,6 +3,8 @@
 #   colldb --batch --echo --name golden-NAME [args from a "#! args:" line]
 # in a clean environment, and its output (stdout+stderr, plus "[exit N]"
 # when the status is not 0) must equal NAME.out byte for byte.
+# GOLDEN_CWD=DIR runs them in DIR (files they write go there), with the
+# script given by its absolute path.
 #   tests/golden/run.sh [objdir] [--update] [NAME...]
 set -u
 # sanitizer builds (make asan/ubsan) pass their options through env -i
@@ -26,10 +28,12 @@ for t in $list; do
 	name=$(basename "$t" .coll)
 	args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)
 	got=$dir/$name.got
+	script=$t
+	[ -n "${GOLDEN_CWD:-}" ] && script=$top/$t
 	# shellcheck disable=SC2086
-	env -i $SAN_ENV PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
-		timeout 120 ./colldb --batch --echo --name "golden-$name" $args "$t" \
-		>"$got" 2>&1 </dev/null
+	(cd "${GOLDEN_CWD:-.}" && env -i $SAN_ENV PATH=/usr/bin:/bin HOME=/nonexistent \
+		LC_ALL=C TERM=dumb timeout 120 "$top/colldb" --batch --echo \
+		--name "golden-$name" $args "$script") >"$got" 2>&1 </dev/null
 	st=$?
 	[ $st -ne 0 ] && echo "[exit $st]" >>"$got"
 	if [ $update = 1 ]; then

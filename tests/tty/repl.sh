@@ -130,4 +130,20 @@ if [ -n "$cdb" ]; then
 	    bad "/dev/shm segment of $cdb left" || ok
 fi
 
+# repl-9: colldb crashes (SIGSEGV) at the bare prompt: the terminal is
+# restored (not left in -icanon -echo) and the registry entry removed
+type_ "./colldb -n 1 --name ttysegv-\$\$; echo rc=\$?"; keys Enter
+prompt "start for the crash"
+cdb=$(colldb_pid)
+reg=$(ls -d /tmp/colldb-$(id -u)/ttysegv-* 2>/dev/null | head -1)
+[ -n "$cdb" ] && [ -n "$reg" ] && kill -SEGV "$cdb"
+wait_for has 'rc=139' "SIGSEGV ends colldb with the signal's status"
+wait_for last_is 'tty$' "back at the shell after the crash"
+rm -f "$tmp/stty.after"
+type_ "stty -g >$tmp/stty.after"; keys Enter
+i=0
+while [ ! -s "$tmp/stty.after" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+cmp -s "$tmp/stty.before" "$tmp/stty.after" && ok || bad "terminal modes changed by the crash"
+[ -n "$reg" ] && [ ! -e "$reg" ] && ok || bad "registry entry '$reg' left by the crash"
+
 tty_done

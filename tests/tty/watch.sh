@@ -53,6 +53,18 @@ wait_for has 'allreduce(ring): done' "events held during the pane print after q"
 prompt "q"
 run 'where' 'rank 3: idle'
 
+# watch-5b: Ctrl-C closes the pane too, and leaves one prompt
+keys C-l
+prompt "cleared"
+type_ 'watch'; keys Enter
+wait_for has "colldb watch  ttywatch" "the pane appears again"
+keys C-c
+prompt "Ctrl-C in the pane"
+sleep 0.3
+one_prompt() { [ "$(screen | grep -c '^(colldb) *$')" = 1 ]; }
+wait_for one_prompt - "one prompt after Ctrl-C in the pane, not two"
+run 'where' 'rank 3: idle'
+
 # watch-6: colldb watch from another terminal, read-only
 T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
 sleep 0.3

@@ -21,7 +21,7 @@
 #include "prog.h"
 #include "xmalloc.h"
 
-#include "../helper/sim.h"
+#include "sim.h"
 
 
 static const int world_sizes[] = { 1, 2, 3, 4, 5, 8 };
@@ -147,11 +147,19 @@ expected_areas(const struct ccase *c, int n, uint8_t **in, int calls)
 		for (int r = 0; r < n; r++) {
 			struct coll_output o;
 
+			uint8_t *tmp;
+			uint64_t n1;
+
 			next[r] = xmalloc(c->area);
 			memcpy(next[r], cur[r], c->area);
 			coll_output(&c->a, n, r, &o);
-			coll_expect(&c->a, n, r, (const void *const *)cur,
-			    next[r] + o.off);
+			tmp = xmalloc(coll_output_bytes(&o) + 1);
+			coll_expect(&c->a, n, r, (const void *const *)cur, tmp);
+			/* back into place: the output and RECV_COUNTS */
+			n1 = o.count * dtype_size(o.dtype);
+			memcpy(next[r] + o.off, tmp, n1);
+			memcpy(next[r] + o.off2, tmp + n1, o.count2 * 4);
+			free(tmp);
 		}
 		for (int r = 0; r < n; r++)
 			free(cur[r]);
@@ -187,8 +195,19 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 
 		if (c->a.kind != COLL_BARRIER)
 			fill(area, &c->a.buf, r, seed, c->mode, c->a.op);
-		if (c->a.kind == COLL_ALLGATHER || c->a.kind == COLL_ALL_TO_ALL)
+		if (c->a.kind == COLL_ALLGATHER || c->a.kind == COLL_ALL_TO_ALL ||
+		    c->a.kind == COLL_ALL_TO_ALL_V)
 			fill(area, &c->a.src, r, seed + 1, c->mode, c->a.op);
+		if (c->a.kind == COLL_ALL_TO_ALL_V) {
+			/* counts from -1 to MAX_RECV + 1: clamped, never floored */
+			uint64_t x = seed + 13 * (uint64_t)r;
+			int32_t mr = (int32_t)(c->a.buf.shape[0] / (uint64_t)n);
+			for (uint64_t i = 0; i < c->a.scount.count; i++)
+				((int32_t *)(area + c->a.scount.off))[i] =
+				    (int32_t)(rng(&x) % (uint64_t)(mr + 3)) - 1;
+			for (uint64_t i = 0; i < c->a.rcount.count; i++)
+				((int32_t *)(area + c->a.rcount.off))[i] = 77;
+		}
 		in[r] = xmalloc(c->area);
 		memcpy(in[r], area, c->area);
 	}
@@ -205,10 +224,17 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 		uint64_t esz, wrong;
 		const struct win_ref *sig = &c->a.sig;
 
+		uint8_t *wb, *gb;
+
 		coll_output(&c->a, n, r, &o);
 		esz = dtype_size(o.dtype);
-		wrong = coll_wrong(&c->a, n, want[r] + o.off, got + o.off,
-		    o.count);
+		wb = xmalloc(coll_output_bytes(&o) + 1);
+		gb = xmalloc(coll_output_bytes(&o) + 1);
+		coll_output_copy(&o, want[r], wb);
+		coll_output_copy(&o, got, gb);
+		wrong = coll_wrong(&c->a, n, &o, wb, gb);
+		free(wb);
+		free(gb);
 		ck_assert_msg(wrong == 0, "%s order %d calls %d: rank %d has "
 		    "%llu wrong", desc, order, calls, r,
 		    (unsigned long long)wrong);
@@ -222,7 +248,8 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 		}
 		/* everything else is byte-identical to the input */
 		for (uint64_t b = 0; b < c->area; b++) {
-			if (b >= o.off && b < o.off + o.count * esz)
+			if ((b >= o.off && b < o.off + o.count * esz) ||
+			    (b >= o.off2 && b < o.off2 + o.count2 * 4))
 				continue;
 			if (got[b] != in[r][b])
 				ck_abort_msg("%s: rank %d byte %llu changed "
@@ -301,6 +328,245 @@ allreduce_case(int n, enum coll_mode mode, enum coll_impl impl, enum dtype dt,
 	c.area = l.next + 64;
 	run_all_orders(&c, n, seed);
 }
+
+/* The builtin mesh allreduce on core_num blocks: each block its own lane
+ * (cell j*stride + b) and tiles b, b+B, ...; more blocks than lanes are
+ * clamped.  Two calls in every order, signal back to zero. */
+START_TEST(test_allreduce_core_num)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n, sizes[] = { 1, 256, 257, 1300 };
+	int cores[] = { 2, 3, 4 };
+	uint64_t strides[] = { 4, 2 };
+
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+	for (size_t k = 0; k < ARRAY_SIZE(cores); k++)
+	for (size_t st = 0; st < ARRAY_SIZE(strides); st++) {
+		struct layout l = { 0 };
+		struct ccase c;
+		struct prog *p;
+		int lanes_used = 0;
+
+		memset(&c, 0, sizeof c);
+		base_args(&c.a, COLL_ALLREDUCE);
+		c.a.impl = IMPL_BUILTIN;
+		c.a.core_num = cores[k];
+		c.a.buf = win(&l, "buf", DT_F32, 1, sizes[z]);
+		c.a.sig = win(&l, "sig", DT_I32, 2, nn, strides[st]);
+		c.area = l.next + 64;
+		run_all_orders(&c, n, 500 + 10 * z + k);
+		/* every notify is on lane b < min(core_num, stride) of a row */
+		p = build(&c.a, n, 0);
+		for (size_t i = 0; i < p->nmops; i++) {
+			const struct uop *u = &p->mops[i];
+			uint64_t cell = (u->dst - c.a.sig.off) / 4;
+			if (u->kind != UOP_NOTIFY)
+				continue;
+			ck_assert_uint_lt(cell % strides[st],
+			    MIN((uint64_t)cores[k], strides[st]));
+			lanes_used |= 1 << (cell % strides[st]);
+		}
+		/* a block with no tile still runs its ready barrier */
+		if (n > 1 && n <= 16)
+			ck_assert_int_eq(lanes_used,
+			    (1 << MIN((uint64_t)cores[k], strides[st])) - 1);
+		prog_free(p);
+	}
+}
+END_TEST
+
+/*
+ * impl=builtin-neighbour (PyPTO PR #2280): one call on a zero signal sums
+ * right in every order tried; what it leaves in the signal is what the
+ * protocol's imbalance predicts: +1 in every row's peer cell at N=2,
+ * nothing at N=3, -1 in the non-neighbour cells at N >= 4.
+ */
+START_TEST(test_ring_neighbour)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+	enum sim_order orders[] = { SIM_ROUND_ROBIN, SIM_GREEDY, SIM_REVERSE,
+		SIM_RANDOM };
+
+	if (n < 2)
+		return;
+	for (size_t o = 0; o < ARRAY_SIZE(orders); o++)
+	for (uint64_t seed = 1; seed <= (orders[o] == SIM_RANDOM ? 20u : 1u); seed++) {
+		struct layout l = { 0 };
+		struct coll_args a;
+		struct sim *s;
+		char *cause = NULL;
+		uint64_t count = 4 * nn;
+		float want;
+
+		base_args(&a, COLL_ALLREDUCE);
+		a.mode = MODE_RING;
+		a.impl = IMPL_BUILTIN;
+		a.neighbour = true;
+		a.buf = win(&l, "buf", DT_F32, 1, count);
+		a.sig = win(&l, "sig", DT_I32, 2, 2 * nn - 1, nn);
+		ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
+		s = sim_new(n, l.next + 64);
+		for (int r = 0; r < n; r++) {
+			for (uint64_t i = 0; i < count; i++)
+				((float *)(sim_area(s, r) + a.buf.off))[i] = (float)(r + 1);
+			sim_push(s, r, coll_build(&a, n, r));
+		}
+		ck_assert_msg(sim_run(s, orders[o], seed, &cause) == 0, "n=%d: %s", n,
+		    cause);
+		want = (float)(n * (n + 1) / 2);
+		for (int r = 0; r < n; r++) {
+			const float *b = (const float *)(sim_area(s, r) + a.buf.off);
+			const int32_t *c = (const int32_t *)(sim_area(s, r) + a.sig.off);
+			int left = (r - 1 + n) % n, right = (r + 1) % n;
+
+			for (uint64_t i = 0; i < count; i++)
+				ck_assert_msg(b[i] == want, "n=%d order %d seed %llu: rank %d "
+				    "element %llu = %g", n, orders[o],
+				    (unsigned long long)seed, r, (unsigned long long)i,
+				    (double)b[i]);
+			for (uint64_t row = 0; row < 2 * nn - 1; row++)
+			for (int j = 0; j < n; j++) {
+				int32_t v = c[row * nn + (uint64_t)j], expect;
+
+				if (j == r)
+					expect = 0;
+				else if (n == 2)
+					expect = 1;	/* notified twice, -1 once */
+				else if (j == left || j == right)
+					expect = 0;
+				else
+					expect = -1;	/* no credit, -1 anyway */
+				ck_assert_int_eq(v, expect);
+			}
+		}
+		sim_free(s);
+	}
+}
+END_TEST
+
+/*
+ * A collective on a comm domain (world 6, members 1,2,4,5): the programs
+ * speak domain ranks, only members run, their peers are world ranks in
+ * the domain, the results are the collective's over the members, the
+ * non-members' areas do not change and the signal is zero again.
+ */
+START_TEST(test_domain)
+{
+	static const enum coll_kind kinds[] = { COLL_ALLREDUCE, COLL_BARRIER,
+		COLL_BROADCAST, COLL_ALLGATHER, COLL_REDUCE_SCATTER,
+		COLL_ALL_TO_ALL, COLL_ALL_TO_ALL_V };
+	const int world = 6, member[] = { 1, 2, 4, 5 }, dn = 4;
+
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+	for (int variant = 0; variant < 3; variant++) {
+		struct layout l = { 0 };
+		struct coll_args a;
+		struct sim *s;
+		uint8_t *in[6];
+		char *cause = NULL;
+		uint64_t area;
+
+		base_args(&a, kinds[k]);
+		a.domain = 1;
+		for (int i = 0; i < dn; i++)
+			a.members[0] |= 1ull << member[i];
+		if (kinds[k] == COLL_ALLREDUCE) {
+			a.mode = variant == 1 ? MODE_RING : MODE_MESH;
+			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
+		} else {
+			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
+		}
+		a.root = 2;
+		switch (kinds[k]) {
+		case COLL_ALLGATHER:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)1, (uint64_t)5);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			break;
+		case COLL_ALL_TO_ALL:
+		case COLL_REDUCE_SCATTER:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
+			break;
+		case COLL_ALL_TO_ALL_V:
+			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
+			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
+			a.scount = win(&l, "sc", DT_I32, 1, (uint64_t)dn);
+			a.rcount = win(&l, "rc", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
+			break;
+		case COLL_BARRIER:
+			break;
+		default:
+			a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)12);
+		}
+		if (kinds[k] == COLL_REDUCE_SCATTER)
+			memset(&a.src, 0, sizeof a.src);
+		if (kinds[k] == COLL_ALLREDUCE && a.mode == MODE_RING)
+			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)(2 * dn - 1 -
+			    (a.impl == IMPL_COMPOSITE)), (uint64_t)dn);
+		else
+			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
+		ck_assert_msg(coll_validate(&a, world, &cause, NULL) == 0, "%s %d: %s",
+		    coll_kind_name(kinds[k]), variant, cause);
+		area = l.next + 64;
+		s = sim_new(world, area);
+		for (int r = 0; r < world; r++) {
+			uint8_t *ar = sim_area(s, r);
+			for (uint64_t b = 0; b < area; b++)
+				ar[b] = (uint8_t)(r * 37 + b * 11);	/* noise */
+			if (a.buf.count)
+				for (uint64_t i = 0; i < a.buf.count; i++)
+					((float *)(ar + a.buf.off))[i] = (float)(r + 1 + (int)(i % 3));
+			if (a.src.count)
+				for (uint64_t i = 0; i < a.src.count; i++)
+					((float *)(ar + a.src.off))[i] = (float)(10 * r + (int)i);
+			for (uint64_t i = 0; i < a.scount.count; i++)
+				((int32_t *)(ar + a.scount.off))[i] = (int32_t)(i % 3);
+			memset(ar + a.sig.off, 0, a.sig.count * 4);
+			in[r] = xmalloc(area);
+			memcpy(in[r], ar, area);
+		}
+		for (int i = 0; i < dn; i++) {
+			struct prog *p = build(&a, world, member[i]);
+			for (size_t q = 0; q < p->nmops; q++) {
+				int peer = p->mops[q].peer;
+				if (peer >= 0 && p->mops[q].kind != UOP_COPY)
+					ck_assert_msg(coll_dense(&a, peer) >= 0, "%s: peer %d "
+					    "outside the domain", coll_kind_name(kinds[k]), peer);
+			}
+			sim_push(s, member[i], p);
+		}
+		ck_assert_msg(sim_run(s, SIM_RANDOM, 7 + (uint64_t)variant, &cause) == 0,
+		    "%s: %s", coll_kind_name(kinds[k]), cause);
+		for (int r = 0; r < world; r++) {
+			uint8_t *got = sim_area(s, r);
+			struct coll_output o;
+			uint8_t *want, *gb;
+
+			if (coll_dense(&a, r) < 0) {
+				ck_assert_msg(memcmp(got, in[r], area) == 0,
+				    "%s: non-member rank %d changed", coll_kind_name(kinds[k]), r);
+				continue;
+			}
+			for (uint64_t i = 0; i < a.sig.count; i++)
+				ck_assert_int_eq(((int32_t *)(got + a.sig.off))[i], 0);
+			coll_output(&a, world, r, &o);
+			want = xmalloc(coll_output_bytes(&o) + 1);
+			gb = xmalloc(coll_output_bytes(&o) + 1);
+			coll_expect(&a, world, r, (const void *const *)in, want);
+			coll_output_copy(&o, got, gb);
+			ck_assert_msg(coll_wrong(&a, world, &o, want, gb) == 0,
+			    "%s variant %d: rank %d wrong", coll_kind_name(kinds[k]),
+			    variant, r);
+			free(want);
+			free(gb);
+		}
+		for (int r = 0; r < world; r++)
+			free(in[r]);
+		sim_free(s);
+	}
+}
+END_TEST
 
 START_TEST(test_allreduce)
 {
@@ -387,7 +653,7 @@ START_TEST(test_allreduce_synth_sig)
 		c.a.has_sig = false;
 		c.a.buf = win(&l, "buf", DT_F32, 2, (uint64_t)3, (uint64_t)5);
 		ck_assert_int_eq(coll_validate(&c.a, n, &cause, NULL), 0);
-		coll_synth_sig_shape(n, &c.a.sig);
+		coll_synth_sig_shape(n, 1, &c.a.sig);
 		ck_assert_int_eq(c.a.sig.dtype, DT_I32);
 		ck_assert_int_eq(c.a.sig.ndim, 2);
 		ck_assert_uint_eq(c.a.sig.shape[0], (uint64_t)n);
@@ -434,6 +700,16 @@ simple_case(int n, enum coll_kind k, enum coll_impl impl, enum dtype dt,
 		break;
 	case COLL_REDUCE_SCATTER:
 		c.a.buf = win(&l, "buf", dt, 2, nn, size);
+		break;
+	case COLL_ALL_TO_ALL_V:
+		/* size is SIZE; MAX_RECV is root + 1 here */
+		c.a.src = win(&l, "src", dt, 2, nn * (uint64_t)(root + 1), size);
+		c.a.buf = win(&l, "dst", dt, 2, nn * (uint64_t)(root + 1), size);
+		c.a.scount = sig_rank1 ? win(&l, "sc", DT_I32, 1, nn) :
+		    win(&l, "sc", DT_I32, 2, nn, (uint64_t)1);
+		c.a.rcount = win(&l, "rc", DT_I32, 2, nn, (uint64_t)1);
+		c.a.root = 0;
+		sig_rank1 = 0;	/* its signal is [N,1] for both impls */
 		break;
 	default:
 		break;
@@ -496,6 +772,21 @@ START_TEST(test_all_to_all)
 	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
 		simple_case(n, COLL_ALL_TO_ALL, (enum coll_impl)impl,
 		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 50 + z);
+}
+END_TEST
+
+START_TEST(test_all_to_all_v)
+{
+	int n = world_sizes[_i];
+	uint64_t sizes[] = { 1, 3, 40 };
+
+	for (int impl = 0; impl < 2; impl++)
+	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+	for (int mr = 1; mr <= 3; mr += 2)
+		simple_case(n, COLL_ALL_TO_ALL_V, (enum coll_impl)impl,
+		    move_dtypes[d], RED_SUM, sizes[z], mr - 1, (int)z % 2,
+		    70 + z + (uint64_t)mr);
 }
 END_TEST
 
@@ -904,16 +1195,25 @@ START_TEST(test_wrong_counts_mismatches)
 	uint16_t hg[2] = { f16_from_f32(1.0f), f16_from_f32(8.0f + 1.0f) };
 	float c[2] = { 0.0f, 1.0f }, d[2] = { -0.0f, 1.0f };
 
+	struct coll_output o4 = { 0, 4, DT_F32, 0, 0 }, o2 = { 0, 2, DT_F16, 0, 0 };
+	struct coll_output o2f = { 0, 2, DT_F32, 0, 0 };
+	int32_t v1[3] = { 5, 1, 2 }, v2[3] = { 5, 1, 3 };
+	struct coll_output ov = { 0, 1, DT_I32, 64, 2 };
+
 	base_args(&a, COLL_ALLREDUCE);
 	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)4);
 	/* a rounding-sized difference passes, a whole operand does not */
-	ck_assert_uint_eq(coll_wrong(&a, 4, e, g, 4), 2);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o4, e, g), 2);
 	a.buf.dtype = DT_F16;
-	ck_assert_uint_eq(coll_wrong(&a, 4, he, hg, 2), 1);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o2, he, hg), 1);
 	/* copies are bit-exact */
 	a.kind = COLL_BROADCAST;
 	a.buf.dtype = DT_F32;
-	ck_assert_uint_eq(coll_wrong(&a, 4, c, d, 2), 1);
+	ck_assert_uint_eq(coll_wrong(&a, 4, &o2f, c, d), 1);
+	/* all_to_all_v: the RECV_COUNTS cells after the data count too */
+	a.kind = COLL_ALL_TO_ALL_V;
+	a.buf.dtype = DT_I32;
+	ck_assert_uint_eq(coll_wrong(&a, 4, &ov, v1, v2), 1);
 }
 END_TEST
 
@@ -1231,6 +1531,9 @@ coll_suite(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_allreduce, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_core_num, 0, nw);
+	tcase_add_loop_test(tc, test_ring_neighbour, 0, nw);
+	tcase_add_test(tc, test_domain);
 	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
@@ -1238,6 +1541,7 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_broadcast, 0, nw);
 	tcase_add_loop_test(tc, test_allgather, 0, nw);
 	tcase_add_loop_test(tc, test_all_to_all, 0, nw);
+	tcase_add_loop_test(tc, test_all_to_all_v, 0, nw);
 	tcase_add_loop_test(tc, test_reduce_scatter, 0, nw);
 	tcase_add_loop_test(tc, test_signal_shapes, 0, nw);
 	tcase_add_test(tc, test_many_interleavings);

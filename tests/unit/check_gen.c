@@ -57,13 +57,12 @@ static void
 same_op(const struct uop *a, const struct uop *b, const char *what, uint64_t pc)
 {
 	if (!(a->kind == b->kind && a->dtype == b->dtype && a->op == b->op &&
-	      a->flags == b->flags && a->dsp == b->dsp && a->ssp == b->ssp &&
-	      a->peer == b->peer && a->value == b->value && a->dst == b->dst &&
-	      a->src == b->src && a->count == b->count && a->fval == b->fval))
-		ck_abort_msg(
-		    "%s: op %llu differs: kind %d/%d peer %d/%d value %d/%d "
-		    "dst %llu/%llu "
-		    "src %llu/%llu count %llu/%llu flags %d/%d op %d/%d",
+		a->flags == b->flags && a->dsp == b->dsp && a->ssp == b->ssp &&
+		a->peer == b->peer && a->value == b->value && a->dst == b->dst &&
+		a->src == b->src && a->count == b->count && a->fval == b->fval))
+		ck_abort_msg("%s: op %llu differs: kind %d/%d peer %d/%d value %d/%d "
+			     "dst %llu/%llu "
+			     "src %llu/%llu count %llu/%llu flags %d/%d op %d/%d",
 		    what, (unsigned long long)pc, a->kind, b->kind, a->peer,
 		    b->peer, a->value, b->value, (unsigned long long)a->dst,
 		    (unsigned long long)b->dst, (unsigned long long)a->src,
@@ -91,7 +90,7 @@ collect(void *arg, const struct prog_owe *o)
 /* The same from a scan of the materialised ops. */
 static void
 scan_owed(const struct prog *old, uint64_t from, int t, uint64_t off,
-	  struct runs *r)
+    struct runs *r)
 {
 	r->n = 0;
 	for (uint64_t k = from; k < old->nmops; k++) {
@@ -116,8 +115,7 @@ scan_owed(const struct prog *old, uint64_t from, int t, uint64_t off,
 }
 
 static void
-check_owed(const struct prog *old, const struct prog *p, int n,
-	   const char *what)
+check_owed(const struct prog *old, const struct prog *p, int n, const char *what)
 {
 	int me = p->rank;
 
@@ -142,46 +140,39 @@ check_owed(const struct prog *old, const struct prog *p, int n,
 		seen[nseen++] = old->nmops ? old->mops[0].dst + 4 : 4;
 		for (int i = 0; i < nseen; i++) {
 			uint64_t len = old->nmops;
-			uint64_t froms[] = {0,	     1,	      len / 3,
-					    len / 2, len - 1, len};
+			uint64_t froms[] = { 0, 1, len / 3, len / 2, len - 1,
+				len };
 
 			for (size_t f = 0; f < ARRAY_SIZE(froms); f++) {
-				struct runs want, got = {.n = 0};
+				struct runs want, got = { .n = 0 };
 
 				if (froms[f] > len)
 					continue;
 				scan_owed(old, froms[f], t, seen[i], &want);
 				if (prog_gen_may_owe(p, t, seen[i]))
 					prog_gen_owed(p, froms[f], t, seen[i],
-						      collect, &got);
+					    collect, &got);
 				if (!(got.n == want.n))
-					ck_abort_msg(
-					    "%s: owed to %d at %llu from %llu: "
-					    "%d runs, "
-					    "want %d",
-					    what, t,
-					    (unsigned long long)seen[i],
+					ck_abort_msg("%s: owed to %d at %llu from %llu: "
+						     "%d runs, "
+						     "want %d",
+					    what, t, (unsigned long long)seen[i],
 					    (unsigned long long)froms[f], got.n,
 					    want.n);
 				for (int k = 0; k < got.n; k++)
 					if (!(got.v[k].pc == want.v[k].pc &&
-					      got.v[k].count ==
-						  want.v[k].count &&
-					      got.v[k].op == want.v[k].op &&
-					      got.v[k].value ==
-						  want.v[k].value))
-						ck_abort_msg(
-						    "%s: owed run %d to %d: pc "
-						    "%llu/%llu "
-						    "count %llu/%llu",
+						got.v[k].count == want.v[k].count &&
+						got.v[k].op == want.v[k].op &&
+						got.v[k].value == want.v[k].value))
+						ck_abort_msg("%s: owed run %d to %d: pc "
+							     "%llu/%llu "
+							     "count %llu/%llu",
 						    what, k, t,
-						    (unsigned long long)got.v[k]
-							.pc,
+						    (unsigned long long)got.v[k].pc,
 						    (unsigned long long)want
 							.v[k]
 							.pc,
-						    (unsigned long long)got.v[k]
-							.count,
+						    (unsigned long long)got.v[k].count,
 						    (unsigned long long)want
 							.v[k]
 							.count);
@@ -193,7 +184,7 @@ check_owed(const struct prog *old, const struct prog *p, int n,
 /* Rank r of a on n ranks: described == materialised. */
 static void
 compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
-	     const char *what0)
+    const char *what0)
 {
 	struct prog *p = coll_prog(g, r), *old = prog_materialise(p);
 	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
@@ -205,17 +196,17 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 	snprintf(what, sizeof what, "%s rank %d", what0, r);
 	if (!(len == old->nmops))
 		ck_abort_msg("%s: %llu ops, want %zu", what,
-			     (unsigned long long)len, old->nmops);
+		    (unsigned long long)len, old->nmops);
 	if (!(p->acc_bytes == old->acc_bytes))
 		ck_abort_msg("%s: acc %zu, want %zu", what, p->acc_bytes,
-			     old->acc_bytes);
+		    old->acc_bytes);
 	ck_assert_str_eq(p->title, old->title);
 	/* in order, through one reader */
 	prog_rd_init(&rd, p);
 	for (uint64_t pc = 0; pc < len; pc++) {
 		if (prog_rd_op(&rd, pc, &u) != 0)
 			ck_abort_msg("%s: no op %llu", what,
-				     (unsigned long long)pc);
+			    (unsigned long long)pc);
 		same_op(&u, &old->mops[pc], what, pc);
 		strbuf_reset(&x);
 		strbuf_reset(&y);
@@ -224,8 +215,7 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 		if (!(strcmp(x.buf, y.buf) == 0))
 			ck_abort_msg("%s: op %llu name '%s', "
 				     "want '%s'",
-				     what, (unsigned long long)pc, x.buf,
-				     y.buf);
+			    what, (unsigned long long)pc, x.buf, y.buf);
 		strbuf_reset(&x);
 		strbuf_reset(&y);
 		prog_rd_phase(&rd, pc, &x);
@@ -233,8 +223,7 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 		if (!(strcmp(x.buf, y.buf) == 0))
 			ck_abort_msg("%s: op %llu phase "
 				     "'%s', want '%s'",
-				     what, (unsigned long long)pc, x.buf,
-				     y.buf);
+			    what, (unsigned long long)pc, x.buf, y.buf);
 	}
 	ck_assert_int_eq(prog_rd_op(&rd, len, &u), -1);
 	/* at random: each lookup on its own, and backwards through a reader */
@@ -242,7 +231,7 @@ compare_rank(const struct coll_args *a, struct prog_gen *g, int n, int r,
 		uint64_t pc = (k * 7919) % len;
 		if (prog_op(p, pc, &u) != 0)
 			ck_abort_msg("%s: no op %llu", what,
-				     (unsigned long long)pc);
+			    (unsigned long long)pc);
 		same_op(&u, &old->mops[pc], what, pc);
 	}
 	prog_rd_init(&rd, p);
@@ -279,20 +268,22 @@ compare(const struct coll_args *a, int n)
 	struct prog_gen *g;
 
 	snprintf(what, sizeof what,
-		 "%s mode=%s impl=%s dtype=%s count=%llu "
-		 "root=%d n=%d",
-		 coll_kind_name(a->kind),
-		 a->mode == MODE_RING ? "ring" : "mesh",
-		 a->impl == IMPL_BUILTIN ? "builtin" : "composite",
-		 dtype_name(a->buf.dtype), (unsigned long long)a->buf.count,
-		 a->root, n);
+	    "%s mode=%s impl=%s%s core_num=%d dtype=%s count=%llu "
+	    "root=%d domain=%d n=%d",
+	    coll_kind_name(a->kind), a->mode == MODE_RING ? "ring" : "mesh",
+	    a->impl == IMPL_BUILTIN ? "builtin" : "composite",
+	    a->neighbour ? "-neighbour" : "", a->core_num,
+	    dtype_name(a->buf.dtype), (unsigned long long)a->buf.count, a->root,
+	    a->domain, n);
 	if (coll_validate(a, n, &cause, NULL) != 0) {
 		free(cause);
 		return;
 	}
 	g = coll_describe(a, n);
-	for (int r = 0; r < n; r++)
-		compare_rank(a, g, n, r, what);
+	for (int r = 0; r < n; r++) {
+		if (coll_dense(a, r) >= 0)
+			compare_rank(a, g, n, r, what);
+	}
 	prog_gen_put(g);
 }
 
@@ -307,116 +298,153 @@ base(struct coll_args *a, enum coll_kind k, enum coll_impl impl)
 	a->op = RED_SUM;
 }
 
-static const int worlds[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17};
+/* Domain variant dv of an n-rank world (0: none): its members. */
+static int
+domain(struct coll_args *a, int n, int dv)
+{
+	if (dv == 0)
+		return n;
+	a->domain = 1;
+	for (int r = 0; r < n; r++) {
+		if (dv == 1 ? r % 2 == 1 : r != 0)
+			a->members[r / 64] |= 1ull << (r % 64);
+	}
+	return coll_size(a, n);
+}
+
+static const int worlds[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 17 };
+
+/* Allreduce variants: mesh, ring, their builtins, the neighbour ring, the
+ * builtin mesh on core_num blocks. */
+enum {
+	AR_MESH,
+	AR_RING,
+	AR_MESH_B,
+	AR_RING_B,
+	AR_NEIGHBOUR,
+	AR_CORES,
+	AR__COUNT
+};
+
+static void
+allreduce_case(int n, int dv, int v, enum dtype dt, uint64_t size, int z)
+{
+	struct layout l = { 64 };
+	struct coll_args a;
+	uint64_t m;
+
+	base(&a, COLL_ALLREDUCE, v >= AR_MESH_B ? IMPL_BUILTIN : IMPL_COMPOSITE);
+	m = (uint64_t)domain(&a, n, dv);
+	a.mode = v == AR_RING || v == AR_RING_B || v == AR_NEIGHBOUR ?
+	    MODE_RING :
+	    MODE_MESH;
+	a.neighbour = v == AR_NEIGHBOUR;
+	a.core_num = v == AR_CORES ? 2 + z % 3 : 0;
+	a.op = (enum reduce_op)(z % RED__COUNT);
+	a.buf = win(&l, "buf", dt, 1, size);
+	if (a.mode == MODE_RING)
+		a.sig = win(&l, "sig", DT_I32, 2,
+		    a.impl == IMPL_BUILTIN ? 2 * m - 1 : 2 * m - 2, m);
+	else if (v == AR_CORES)
+		a.sig = win(&l, "sig", DT_I32, 2, m, (uint64_t)(1 + z % 4));
+	else if (a.impl == IMPL_BUILTIN && z % 2)
+		a.sig = win(&l, "sig", DT_I32, 2, m + 2, (uint64_t)3);
+	else if (a.impl == IMPL_BUILTIN)
+		a.sig = win(&l, "sig", DT_I32, 1, m);
+	else
+		a.sig = win(&l, "sig", DT_I32, 2, m + (uint64_t)(z % 3),
+		    (uint64_t)1);
+	compare(&a, n);
+}
 
 START_TEST(test_allreduce)
 {
 	int n = worlds[_i];
 	uint64_t nn = (uint64_t)n;
-	uint64_t sizes[] = {
-	    1,	    2,	  nn > 1 ? nn - 1 : 3, nn,	  3 * nn + 1,
-	    7 * nn, 1001, 4096 * nn + 5,       8192 * nn, 2 * 8192 * nn + 17,
-	    300};
-	static const enum dtype dts[] = {DT_F32, DT_F16, DT_BF16, DT_I8,
-					 DT_F64};
+	uint64_t sizes[] = { 1, 2, nn > 1 ? nn - 1 : 3, nn, 3 * nn, 1001,
+		4096 * nn + 5, 8192 * nn, 300, 257 };
+	static const enum dtype dts[] = { DT_F32, DT_F16, DT_BF16, DT_I8, DT_F64 };
 
-	for (int m = 0; m < 2; m++)
-		for (int impl = 0; impl < 2; impl++)
-			for (size_t d = 0; d < ARRAY_SIZE(dts); d++)
-				for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
-					struct layout l = {64};
-					struct coll_args a;
+	for (int dv = 0; dv < (n > 2 ? 3 : 1); dv++) {
+		for (int v = 0; v < AR__COUNT; v++) {
+			for (size_t k = 0; k < ARRAY_SIZE(sizes) * 5; k++) {
+				size_t z = k % ARRAY_SIZE(sizes), d = k / 10;
 
-					if (sizes[z] > 4000 && (n > 9 || d > 1))
-						continue; /* many chunks: f32
-							     and f16 on small
-							     worlds */
-
-					base(&a, COLL_ALLREDUCE,
-					     (enum coll_impl)impl);
-					a.mode = (enum coll_mode)m;
-					a.op = (enum reduce_op)(z % RED__COUNT);
-					a.buf =
-					    win(&l, "buf", dts[d], 1, sizes[z]);
-					if (m == MODE_RING)
-						a.sig =
-						    win(&l, "sig", DT_I32, 2,
-							impl == IMPL_BUILTIN
-							    ? 2 * nn - 1
-							    : 2 * nn - 2,
-							nn);
-					else if (impl == IMPL_BUILTIN && z % 2)
-						a.sig =
-						    win(&l, "sig", DT_I32, 2,
-							nn + 2, (uint64_t)3);
-					else if (impl == IMPL_BUILTIN)
-						a.sig = win(&l, "sig", DT_I32,
-							    1, nn);
-					else
-						a.sig = win(&l, "sig", DT_I32,
-							    2, nn + (z % 3),
-							    (uint64_t)1);
-					compare(&a, n);
-				}
+				/* many chunks: f32 and f16 on small worlds */
+				if (sizes[z] > 4000 && (n > 9 || d > 1 || dv))
+					continue;
+				allreduce_case(n, dv, v, dts[d], sizes[z],
+				    (int)(z + d));
+			}
+		}
+	}
 }
 END_TEST
+
+static void
+other_case(int n, int dv, enum coll_kind k, enum coll_impl impl, uint64_t size,
+    int root, int z)
+{
+	struct layout l = { 32 };
+	struct coll_args a;
+	enum dtype dt = z % 2 ? DT_F32 : DT_I32;
+	uint64_t m;
+
+	base(&a, k, impl);
+	m = (uint64_t)domain(&a, n, dv);
+	a.root = root;
+	switch (k) {
+	case COLL_BROADCAST:
+		a.buf = win(&l, "buf", dt, 1, size);
+		break;
+	case COLL_ALLGATHER:
+		a.src = win(&l, "src", dt, 2, (uint64_t)1, size);
+		a.buf = win(&l, "dst", dt, 2, m, size);
+		break;
+	case COLL_ALL_TO_ALL:
+		a.src = win(&l, "src", dt, 2, m, size);
+		a.buf = win(&l, "dst", dt, 2, m, size);
+		break;
+	case COLL_ALL_TO_ALL_V:
+		a.src = win(&l, "src", dt, 2, 2 * m, size);
+		a.buf = win(&l, "dst", dt, 2, 2 * m, size);
+		a.scount = win(&l, "sc", DT_I32, 1, m);
+		a.rcount = win(&l, "rc", DT_I32, 2, m, (uint64_t)1);
+		break;
+	case COLL_REDUCE_SCATTER:
+		a.buf = win(&l, "buf", dt, 2, m, size);
+		break;
+	default:
+		break;
+	}
+	if (impl == IMPL_BUILTIN && z % 2)
+		a.sig = win(&l, "sig", DT_I32, 1, m + 1);
+	else
+		a.sig = win(&l, "sig", DT_I32, 2, m, (uint64_t)1);
+	compare(&a, n);
+}
 
 START_TEST(test_others)
 {
 	int n = worlds[_i];
-	uint64_t nn = (uint64_t)n;
-	uint64_t sizes[] = {1, 5, 256, 257, 1000};
-	static const enum coll_kind kinds[] = {
-	    COLL_BARRIER, COLL_BROADCAST, COLL_ALLGATHER, COLL_REDUCE_SCATTER,
-	    COLL_ALL_TO_ALL};
+	uint64_t sizes[] = { 1, 5, 256, 257, 1000 };
+	static const enum coll_kind kinds[] = { COLL_BARRIER, COLL_BROADCAST,
+		COLL_ALLGATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL,
+		COLL_ALL_TO_ALL_V };
 
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
-		for (int impl = 0; impl < 2; impl++)
-			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-				for (int root = 0;
-				     root <
-				     (kinds[k] == COLL_BROADCAST ? n : 1);
-				     root += 1 + n / 4) {
-					struct layout l = {32};
-					struct coll_args a;
-					uint64_t size = sizes[z];
-					enum dtype dt = z % 2 ? DT_F32 : DT_I32;
+	for (int dv = 0; dv < (n > 2 ? 3 : 1); dv++) {
+		for (size_t k = 0; k < ARRAY_SIZE(kinds) * 2; k++) {
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+				int roots =
+				    kinds[k / 2] == COLL_BROADCAST ? n : 1;
 
-					base(&a, kinds[k],
-					     (enum coll_impl)impl);
-					a.root = root;
-					switch (kinds[k]) {
-					case COLL_BROADCAST:
-						a.buf =
-						    win(&l, "buf", dt, 1, size);
-						break;
-					case COLL_ALLGATHER:
-						a.src = win(&l, "src", dt, 2,
-							    (uint64_t)1, size);
-						a.buf = win(&l, "dst", dt, 2,
-							    nn, size);
-						break;
-					case COLL_ALL_TO_ALL:
-						a.src = win(&l, "src", dt, 2,
-							    nn, size);
-						a.buf = win(&l, "dst", dt, 2,
-							    nn, size);
-						break;
-					case COLL_REDUCE_SCATTER:
-						a.buf = win(&l, "buf", dt, 2,
-							    nn, size);
-						break;
-					default:
-						break;
-					}
-					if (impl == IMPL_BUILTIN && z % 2)
-						a.sig = win(&l, "sig", DT_I32,
-							    1, nn + 1);
-					else
-						a.sig = win(&l, "sig", DT_I32,
-							    2, nn, (uint64_t)1);
-					compare(&a, n);
-				}
+				for (int root = 0; root < roots; root += 1 + n / 4)
+					other_case(n, dv, kinds[k / 2],
+					    (enum coll_impl)(k % 2), sizes[z],
+					    root, (int)z);
+			}
+		}
+	}
 }
 END_TEST
 

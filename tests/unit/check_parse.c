@@ -83,6 +83,41 @@ open_at(const char *line, size_t col, const char *want)
 	free(cause);
 }
 
+/* The one did-you-mean rule. */
+static const char *
+near(const char *typed, const char *const *cands)
+{
+	struct nearest n = NEAREST_INIT;
+
+	for (; *cands != NULL; cands++)
+		nearest_try(&n, typed, *cands);
+	return n.best;
+}
+
+START_TEST(nearest_one_rule)
+{
+	static const char *const cmds[] = { "alloc", "allreduce", "bench",
+		"expect", "q", NULL };
+	static const char *const sets[] = { "times", "color", "timeout",
+		"settle", NULL };
+
+	ck_assert_str_eq(near("alocate", cmds), "alloc");	/* a longer form */
+	ck_assert_str_eq(near("bencj", cmds), "bench");
+	ck_assert_str_eq(near("expectation", cmds), "expect");
+	ck_assert_ptr_null(near("x", cmds));	/* "q" is 1 away, but 1 letter */
+	ck_assert_ptr_null(near("zzzzz", cmds));
+	{
+		static const char *const f[] = { "free", "fill", NULL };
+		static const char *const wins[] = { "b2", "buf", NULL };
+		ck_assert_ptr_null(near("frobnicate", f));
+		ck_assert_str_eq(near("bfu", wins), "buf");
+	}
+	ck_assert_str_eq(near("timeot", sets), "timeout");	/* not "times" */
+	ck_assert_str_eq(near("time", sets), "times");
+	ck_assert_str_eq(near("colour", sets), "color");
+}
+END_TEST
+
 START_TEST(words_incomplete_says_what_is_open)
 {
 	open_at("alloc s [2", 8, "unclosed '[' (no ']' after it)");
@@ -233,7 +268,8 @@ END_TEST
 
 START_TEST(distance)
 {
-	ck_assert_uint_eq(edit_distance("sig", "sgi"), 2);
+	ck_assert_uint_eq(edit_distance("sig", "sgi"), 1);	/* a swap */
+	ck_assert_uint_eq(edit_distance("abc", "ca"), 3);
 	ck_assert_uint_eq(edit_distance("sig", "sig"), 0);
 	ck_assert_uint_eq(edit_distance("notfy", "notify"), 1);
 	ck_assert_uint_eq(edit_distance("", "abc"), 3);
@@ -392,6 +428,7 @@ main(void)
 	tcase_add_test(tc, words_groups_and_quotes);
 	tcase_add_test(tc, words_incomplete_and_errors);
 	tcase_add_test(tc, words_incomplete_says_what_is_open);
+	tcase_add_test(tc, nearest_one_rule);
 	tcase_add_test(tc, numbers);
 	tcase_add_test(tc, ranks);
 	tcase_add_test(tc, shapes);

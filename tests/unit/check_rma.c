@@ -18,19 +18,9 @@
 #include "rma.h"
 #include "xmalloc.h"
 
-#include "../helper/sim.h"
+#include "sim.h"
 
 #define AREA (1u << 16)
-
-static uint64_t
-rng(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static void
 window(struct win_ref *w, uint64_t off, enum dtype dt, int ndim,
@@ -72,8 +62,8 @@ static void
 one_trial(uint64_t *seed)
 {
 	struct rma_args a;
-	enum dtype dt = dts[rng(seed) % 4];
-	int ndim = 2 + (int)(rng(seed) % 2), put = (int)(rng(seed) % 2);
+	enum dtype dt = dts[sim_rng(seed) % 4];
+	int ndim = 2 + (int)(sim_rng(seed) % 2), put = (int)(sim_rng(seed) % 2);
 	uint64_t dshape[3], sshape[3], rshape[3], idx[3], total = 1;
 	size_t esz = dtype_size(dt);
 	struct sim *s = sim_new(2, AREA);
@@ -87,22 +77,22 @@ one_trial(uint64_t *seed)
 	a.form = put ? RMA_PUT : RMA_GET;
 	a.peer = 1;
 	for (int d = 0; d < ndim; d++) {
-		dshape[d] = 1 + rng(seed) % 6;
-		sshape[d] = 1 + rng(seed) % 6;
-		rshape[d] = 1 + rng(seed) % (dshape[d] < sshape[d] ? dshape[d] : sshape[d]);
+		dshape[d] = 1 + sim_rng(seed) % 6;
+		sshape[d] = 1 + sim_rng(seed) % 6;
+		rshape[d] = 1 + sim_rng(seed) % (dshape[d] < sshape[d] ? dshape[d] : sshape[d]);
 		a.shape_raw[d] = (int64_t)rshape[d];
-		a.dst_off_raw[d] = (int64_t)(rng(seed) % (dshape[d] - rshape[d] + 1));
-		a.src_off_raw[d] = (int64_t)(rng(seed) % (sshape[d] - rshape[d] + 1));
+		a.dst_off_raw[d] = (int64_t)(sim_rng(seed) % (dshape[d] - rshape[d] + 1));
+		a.src_off_raw[d] = (int64_t)(sim_rng(seed) % (sshape[d] - rshape[d] + 1));
 		total *= rshape[d];
 	}
 	window(&a.dst, 0, dt, ndim, dshape);
 	window(&a.src, 4096, dt, ndim, sshape);
 	a.have_dst_off = a.have_src_off = a.have_shape = 1;
 	a.ndst_off = a.nsrc_off = a.nshape = ndim;
-	a.chunk_rows = (int64_t)(rng(seed) % 5);
-	a.chunk_cols = (int64_t)(rng(seed) % 7);
-	a.pipeline = a.chunk_rows > 0 && a.chunk_cols > 0 && rng(seed) % 2;
-	a.atomic = put && (dt == DT_I32 || dt == DT_F32) && rng(seed) % 2;
+	a.chunk_rows = (int64_t)(sim_rng(seed) % 5);
+	a.chunk_cols = (int64_t)(sim_rng(seed) % 7);
+	a.pipeline = a.chunk_rows > 0 && a.chunk_cols > 0 && sim_rng(seed) % 2;
+	a.atomic = put && (dt == DT_I32 || dt == DT_F32) && sim_rng(seed) % 2;
 	ck_assert_msg(rma_validate(&a, &cause, &bad) == 0, "%s", cause);
 
 	for (int r = 0; r < 2; r++) {

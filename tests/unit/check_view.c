@@ -20,7 +20,8 @@ setup(void)
 {
 	char *cause = NULL;
 
-	ck_assert_msg(seg_create(&s, "view", 3, 1 << 20, 4096, &cause) == 0, "%s", cause);
+	ck_assert_msg(seg_create(&s, "view", 3, 1 << 20, 4096, &cause) == 0,
+	    "%s", cause);
 	seg_unlink(&s);
 }
 
@@ -99,8 +100,8 @@ START_TEST(segment_view_reads_the_segment)
 	ck_assert_ptr_eq(view_win_at(&v, w->off + 7), w);
 	ck_assert_int_eq(view_win_list(&v, list, 4), 1);
 	gen = view_win_gen(&v);
-	ck_assert_ptr_nonnull(seg_win_alloc(&s, "buf", (uint64_t[]){ 8 }, 1,
-	    DT_F32, 0, NULL));
+	ck_assert_ptr_nonnull(
+	    seg_win_alloc(&s, "buf", (uint64_t[]){ 8 }, 1, DT_F32, 0, NULL));
 	ck_assert_uint_ne(view_win_gen(&v), gen);
 	ck_assert_uint_eq(view_cur_coll(&v, NULL), 0);
 	ck_assert_int_eq(view_ended(&v), 0);
@@ -226,11 +227,20 @@ sm_ended(struct view *v)
 }
 
 static const struct view_ops sampled_ops = {
-	.name = "samples", .session_name = sm_session, .nranks = sm_nranks,
-	.sample = sm_sample, .board = sm_board, .cur = sm_cur,
-	.read = sm_read, .area_size = sm_area_size, .win_list = sm_win_list,
-	.win_find = sm_win_find, .win_at = sm_win_at, .win_gen = sm_win_gen,
-	.cur_coll = sm_cur_coll, .ended = sm_ended,
+	.name = "samples",
+	.session_name = sm_session,
+	.nranks = sm_nranks,
+	.sample = sm_sample,
+	.board = sm_board,
+	.cur = sm_cur,
+	.read = sm_read,
+	.area_size = sm_area_size,
+	.win_list = sm_win_list,
+	.win_find = sm_win_find,
+	.win_at = sm_win_at,
+	.win_gen = sm_win_gen,
+	.cur_coll = sm_cur_coll,
+	.ended = sm_ended,
 };
 
 START_TEST(a_second_view_gives_the_same_words)

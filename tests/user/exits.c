@@ -11,8 +11,8 @@
  *	spin	loop in its own code for 30 seconds, then exit 0
  *	exec	exec a shell that writes 200000 lines (more than a pipe holds)
  *		and exits 9
- *	fork	leave a child that sleeps 60 seconds holding every descriptor
- *		(the session's socket too), then finalize
+ *	fork	leave a child that sleeps 60 s holding every descriptor (the
+ *		session's socket too), then finalize (forkspin: spin 30 s first)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -52,7 +52,8 @@ main(int argc, char **argv)
 		    (char *)NULL);
 		return 1;
 	}
-	if (strcmp(how, "fork") == 0 && fork() == 0) {
+	if ((strcmp(how, "fork") == 0 || strcmp(how, "forkspin") == 0) &&
+	    fork() == 0) {
 		sleep(60);
 		_exit(0);
 	}
@@ -60,13 +61,14 @@ main(int argc, char **argv)
 		raise(SIGSEGV);
 	if (strcmp(how, "abort") == 0)
 		abort();
-	if (strcmp(how, "spin") == 0) {
+	if (strcmp(how, "spin") == 0 || strcmp(how, "forkspin") == 0) {
 		time_t t0 = time(NULL);
 		while (time(NULL) - t0 < 30)
 			;
 	}
 	if (strcmp(how, "ok") != 0 && strcmp(how, "spin") != 0 &&
-	    strcmp(how, "early") != 0 && strcmp(how, "fork") != 0)
+	    strcmp(how, "early") != 0 && strcmp(how, "fork") != 0 &&
+	    strcmp(how, "forkspin") != 0)
 		exit(atoi(how));
 	printf("rank %d: ok\n", rank);
 	return cdb_finalize() == CDB_OK ? 0 : 1;

@@ -44,7 +44,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -185,6 +185,18 @@ case $? in
 *) bad "pgrep failed" ;;
 esac
 
+# fork() in a rank (core/rank.h): inside a collective the child ends at
+# once and the results stay right; outside, the child's cdb_* fail
+status "a fork inside cdb_allreduce: the run ends, nothing wrong" 0 "$colldb" run -n 2 --batch ./forker inside
+has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:62 allreduce(mesh): the child exits at once (it would run the operation a second time)"
+has "the child exited at once" "[rank 0] rank 0: forked inside; the child exited with 125"
+has "rank 0's results are right" "[rank 0] rank 0: 200 rounds, 0 wrong"
+has "rank 1's results are right" "[rank 1] rank 1: 200 rounds, 0 wrong"
+status "a fork with windows mapped: the child may not use libcolldb" 0 "$colldb" run -n 2 --batch ./forker outside
+has "that fork is reported" "[rank 1] colldb: rank 1 forked with its windows mapped: libcolldb refuses the child (it would act as the same rank)"
+has "the child's cdb_notify fails" "[rank 1] rank 1's child: cdb_notify: not initialised (this process is a fork() of a rank: libcolldb belongs to the rank itself)"
+has "the rank goes on" "[rank 1] rank 1: the rank itself still works (sig 1)"
+
 echo "-- colldb run starts like colldb"
 status "no -n: four ranks, as the usage says" 0 "$colldb" run --batch ./ring
 has "rank 3 ran" "[rank 3] rank 3: out[0] = 10, 0 wrong"
@@ -208,16 +220,56 @@ st=$?
 for i in $(seq 50); do pgrep -f "ring.*--name $name" >/dev/null || break; sleep 0.1; done
 pgrep -P "$pid" >/dev/null && bad "ranks outlived colldb run" || ok "the ranks went with it"
 rm -f "$cmds"
+# SIGTERM or SIGHUP while a rank that forked still runs: its child goes too
+for sig in TERM HUP; do
+	tag="tag-$$-$sig"
+	(cd "$ex" && exec env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		"$colldb" run -n 2 --batch --name "fork-$sig-$$" ./exits forkspin ok "$tag" \
+		</dev/null >/dev/null 2>&1) &
+	pid=$!
+	# rank 0, its child, rank 1 (which ends): two stay
+	for i in $(seq 100); do [ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] && break; sleep 0.1; done
+	[ "$(pgrep -c -f "exits forkspin ok $tag")" -ge 2 ] || bad "SIG$sig: the forking rank did not start"
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	for i in $(seq 50); do pgrep -f "exits forkspin ok $tag" >/dev/null || break; sleep 0.1; done
+	if pgrep -f "exits forkspin ok $tag" >/dev/null; then
+		bad "SIG$sig: a rank's child outlived colldb run"
+		for p in $(pgrep -f "exits forkspin ok $tag"); do kill -KILL "$p"; done
+	else
+		ok "SIG$sig: a rank's forked child goes with colldb run"
+	fi
+	[ ! -e "/tmp/colldb-$(id -u)/fork-$sig-$$" ] && ok "SIG$sig: no registry entry left" ||
+		bad "SIG$sig: registry entry left"
+done
+# a crash of colldb itself (SIGSEGV, SIGABRT) leaves no registry entry
+for sig in SEGV ABRT; do
+	name="crash-$sig-$$"
+	cmds=$(mktemp)
+	printf 'sleep 30\n' >"$cmds"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+		ASAN_OPTIONS=handle_segv=0:handle_abort=0 UBSAN_OPTIONS=handle_segv=0 \
+		"$colldb" -n 2 --name "$name" "$cmds" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	reg=/tmp/colldb-$(id -u)/$name
+	for i in $(seq 100); do [ -e "$reg" ] && break; sleep 0.1; done
+	kill -$sig "$pid"
+	wait "$pid" 2>/dev/null
+	st=$?
+	[ ! -e "$reg" ] && [ $st -gt 128 ] && ok "SIG$sig of colldb: no registry entry left (exit $st)" ||
+		bad "SIG$sig of colldb: exit $st, $reg left behind?"
+	rm -f "$cmds" "$reg"
+done
 
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
 status "-n 0" 2 "$colldb" run -n 0 ./ring
-has "-n 0 message" "colldb run: -n 0: expected 1..16384 ranks"
+has "-n 0 message" "error: -n 0: expected 1..16384 ranks (try 'colldb run --help')"
 status "--batch with -x" 2 "$colldb" run --batch -x /dev/null ./ring
 status "unknown option" 2 "$colldb" run --frob ./ring
-has "unknown option named, as colldb run" "colldb run: unrecognized option '--frob'"
+has "unknown option named, as colldb run" "error: unknown option '--frob' (try 'colldb run --help')"
 status "-n without a value" 2 "$colldb" run -n
-has "missing value named" "colldb run: option requires an argument -- 'n'"
+has "missing value named" "error: -n needs a value (try 'colldb run --help')"
 status "missing program" 127 "$colldb" run ./no-such-program
 has "missing program message" "colldb run: ./no-such-program: No such file or directory"
 status "program not on PATH" 127 "$colldb" run no-such-program-anywhere
@@ -247,6 +299,8 @@ for name in $names; do
 	# messages naming the script read the same in every checkout
 	sed -i "s|$top/||g" "$got"
 	[ $st -ne 0 ] && echo "[exit $st]" >>"$got"
+	# the script's path as the repository names it, wherever it is checked out
+	sed -i "s|$top/tests/user/|tests/user/|g" "$got"
 	[ $update = 1 ] && cp "$got" "tests/user/$name.out"
 	if cmp -s "$got" "tests/user/$name.out"; then
 		ok "golden $name"
