@@ -33,6 +33,7 @@
 #include "diag/diagnose.h"
 #include "lang/call-expr.h"
 #include "lang/parse.h"
+#include "out/group.h"
 #include "out/out.h"
 #include "prog.h"
 #include "seg.h"
@@ -309,6 +310,10 @@ void record_expect_reset(void);
 /* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
  * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
 void where_line(struct session *s, int r, struct strbuf *sb);
+/* where_line() of each rank in which, into out; grouped in a large world
+ * (out/group.h). */
+void where_lines(struct session *s, const struct rankset *which,
+    struct strbuf *out);
 /* Release stopped targets: n micro-ops each (stepping) or free running;
  * *moved gets who was released.  0, or -1 + cause when none is stopped. */
 int ranks_release(struct session *s, const struct rankset *targets,

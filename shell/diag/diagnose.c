@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diag/diagnose.h"
+#include "out/group.h"
 #include "out/out.h"
 #include "proto.h"
 #include "user/user.h"
@@ -579,19 +580,38 @@ cause_line(struct session *s, const struct diag_in *in,
 	strbuf_release(&c2);
 }
 
+/* rank_line() into rl: grouped with the others in a large world. */
+static void
+rank_line_to(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, int q, struct rank_lines *rl,
+    struct strbuf *tmp)
+{
+	strbuf_reset(tmp);
+	rank_line(s, in, res, q, tmp);
+	if (tmp->len > 0 && tmp->buf[tmp->len - 1] == '\n')
+		strbuf_setlen(tmp, tmp->len - 1);	/* rank_lines adds one */
+	rank_lines_add(rl, q, group_after_rank(tmp->buf + 2));
+}
+
 void
 diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb)
 {
+	struct strbuf tmp = STRBUF_INIT;
+	struct rank_lines rl;
+
 	headline(s, in, res, sb);
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 	for (size_t i = 0; i < res->nblocked; i++)
-		rank_line(s, in, res, res->blocked[i].rank, sb);
+		rank_line_to(s, in, res, res->blocked[i].rank, &rl, &tmp);
+	rank_lines_end(&rl);
 	if (res->verdict != DIAG_OK) {
 		struct rankset idle;
 		int nidle = 0;
 
 		/* idle ranks in one line: 64 of them would bury the rest */
 		rankset_clear(&idle);
+		rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 		for (int q = 0; q < s->nranks; q++) {
 			if (block_of(res, q) != NULL)
 				continue;
@@ -599,9 +619,10 @@ diag_format(struct session *s, const struct diag_in *in,
 				rankset_add(&idle, q);
 				nidle++;
 			} else {
-				rank_line(s, in, res, q, sb);
+				rank_line_to(s, in, res, q, &rl, &tmp);
 			}
 		}
+		rank_lines_end(&rl);
 		if (nidle == 1) {
 			rank_line(s, in, res, rankset_first(&idle), sb);
 		} else if (nidle > 1) {
@@ -616,16 +637,16 @@ diag_format(struct session *s, const struct diag_in *in,
 		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
 		cause_line(s, in, &res->found[i], sb);
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 	for (int q = 0; q < s->nranks; q++) {
-		size_t mark = sb->len;
-
-		strbuf_addf(sb, "  rank %d  ", q);
-		describe_defers(s, q, sb);
-		if (sb->buf[sb->len - 1] == ' ')
-			strbuf_setlen(sb, mark);	/* none pending */
-		else
-			strbuf_addch(sb, '\n');
+		strbuf_reset(&tmp);
+		strbuf_addstr(&tmp, "  ");
+		describe_defers(s, q, &tmp);
+		if (tmp.len > 2)	/* some pending */
+			rank_lines_add(&rl, q, tmp.buf);
 	}
+	rank_lines_end(&rl);
+	strbuf_release(&tmp);
 	/* an ower that cannot move by itself is the cause, whatever else */
 	for (int q = 0; q < s->nranks; q++) {
 		const char *why;
