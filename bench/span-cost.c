@@ -1,16 +1,32 @@
 /*
- * span-cost.c - `make bench`, spans part: what recording spans costs a
- * rank.  One rank (this process) runs a program of cheap micro-ops
- * (notify to itself, then a wait that holds at once, named like a
- * collective's chunks) through rank_run, on a segment whose span ring is
- * on and on one without a ring; the difference per record is the cost of a
- * span.  Also the writer alone (span_put in a loop).  Figures, not tests.
+ * span-cost.c - `make bench`, spans part: what recording spans costs.
+ *
+ * 1. One rank (this process) runs a program of cheap micro-ops (notify to
+ *    itself, then a wait that holds at once, named like a collective's
+ *    chunks) through rank_run, on a segment whose span ring is on and on
+ *    one without a ring; the difference per record is the cost of a span.
+ *    Also the writer alone (span_put in a loop).
+ * 2. What it costs a bench: two rank processes run a real allreduce
+ *    (coll_build, mesh and ring, 4 KiB and 64 KiB f32) back to back, as
+ *    bench does, with spans off and at each detail (spans=ops|phases|
+ *    roots); rank 0 times batches of runs.  The configurations alternate
+ *    (interleaved); each figure is the median batch.
+ * Figures, not tests.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include "coll.h"
 #include "futex.h"
+#include "median.h"
+#include "proto.h"
 #include "rank.h"
 #include "seg.h"
 #include "span.h"
@@ -18,21 +34,6 @@
 #define NOPS 65536		/* micro-ops per run */
 #define RUNS 21			/* per configuration, alternated */
 #define RING (8u << 20)
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_u64);
-	return v[n / 2];
-}
 
 /* notify(self, +0) then wait(>= 0), 8 micro-ops per chunk phase */
 static struct prog *
@@ -56,6 +57,18 @@ program(uint64_t cell)
 		prog_add(p, &u);
 	}
 	return p;
+}
+
+/* Part 1 pins this process to CPU 0; part 2's ranks pin themselves. */
+static void
+unpin_all(void)
+{
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		CPU_SET(c, &all);
+	sched_setaffinity(0, sizeof all, &all);
 }
 
 struct world1 {
@@ -103,6 +116,127 @@ run(struct world1 *w, const struct prog *p, uint64_t *records)
 	return t1 - t0;
 }
 
+/* ---- 2. a real allreduce on two ranks ------------------------------- */
+
+#define AR_BATCH 200		/* runs timed together */
+#define AR_BATCHES 15		/* batches per configuration and pass */
+#define AR_PASSES 3		/* configurations alternate, pass by pass */
+
+enum { CFG_OFF, CFG_OPS, CFG_PHASES, CFG_ROOTS, CFG__COUNT };
+static const char *const cfg_names[CFG__COUNT] = { "spans off", "spans=ops",
+	"spans=phases", "spans=roots" };
+
+/* Rank r's loop: every pass, every configuration, AR_BATCHES batches of
+ * AR_BATCH runs; rank 0 writes each batch's ns per run into out. */
+static void
+ar_rank(struct seg *s, int r, const struct coll_args *a, double *out)
+{
+	static const unsigned flags[CFG__COUNT] = { PROG_F_NOSPANS, 0,
+		PROG_F_SPANS_PHASES, PROG_F_SPANS_ROOTS };
+	struct rank_ctx rc;
+	struct span_rec buf[4096];
+	struct prog *p;
+	char *cause = NULL;
+	uint32_t iter = 0;
+
+	if (rank_attach(&rc, s->fd, -1, r, &cause) != 0)
+		_exit(1);
+	rank_pin(r, 2);
+	p = coll_build(a, 2, r);
+	for (int pass = 0; pass < AR_PASSES; pass++) {
+		for (int c = 0; c < CFG__COUNT; c++) {
+			for (int k = 0; k < AR_BATCHES; k++) {
+				struct done_info di;
+				uint64_t t0 = mono_ns();
+
+				for (int i = 0; i < AR_BATCH; i++, iter++) {
+					rc.iter = iter;
+					rc.checked = iter > 0;
+					if (rank_run(&rc, p, 1, flags[c], &di,
+					    &cause) != DONE_OK)
+						_exit(1);
+				}
+				if (r == 0)
+					out[(pass * CFG__COUNT + c) * AR_BATCHES + k] =
+					    (double)(mono_ns() - t0) / AR_BATCH;
+				/* the shell's part: drain the ring */
+				while (span_ring_read(seg_spans(s, r),
+				    s->h->span_bytes, buf, 4096) > 0)
+					;
+			}
+		}
+	}
+	prog_free(p);
+	_exit(0);
+}
+
+static void
+allreduce_costs(enum coll_mode mode, uint64_t bytes)
+{
+	size_t n = AR_PASSES * CFG__COUNT * AR_BATCHES;
+	double *t = mmap(NULL, n * sizeof *t, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct seg s;
+	struct coll_args a;
+	struct seg_window *bw, *sw;
+	uint64_t shape[1] = { bytes / 4 };
+	uint64_t sshape[2] = { 2, mode == MODE_RING ? 2 : 1 };	/* 2(N-1) x N */
+	char *cause = NULL;
+	double med[CFG__COUNT];
+	pid_t pid[2];
+
+	if (seg_create(&s, "span-cost-ar", 2, 64u << 20, 16u << 20, &cause) != 0) {
+		fprintf(stderr, "span-cost: %s\n", cause);
+		exit(1);
+	}
+	seg_unlink(&s);
+	bw = seg_win_alloc(&s, "buf", shape, 1, DT_F32, 0, &cause);
+	sw = seg_win_alloc(&s, "sig", sshape, 2, DT_I32, 0, &cause);
+	if (bw == NULL || sw == NULL) {
+		fprintf(stderr, "span-cost: %s\n", cause);
+		exit(1);
+	}
+	memset(&a, 0, sizeof a);
+	a.kind = COLL_ALLREDUCE;
+	a.mode = mode;
+	a.op = RED_SUM;
+	a.strict = true;
+	a.has_sig = true;
+	seg_win_ref(bw, &a.buf);
+	seg_win_ref(sw, &a.sig);
+	if (coll_validate(&a, 2, &cause, NULL) != 0) {
+		fprintf(stderr, "span-cost: %s\n", cause);
+		exit(1);
+	}
+	for (int r = 0; r < 2; r++) {
+		if ((pid[r] = fork()) == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			ar_rank(&s, r, &a, t);
+		}
+	}
+	for (int r = 0; r < 2; r++)
+		waitpid(pid[r], NULL, 0);
+	for (int c = 0; c < CFG__COUNT; c++) {
+		double v[AR_PASSES * AR_BATCHES];
+
+		for (int pass = 0; pass < AR_PASSES; pass++)
+			memcpy(v + pass * AR_BATCHES,
+			    t + (pass * CFG__COUNT + c) * AR_BATCHES,
+			    AR_BATCHES * sizeof *v);
+		med[c] = median_double(v, AR_PASSES * AR_BATCHES);
+	}
+	printf("  %s %3llu KiB:", mode == MODE_RING ? "ring" : "mesh",
+	    (unsigned long long)(bytes >> 10));
+	for (int c = 0; c < CFG__COUNT; c++) {
+		printf("  %s %.2f us", cfg_names[c], med[c] / 1e3);
+		if (c > CFG_OFF)
+			printf(" (%+.1f%%)", 100 * (med[c] - med[CFG_OFF]) / med[CFG_OFF]);
+	}
+	printf("\n");
+	munmap(t, n * sizeof *t);
+	seg_close(&s);
+}
+
 int
 main(void)
 {
@@ -125,15 +259,15 @@ main(void)
 		t_off[i] = run(&off, p, &r);
 	}
 	lost = span_ring_lost(seg_spans(&on.seg, 0));
-	m_on = median(t_on, RUNS);
-	m_off = median(t_off, RUNS);
+	m_on = median_u64(t_on, RUNS);
+	m_off = median_u64(t_off, RUNS);
 	per_op_on = (double)m_on / NOPS;
 	per_op_off = (double)m_off / NOPS;
 	per_span = ((double)m_on - (double)m_off) / (double)recs;
 
 	/* the writer alone: records into the ring, drained every 64k */
 	span_writer_begin(&sw, seg_spans(&on.seg, 0), on.seg.h->span_bytes, p,
-	    0, 1, 0);
+	    0, 1, 0, SPAN_DETAIL_OPS);
 	w0 = mono_ns();
 	for (uint32_t i = 0; i < 1u << 20; i++) {
 		span_put(&sw, i, i + 1, i % NOPS, SPAN_LEVEL_OP, 0, 0);
@@ -159,5 +293,14 @@ main(void)
 	prog_free(p);
 	rank_detach(&on.rc);
 	rank_detach(&off.rc);
+
+	printf("  what spans cost a bench: 2 ranks, allreduce f32 back to back, ns per call (median batch of %d calls; %% over spans off)\n",
+	    AR_BATCH);
+	unpin_all();
+	allreduce_costs(MODE_MESH, 4096);
+	allreduce_costs(MODE_RING, 4096);
+	allreduce_costs(MODE_MESH, 65536);
+	allreduce_costs(MODE_RING, 65536);
+	printf("  (bench records spans=roots unless told: the target is < 5%% over spans off)\n");
 	return 0;
 }

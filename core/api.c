@@ -241,6 +241,9 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	title(t, sizeof t, p, coll != NULL);
 	free(p->title);
 	p->title = xstrdup(t);
+	/* From here the call is colldb's: a fork (a signal handler's) is
+	 * inside it (core/rank.h), as in rank_run, which nests. */
+	rank_lib_enter(p->title);
 	if (nested) {
 		/* the call's own position comes back afterwards */
 		pc = atomic_load(&b->pc);
@@ -292,6 +295,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		err = CDB_ERR_SYSTEM;
 	}
 	free(cause);
+	rank_lib_leave();	/* before p (and the title it names) goes */
 	prog_free(p);
 	return err;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "kern.h"
 
 static const struct {
 	const char *name;
@@ -139,8 +140,9 @@ f16_to_f32(uint16_t h)
 		float v = (float)man * 0x1p-24f;
 		return sign ? -v : v;
 	}
-	if (exp == 31)
-		return bits_f32(sign | 0x7f800000u | (man << 13));
+	if (exp == 31)	/* inf; a nan is made quiet, as VCVTPH2PS does */
+		return bits_f32(sign | 0x7f800000u | (man ? 0x400000u : 0) |
+		    (man << 13));
 	return bits_f32(sign | ((exp - 15 + 127) << 23) | (man << 13));
 }
 
@@ -257,6 +259,20 @@ void
 dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
     const void *src, size_t n)
 {
+	kern_convert(dt_dst, dst, dt_src, src, n);
+}
+
+void
+reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
+    size_t n)
+{
+	kern_reduce(dt, op, acc, acc, x, n);
+}
+
+void
+dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
+    const void *src, size_t n)
+{
 	if (dt_dst == dt_src) {
 		memmove(dst, src, n * dtype_size(dt_dst));
 		return;
@@ -293,18 +309,19 @@ dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
  * One loop per (type, op) so the compiler vectorises the common sum cases.
  * Integer sums wrap (computed unsigned), as on the device.
  */
-#define REDUCE_LOOPS(T, U)                                                   \
+#define KEEP(a, r) (r)
+#define REDUCE_LOOPS(T, U, FIX)                                              \
 	do {                                                                 \
 		T *a = acc;                                                  \
 		const T *b = x;                                              \
 		switch (op) {                                                \
 		case RED_SUM:                                                \
 			for (size_t i = 0; i < n; i++)                       \
-				a[i] = (T)((U)a[i] + (U)b[i]);               \
+				a[i] = FIX(a[i], (T)((U)a[i] + (U)b[i]));    \
 			break;                                               \
 		case RED_PROD:                                               \
 			for (size_t i = 0; i < n; i++)                       \
-				a[i] = (T)((U)a[i] * (U)b[i]);               \
+				a[i] = FIX(a[i], (T)((U)a[i] * (U)b[i]));    \
 			break;                                               \
 		case RED_MAX:                                                \
 			for (size_t i = 0; i < n; i++)                       \
@@ -328,37 +345,37 @@ reduce_half(enum dtype dt, enum reduce_op op, uint16_t *acc, const uint16_t *x,
 		float b = dt == DT_F16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
 		float r;
 		float one = a;
-		reduce_apply(DT_F32, op, &one, &b, 1);
+		reduce_apply_ref(DT_F32, op, &one, &b, 1);
 		r = one;
 		acc[i] = dt == DT_F16 ? f16_from_f32(r) : bf16_from_f32(r);
 	}
 }
 
 void
-reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
+reduce_apply_ref(enum dtype dt, enum reduce_op op, void *acc, const void *x,
     size_t n)
 {
 	switch (dt) {
 	case DT_U8:
-		REDUCE_LOOPS(uint8_t, uint32_t);
+		REDUCE_LOOPS(uint8_t, uint32_t, KEEP);
 		break;
 	case DT_I8:
-		REDUCE_LOOPS(int8_t, uint32_t);
+		REDUCE_LOOPS(int8_t, uint32_t, KEEP);
 		break;
 	case DT_I16:
-		REDUCE_LOOPS(int16_t, uint32_t);
+		REDUCE_LOOPS(int16_t, uint32_t, KEEP);
 		break;
 	case DT_I32:
-		REDUCE_LOOPS(int32_t, uint32_t);
+		REDUCE_LOOPS(int32_t, uint32_t, KEEP);
 		break;
 	case DT_I64:
-		REDUCE_LOOPS(int64_t, uint64_t);
+		REDUCE_LOOPS(int64_t, uint64_t, KEEP);
 		break;
 	case DT_F32:
-		REDUCE_LOOPS(float, float);
+		REDUCE_LOOPS(float, float, dtype_nan_first_f32);
 		break;
 	case DT_F64:
-		REDUCE_LOOPS(double, double);
+		REDUCE_LOOPS(double, double, dtype_nan_first_f64);
 		break;
 	case DT_F16:
 	case DT_BF16:

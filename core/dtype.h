@@ -4,7 +4,10 @@
  * DT_U8 is the untyped-bytes view of `alloc NAME BYTES`.  f16 and bf16 are
  * stored as their IEEE/bfloat bit patterns; arithmetic on them happens in
  * f32 and is rounded back to nearest-even (dtype_acc() names the type a
- * reduction accumulates in).  All functions are pure and thread-safe.
+ * reduction accumulates in); widening an f16 NaN makes it quiet (as the
+ * CPU's VCVTPH2PS does), narrowing keeps a NaN a quiet NaN.  All
+ * functions are pure and thread-safe; the element-wise ones run the
+ * vectorised kernels of kern.h.
  */
 #ifndef COLLDB_DTYPE_H
 #define COLLDB_DTYPE_H
@@ -60,9 +63,43 @@ int64_t dtype_get_int(enum dtype dt, const void *base, size_t i);
 void dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
     const void *src, size_t n);
 
-/* acc[i] = op(acc[i], x[i]) for n elements of type dt (no conversion). */
+/*
+ * The NaN rule of float sums and products: IEEE leaves it to the
+ * implementation which NaN a + b gives when both are NaNs (and compilers
+ * swap the operands of a commutative op), so colldb fixes it: when the
+ * accumulated value a is a NaN, the result is a, made quiet.  Every
+ * kernel applies it, so they all agree to the bit.
+ */
+static inline float
+dtype_nan_first_f32(float a, float r)
+{
+	/* a + 0 is a made quiet when a is a NaN (and cannot be folded away:
+	 * -0 + 0 is +0); computed always and then selected, so the loops
+	 * still vectorise */
+	float q = a + 0.0f;
+
+	return __builtin_isunordered(a, a) ? q : r;
+}
+
+static inline double
+dtype_nan_first_f64(double a, double r)
+{
+	double q = a + 0.0;
+
+	return __builtin_isunordered(a, a) ? q : r;
+}
+
+/* acc[i] = op(acc[i], x[i]) for n elements of type dt (no conversion; float
+ * sums and products follow the NaN rule above). */
 void reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
     size_t n);
+
+/* The scalar references of the two above: one element at a time, the
+ * definition the vectorised kernels (kern.h) match bit for bit. */
+void dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
+    const void *src, size_t n);
+void reduce_apply_ref(enum dtype dt, enum reduce_op op, void *acc,
+    const void *x, size_t n);
 
 /* Whether dt supports put atomic=add (f32 f16 bf16 i32 i16 i8). */
 int dtype_atomic_add_ok(enum dtype dt);

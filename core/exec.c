@@ -1,9 +1,11 @@
 /* exec.c - run one micro-op; see exec.h. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "exec.h"
+#include "kern.h"
 #include "xmalloc.h"
 
 void
@@ -152,7 +154,10 @@ fill(struct exec *ex, const struct uop *u)
 {
 	uint8_t *base = ex->t->ops->area(ex->t, ex->t->rank) + u->dst;
 	enum dtype dt = u->dtype;
-	uint64_t seed = (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
+	/* fval is the value for the other patterns: only random's is a seed
+	 * (and converting, say, 3.4e38 to an integer would be undefined) */
+	uint64_t seed = u->op != FILL_RANDOM || !(fabs(u->fval) < 0x1p63) ? 0 :
+	    (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
 
 	if ((u->flags & UOP_F_INT) && u->op != FILL_RANDOM) {
 		int64_t k = (int64_t)u->src;
@@ -256,6 +261,9 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 			dtype_convert(ddt, d, sdt, s, u->count);
 		} else if (sdt == ddt) {
 			reduce_apply(ddt, u->op, d, s, u->count);
+		} else if (ddt == DT_F32) {
+			/* acc op= the widened source, in one pass */
+			kern_reduce_f32(u->op, d, DT_F32, d, sdt, s, u->count);
 		} else {
 			/* widen the source into staging, then reduce */
 			size_t need = u->count * dtype_size(ddt);
@@ -282,4 +290,42 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 		return cause_set(cause, "%s is not executed here",
 		    uop_kind_name(u->kind));
 	}
+}
+
+/* A source of a COPY/REDUCE as a direct pointer, or NULL. */
+static const void *
+direct(const struct exec *ex, int space, int peer, uint64_t off)
+{
+	struct transport *t = ex->t;
+	uint8_t *base;
+
+	if (space == SP_ACC)
+		return NULL;
+	base = t->ops->area(t, space == SP_OWN ? t->rank : peer);
+	return base != NULL ? base + off : NULL;
+}
+
+int
+exec_fusable(const struct exec *ex, const struct uop *a, const struct uop *b)
+{
+	return a->kind == UOP_COPY && b->kind == UOP_REDUCE &&
+	    a->dsp == SP_ACC && b->dsp == SP_ACC && a->dst == b->dst &&
+	    a->count == b->count && a->dtype == b->dtype &&
+	    direct(ex, a->ssp, a->peer, a->src) != NULL &&
+	    direct(ex, b->ssp, b->peer, b->src) != NULL;
+}
+
+int
+exec_fused(struct exec *ex, const struct uop *a, const struct uop *b)
+{
+	enum dtype dt = a->dtype, adt = dtype_acc(dt);
+	void *acc = (uint8_t *)ex->acc + a->dst;
+	const void *x = direct(ex, a->ssp, a->peer, a->src);
+	const void *y = direct(ex, b->ssp, b->peer, b->src);
+
+	if (adt == dt)
+		kern_reduce(dt, b->op, acc, x, y, a->count);
+	else
+		kern_reduce_f32(b->op, acc, dt, x, dt, y, a->count);
+	return EXEC_OK;
 }

@@ -50,6 +50,19 @@ void exec_reserve(struct exec *ex, size_t bytes);
 int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen,
     char **cause);
 
+/*
+ * Fusion: a COPY into the accumulator followed by a REDUCE of the same
+ * accumulator range (a chunk's load and reduce) can run as one pass,
+ * acc = a op b, with the result bit for bit the same as running the two
+ * (kern.h).  exec_fusable() says whether a, b is such a pair whose
+ * operands are all addressable; exec_fused() runs it (EXEC_OK).  The
+ * caller decides when fusing is allowed (nobody can observe the state
+ * between the two: core/rank.c).
+ */
+int exec_fusable(const struct exec *ex, const struct uop *a,
+    const struct uop *b);
+int exec_fused(struct exec *ex, const struct uop *a, const struct uop *b);
+
 /* Check u's operands against the area size and world; 0 or -1 + cause. */
 int exec_check(const struct uop *u, int nranks, uint64_t area_size,
     size_t acc_bytes, char **cause);

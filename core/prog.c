@@ -564,28 +564,6 @@ prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n)
 	}
 }
 
-int
-wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
-{
-	switch (c) {
-	case CMP_EQ:
-		return now == expected;
-	case CMP_GE:
-		return now >= expected;
-	case CMP_UGE:
-		return (uint32_t)now >= (uint32_t)expected;
-	case CMP_NE:
-		return now != expected;
-	case CMP_GT:
-		return now > expected;
-	case CMP_LT:
-		return now < expected;
-	case CMP_LE:
-		return now <= expected;
-	}
-	return 0;
-}
-
 /*
  * Wire format: "PRG1" u32 nops, u32 nstrs, u64 acc_bytes, title\0,
  * nops raw uops, then nstrs NUL-terminated strings (index 0 included).

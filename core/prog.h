@@ -315,7 +315,29 @@ void prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
 const char *uop_kind_name(enum uop_kind k);
 int uop_kind_from_name(const char *s, enum uop_kind *out);
 const char *wait_cmp_name(enum wait_cmp c);
-int wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected);
+
+/* Whether `now cmp expected` holds (inline: waits spin on it). */
+static inline int
+wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
+{
+	switch (c) {
+	case CMP_EQ:
+		return now == expected;
+	case CMP_GE:
+		return now >= expected;
+	case CMP_UGE:
+		return (uint32_t)now >= (uint32_t)expected;
+	case CMP_NE:
+		return now != expected;
+	case CMP_GT:
+		return now > expected;
+	case CMP_LT:
+		return now < expected;
+	case CMP_LE:
+		return now <= expected;
+	}
+	return 0;
+}
 
 /*
  * A deferred completion condition (PyPTO's pld.system.defer_wait): the

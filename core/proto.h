@@ -49,6 +49,11 @@ enum prog_flags {
 	PROG_F_NOSPANS = 1 << 3, /* record no spans: a program nested inside
 				  * a CALL (the process's one span writer
 				  * belongs to the call's program) */
+	PROG_F_SPANS_PHASES = 1 << 4, /* record phases, not micro-ops, and
+				       * fuse a chunk's load and reduce
+				       * (core/span.h, core/exec.h) */
+	PROG_F_SPANS_ROOTS = 1 << 5, /* record each run's root only (fusing
+				      * too) */
 };
 
 /* hdr.status of MSG_DONE */
@@ -78,6 +83,9 @@ struct coll_msg {
 	uint32_t repeat;	/* run it this many times back to back, stopping
 				 * at the first that does not end DONE_OK
 				 * (bench); 0 means once */
+	uint32_t first_iter;	/* the first run's iteration number (its
+				 * spans carry first_iter + k): a bench that
+				 * sends its warmup and its rounds apart */
 	uint32_t ndefer;	/* deferred conditions the rank appends to the
 				 * program it builds (prog_add_deferred) */
 	struct site site;	/* a user rank's announcement: the call */

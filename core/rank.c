@@ -252,7 +252,8 @@ span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
  * never held); a materialised one directly.  Every op is checked before
  * it runs: a materialised program all of it before the first op, a
  * described one window by window (its generator was checked with the
- * arguments, so a failure there is a malformed message).
+ * arguments, so a failure there is a malformed message).  A repetition
+ * (bench) was validated by its first run.
  */
 #define RUN_WIN 256
 
@@ -270,12 +271,30 @@ win_fill(struct rank_ctx *rc, const struct prog *p, struct run_win *w,
 	w->base = pc;
 	w->n = prog_rd_fill(&w->rd, pc, w->buf, RUN_WIN);
 	w->ops = w->buf;
-	for (uint64_t i = 0; i < w->n; i++) {
+	for (uint64_t i = 0; i < w->n && !rc->checked; i++) {
 		if (exec_check(&w->buf[i], rc->seg.nranks, rc->seg.area_size,
 			p->acc_bytes, cause) != 0)
 			return -1;
 	}
 	return 0;
+}
+
+static enum span_detail
+detail_of(unsigned flags)
+{
+	if (flags & PROG_F_SPANS_ROOTS)
+		return SPAN_DETAIL_ROOTS;
+	if (flags & PROG_F_SPANS_PHASES)
+		return SPAN_DETAIL_PHASES;
+	return SPAN_DETAIL_OPS;
+}
+
+/* The board's progress counter: one writer (this rank), so no RMW. */
+static inline void
+progress_add(struct seg_rank *b, uint64_t n)
+{
+	atomic_store_explicit(&b->progress, atomic_load_explicit(&b->progress,
+	    memory_order_relaxed) + n, memory_order_relaxed);
 }
 
 static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
@@ -287,6 +306,13 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 {
 	int st;
 
+	if (rank_forked) {
+		/* forked after its cdb_* call checked, before the program ran:
+		 * it would run the program as a second copy of the rank */
+		memset(di, 0, sizeof *di);
+		return cause_set(cause, "this process is a fork() of a rank: "
+		    "libcolldb belongs to the rank itself"), DONE_ERROR;
+	}
 	rank_lib_enter(p->title);	/* a fork from here on is inside it */
 	st = run_prog(rc, p, tag, flags, di, cause);
 	rank_lib_leave();
@@ -303,6 +329,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
+	enum span_detail detail = detail_of(flags);
 	int status = DONE_OK;
 	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
 							 * if gate_active lags */
@@ -330,7 +357,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	} else {
 		/* Validate everything first: a bad program is an error, not a
 		 * write into another rank's memory. */
-		for (size_t i = 0; i < p->nmops; i++) {
+		for (size_t i = 0; i < p->nmops && !rc->checked; i++) {
 			if (exec_check(&p->mops[i], rc->seg.nranks,
 				rc->seg.area_size, p->acc_bytes, cause) != 0)
 				return DONE_ERROR;
@@ -351,12 +378,14 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
 	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
-	    tag, rc->iter);
-	if (sw.ring != NULL)
+	    tag, rc->iter, detail);
+	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
 		t1 = mono_ns();
 
 	while (pc < len) {
 		const struct uop *u;
+		uint32_t step = 1;
+		int gated = 0;
 		int rc_;
 
 		if (pc - wbase >= wn) {
@@ -380,18 +409,34 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			}
 			forced = STOP_NONE;
 			first = 0;
-			if (sw.ring != NULL)	/* time stopped at the gate */
-				t0 = mono_ns();	/* is nobody's */
+			gated = 1;
+			if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
+				t0 = mono_ns();	/* time stopped at the gate
+						 * is nobody's */
 		}
-		span_op_start(&sw, pc, t0);
+		if (detail == SPAN_DETAIL_OPS) {
+			span_op_start(&sw, pc, t0);
+		} else if (span_boundary(&sw, pc)) {
+			t1 = mono_ns();
+			sw.last_end = t1;
+			span_op_start(&sw, pc, t1);
+		}
 		if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
 			free(rc->result);
 			rc->result = NULL;
 			rc_ = call_exec(rc, p, u, &rc->result, cause);
+		} else if ((detail != SPAN_DETAIL_OPS || sw.ring == NULL) &&
+		    !gated && pc + 1 - wbase < wn && !span_boundary(&sw, pc + 1) &&
+		    exec_fusable(&rc->ex, u, u + 1)) {
+			/* free running and no span between the two: nobody
+			 * can tell the pair from one pass */
+			rc_ = exec_fused(&rc->ex, u, u + 1);
+			step = 2;
 		} else {
 			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
 		}
-		if (sw.ring != NULL && (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
+		if (sw.ring != NULL && detail == SPAN_DETAIL_OPS &&
+		    (rc_ == EXEC_OK || rc_ == EXEC_GAVEUP)) {
 			int32_t v = 0;
 			unsigned f = span_value(rc, u, di->seen, &v);
 
@@ -422,12 +467,13 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			status = DONE_ERROR;
 			break;
 		}
-		atomic_fetch_add_explicit(&b->progress, 1, memory_order_relaxed);
-		pc++;
+		progress_add(b, step);
+		pc += step;
 	}
 	free(w);
-	span_writer_end(&sw, status == DONE_OK || sw.ring == NULL ? t1 :
-	    mono_ns());
+	if (sw.ring != NULL && (detail != SPAN_DETAIL_OPS || status != DONE_OK))
+		t1 = mono_ns();
+	span_writer_end(&sw, t1);
 	di->pc = pc;
 	atomic_store(&b->pc, pc);
 	if (flags & PROG_F_USER) {
@@ -481,7 +527,7 @@ rank_serve(struct rank_ctx *rc)
 		struct done_info di = { 0 };
 		struct prog *p = NULL;
 		char *cause = NULL;
-		uint32_t repeat = 1;
+		uint32_t repeat = 1, first = 0;
 		void *payload;
 		int st;
 
@@ -503,6 +549,7 @@ rank_serve(struct rank_ctx *rc)
 				prog_add_deferred(p, cm->defer,
 				    MIN(cm->ndefer, DEFER_MAX));
 				repeat = cm->repeat > 1 ? cm->repeat : 1;
+				first = cm->first_iter;
 			} else {
 				cause_set(&cause, "malformed collective message");
 			}
@@ -515,11 +562,14 @@ rank_serve(struct rank_ctx *rc)
 			reply(rc, h.tag, DONE_ERROR, &di, cause);
 		} else {
 			st = DONE_OK;
-			for (rc->iter = 0; rc->iter < repeat && st == DONE_OK;
-			    rc->iter++)
+			for (uint32_t k = 0; k < repeat && st == DONE_OK; k++) {
+				rc->iter = first + k;
+				rc->checked = k > 0;
 				st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
 				    &cause);
+			}
 			rc->iter = 0;
+			rc->checked = 0;
 			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
 		}
 		free(rc->result);
@@ -540,12 +590,10 @@ rank_pin(int rank, int nranks)
 	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
 		return 0;
 	n = CPU_COUNT(&allowed);
-	if (nranks > n)
-		return 0;	/* oversubscribed: ranks skip the spin anyway */
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &allowed))
 			continue;
-		if (seen++ == rank) {
+		if (seen++ == rank % n) {
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
 			return sched_setaffinity(0, sizeof one, &one) == 0;

@@ -40,6 +40,8 @@ struct rank_ctx {
 				 * reply (its return value; owned) */
 	uint32_t iter;		/* repetition of the program running (its
 				 * spans carry it; see span.h) */
+	int checked;		/* the program running was validated by an
+				 * earlier repetition (rank_run skips it) */
 	struct site site;	/* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 };
@@ -69,11 +71,14 @@ void rank_hold(struct rank_ctx *rc, const char *title);
 int rank_serve(struct rank_ctx *rc);
 
 /*
- * Pin the calling rank process to one CPU when the world fits the CPUs it
- * may use (rank r on the r-th allowed CPU), so two spinning ranks never
+ * Pin the calling rank process to one CPU: rank r on the (r mod n)-th of
+ * the n CPUs it may use.  When the world fits, two spinning ranks never
  * share a CPU (measured: ~150 us per notify/wait round trip when the
- * scheduler stacks both on one vCPU, ~2 us pinned).  Returns 1 if pinned;
- * COLLDB_NO_PIN=1 in the environment disables it.
+ * scheduler stacks both on one vCPU, ~2 us pinned); when it does not, the
+ * ranks sharing a CPU are always the same ones, so a waiting rank's
+ * sched_yield() hands the CPU to a peer that has work (measured on 2 CPUs,
+ * 4 ranks: a 64 KiB mesh allreduce in 37 us pinned, 67-71 us not).
+ * Returns 1 if pinned; COLLDB_NO_PIN=1 in the environment disables it.
  */
 int rank_pin(int rank, int nranks);
 
@@ -93,7 +98,10 @@ int rank_pin(int rank, int nranks);
  *    colldb ends the child (_exit(0)) instead of the agent going on.
  * libcolldb's own forks (cdb_init's standalone ranks) come before
  * rank_attach().  rank_lib_enter()/leave() bracket the rank's own code
- * (rank_run does; a call's function is outside it, core/call.c).
+ * (rank_run does, and libcolldb's api_run around it, so the announcing
+ * and reporting of a call are inside too; a call's function is outside
+ * it, core/call.c).  A child forked outside them that still reaches
+ * rank_run is refused there (rank_forked).
  */
 #define RANK_FORK_EXIT 125
 extern volatile sig_atomic_t rank_forked;

@@ -826,14 +826,17 @@ seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
 	}
 }
 
+/* The rank is the only writer of its slot: plain stores, no RMW (this
+ * runs before every micro-op). */
 void
 seg_write_cur(struct seg_rank *b, const struct uop *cur, const char *title)
 {
-	atomic_fetch_add(&b->cur_seq, 1);
+	uint32_t seq = atomic_load_explicit(&b->cur_seq, memory_order_relaxed);
+
+	atomic_store_explicit(&b->cur_seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	memcpy(&b->cur, cur, sizeof *cur);
 	if (title != NULL)
 		snprintf(b->title, sizeof b->title, "%s", title);
-	atomic_thread_fence(memory_order_release);
-	atomic_fetch_add(&b->cur_seq, 1);
+	atomic_store_explicit(&b->cur_seq, seq + 2, memory_order_release);
 }

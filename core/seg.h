@@ -4,7 +4,7 @@
  * Layout (every part page-aligned):
  *
  *   struct seg_header   magic, sizes, window table, breakpoint table
- *   struct seg_rank[N]  the status board: one 256-byte slot per rank
+ *   struct seg_rank[N]  the status board: one 320-byte slot per rank
  *   span rings[N]       per-rank span records (see span.h)
  *   window areas[N]     each rank's symmetric window area, area_size bytes
  *
@@ -157,14 +157,22 @@ struct seg_defer {
 	uint64_t off;		/* the cell in the rank's own area */
 };
 
-/* One rank's slot on the status board (rank fields, then control fields). */
+/*
+ * One rank's slot on the status board, in three cache lines and up: what a
+ * notifier reads (the waiter's announcement, written only when the rank
+ * blocks), what the rank writes as it runs (every micro-op), what the
+ * shell writes.  Keeping them apart means a notify never misses on a line
+ * its peer is busy writing.
+ */
 struct seg_rank {
-	/* written by the rank */
-	_Atomic uint32_t state;		/* enum rank_state */
+	/* written by the rank when it blocks in a wait */
 	_Atomic uint32_t sleeping;	/* in FUTEX_WAIT on wait_off */
+	_Atomic uint32_t wait_cmp;
 	_Atomic uint64_t wait_off;	/* cell being waited on */
 	_Atomic int32_t wait_expected;
-	_Atomic uint32_t wait_cmp;
+
+	/* written by the rank as it runs */
+	_Atomic uint32_t state __attribute__((aligned(64))); /* enum rank_state */
 	_Atomic uint64_t progress;	/* micro-ops completed, ever */
 	_Atomic uint64_t state_ns;	/* mono_ns() of the last state change */
 	_Atomic uint32_t pc;		/* current micro-op index */
@@ -177,7 +185,10 @@ struct seg_rank {
 					 * stopped with ctl_seen != ctl means a
 					 * reaction to the shell is pending */
 	int32_t pid;
-	uint32_t reserved0;
+	/* how waits ended up waiting, ever (bench reports the difference) */
+	_Atomic uint64_t n_yield;	/* sched_yield() calls */
+	_Atomic uint64_t n_sleep;	/* FUTEX_WAITs */
+	_Atomic uint64_t n_wake;	/* FUTEX_WAKEs this rank's notifies made */
 	struct uop cur;			/* the current micro-op */
 	char title[SEG_TITLE_MAX];	/* current program title */
 	struct site site;		/* a user program's current call (its
@@ -185,7 +196,8 @@ struct seg_rank {
 					 * agents); written before prog_tag */
 
 	/* written by the shell */
-	_Atomic uint32_t ctl;		/* futex word: bumped on every change */
+	_Atomic uint32_t ctl __attribute__((aligned(64))); /* futex word: bumped
+							    * on every change */
 	_Atomic uint32_t mode;		/* enum run_mode */
 	_Atomic uint32_t credits;	/* step credits left */
 	_Atomic uint32_t interrupt;	/* interrupt requested */
@@ -391,7 +403,7 @@ const char *rank_state_name(enum rank_state st);
  * UOP__COUNT, all else zero. */
 void seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size);
-/* Write the current op / title (rank side). */
+/* Write the current op / title (rank side: the slot's only writer). */
 void seg_write_cur(struct seg_rank *b, const struct uop *cur,
     const char *title);
 

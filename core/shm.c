@@ -28,6 +28,14 @@ struct shm_priv {
 	int yields;		/* sched_yield()s before sleeping */
 };
 
+/* A board counter: one writer (this rank), no RMW needed. */
+static inline void
+count(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	    memory_order_relaxed);
+}
+
 static struct seg *
 seg_of(struct transport *t)
 {
@@ -52,8 +60,12 @@ shm_notify(struct transport *t, int peer, uint64_t off, int32_t v,
 		atomic_store(cell, v);
 	else
 		atomic_fetch_add(cell, v);
-	if (atomic_load(&b->sleeping) && atomic_load(&b->wait_off) == off)
+	if (atomic_load(&b->sleeping) && atomic_load(&b->wait_off) == off) {
+		struct seg_rank *me = seg_board(s, t->rank);
+
 		futex_wake((void *)cell, INT_MAX);
+		count(&me->n_wake);
+	}
 	return 0;
 }
 
@@ -105,30 +117,35 @@ shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
 		rc = WAIT_PENDING;
 		goto out;
 	}
-	atomic_store(&b->wait_off, off);
-	atomic_store(&b->wait_cmp, (uint32_t)cmp);
-	atomic_store(&b->wait_expected, expected);
+	/* Spin quietly first: a peer a little behind releases us before
+	 * anybody needs to see us blocked (no board write, no clock read). */
+	for (int i = 0; i < pv->spin; i++) {
+		cpu_relax();
+		v = atomic_load_explicit(cell, memory_order_acquire);
+		if (wait_cmp_holds(cmp, v, expected))
+			goto out;
+		if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
+			break;
+	}
+	atomic_store_explicit(&b->wait_off, off, memory_order_relaxed);
+	atomic_store_explicit(&b->wait_cmp, (uint32_t)cmp, memory_order_relaxed);
+	atomic_store_explicit(&b->wait_expected, expected, memory_order_relaxed);
 	seg_set_state(b, RS_BLOCKED);
 	if (atomic_load(&s->h->wait_giveup) != 0) {
 		rc = wait_giveup(s, b, cell, cmp, expected, &v);
 		goto woke;
 	}
-
-	/* spin (pause between reads), then yield, then sleep */
-	for (int phase = 0; phase < 2; phase++) {
-		int n = phase == 0 ? pv->spin : pv->yields;
-		for (int i = 0; i < n; i++) {
-			if (phase == 0)
-				cpu_relax();
-			else
-				sched_yield();
-			v = atomic_load_explicit(cell, memory_order_acquire);
-			if (wait_cmp_holds(cmp, v, expected))
-				goto woke;
-			if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
-				break;
-		}
+	/* then yield (a rank sharing our CPU may be the one we wait for) */
+	for (int i = 0; i < pv->yields; i++) {
+		sched_yield();
+		count(&b->n_yield);
+		v = atomic_load_explicit(cell, memory_order_acquire);
+		if (wait_cmp_holds(cmp, v, expected))
+			goto woke;
+		if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
+			break;
 	}
+	/* then sleep */
 	for (;;) {
 		atomic_store(&b->sleeping, 1);
 		v = atomic_load(cell);
@@ -138,6 +155,7 @@ shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
 			rc = WAIT_INTERRUPTED;
 			break;
 		}
+		count(&b->n_sleep);
 		futex_wait((void *)cell, (uint32_t)v, 0);
 		atomic_store(&b->sleeping, 0);
 	}

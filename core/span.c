@@ -5,6 +5,27 @@
 #include "span.h"
 #include "xmalloc.h"
 
+static const char *const detail_names[SPAN_DETAIL__COUNT] = { "ops",
+	"phases", "roots" };
+
+const char *
+span_detail_name(enum span_detail d)
+{
+	return d < SPAN_DETAIL__COUNT ? detail_names[d] : "?";
+}
+
+int
+span_detail_from_name(const char *s, enum span_detail *out)
+{
+	for (int i = 0; i < SPAN_DETAIL__COUNT; i++) {
+		if (strcmp(s, detail_names[i]) == 0) {
+			*out = (enum span_detail)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 uint64_t
 span_ring_cap(uint64_t bytes)
 {
@@ -211,12 +232,14 @@ span_table_window(struct span_writer *w, uint32_t pc)
 void
 span_writer_begin(struct span_writer *w, struct span_ring *ring,
     uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
-    uint32_t iter)
+    uint32_t iter, enum span_detail detail)
 {
 	uint64_t len = prog_len(p);
 
 	memset(w, 0, sizeof *w);
 	w->started = UINT32_MAX;
+	w->ops = detail == SPAN_DETAIL_OPS;
+	w->max_level = detail == SPAN_DETAIL_ROOTS ? 1 : SPAN_MAX_LEVEL;
 	w->cap = ring != NULL ? span_ring_cap(bytes) : 0;
 	if (w->cap == 0 || len == 0)
 		return;
@@ -277,8 +300,9 @@ span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
 
 	if (pc - w->tab_base >= w->tab_n)
 		span_table_window(w, pc);
-	keep = w->started == UINT32_MAX ? 0 : w->keep[pc - w->tab_base];
-	want = w->depth[pc - w->tab_base] - 1;
+	keep = w->started == UINT32_MAX ? 0 :
+	    MIN(w->keep[pc - w->tab_base], w->max_level);
+	want = MIN(w->depth[pc - w->tab_base] - 1, w->max_level);
 
 	/* innermost first: a phase ends after the phases inside it */
 	for (; w->open > keep; w->open--)

@@ -36,10 +36,19 @@
  * level-1 records (roots), so a consumer that falls behind loses micro-op
  * detail before it loses a run's time.  span_bytes == 0 turns spans off.
  *
- * Cost on the rank per micro-op: one mono_ns() (about 22 ns on the
- * development machine), one 40-byte store per record, a few compares for
- * the phases; `make bench` measures it.  Free-running ranks do not consult
- * the step gate for spans.
+ * Detail.  What a run records is one of three levels (enum span_detail):
+ * every micro-op and every phase (SPAN_DETAIL_OPS, the default); the
+ * phases only (SPAN_DETAIL_PHASES: no micro-op records, and the clock is
+ * read only where the phases change); or the roots only
+ * (SPAN_DETAIL_ROOTS: the clock is read when the run starts and when it
+ * ends).  Phase and root times are the same at every level; a level below
+ * OPS is meant for runs that go free (bench: at the step gate the stopped
+ * time is then part of the phase).
+ *
+ * Cost on the rank per micro-op at SPAN_DETAIL_OPS: one mono_ns() (about
+ * 22 ns on the development machine), one 40-byte store per record, a few
+ * compares for the phases; `make bench` measures every level.
+ * Free-running ranks do not consult the step gate for spans.
  *
  * Ownership: a struct span_writer belongs to the rank running a program;
  * its phase table (per micro-op: name depth and phases shared with the
@@ -61,6 +70,17 @@
 #define SPAN_LEVEL_OP 255	/* record.level of a micro-op's own span */
 #define SPAN_MAX_LEVEL 32	/* deepest phase recorded */
 #define SPAN_ROOT_RESERVE 256	/* slots only level-1 records may use */
+
+enum span_detail {
+	SPAN_DETAIL_OPS,	/* micro-ops and phases */
+	SPAN_DETAIL_PHASES,	/* phases (the root included), no micro-ops */
+	SPAN_DETAIL_ROOTS,	/* level 1 only */
+	SPAN_DETAIL__COUNT
+};
+
+/* "ops", "phases", "roots"; and back (0, or -1 if s is none of them). */
+const char *span_detail_name(enum span_detail d);
+int span_detail_from_name(const char *s, enum span_detail *out);
 
 enum span_rec_flags {
 	SPAN_R_VALUE = 1 << 0,	/* value is meaningful (see struct span_rec) */
@@ -123,6 +143,8 @@ struct span_writer {
 				 * window of a long one) */
 	uint32_t tag, iter;
 	uint16_t rank;
+	uint8_t ops;		/* micro-op records wanted (SPAN_DETAIL_OPS) */
+	uint8_t max_level;	/* deepest phase recorded (1: roots only) */
 	uint32_t started;	/* pc whose phases are open, UINT32_MAX none */
 	int open;		/* levels 1..open are open */
 	uint64_t last_end;	/* end of the last micro-op recorded */
@@ -132,12 +154,13 @@ struct span_writer {
 
 /*
  * Start recording program p (tag, iteration iter) of rank into ring (NULL
- * or bytes == 0: every call below is a no-op).  Iteration 0 builds the
- * phase table; later iterations of the same p and tag reuse it.
+ * or bytes == 0: every call below is a no-op) at the given detail.
+ * Iteration 0 builds the phase table; later iterations of the same p and
+ * tag reuse it.
  */
 void span_writer_begin(struct span_writer *w, struct span_ring *ring,
     uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
-    uint32_t iter);
+    uint32_t iter, enum span_detail detail);
 /* Close every open phase at `end`. */
 void span_writer_end(struct span_writer *w, uint64_t end);
 
@@ -157,15 +180,42 @@ span_op_start(struct span_writer *w, uint32_t pc, uint64_t start)
 		span_phases(w, pc, start);
 }
 
-/* Micro-op pc ran from start to end. */
+/* Micro-op pc ran from start to end (recorded at SPAN_DETAIL_OPS only). */
 static inline void
 span_op_end(struct span_writer *w, uint32_t pc, uint64_t start, uint64_t end,
     int32_t value, unsigned flags)
 {
 	if (w->ring == NULL)
 		return;
-	span_put(w, start, end, pc, SPAN_LEVEL_OP, value, flags);
+	if (w->ops)
+		span_put(w, start, end, pc, SPAN_LEVEL_OP, value, flags);
 	w->last_end = end;
+}
+
+/*
+ * Below SPAN_DETAIL_OPS the caller reads the clock only where this says
+ * so: before micro-op pc, whose start (the previous one's end) closes or
+ * opens a recorded phase; then span_op_start() with that time.  Always
+ * false once spans are off.  (It may move the writer's table window.)
+ */
+static inline int
+span_boundary(struct span_writer *w, uint32_t pc)
+{
+	unsigned want, keep;
+
+	if (w->ring == NULL || w->started == pc)
+		return 0;
+	if (w->started == UINT32_MAX)
+		return 1;
+	if (pc - w->tab_base >= w->tab_n)
+		span_table_window(w, pc);
+	want = (unsigned)w->depth[pc - w->tab_base] - 1;
+	keep = w->keep[pc - w->tab_base];
+	if (want > w->max_level)
+		want = w->max_level;
+	if (keep > w->max_level)
+		keep = w->max_level;
+	return (unsigned)w->open != keep || want != keep;
 }
 
 /*

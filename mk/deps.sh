@@ -8,13 +8,15 @@
 #                                       line (nothing when none); exit 0
 #
 # GROUPs: build (make: compile and link), test (make check: the test
-# tiers and the tools they run), valgrind (make valgrind).  None: build
-# and test.
+# tiers and the tools they run), mpi (Open MPI and MPICH: make bench's
+# peers, the mpi transport), valgrind (make valgrind).  None: build, test
+# and mpi.
 #
 # The table: one line per package: the package, the group that needs it,
 # and the test that is true when it is installed:
 #   pc MODULE     pkg-config knows MODULE
 #   cmd COMMAND   COMMAND is on PATH
+#   rt NAME       clang's runtime library NAME is installed
 # (any other shell command works too).  Add a line for a new dependency.
 set -u
 TABLE='
@@ -32,12 +34,20 @@ less		test	cmd less
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 gdb		test	cmd gdb
+openmpi-bin	mpi	cmd mpirun.openmpi
+libopenmpi-dev	mpi	pc ompi-c
+mpich		mpi	cmd mpirun.mpich
+libmpich-dev	mpi	pc mpich
 clang-format	test	cmd clang-format
+clang		test	cmd clang
+libclang-rt-14-dev	test	rt fuzzer
 valgrind	valgrind	cmd valgrind
 '
 
 pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
 cmd() { command -v "$1" >/dev/null 2>&1; }
+# rt NAME: clang's runtime library NAME (libFuzzer, the sanitizers) is there
+rt() { cmd clang && [ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.$1-$(uname -m).a" ]; }
 
 # missing GROUP...: the packages of those groups that are not installed
 missing() {
@@ -50,7 +60,7 @@ missing() {
 
 list=0
 [ "${1:-}" = --missing ] && { list=1; shift; }
-[ $# -eq 0 ] && set -- build test
+[ $# -eq 0 ] && set -- build test mpi
 if [ $list = 1 ]; then
 	need=$(missing "$@")
 	[ -n "$need" ] && echo "${need% }"

@@ -39,6 +39,15 @@ out=$(PKG_CONFIG_LIBDIR=/nonexistent sh mk/deps.sh --missing build test 2>&1)
 [ "$out" = "$libs check" ] && ok || bad "mk/deps.sh --missing build test"
 out=$(sh mk/deps.sh --missing build test 2>&1)
 [ -z "$out" ] && ok || bad "mk/deps.sh --missing: something is missing here"
+# the install step's default takes Open MPI and MPICH too (make bench's
+# peers): their -dev packages are found through pkg-config
+out=$(PKG_CONFIG_LIBDIR=/nonexistent sh mk/deps.sh --missing mpi 2>&1)
+[ "$out" = "libopenmpi-dev libmpich-dev" ] && ok || bad "mk/deps.sh --missing mpi"
+out=$(PKG_CONFIG_LIBDIR=/nonexistent sh mk/deps.sh --missing 2>&1)
+[ "$out" = "$libs check libopenmpi-dev libmpich-dev" ] && ok ||
+	bad "mk/deps.sh --missing: the default groups"
+out=$(sh mk/deps.sh --missing 2>&1)
+[ -z "$out" ] && ok || bad "mk/deps.sh --missing (default groups): something is missing here"
 
 echo "  build: $pass passed, $fail failed"
 [ $fail = 0 ]

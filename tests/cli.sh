@@ -77,11 +77,11 @@ run 1 sh -c "./colldb -n 8 --window-area 16384G </dev/null"
 
 # tree after a bench whose spans the trace could not keep says what to
 # do: one size that fits (COLLDB_TRACE_KEEP lowers the limit)
-printf 'bench sweep allreduce 4k 1M factor=16 rounds=4 warmup=1\ntree\n' >"$tmp/sweep.coll"
+printf 'bench sweep allreduce 4k 1M factor=16 rounds=4 warmup=1 spans=ops\ntree\n' >"$tmp/sweep.coll"
 run 1 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/sweep.coll"
-[ $st = 1 ] && has "error: the last bench (allreduce 1M, the last size of the sweep) made 3890 spans, more than the 1000 the trace keeps, so its tree would be partial: tree shows one bench of one size; try 'bench allreduce 128k rounds=4', then 'tree'" &&
+[ $st = 1 ] && has "error: the last bench (allreduce 1M, the last size of the sweep) made 3890 spans, more than the 1000 the trace keeps, so its tree would be partial: tree shows one bench of one size; try 'bench allreduce 128k rounds=4 spans=ops', then 'tree'" &&
 	ok || bad "tree after a sweep that did not fit (exit $st)"
-printf 'bench allreduce 128k rounds=4\ntree\n' >"$tmp/fits.coll"
+printf 'bench allreduce 128k rounds=4 spans=ops\ntree\n' >"$tmp/fits.coll"
 run 0 env COLLDB_TRACE_KEEP=1000 ./colldb --batch -n 2 "$tmp/fits.coll"
 [ $st = 0 ] && has "\`- epilogue   *us" && ok || bad "the suggested bench does not fit (exit $st)"
 run 0 env COLLDB_TRACE_KEEP=x ./colldb --batch -n 2 "$tmp/fits.coll"

@@ -116,8 +116,12 @@ static void
 mean_header(const struct stats *st, struct strbuf *out,
     const struct tree_mean_opts *o, size_t n)
 {
-	strbuf_addf(out, "mean of %zu launches (warmup %ld excluded); "
-	    "each node: mean%s%s:\n", n, st->warmup,
+	if (o->ns & TREE_MASK_COUNT)
+		strbuf_addstr(out, "mean of * launches");
+	else
+		strbuf_addf(out, "mean of %zu launches", n);
+	strbuf_addf(out, " (warmup %ld excluded); each node: mean%s%s:\n",
+	    st->warmup,
 	    o->spread == TREE_SPREAD_STDEV || o->spread == TREE_SPREAD_BOTH ?
 	    " \xc2\xb1stdev" : "",
 	    o->spread == TREE_SPREAD_MINMAX || o->spread == TREE_SPREAD_BOTH ?

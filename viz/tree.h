@@ -70,6 +70,9 @@ int tree_parse_spread(const char *s, enum tree_spread *out);
  * depend on timing.
  */
 #define TREE_MASKED 2
+/* With TREE_MASKED: the launch count of the mean tree's header is a
+ * figure too (a bench whose rounds time= picked) and prints as '*'. */
+#define TREE_MASK_COUNT 4
 
 /*
  * print_tree(launch, us=!ns): every measured launch, or only LAUNCH when

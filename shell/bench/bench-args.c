@@ -11,13 +11,14 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 	static const char *const keys[] = { "op=", "mode=", "root=", "impl=",
 		"core_num=", NULL };
 	enum coll_kind k = ba->cc.a.kind;
-	const char *item[12];
+	const char *item[16];
 	size_t n = 0, len = 0;
 
-	item[n++] = "rounds=";
-	item[n++] = "warmup=";
+	item[n++] = "rounds= (-n)";
+	item[n++] = "warmup= (-w)";
+	item[n++] = "time=";
 	if (ba->sweep)
-		item[n++] = "factor=";
+		item[n++] = "factor= (-f)";
 	if (k != COLL_BARRIER)
 		item[n++] = "dtype=";
 	for (int i = 0; keys[i] != NULL; i++) {
@@ -27,6 +28,7 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 		if (coll_option_allowed(k, key))
 			item[n++] = keys[i];
 	}
+	item[n++] = "spans=";
 	if (k != COLL_BARRIER)
 		item[n++] = "check";
 	item[n++] = "json";
@@ -56,14 +58,15 @@ parse_count(struct cmdctx *ctx, size_t i, const char *key, const char *v,
 }
 
 static int
-parse_size(struct cmdctx *ctx, size_t i, const char *what, uint64_t *out)
+parse_size(struct cmdctx *ctx, size_t i, const char *what, const char *v,
+    uint64_t *out)
 {
 	char *cause = NULL;
 
-	if (parse_uint(arg(ctx, i), out, 1, &cause) != 0) {
+	if (parse_uint(v, out, 1, &cause) != 0) {
 		free(cause);
 		return arg_error(ctx, i, "bad %s '%s' (expected bytes like 4096 or 4M)",
-		    what, arg(ctx, i));
+		    what, v);
 	}
 	if (*out == 0)
 		return arg_error(ctx, i, "%s must be at least one element, got 0",
@@ -71,19 +74,118 @@ parse_size(struct cmdctx *ctx, size_t i, const char *what, uint64_t *out)
 	return 0;
 }
 
+/* time=SECS: seconds, a number above 0 and at most BENCH_TIME_MAX. */
+static int
+parse_time(struct cmdctx *ctx, size_t i, const char *v, double *out)
+{
+	char *end;
+	double t = strtod(v, &end);
+
+	if (end == v || *end != '\0' || !(t > 0) || t > BENCH_TIME_MAX)
+		return arg_error(ctx, i, "bad time '%s' (expected seconds per size, above 0 and at most %d, like time=0.5)",
+		    v, BENCH_TIME_MAX);
+	*out = t;
+	return 0;
+}
+
+/*
+ * The options that have two spellings, k=v and nccl-tests' flag (whose
+ * value is the next word, or joined: -n 20, -n20), and the positional
+ * MIN and MAX of a sweep, which -b and -e spell.  first[] remembers where
+ * each was given, so a second spelling is refused like a repeated key.
+ */
+enum bench_key { BK_ROUNDS, BK_WARMUP, BK_FACTOR, BK_MIN, BK_MAX, BK__COUNT };
+
+static const struct {
+	const char *key, *flag;
+} bench_keys[BK__COUNT] = {
+	[BK_ROUNDS] = { "rounds", "-n" }, [BK_WARMUP] = { "warmup", "-w" },
+	[BK_FACTOR] = { "factor", "-f" }, [BK_MIN] = { "MIN", "-b" },
+	[BK_MAX] = { "MAX", "-e" },
+};
+
+struct bench_parse {
+	size_t first[BK__COUNT];	/* word that gave it, + 1 (0: not yet) */
+	size_t vlen[BK__COUNT];		/* words it took (a flag: 1 or 2) */
+};
+
+/* Word i is a flag of ours: which key, and where its value is. */
+static int
+bench_flag(struct cmdctx *ctx, size_t i, enum bench_key *k, const char **val,
+    size_t *at)
+{
+	const char *a = arg(ctx, i);
+
+	for (int j = 0; j < BK__COUNT; j++) {
+		const char *f = bench_keys[j].flag;
+
+		if (strncmp(a, f, 2) != 0)
+			continue;
+		*k = (enum bench_key)j;
+		if (a[2] != '\0') {
+			*val = a + 2;
+			*at = i;
+			return 1;
+		}
+		if (i + 1 >= nargs(ctx)) {
+			arg_error(ctx, i, "%s needs a value (%s)", f,
+			    j == BK_MIN ? "the sweep's MIN size" :
+			    j == BK_MAX ? "the sweep's MAX size" : bench_keys[j].key);
+			return -1;
+		}
+		*val = arg(ctx, i + 1);
+		*at = i + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Key k given at word i: refuse a second spelling of it. */
+static int
+bench_once(struct cmdctx *ctx, struct bench_parse *bp, enum bench_key k,
+    size_t i, size_t words)
+{
+	if (bp->first[k] != 0) {
+		size_t f = bp->first[k] - 1;
+
+		return arg_error(ctx, i, "%s given twice (first as '%s%s%s')",
+		    bench_keys[k].key, arg(ctx, f), bp->vlen[k] > 1 ? " " : "",
+		    bp->vlen[k] > 1 ? arg(ctx, f + 1) : "");
+	}
+	bp->first[k] = i + 1;
+	bp->vlen[k] = words;
+	return 0;
+}
+
+/* A -b/-e anywhere makes `bench COLL` a sweep, as in nccl-tests. */
+static int
+has_range_flag(struct cmdctx *ctx, size_t from)
+{
+	for (size_t i = from; i < nargs(ctx); i++) {
+		const char *a = arg(ctx, i);
+
+		if (strncmp(a, "-b", 2) == 0 || strncmp(a, "-e", 2) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int
 bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 {
+	struct bench_parse bp;
 	size_t i = 0, npos = 0;
 	int have_root = 0;
 	const char *name;
-	char expected[160];
+	char expected[200];
 
 	memset(ba, 0, sizeof *ba);
+	memset(&bp, 0, sizeof bp);
 	ba->rounds = 100;
 	ba->warmup = 3;
 	ba->dtype = DT_F32;
 	ba->factor = 2;
+	ba->spans = SPAN_DETAIL_ROOTS;
 	ba->cc.a.op = RED_SUM;
 	ba->cc.a.strict = ctx->s->set.strict != 0;
 	ba->cc.a.has_sig = true;
@@ -102,24 +204,69 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		    name);
 	if (ba->cc.a.kind == COLL_ALL_TO_ALL_V)
 		return arg_error(ctx, i, "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
+	if (has_range_flag(ctx, i + 1))
+		ba->flag_sweep = ba->sweep = 1;
 	for (i++; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *v;
 		enum coll_kind k = ba->cc.a.kind;
+		enum bench_key bk;
+		size_t at;
+		int fl;
 
-		if (arg_key_repeated(ctx, ba->at_coll + 1, i) != 0)
+		if ((fl = bench_flag(ctx, i, &bk, &v, &at)) < 0)
 			return -1;
+		if (fl) {
+			if (bk == BK_FACTOR && !ba->sweep)
+				return arg_error(ctx, i, "-f is the factor of a sweep (give -b MIN -e MAX, or 'bench sweep')");
+			if ((bk == BK_MIN || bk == BK_MAX) &&
+			    k == COLL_BARRIER)
+				return arg_error(ctx, i, "barrier moves no data: there is no size to sweep");
+			if (bench_once(ctx, &bp, bk, i, at - i + 1) != 0)
+				return -1;
+			i = at;
+		} else if (arg_key_repeated(ctx, ba->at_coll + 1, i) != 0) {
+			return -1;
+		}
+		if (fl && bk == BK_ROUNDS) {
+			if (parse_count(ctx, at, "rounds", v, 1, &ba->rounds) != 0)
+				return -1;
+		} else if (fl && bk == BK_WARMUP) {
+			if (parse_count(ctx, at, "warmup", v, 0, &ba->warmup) != 0)
+				return -1;
+		} else if (fl && bk == BK_FACTOR) {
+			long f;
+			if (parse_count(ctx, at, "factor", v, 2, &f) != 0)
+				return -1;
+			ba->factor = (uint64_t)f;
+		} else if (fl) {	/* -b / -e */
+			uint64_t *out = bk == BK_MIN ? &ba->min : &ba->max;
 
-		if (arg_is_kv(a, "rounds", &v)) {
-			if (parse_count(ctx, i, "rounds", v, 1, &ba->rounds) != 0)
+			if (parse_size(ctx, at, bk == BK_MIN ? "MIN" : "MAX", v,
+			    out) != 0)
+				return -1;
+			ba->at_size = at;
+			npos++;
+		} else if (arg_is_kv(a, "rounds", &v)) {
+			if (bench_once(ctx, &bp, BK_ROUNDS, i, 1) != 0 ||
+			    parse_count(ctx, i, "rounds", v, 1, &ba->rounds) != 0)
 				return -1;
 		} else if (arg_is_kv(a, "warmup", &v)) {
-			if (parse_count(ctx, i, "warmup", v, 0, &ba->warmup) != 0)
+			if (bench_once(ctx, &bp, BK_WARMUP, i, 1) != 0 ||
+			    parse_count(ctx, i, "warmup", v, 0, &ba->warmup) != 0)
 				return -1;
 		} else if (arg_is_kv(a, "factor", &v) && ba->sweep) {
 			long f;
-			if (parse_count(ctx, i, "factor", v, 2, &f) != 0)
+			if (bench_once(ctx, &bp, BK_FACTOR, i, 1) != 0 ||
+			    parse_count(ctx, i, "factor", v, 2, &f) != 0)
 				return -1;
 			ba->factor = (uint64_t)f;
+		} else if (arg_is_kv(a, "time", &v)) {
+			if (parse_time(ctx, i, v, &ba->time) != 0)
+				return -1;
+			ba->at_time = i;
+		} else if (arg_is_kv(a, "spans", &v)) {
+			if (span_detail_from_name(v, &ba->spans) != 0)
+				return arg_error(ctx, i, "unknown span detail '%s' (expected ops, phases or roots)", v);
 		} else if (arg_is_kv(a, "dtype", &v)) {
 			if (dtype_from_name(v, &ba->dtype) != 0 || ba->dtype == DT_U8)
 				return arg_error(ctx, i, "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)", v);
@@ -148,19 +295,20 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			return arg_error(ctx, i, "barrier moves no data: 'bench barrier' takes no SIZE");
 		} else if (k == COLL_BARRIER) {
 			return arg_error(ctx, i, "barrier moves no data: there is no size to sweep");
+		} else if (ba->flag_sweep) {
+			return arg_error(ctx, i, "unexpected '%s': -b and -e give the sweep's sizes", a);
 		} else if (npos == 0 && !ba->sweep) {
-			if (parse_size(ctx, i, "size", &ba->size) != 0)
+			if (parse_size(ctx, i, "size", a, &ba->size) != 0)
 				return -1;
 			ba->at_size = i;
 			npos++;
 		} else if (npos < 2 && ba->sweep) {
-			if (parse_size(ctx, i, npos ? "MAX" : "MIN",
+			enum bench_key pk = npos ? BK_MAX : BK_MIN;
+
+			if (bench_once(ctx, &bp, pk, i, 1) != 0 ||
+			    parse_size(ctx, i, npos ? "MAX" : "MIN", a,
 			    npos ? &ba->max : &ba->min) != 0)
 				return -1;
-			if (npos == 1 && ba->max < ba->min)
-				return arg_error(ctx, i, "MAX %llu is below MIN %llu",
-				    (unsigned long long)ba->max,
-				    (unsigned long long)ba->min);
 			ba->at_size = i;
 			npos++;
 		} else {
@@ -173,11 +321,27 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 		cmd_error(ctx, "barrier moves no data: there is no size to sweep");
 		return -1;
 	}
+	if (ba->flag_sweep && (bp.first[BK_MIN] == 0 || bp.first[BK_MAX] == 0)) {
+		size_t at = bp.first[BK_MIN] ? bp.first[BK_MIN] - 1 :
+		    bp.first[BK_MAX] - 1;
+
+		return arg_error(ctx, at, "%s", bp.first[BK_MIN] ?
+		    "-b needs -e (the sweep's MAX size)" :
+		    "-e needs -b (the sweep's MIN size)");
+	}
 	if (ba->cc.a.kind != COLL_BARRIER && npos < (ba->sweep ? 2u : 1u)) {
-		cmd_usage_error(ctx, "'bench %s%s' needs %s", ba->sweep ? "sweep " : "",
-		    name, ba->sweep ? "MIN and MAX sizes" : "a SIZE");
+		cmd_usage_error(ctx, "'bench %s%s' needs %s", ba->sweep &&
+		    !ba->flag_sweep ? "sweep " : "", name, ba->sweep ?
+		    "MIN and MAX sizes" : "a SIZE");
 		return -1;
 	}
+	if (ba->sweep && ba->max < ba->min)
+		return arg_error(ctx, bp.first[BK_MAX] - 1, "MAX %llu is below MIN %llu",
+		    (unsigned long long)ba->max, (unsigned long long)ba->min);
+	if (ba->time > 0 && bp.first[BK_ROUNDS] != 0)
+		return arg_error(ctx, ba->at_time, "time= picks the rounds; give rounds= or time=, not both");
+	if (ba->time > 0 && ba->warmup == 0)
+		return arg_error(ctx, ba->at_time, "time= picks the rounds by timing the warmup rounds: it needs warmup=1 or more");
 	return 0;
 }
 

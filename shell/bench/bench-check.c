@@ -77,7 +77,7 @@ bench_check(struct session *s, const struct coll_args *a,
 		coll_ref_add(ref, r, snap - lo);	/* indexed by area offset */
 	}
 	free(snap);
-	if (bench_submit(s, a, 1, tags) != 0 || bench_wait(s, tags, NULL) != 0)
+	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 || bench_wait(s, tags, NULL) != 0)
 		goto out;
 	*wrong = 0;
 	for (int r = 0; r < s->nranks; r++) {

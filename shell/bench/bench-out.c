@@ -73,6 +73,38 @@ fig(struct strbuf *sb, int show, int prec, double v)
 		strbuf_addch(sb, '*');
 }
 
+/* Rounds that time= picked depend on timing: masked like a figure. */
+static int
+rounds_shown(struct session *s, const struct bench_args *ba)
+{
+	return ba->time == 0 || bench_figures(s);
+}
+
+/* The BenchmarkStats line as printed: figures (and picked rounds) masked
+ * unless shown. */
+static void
+stats_line(struct session *s, const struct bench_args *ba,
+    const struct bench_result *res, struct strbuf *sb)
+{
+	const char *r;
+
+	strbuf_addstr(sb, res->stats.buf);
+	if (!bench_figures(s))
+		mask_figures(sb);
+	if (!rounds_shown(s, ba) && (r = strstr(sb->buf, "(rounds=")) != NULL) {
+		struct strbuf out = STRBUF_INIT;
+		const char *e = r + 8;
+
+		while (*e >= '0' && *e <= '9')
+			e++;
+		strbuf_add(&out, sb->buf, (size_t)(r + 8 - sb->buf));
+		strbuf_addf(&out, "*%s", e);
+		strbuf_reset(sb);
+		strbuf_addstr(sb, out.buf);
+		strbuf_release(&out);
+	}
+}
+
 void
 bench_print(struct session *s, const struct bench_args *ba,
     const struct bench_result *res)
@@ -80,9 +112,7 @@ bench_print(struct session *s, const struct bench_args *ba,
 	struct strbuf sb = STRBUF_INIT;
 	int show = bench_figures(s);
 
-	strbuf_addstr(&sb, res->stats.buf);
-	if (!show)
-		mask_figures(&sb);
+	stats_line(s, ba, res, &sb);
 	out_printf("%s\n", sb.buf);
 	strbuf_reset(&sb);
 	bench_what(ba, &sb);
@@ -100,6 +130,7 @@ bench_print(struct session *s, const struct bench_args *ba,
 	}
 	if (res->wrong >= 0)
 		strbuf_addf(&sb, "  #wrong %lld", (long long)res->wrong);
+	strbuf_addf(&sb, "  spans=%s", span_detail_name(ba->spans));
 	out_printf("%s\n", sb.buf);
 	strbuf_release(&sb);
 }
@@ -148,7 +179,9 @@ bench_json(struct session *s, const struct bench_args *ba,
 	else
 		strbuf_addstr(sb, ", \"dtype\": null, \"bytes\": null, \"count\": null");
 	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
-	    coll_size(a, s->nranks), ba->rounds, ba->warmup);
+	    coll_size(a, s->nranks), res->rounds, res->warmup);
+	strbuf_addstr(sb, ", \"time_s\": ");
+	json_num(sb, ba->time > 0 ? ba->time : NAN);
 	strbuf_addf(sb, ", \"busbw_factor\": %.6f",
 	    coll_busbw_factor(a->kind, coll_size(a, s->nranks)));
 	strbuf_addstr(sb, ", \"time_us\": {\"min\": ");
@@ -171,8 +204,12 @@ bench_json(struct session *s, const struct bench_args *ba,
 		strbuf_addf(sb, ", \"wrong\": %lld", (long long)res->wrong);
 	else
 		strbuf_addstr(sb, ", \"wrong\": null");
-	strbuf_addf(sb, ", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
-	    (unsigned long long)res->lost, (unsigned long long)res->not_kept);
+	strbuf_addf(sb, ", \"spans\": \"%s\", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
+	    span_detail_name(ba->spans), (unsigned long long)res->lost,
+	    (unsigned long long)res->not_kept);
+	strbuf_addf(sb, ", \"waits\": {\"yields\": %llu, \"sleeps\": %llu, \"wakes\": %llu}",
+	    (unsigned long long)res->yields, (unsigned long long)res->sleeps,
+	    (unsigned long long)res->wakes);
 	strbuf_addstr(sb, ", \"stats\": ");
 	strbuf_add_json(sb, res->stats.buf);
 	strbuf_addstr(sb, ", \"samples_us\": [");
@@ -185,7 +222,7 @@ bench_json(struct session *s, const struct bench_args *ba,
 		if (coll_dense(a, r) < 0)
 			continue;	/* outside the bench's domain */
 		strbuf_addstr(sb, k0++ ? ", [" : "[");
-		for (long k = 0; k < ba->rounds; k++) {
+		for (long k = 0; k < res->rounds; k++) {
 			strbuf_addstr(sb, k ? ", " : "");
 			json_num(sb, res->rank_us[r][k]);
 		}
@@ -217,19 +254,43 @@ bench_spans_warning(const struct bench_result *res)
 		    trace_keep(), (unsigned long long)res->not_kept);
 }
 
+/* nccl-tests' columns: in place (the result overwrites the input) or
+ * not; colldb's collectives are one or the other, never both. */
+static int
+bench_in_place(enum coll_kind k)
+{
+	return k != COLL_ALLGATHER && k != COLL_ALL_TO_ALL;
+}
+
 void
 bench_sweep_header(struct session *s, const struct bench_args *ba)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, how = STRBUF_INIT;
 
 	bench_what(ba, &sb);
-	out_printf("# bench sweep %s, %d ranks, rounds=%ld warmup=%ld; time = median round\n",
-	    sb.buf, coll_size(&ba->cc.a, s->nranks), ba->rounds, ba->warmup);
-	out_printf("# %10s %12s %5s %10s %8s %8s %7s\n", "size", "count",
-	    "type", "time", "algbw", "busbw", "#wrong");
-	out_printf("# %10s %12s %5s %10s %8s %8s\n", "(B)", "(elements)", "",
-	    "(us)", "(GB/s)", "(GB/s)");
+	if (ba->time > 0)
+		strbuf_addf(&how, "time=%gs per size", ba->time);
+	else
+		strbuf_addf(&how, "rounds=%ld", ba->rounds);
+	out_printf("# bench sweep %s, %d ranks, %s warmup=%ld spans=%s; time = median round\n",
+	    sb.buf, coll_size(&ba->cc.a, s->nranks), how.buf, ba->warmup,
+	    span_detail_name(ba->spans));
+	{
+		/* the group label centred over its four columns, as
+		 * nccl-tests prints it */
+		const char *grp = bench_in_place(ba->cc.a.kind) ? "in-place" :
+		    "out-of-place";
+		int w = 37, l = (int)strlen(grp), pad = (w - l) / 2;
+
+		out_printf("# %10s %12s %5s %6s %5s %*s%s\n", "", "", "", "", "",
+		    pad, "", grp);
+	}
+	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s %7s\n", "size", "count",
+	    "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
+	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s\n", "(B)", "(elements)",
+	    "", "", "", "(us)", "(GB/s)", "(GB/s)");
 	strbuf_release(&sb);
+	strbuf_release(&how);
 }
 
 void
@@ -237,10 +298,14 @@ bench_sweep_row(struct session *s, const struct bench_args *ba,
     const struct bench_result *res)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const struct coll_args *a = &ba->cc.a;
 	int show = bench_figures(s);
 
-	strbuf_addf(&sb, "  %10llu %12llu %5s", (unsigned long long)res->bytes,
-	    (unsigned long long)res->count, dtype_name(ba->dtype));
+	strbuf_addf(&sb, "  %10llu %12llu %5s %6s %5d", (unsigned long long)res->bytes,
+	    (unsigned long long)res->count, dtype_name(ba->dtype),
+	    a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER ?
+	    reduce_op_name(a->op) : "none",
+	    a->kind == COLL_BROADCAST ? a->root : -1);
 	sweep_cell(&sb, show, 10, res->median);
 	sweep_cell(&sb, show, 8, res->algbw);
 	sweep_cell(&sb, show, 8, res->busbw);

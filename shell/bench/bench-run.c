@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "ctl.h"
+#include "proto.h"
 #include "span.h"
 #include "xmalloc.h"
 
@@ -168,12 +169,16 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 
 int
 bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
-    uint32_t *tags)
+    uint32_t first_iter, enum span_detail spans, uint32_t *tags)
 {
+	static const unsigned flags[SPAN_DETAIL__COUNT] = {
+		[SPAN_DETAIL_PHASES] = PROG_F_SPANS_PHASES,
+		[SPAN_DETAIL_ROOTS] = PROG_F_SPANS_ROOTS,
+	};
 	char *cause = NULL;
 
-	if (session_submit_coll_repeat(s, a, 0, s->next_coll++, repeat, NULL,
-	    &cause) != 0) {
+	if (session_submit_coll_repeat(s, a, flags[spans], s->next_coll++,
+	    repeat, first_iter, NULL, &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);
 		return -1;

@@ -60,7 +60,7 @@ root_visit(void *arg, const struct trace_span *sp)
 /* The per-round figures from the roots of the timed jobs. */
 int
 bench_stats(struct session *s, const struct bench_args *ba,
-    const uint32_t *tags, struct bench_result *res)
+    const uint32_t *tags, size_t ntags, struct bench_result *res)
 {
 	struct roots rt;
 	struct stats_opts so;
@@ -72,13 +72,13 @@ bench_stats(struct session *s, const struct bench_args *ba,
 	memset(&rt, 0, sizeof rt);
 	rt.set = span_set_new();
 	rt.count = xcalloc((size_t)s->nranks, sizeof *rt.count);
-	rt.runs = ba->rounds + ba->warmup;
-	rt.warmup = ba->warmup;
-	rt.range = xcalloc((size_t)ba->rounds, sizeof *rt.range);
+	rt.runs = res->rounds + res->warmup;
+	rt.warmup = res->warmup;
+	rt.range = xcalloc((size_t)res->rounds, sizeof *rt.range);
 	rt.rank_us = xcalloc((size_t)s->nranks, sizeof *rt.rank_us);
 	for (int r = 0; r < s->nranks; r++)
-		rt.rank_us[r] = xcalloc((size_t)ba->rounds, sizeof **rt.rank_us);
-	trace_visit(s, tags, (size_t)s->nranks, 1, root_visit, &rt);
+		rt.rank_us[r] = xcalloc((size_t)res->rounds, sizeof **rt.rank_us);
+	trace_visit(s, tags, ntags, 1, root_visit, &rt);
 	for (int r = 0; r < s->nranks; r++) {
 		if (tags[r] != 0 && rt.count[r] != (uint64_t)rt.runs) {
 			out_error("bench: rank %d recorded %llu of %ld runs (%llu spans lost)",
@@ -90,8 +90,8 @@ bench_stats(struct session *s, const struct bench_args *ba,
 	}
 	memset(&so, 0, sizeof so);
 	so.level = STATS_L3;
-	so.rounds = ba->rounds;
-	so.warmup = ba->warmup;
+	so.rounds = res->rounds;
+	so.warmup = res->warmup;
 	so.root_name = so.device_name = root;
 	st = stats_new(rt.set, &so);
 	stats_format(st, &res->stats);
@@ -109,10 +109,10 @@ bench_stats(struct session *s, const struct bench_args *ba,
 		res->stdev = stats_stdev(res->samples, st->nsamples);
 	}
 	stats_free(st);
-	u = xreallocarray(NULL, (size_t)ba->rounds, sizeof *u);
-	for (long k = 0; k < ba->rounds; k++)
+	u = xreallocarray(NULL, (size_t)res->rounds, sizeof *u);
+	for (long k = 0; k < res->rounds; k++)
 		u[k] = (double)(rt.range[k][1] - rt.range[k][0]) / 1000.0;
-	res->union_mean = stats_fmean(u, (size_t)ba->rounds);
+	res->union_mean = stats_fmean(u, (size_t)res->rounds);
 	free(u);
 	res->rank_us = rt.rank_us;
 	rt.rank_us = NULL;
@@ -126,4 +126,33 @@ out:
 	free(rt.count);
 	span_set_free(rt.set);
 	return rc;
+}
+
+struct pace {
+	double *worst;		/* per run: the slowest rank's us */
+	long runs;
+};
+
+static int
+pace_visit(void *arg, const struct trace_span *sp)
+{
+	struct pace *pc = arg;
+	const struct span_rec *rec = sp->rec;
+	double us = (double)rec->dur / 1000.0;
+
+	if ((long)rec->iter < pc->runs && us > pc->worst[rec->iter])
+		pc->worst[rec->iter] = us;
+	return 0;
+}
+
+double
+bench_pace(struct session *s, const uint32_t *tags, size_t ntags, long runs)
+{
+	struct pace pc = { xcalloc((size_t)runs, sizeof *pc.worst), runs };
+	double m;
+
+	trace_visit(s, tags, ntags, 1, pace_visit, &pc);
+	m = stats_median(pc.worst, (size_t)runs);
+	free(pc.worst);
+	return m;
 }

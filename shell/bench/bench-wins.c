@@ -97,6 +97,20 @@ bench_wins_free(struct session *s)
 	seg_unlock(&s->seg);
 }
 
+void
+bench_wins_release(struct session *s, const struct bench_wins *bw)
+{
+	uint64_t lo = bw->has_src ? bw->src.off : bw->has_buf ? bw->buf.off :
+	    bw->sig.off;
+	int r;
+
+	if (session_range_busy(s, lo, lo + bw->need, &r))
+		out_warning("rank %d did not stop; the bench windows stay allocated while it holds them",
+		    r);
+	else
+		bench_wins_free(s);
+}
+
 int
 bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause)
 {

@@ -32,6 +32,7 @@
 #define COLLDB_BENCH_H
 
 #include "cmd/cmd.h"
+#include "span.h"
 
 /* ---- the last bench, for the commands that read it ------------------------ */
 
@@ -39,7 +40,8 @@
 struct bench_last {
 	char root[32];		/* the collective: the run root span */
 	long rounds, warmup;
-	uint32_t *tags;		/* per rank: the timed job */
+	int rounds_timed;	/* time= picked the rounds (a figure) */
+	uint32_t *tags;		/* per rank: the jobs (time=: two each) */
 	int ntags;
 	uint32_t gen;		/* trace generation holding its spans */
 	int complete;		/* none of its spans lost or not kept */
@@ -47,6 +49,7 @@ struct bench_last {
 	uint64_t bytes;		/* its size (0: a barrier) */
 	int ring;		/* mode=ring */
 	int sweep;		/* the last size of a bench sweep */
+	enum span_detail spans;	/* what it recorded */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and
@@ -57,22 +60,36 @@ void bench_last_free(struct session *s);
 /* bench_last_free() as a session hook. */
 extern const struct session_hook bench_session_hook;
 
-/* A bench's arguments. */
+/* time= at most (seconds per size), and the rounds it may pick. */
+#define BENCH_TIME_MAX 3600
+#define BENCH_ROUNDS_MAX 100000
+
+/*
+ * A bench's arguments.  rounds= (-n) and warmup= (-w) are counts; time=
+ * picks the rounds instead: the warmup rounds are timed first, then as
+ * many rounds run as fit in `time` seconds at the median warmup round's
+ * pace (1 .. BENCH_ROUNDS_MAX).  -b/-e/-f are a sweep's MIN, MAX and
+ * factor=, as nccl-tests spells them.
+ */
 struct bench_args {
 	struct coll_call cc;	/* kind, op, mode, impl, root, check, json */
 	enum dtype dtype;
 	long rounds, warmup;
+	double time;		/* seconds per size; 0: rounds= decides */
 	uint64_t size;		/* bytes (not for barrier) */
 	uint64_t min, max;	/* sweep */
 	uint64_t factor;
 	int sweep;
-	size_t at_size, at_dtype, at_coll;	/* argument positions */
+	int flag_sweep;		/* the sweep was asked for with -b/-e */
+	enum span_detail spans;	/* what the ranks record (core/span.h) */
+	size_t at_size, at_dtype, at_coll, at_time;	/* argument positions */
 	char domain_name[SEG_NAME_MAX];	/* domain=, "" for the world */
 };
 
 /* What one bench measured. */
 struct bench_result {
 	uint64_t bytes, count;
+	long rounds, warmup;	/* as run (time= picks the rounds) */
 	double *samples;	/* per round (us): max over ranks */
 	double **rank_us;	/* [rank][round] */
 	size_t nsamples;
@@ -80,6 +97,9 @@ struct bench_result {
 	double algbw, busbw;	/* GB/s */
 	int64_t wrong;		/* -1: not checked */
 	uint64_t lost, not_kept;
+	/* how the ranks waited during the timed calls (all ranks, summed:
+	 * the board's n_yield, n_sleep, n_wake) */
+	uint64_t yields, sleeps, wakes;
 	struct strbuf stats;	/* the BenchmarkStats line */
 };
 
@@ -108,12 +128,17 @@ int bench_validate(struct cmdctx *ctx, const struct bench_args *ba,
     uint64_t size, struct coll_args *a, struct bench_wins *bw);
 int bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause);
 void bench_wins_free(struct session *s);
+/* Free the windows bw, unless a rank that did not stop still holds them
+ * (then say so and leave them). */
+void bench_wins_release(struct session *s, const struct bench_wins *bw);
 
 /* bench-one.c */
 /* One bench of `size` bytes: windows, check, timed runs, figures; it
- * becomes s->bench.  0, or -1 (reported). */
+ * becomes s->bench.  With reuse (a sweep), it runs on those windows, laid
+ * out for a larger size, instead of allocating its own.  0, or -1
+ * (reported). */
 int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
-    struct bench_result *res);
+    const struct bench_wins *reuse, struct bench_result *res);
 
 /* bench-run.c */
 /* The progress line of a long bench (interactive only, never captured). */
@@ -129,10 +154,12 @@ void bench_progress_end(struct progress *pg);
 /* Wait until no rank holds the job tags[r] (0: none); 0, or -1 (reported)
  * when interrupted, the watchdog fired or a rank died.  pg may be NULL. */
 int bench_wait(struct session *s, const uint32_t *tags, struct progress *pg);
-/* Send the collective a, run `repeat` times, to every rank; tags[r]
- * receives rank r's job.  0, or -1 (reported). */
+/* Send the collective a, run `repeat` times (iterations first_iter ..)
+ * recording spans at the given detail, to every rank; tags[r] receives
+ * rank r's job.  0, or -1 (reported). */
 int bench_submit(struct session *s, const struct coll_args *a,
-    uint32_t repeat, uint32_t *tags);
+    uint32_t repeat, uint32_t first_iter, enum span_detail spans,
+    uint32_t *tags);
 
 /* bench-check.c */
 /* `check` on the windows bw: *wrong receives the mismatches; 0 or -1. */
@@ -140,10 +167,15 @@ int bench_check(struct session *s, const struct coll_args *a,
     const struct bench_wins *bw, int64_t *wrong);
 
 /* bench-stats.c */
-/* Fill res from the root spans of the timed jobs tags[]; 0, or -1
- * (reported) when a rank's roots are missing. */
+/* Fill res from the root spans of the jobs tags[0..ntags) (res->rounds
+ * and res->warmup say which runs they hold); 0, or -1 (reported) when a
+ * rank's roots are missing. */
 int bench_stats(struct session *s, const struct bench_args *ba,
-    const uint32_t *tags, struct bench_result *res);
+    const uint32_t *tags, size_t ntags, struct bench_result *res);
+/* The median over the first `runs` runs of jobs tags[] of a run's time
+ * (the slowest rank's), in us: the pace time= plans with. */
+double bench_pace(struct session *s, const uint32_t *tags, size_t ntags,
+    long runs);
 void bench_result_release(struct bench_result *res, int nranks);
 
 /* bench-out.c */

@@ -20,7 +20,7 @@ bench_single(struct cmdctx *ctx, const struct bench_args *ba)
 
 	if (size != 0 && bench_check_size(ctx, ba, size) != 0)
 		return CMD_ERROR;
-	if (bench_one(ctx, ba, size, &res) != 0)
+	if (bench_one(ctx, ba, size, NULL, &res) != 0)
 		return CMD_ERROR;
 	if (ba->cc.json) {
 		struct strbuf sb = STRBUF_INIT;
@@ -62,7 +62,9 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	struct session *s = ctx->s;
 	uint64_t g = bench_granule(ba, s->nranks), raw = ba->min, sz;
 	struct strbuf js = STRBUF_INIT;
+	struct bench_wins bw;
 	double busbw_sum = 0;
+	char *cause = NULL;
 	int rows = 0;
 	enum cmd_retval rv = CMD_OK;
 
@@ -72,13 +74,19 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 		    coll_kind_name(ba->cc.a.kind), (unsigned long long)g);
 		return CMD_ERROR;
 	}
-	/* every size is checked before the first one runs */
+	/* every size is checked before the first one runs; the windows are
+	 * placed for the largest and every size runs on them (allocated and
+	 * touched once) */
 	for (raw = ba->min; (sz = sweep_next(ba, g, &raw)) != 0;) {
 		struct coll_args a;
-		struct bench_wins bw;
 
 		if (bench_validate(ctx, ba, sz, &a, &bw) != 0)
 			return CMD_ERROR;
+	}
+	if (bench_wins_alloc(s, &bw, &cause) != 0) {
+		arg_error(ctx, ba->at_size, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
 	}
 	if (ba->cc.json)
 		strbuf_addstr(&js, "{\"sweep\": [");
@@ -87,7 +95,7 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	for (raw = ba->min; (sz = sweep_next(ba, g, &raw)) != 0;) {
 		struct bench_result res;
 
-		if (bench_one(ctx, ba, sz, &res) != 0) {
+		if (bench_one(ctx, ba, sz, &bw, &res) != 0) {
 			rv = CMD_ERROR;
 			break;
 		}
@@ -113,6 +121,7 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	} else if (rv == CMD_OK) {
 		bench_sweep_footer(s, busbw_sum / rows);
 	}
+	bench_wins_release(s, &bw);
 	strbuf_release(&js);
 	return rv;
 }
@@ -131,15 +140,18 @@ static const char *const bench_keywords[] = { "sweep", "allreduce", "barrier",
 	"broadcast", "allgather", "reduce_scatter", "all_to_all", "rounds=",
 	"warmup=", "dtype=", "mode=mesh", "mode=ring", "op=sum", "op=max",
 	"op=min", "op=prod", "impl=composite", "impl=builtin", "root=",
-	"factor=", "check", "json", NULL };
+	"factor=", "time=", "spans=ops", "spans=phases", "spans=roots", "check",
+	"json", NULL };
 
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
-	.usage = "COLL SIZE [rounds=100] [warmup=3] [dtype=f32] [mode=mesh|ring] "
-	    "[op=sum|max|min|prod] [impl=composite|builtin] [root=R] [check] [json]"
-	    " | sweep COLL MIN MAX [factor=2] [the same options]",
+	.usage = "COLL SIZE [rounds=100|time=SECS] [warmup=3] [dtype=f32] "
+	    "[mode=mesh|ring] [op=sum|max|min|prod] [impl=composite|builtin] "
+	    "[root=R] [spans=roots|phases|ops] [check] [json]"
+	    " | sweep COLL MIN MAX [factor=2] [the same options]"
+	    " | COLL -b MIN -e MAX [-f 2] [-n ROUNDS] [-w WARMUP] [the same options]",
 	.summary = "time a collective: BenchmarkStats, algbw and busbw",
-	.example = "bench allreduce 4M rounds=50 mode=ring check",
+	.example = "bench allreduce -b 4k -e 64M -f 4 time=0.2 mode=ring check",
 	.group = GRP_BENCH, .min_args = 1, .max_args = -1,
 	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_NEEDS_NO_BREAKS | CMD_NEEDS_ALL_IDLE, .keywords = bench_keywords,

@@ -72,6 +72,8 @@ bench_fits(const struct bench_last *b, struct strbuf *sb)
 		}
 		strbuf_addf(sb, "rounds=%ld", rounds > 1 ? rounds : 1);
 	}
+	if (b->spans != SPAN_DETAIL_ROOTS)	/* the same detail, not the default */
+		strbuf_addf(sb, " spans=%s", span_detail_name(b->spans));
 	strbuf_addstr(sb, "', then 'tree'");
 }
 
@@ -186,7 +188,7 @@ cmd_tree_exec(struct cmdctx *ctx)
 	so.root_name = so.device_name = b->root;
 	st = stats_new(set, &so);
 	if (!bench_figures(s))
-		ns |= TREE_MASKED;
+		ns |= TREE_MASKED | (b->rounds_timed ? TREE_MASK_COUNT : 0);
 	if (mean) {
 		mo.ns = ns;
 		tree_format_mean(st, &out, &mo);

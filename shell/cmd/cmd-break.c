@@ -182,7 +182,7 @@ breaks_list(struct session *s)
 
 const struct cmd_entry cmd_break_entry = {
 	.name = "break", .alias = "b", .usage = BREAK_USAGE,
-	.summary = "stop at a source line, cdb_* call, row, cell or micro-op kind",
+	.summary = "a breakpoint at a source line, cdb_* call, row, cell, op kind",
 	.example = "break ring.c:76 @1", .group = GRP_CONTROL,
 	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.keywords = break_kinds, .exec = cmd_break_exec,
@@ -197,7 +197,7 @@ const struct cmd_entry cmd_tbreak_entry = {
 };
 
 const struct cmd_entry cmd_delete_entry = {
-	.name = "delete", .usage = "[ID]",
+	.name = "delete", .alias = "d", .usage = "[ID]",
 	.summary = "delete a breakpoint, or all of them",
 	.example = "delete 1", .group = GRP_CONTROL, .min_args = 0,
 	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_delete_exec,

@@ -1,4 +1,5 @@
-/* cmd-help.c - help, generated from the command table. */
+/* cmd-help.c - help and apropos, generated from the command table. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,14 +18,67 @@ help_one(const struct cmd_entry *e)
 		out_printf("  applies to the focus ranks, or to an @RANKS prefix\n");
 	if (e->flags & CMD_AGENTS_ONLY)
 		out_printf("  not under 'colldb run' (needs colldb's own ranks)\n");
+	if (e->flags & CMD_REPEAT)
+		out_printf("  at the prompt, an empty line repeats it\n");
 	if (e->example != NULL)
 		out_printf("  example: %s\n", e->example);
+}
+
+/* The width of the name column of the listings. */
+static int
+name_width(void)
+{
+	size_t width = 0;
+
+	for (int i = 0; cmd_table[i] != NULL; i++)
+		width = MAX(width, strlen(cmd_table[i]->name));
+	return (int)width;
+}
+
+/* Whether WORD occurs in TEXT, case aside. */
+static int
+mentions(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *text != '\0'; text++) {
+		size_t k = 0;
+		while (k < n && text[k] != '\0' &&
+		    tolower((unsigned char)text[k]) == tolower((unsigned char)word[k]))
+			k++;
+		if (k == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* apropos WORD: the commands whose name, aliases, summary or usage
+ * mention WORD, listed as help lists them. */
+static enum cmd_retval
+cmd_apropos_exec(struct cmdctx *ctx)
+{
+	const char *word = arg(ctx, 0);
+	int width = name_width(), n = 0;
+
+	for (int i = 0; cmd_table[i] != NULL; i++) {
+		const struct cmd_entry *e = cmd_table[i];
+
+		if (mentions(e->name, word) || mentions(e->summary, word) ||
+		    mentions(e->usage, word) ||
+		    (e->alias != NULL && mentions(e->alias, word))) {
+			out_printf("  %-*s  %s\n", width, e->name, e->summary);
+			n++;
+		}
+	}
+	if (n == 0)
+		out_printf("apropos: no command mentions '%s' (see 'help')\n", word);
+	return CMD_OK;
 }
 
 static enum cmd_retval
 cmd_help_exec(struct cmdctx *ctx)
 {
-	size_t width = 0;
+	int width = name_width();
 
 	if (nargs(ctx) == 1) {
 		char *cause = NULL;
@@ -37,8 +91,6 @@ cmd_help_exec(struct cmdctx *ctx)
 		help_one(e);
 		return CMD_OK;
 	}
-	for (int i = 0; cmd_table[i] != NULL; i++)
-		width = MAX(width, strlen(cmd_table[i]->name));
 	for (int g = 0; g < GRP__COUNT; g++) {
 		int shown = 0;
 		for (int i = 0; cmd_table[i] != NULL; i++) {
@@ -47,7 +99,7 @@ cmd_help_exec(struct cmdctx *ctx)
 				continue;
 			if (!shown++)
 				out_printf("%s%s:\n", g ? "\n" : "", cmd_group_names[g]);
-			out_printf("  %-*s  %s\n", (int)width, e->name, e->summary);
+			out_printf("  %-*s  %s\n", width, e->name, e->summary);
 		}
 	}
 	out_printf("\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,\n"
@@ -60,4 +112,11 @@ const struct cmd_entry cmd_help_entry = {
 	.summary = "list commands by group, or show one command's usage",
 	.example = "help notify", .group = GRP_SESSION, .min_args = 0,
 	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_help_exec,
+};
+
+const struct cmd_entry cmd_apropos_entry = {
+	.name = "apropos", .usage = "WORD",
+	.summary = "list the commands whose name or summary mentions WORD",
+	.example = "apropos breakpoint", .group = GRP_SESSION, .min_args = 1,
+	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_apropos_exec,
 };

@@ -250,7 +250,7 @@ const struct cmd_entry cmd_step_entry = {
 	.name = "step", .alias = "s", .usage = "[N]",
 	.summary = "each stopped target executes N micro-ops (default 1)",
 	.example = "step 3", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_step_exec,
 };
 
@@ -258,7 +258,7 @@ const struct cmd_entry cmd_continue_entry = {
 	.name = "continue", .alias = "c", .usage = "",
 	.summary = "stopped targets run until done, a breakpoint, or blocked",
 	.example = "continue", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_continue_exec,
 };
 

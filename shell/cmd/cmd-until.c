@@ -152,7 +152,7 @@ const struct cmd_entry cmd_until_entry = {
 	.name = "until", .alias = "u", .usage = "[FILE:LINE|LINE|cdb_FUNCTION] [@RANKS]",
 	.summary = "run stopped targets to a location (none: out of the loop)",
 	.example = "until ring.c:90", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_until_exec,
 };
 
@@ -160,6 +160,6 @@ const struct cmd_entry cmd_advance_entry = {
 	.name = "advance", .usage = "FILE:LINE|LINE|cdb_FUNCTION [@RANKS]",
 	.summary = "run stopped targets until each reaches the location",
 	.example = "advance cdb_allreduce", .group = GRP_CONTROL, .min_args = 1,
-	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_until_exec,
 };

@@ -159,16 +159,19 @@ static enum cmd_retval
 cmd_info_exec(struct cmdctx *ctx)
 {
 	const char *what = arg(ctx, 0);
+	size_t n = strlen(what);
 
-	if (strcmp(what, "ranks") == 0) {
+	/* a topic, or any start of one (gdb's `info b`, `i r`) */
+	if (strncmp(what, "ranks", n) == 0) {
 		print_ranks(ctx);
 		return CMD_OK;
 	}
-	if (strcmp(what, "windows") == 0) {
+	if (strncmp(what, "windows", n) == 0) {
 		print_windows(ctx->s);
 		return CMD_OK;
 	}
-	if (strcmp(what, "breaks") == 0 || strcmp(what, "break") == 0) {
+	if (strncmp(what, "breaks", n) == 0 || strcmp(what, "break") == 0 ||
+	    strcmp(what, "breakpoints") == 0) {
 		breaks_list(ctx->s);
 		return CMD_OK;
 	}
@@ -197,10 +200,49 @@ cmd_focus_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
+/*
+ * quit: with ranks still stopped or blocked, a person at the prompt is
+ * asked once (y ends the session, as does Ctrl-D; anything else, Ctrl-C
+ * too, goes back to the prompt).  Scripts and batch runs never ask.
+ */
 static enum cmd_retval
 cmd_quit_exec(struct cmdctx *ctx)
 {
-	return CMD_QUIT;
+	struct session *s = ctx->s;
+	const struct cmd_reader *in = cmd_reader;
+	int stopped = 0, blocked = 0, yes;
+	char *prompt, *answer;
+
+	if (!s->interactive || in == NULL || s->rp == NULL)
+		return CMD_QUIT;
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rank_alive(s, r))
+			continue;
+		stopped += rank_state_of(s, r) == RS_STOPPED;
+		blocked += rank_state_of(s, r) == RS_BLOCKED;
+	}
+	if (stopped + blocked == 0)
+		return CMD_QUIT;
+	if (stopped > 0 && blocked > 0)
+		prompt = xasprintf("%d rank%s stopped and %d blocked; quit anyway? (y or n) ",
+		    stopped, stopped == 1 ? "" : "s", blocked);
+	else
+		prompt = xasprintf("%d rank%s %s; quit anyway? (y or n) ",
+		    stopped + blocked, stopped + blocked == 1 ? "" : "s",
+		    stopped > 0 ? "stopped" : "blocked");
+	answer = in->read(prompt);
+	free(prompt);
+	if (answer == NULL) {
+		out_printf("\n");	/* Ctrl-D: yes, as gdb takes it */
+		return CMD_QUIT;
+	}
+	yes = !in->cancelled() && (strcmp(answer, "y") == 0 ||
+	    strcmp(answer, "yes") == 0 || strcmp(answer, "Y") == 0);
+	free(answer);
+	if (yes)
+		return CMD_QUIT;
+	out_printf("not quitting\n");
+	return CMD_OK;
 }
 
 const struct cmd_entry cmd_world_entry = {
@@ -218,9 +260,9 @@ const struct cmd_entry cmd_ranks_entry = {
 };
 
 const struct cmd_entry cmd_info_entry = {
-	.name = "info", .usage = "ranks|windows|breaks",
+	.name = "info", .alias = "i", .usage = "ranks|windows|breaks",
 	.summary = "information about ranks, windows or breakpoints",
-	.example = "info ranks", .group = GRP_WORLD, .min_args = 1,
+	.example = "info b", .group = GRP_WORLD, .min_args = 1,
 	.max_args = 1, .flags = CMD_TARGETS, .keywords = info_keywords,
 	.exec = cmd_info_exec,
 };
@@ -241,7 +283,7 @@ const struct cmd_entry cmd_windows_entry = {
 
 const struct cmd_entry cmd_quit_entry = {
 	.name = "quit", .alias = "q,exit", .usage = "",
-	.summary = "end the session: stop the ranks, remove shared memory",
+	.summary = "end the session (asks first if ranks are stopped or blocked)",
 	.example = "quit", .group = GRP_SESSION, .min_args = 0, .max_args = 0,
 	.flags = CMD_NO_SETTLE, .exec = cmd_quit_exec,
 };

@@ -85,6 +85,8 @@ enum cmd_flags {
 	CMD_NEEDS_ALL_IDLE = 1 << 10,	/* every rank alive and idle */
 	CMD_EXPLORE = 1 << 11,		/* may appear in an explore script: it
 					 * only builds programs (submit.c) */
+	CMD_REPEAT = 1 << 12,		/* at the prompt an empty line runs
+					 * it again (gdb's step, continue) */
 };
 
 struct cmdctx;
@@ -151,6 +153,9 @@ enum cmd_retval cmd_run_line(struct session *s, const char *line,
     int *incomplete);
 /* Find by alias, exact name, then unique prefix; NULL + cause if none. */
 const struct cmd_entry *cmd_find(const char *name, char **cause);
+/* Whether an empty line at the prompt repeats this line (its command is
+ * CMD_REPEAT: step, continue, until, advance, with any @ prefix). */
+int cmd_line_repeats(const char *line);
 void cmd_usage_error(struct cmdctx *ctx, const char *fmt, ...) printflike(2, 3);
 /* An error of the running command: "error: ..." (counted in the ctx);
  * returns -1, so `return cmd_error(ctx, ...)` reads as a failure. */
@@ -456,6 +461,8 @@ void coll_read_output(struct view *v, int r, const struct coll_output *o,
     void *out);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+/* Frees the collectives in progress at session_close(). */
+extern const struct session_hook coll_session_hook;
 
 /* ---- cmd-explore.c / explore-save.c: explore ----------------------------- */
 

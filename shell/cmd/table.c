@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 
-extern const struct cmd_entry cmd_help_entry, cmd_world_entry,
+extern const struct cmd_entry cmd_help_entry, cmd_apropos_entry, cmd_world_entry,
     cmd_ranks_entry, cmd_info_entry, cmd_focus_entry, cmd_alloc_entry,
     cmd_free_entry, cmd_windows_entry, cmd_fill_entry, cmd_print_entry,
     cmd_set_entry, cmd_notify_entry, cmd_wait_entry, cmd_put_entry,
@@ -82,6 +82,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_record_entry,
 	&cmd_say_entry,
 	&cmd_pause_entry,
+	&cmd_apropos_entry,
 	&cmd_quit_entry,
 	NULL
 };
@@ -147,4 +148,20 @@ cmd_find(const char *name, char **cause)
 	}
 	strbuf_release(&sb);
 	return NULL;
+}
+
+int
+cmd_line_repeats(const char *line)
+{
+	const struct cmd_entry *e = NULL;
+	struct words w;
+	size_t first;
+
+	if (parse_line(line, &w, NULL, NULL) != PARSE_OK)
+		return 0;
+	first = w.n > 0 && w.v[0].s[0] == '@';
+	if (w.n > first)
+		e = cmd_find(w.v[first].s, NULL);
+	words_free(&w);
+	return e != NULL && (e->flags & CMD_REPEAT);
 }

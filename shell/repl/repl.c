@@ -54,7 +54,7 @@ repl_run(struct session *s)
 	struct strbuf cmd = STRBUF_INIT;
 	int rc = EXIT_OK, joined = 0;
 	size_t *starts = NULL, nstarts = 0;
-	char *more = NULL;
+	char *more = NULL, *again = NULL;	/* what an empty line repeats */
 
 	repl_sess = s;
 	le_idle_hook = repl_idle;
@@ -91,6 +91,15 @@ repl_run(struct session *s)
 			joined = 0;
 			continue;
 		}
+		if (cmd.len == 0 && !script_block_open() &&
+		    line[strspn(line, " \t")] == '\0') {
+			/* gdb's habit: an empty line runs the last step,
+			 * continue, until or advance again */
+			free(line);
+			if (again != NULL && script_run_line(s, again, &incomplete) == CMD_QUIT)
+				break;
+			continue;
+		}
 		if (cmd.len > 0 && !joined)
 			strbuf_addch(&cmd, ' ');	/* an open quote or bracket: one line */
 		if (cmd.len == 0)
@@ -108,6 +117,9 @@ repl_run(struct session *s)
 		rv = script_run_line(s, cmd.buf, &incomplete);
 		if (incomplete)
 			continue;
+		free(again);
+		again = !script_block_open() && cmd_line_repeats(cmd.buf) ?
+		    xstrdup(cmd.buf) : NULL;
 		le_history_add(cmd.buf);
 		strbuf_reset(&cmd);
 		if (rv == CMD_QUIT)
@@ -118,6 +130,7 @@ repl_run(struct session *s)
 	strbuf_release(&cmd);
 	free(starts);
 	free(more);
+	free(again);
 	(void)rc;
 	return EXIT_OK;
 }

@@ -262,7 +262,7 @@ int
 session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause)
 {
-	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, done,
+	return session_submit_coll_repeat(s, a, pflags, coll_id, 1, 0, done,
 	    cause);
 }
 
@@ -369,8 +369,8 @@ session_withdraw_tick(struct session *s)
 
 int
 session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, job_done_fn done,
-    char **cause)
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    job_done_fn done, char **cause)
 {
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
@@ -381,6 +381,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	memset(&cm, 0, sizeof cm);
 	cm.args = *a;
 	cm.repeat = repeat;
+	cm.first_iter = first_iter;
 	coll_args_unname(&cm.args);
 	/* Everything that can refuse is checked before any rank is told. */
 	if (session_coll_ready(s, a, cause) != 0)

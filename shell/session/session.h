@@ -313,8 +313,11 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
-/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
- * tracer): it cannot move until SIGCONT, whatever its board says. */
+/* Whether rank r's process is stopped: RANK_FROZEN_SIGNAL by a signal
+ * (SIGSTOP, SIGTSTP; it cannot move until SIGCONT, whatever its board
+ * says), RANK_FROZEN_TRACED by a tracer such as `gdb @R` (it moves when the
+ * debugger lets it go); 0 when it is not. */
+enum rank_frozen { RANK_FROZEN_SIGNAL = 1, RANK_FROZEN_TRACED };
 int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */
@@ -343,10 +346,10 @@ void session_withdraw_tick(struct session *s);
 int session_submit_coll(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, job_done_fn done, char **cause);
 /* The same, run `repeat` times back to back by every rank (bench); the
- * spans of run k carry iteration k. */
+ * spans of run k carry iteration first_iter + k. */
 int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
-    unsigned pflags, int coll_id, uint32_t repeat, job_done_fn done,
-    char **cause);
+    unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
+    job_done_fn done, char **cause);
 /* Track a program rank r runs on its own (a user rank's call), under
  * the rank's tag; takes p and desc.  coll: the collective p is a rank's
  * program of (its windows are what it touches), or NULL. */

@@ -64,6 +64,9 @@ seg_board_of(struct view *v, int r, struct view_board *out)
 	out->pending = atomic_load(&b->interrupt) || atomic_load(&b->abort);
 	out->acted = atomic_load(&b->ctl_seen) == atomic_load(&b->ctl);
 	out->site = b->site;
+	out->n_yield = atomic_load_explicit(&b->n_yield, memory_order_relaxed);
+	out->n_sleep = atomic_load_explicit(&b->n_sleep, memory_order_relaxed);
+	out->n_wake = atomic_load_explicit(&b->n_wake, memory_order_relaxed);
 }
 
 static void

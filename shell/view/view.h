@@ -72,6 +72,10 @@ struct view_board {
 	int pending;	  /* an interrupt or abort not acted on yet */
 	int acted;	  /* its gate saw the shell's latest control */
 	struct site site; /* a user program's current (or last) call */
+	/* how its waits ended up waiting, ever (bench reports differences) */
+	uint64_t n_yield; /* sched_yield() calls */
+	uint64_t n_sleep; /* futex sleeps */
+	uint64_t n_wake;  /* futex wakes its notifies made */
 };
 
 struct view;

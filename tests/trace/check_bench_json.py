@@ -25,6 +25,7 @@ KEYS = {
     "time_us": (dict,), "host_union_mean_us": num,
     "algbw_GBps": num + (none,), "busbw_GBps": num + (none,),
     "wrong": (int, none), "spans_lost": (int,), "spans_not_kept": (int,),
+    "time_s": num + (none,), "spans": (str,), "waits": (dict,),
     "stats": (str,), "samples_us": (list,), "per_rank_us": (list,),
 }
 
@@ -54,6 +55,14 @@ def check(o, where):
     if len(p) != nranks or not all(len(r) == o["rounds"] and
                                    all(is_a(v, num) for v in r) for r in p):
         bad.append("%s: per_rank_us %r" % (where, p))
+    w = o["waits"]
+    if set(w) != {"yields", "sleeps", "wakes"} or \
+            not all(is_a(v, (int,)) and v >= 0 for v in w.values()):
+        bad.append("%s: waits %r" % (where, w))
+    if o["spans"] not in ("ops", "phases", "roots"):
+        bad.append("%s: spans %r" % (where, o["spans"]))
+    if o["time_s"] is not None and not o["time_s"] > 0:
+        bad.append("%s: time_s %r" % (where, o["time_s"]))
     if "*" in o["stats"]:
         bad.append("%s: stats masked: %r" % (where, o["stats"]))
     # null exactly where a figure does not exist

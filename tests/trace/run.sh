@@ -46,7 +46,7 @@ section() {	# section FILE 'COMMAND'
 
 cat >bench.coll <<'EOS'
 set times on
-bench allreduce 96k rounds=4 warmup=2 mode=ring check
+bench allreduce 96k rounds=4 warmup=2 mode=ring check spans=ops
 trace
 tree
 tree mean spread=both
@@ -79,7 +79,7 @@ if n != int(sys.argv[2]):
     sys.exit("%d records, expected %s" % (n, sys.argv[2]))
 ' b.log "${nspans:-0}"
 
-section bench.out 'bench allreduce 96k rounds=4 warmup=2 mode=ring check' |
+section bench.out 'bench allreduce 96k rounds=4 warmup=2 mode=ring check spans=ops' |
     head -1 >shell.stats
 section bench.out 'tree' >shell.tree
 section bench.out 'tree mean spread=both' >shell.mean
@@ -97,7 +97,7 @@ for f in b.log b.json; do
 	"$colldb" tree --launch -1 "$f" >"$f.last" 2>&1
 	same "tree --launch -1 $f" shell.last "$f.last"
 done
-check "bench line" grep -q '^allreduce ring f32 98304 B  3 ranks  time [0-9.]*us  algbw [0-9.]* GB/s  busbw [0-9.]* GB/s  #wrong 0$' bench.out
+check "bench line" grep -q '^allreduce ring f32 98304 B  3 ranks  time [0-9.]*us  algbw [0-9.]* GB/s  busbw [0-9.]* GB/s  #wrong 0  spans=ops$' bench.out
 
 # bench ... json: real numbers in batch mode too (set times off), every
 # key there, null where a figure does not exist
@@ -108,6 +108,8 @@ bench allreduce 8k rounds=2 warmup=1 mode=ring check json
 bench barrier rounds=2 warmup=0 json
 bench broadcast 4k root=1 rounds=1 warmup=0 json
 bench sweep allgather 4 64 factor=4 rounds=1 warmup=0 json
+bench allreduce 4k time=0.01 spans=phases json
+bench sweep allreduce -b 4 -e 64 -f 4 time=0.005 -w 1 json
 EOS
 env -i PATH=/usr/bin:/bin LC_ALL=C "$colldb" -n 2 --batch json.coll >json.out 2>&1
 check "bench json session" test $? -eq 0

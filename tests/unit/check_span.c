@@ -106,7 +106,7 @@ START_TEST(phases_open_and_close_innermost_first)
 		{ "c", 100, 60 },
 	};
 
-	span_writer_begin(&w, ring, RING_BYTES, p, 3, 77, 5);
+	span_writer_begin(&w, ring, RING_BYTES, p, 3, 77, 5, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
 	n = drain(r, 64);
 	ck_assert_uint_eq(n, sizeof want / sizeof want[0]);
@@ -134,7 +134,7 @@ START_TEST(retry_does_not_split_phases)
 	struct span_writer w;
 	struct span_rec r[16];
 
-	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	span_op_start(&w, 0, 100);	/* interrupted: no span */
 	span_op_start(&w, 0, 150);	/* retried */
 	span_op_end(&w, 0, 150, 160, 0, 0);
@@ -158,7 +158,7 @@ START_TEST(empty_names_are_the_kind)
 	struct span_rec r[4];
 	char nm[32];
 
-	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
 	ck_assert_uint_eq(drain(r, 4), 1);	/* no phase */
 	name_of(p, &r[0], nm, sizeof nm);
@@ -181,7 +181,7 @@ START_TEST(full_ring_counts_lost_and_keeps_roots)
 	for (uint64_t i = 0; i < cap; i++)
 		names[i] = "root.op";
 	p = named_prog(names, cap);
-	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
 	/* cap ops + 1 root offered; ops stop at cap - reserve */
 	ck_assert_uint_eq(span_ring_lost(ring), SPAN_ROOT_RESERVE);
@@ -207,7 +207,7 @@ START_TEST(reader_wraps_in_order)
 	for (uint32_t run = 0; total < 2 * cap; run++) {
 		size_t n;
 
-		span_writer_begin(&w, ring, RING_BYTES, p, 0, 9, run);
+		span_writer_begin(&w, ring, RING_BYTES, p, 0, 9, run, SPAN_DETAIL_OPS);
 		fake_run(&w, p);
 		n = drain(r, 8);
 		ck_assert_uint_eq(n, 5);
@@ -231,15 +231,15 @@ START_TEST(repeats_reuse_the_phase_table)
 	struct span_rec r[16];
 	uint8_t *first;
 
-	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 0);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 0, SPAN_DETAIL_OPS);
 	first = w.depth;
 	fake_run(&w, p);
-	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 1);
+	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 1, SPAN_DETAIL_OPS);
 	ck_assert_ptr_eq(w.depth, first);	/* iteration 1: reused */
 	fake_run(&w, p);
 	ck_assert_uint_eq(drain(r, 16), 10);
 	/* another program, even at iteration > 0, gets its own table */
-	span_writer_begin(&w, ring, RING_BYTES, q, 0, 5, 1);
+	span_writer_begin(&w, ring, RING_BYTES, q, 0, 5, 1, SPAN_DETAIL_OPS);
 	ck_assert_uint_eq(w.depth[1], 3);
 	ck_assert_uint_eq(w.keep[1], 0);
 	fake_run(&w, q);
@@ -255,9 +255,9 @@ START_TEST(off_when_no_ring)
 	struct prog *p = named_prog(names, 1);
 	struct span_writer w;
 
-	span_writer_begin(&w, NULL, 0, p, 0, 1, 0);
+	span_writer_begin(&w, NULL, 0, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
-	span_writer_begin(&w, ring, 4096, p, 0, 1, 0);	/* too small */
+	span_writer_begin(&w, ring, 4096, p, 0, 1, 0, SPAN_DETAIL_OPS);	/* too small */
 	fake_run(&w, p);
 	ck_assert_uint_eq(span_ring_pending(ring), 0);
 	prog_free(p);

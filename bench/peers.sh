@@ -1,0 +1,207 @@
+#!/bin/sh
+# peers.sh - `make bench`, side by side: colldb next to its peers in the
+# same run, interleaved.  Figures, not tests.  bench/README says how to
+# read the tables.
+#
+#   1. notify->wait round trip on 2 ranks: the C11 floors, colldb's shm
+#      transport and rank executor (bench-wake -k), Open MPI's and
+#      MPICH's passive-target RMA ping-pong (mpi-peer rma);
+#   2. allreduce f32 on 2 and 4 ranks, SIZES bytes: colldb (mesh and
+#      ring, `bench sweep ... time=TIME json`), MPI_Allreduce of Open MPI
+#      and of MPICH (mpi-peer allreduce, measured the same way: every rank
+#      times each call, calls back to back, a round is the slowest rank,
+#      the median round), memcpy of the same size (memcpy-bw).
+#
+# Each peer runs REPS times; the order rotates from one repetition to the
+# next (A B C D, B C D A, ...), so a change of load hits every peer alike.
+# A figure is the median of the repetitions, [min..max] beside it; a ratio
+# is colldb's best mode over the peer, the median of the per-repetition
+# ratios.  4 ranks on fewer CPUs are oversubscribed: Open MPI needs
+# --oversubscribe (and, as root, OMPI_ALLOW_RUN_AS_ROOT*).
+#   bench/peers.sh [objdir]     BENCH_REPS=3 BENCH_TIME=0.2 in the environment
+set -u
+O=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+colldb=$top/colldb
+reps=${BENCH_REPS:-3}
+btime=${BENCH_TIME:-0.2}
+sizes_min=4k
+sizes_max=64M
+factor=4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-peers.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+for tool in mpirun.openmpi mpirun.mpich python3; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "peers.sh: $tool not found (make deps installs openmpi-bin, mpich and python3)" >&2
+		exit 1
+	fi
+done
+for b in bench-wake memcpy-bw mpi-peer-openmpi mpi-peer-mpich; do
+	[ -x "$top/$O/bench/$b" ] || { echo "peers.sh: $O/bench/$b missing (make bench builds it)" >&2; exit 1; }
+done
+
+ompi() {	# ranks, args...
+	n=$1; shift
+	over=""
+	[ "$n" -gt "$(nproc)" ] && over=--oversubscribe
+	mpirun.openmpi $over -n "$n" "$top/$O/bench/mpi-peer-openmpi" "$@"
+}
+mpich() {
+	n=$1; shift
+	mpirun.mpich -n "$n" "$top/$O/bench/mpi-peer-mpich" "$@"
+}
+
+# rotate LIST by K: the order of repetition K
+rotate() {
+	k=$1; shift
+	n=$#
+	i=0
+	while [ $i -lt $n ]; do
+		j=$(( (i + k) % n + 1 ))
+		eval "printf '%s ' \"\${$j}\""
+		i=$((i + 1))
+	done
+}
+
+echo "== side by side: colldb and its peers, same run, interleaved ($reps repetitions, order rotated; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+
+# ---- 1. round trips ---------------------------------------------------
+rep=0
+while [ $rep -lt "$reps" ]; do
+	for who in $(rotate $rep wake ompi mpich); do
+		case $who in
+		wake) "$top/$O/bench/bench-wake" -k >>"$tmp/rt.wake" ;;
+		ompi) ompi 2 rma -n 100000 >>"$tmp/rt.ompi" 2>>"$tmp/err" ;;
+		mpich) mpich 2 rma -n 100000 >>"$tmp/rt.mpich" 2>>"$tmp/err" ;;
+		esac
+	done
+	rep=$((rep + 1))
+done
+
+# ---- 2. allreduce -------------------------------------------------------
+sweep_colldb() {	# ranks mode out
+	printf 'set times on\nbench sweep allreduce %s %s factor=%s time=%s mode=%s json\n' \
+	    "$sizes_min" "$sizes_max" "$factor" "$btime" "$2" |
+	    "$colldb" -n "$1" --batch >"$tmp/json" 2>>"$tmp/err" &&
+	python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["sweep"]:
+    print(r["bytes"], r["time_us"]["median"], r["waits"]["yields"], r["waits"]["sleeps"], r["rounds"] + r["warmup"])
+' "$tmp/json" >>"$3"
+}
+for n in 2 4; do
+	rep=0
+	while [ $rep -lt "$reps" ]; do
+		for who in $(rotate $rep mesh ring ompi mpich memcpy); do
+			case $who in
+			mesh|ring) sweep_colldb $n $who "$tmp/ar.$n.$who" ;;
+			ompi) ompi $n allreduce -b $sizes_min -e $sizes_max -f $factor \
+			    -t "$btime" >>"$tmp/ar.$n.ompi" 2>>"$tmp/err" ;;
+			mpich) mpich $n allreduce -b $sizes_min -e $sizes_max -f $factor \
+			    -t "$btime" >>"$tmp/ar.$n.mpich" 2>>"$tmp/err" ;;
+			memcpy)
+				for sz in 4k 16k 64k 256k 1M 4M 16M 64M; do
+					echo "$sz $("$top/$O/bench/memcpy-bw" $sz)"
+				done >>"$tmp/ar.$n.memcpy" ;;
+			esac
+		done
+		rep=$((rep + 1))
+	done
+done
+
+python3 - "$tmp" "$reps" <<'EOS'
+import os, statistics, sys
+tmp, reps = sys.argv[1], int(sys.argv[2])
+
+def med(v):
+    return statistics.median(v) if v else float("nan")
+
+def cell(v, fmt="%.2f"):
+    if not v:
+        return "n/a"
+    return (fmt % med(v)) + " [" + (fmt % min(v)) + ".." + (fmt % max(v)) + "]"
+
+def lines(name):
+    p = os.path.join(tmp, name)
+    return [l.split() for l in open(p)] if os.path.exists(p) else []
+
+# 1. round trips: per repetition, one line (or one number) per peer
+wake = [list(map(float, l)) for l in lines("rt.wake") if len(l) == 4]
+rt = {
+    "C11, one line, stores (the hardware's floor)": [w[0] for w in wake],
+    "C11, two cells, fetch_add (the protocol's floor)": [w[1] for w in wake],
+    "colldb shm transport": [w[2] for w in wake],
+    "colldb rank executor": [w[3] for w in wake],
+    "Open MPI, RMA accumulate + flush / Win_sync poll": [float(l[0]) for l in lines("rt.ompi") if l],
+    "MPICH, RMA accumulate + flush / Win_sync poll": [float(l[0]) for l in lines("rt.mpich") if l],
+}
+floor = rt["C11, two cells, fetch_add (the protocol's floor)"]
+print("notify->wait round trip, 2 ranks (us; median [min..max] of %d repetitions; x = over the protocol's floor, per repetition)" % reps)
+for k, v in rt.items():
+    ratio = ""
+    if v and floor and k != "C11, two cells, fetch_add (the protocol's floor)":
+        rs = [a / b for a, b in zip(v, floor)]
+        ratio = "%6.2fx" % med(rs)
+    print("  %-50s %-24s %s" % (k, cell(v, "%.3f"), ratio))
+if wake:
+    ex = [w[3] / w[2] for w in wake]
+    print("  %-50s %-24s %6.2fx  (target <= 2x)" % ("colldb executor / transport", "", med(ex)))
+    print("  (targets: transport <= 1.2x the protocol's floor; executor <= 2x the transport)")
+
+# 2. allreduce: busbw = 2(n-1)/n x bytes / median time
+def by_size(name, n, col):
+    # colldb's lines: BYTES MEDIAN_US ...; mpi-peer's: BYTES ROUNDS MEDIAN_US ...
+    out = {}
+    for l in lines(name):
+        if len(l) <= col:
+            continue
+        b, us = int(l[0]), float(l[col])
+        out.setdefault(b, []).append(2.0 * (n - 1) / n * b / us / 1e3)
+    return out
+
+def memcpy(n):
+    out = {}
+    unit = {"k": 1 << 10, "M": 1 << 20}
+    for l in lines("ar.%d.memcpy" % n):
+        out.setdefault(int(l[0][:-1]) * unit[l[0][-1]], []).append(float(l[1]))
+    return out
+
+def colldb_waits(n, mode):
+    out = {}
+    for l in lines("ar.%d.%s" % (n, mode)):
+        if len(l) >= 5:
+            out.setdefault(int(l[0]), []).append((int(l[2]), int(l[3]), int(l[4])))
+    return out
+
+for n in (2, 4):
+    mesh, ring = by_size("ar.%d.mesh" % n, n, 1), by_size("ar.%d.ring" % n, n, 1)
+    om, mp, mc = by_size("ar.%d.ompi" % n, n, 2), by_size("ar.%d.mpich" % n, n, 2), memcpy(n)
+    print()
+    print("allreduce f32 sum, %d ranks%s: busbw GB/s, median [min..max] of %d repetitions" %
+          (n, " (oversubscribed: %d CPUs)" % os.cpu_count() if n > os.cpu_count() else "", reps))
+    print("  %9s  %-20s %-20s %-20s %-20s %-20s %8s %8s %8s" % ("size", "colldb mesh", "colldb ring",
+          "Open MPI", "MPICH", "memcpy", "/OpenMPI", "/MPICH", "/memcpy"))
+    for b in sorted(set(mesh) | set(ring)):
+        best = [max(x, y) for x, y in zip(mesh.get(b, []), ring.get(b, []))]
+        def ratio(peer):
+            v = peer.get(b, [])
+            return "%7.2fx" % med([x / y for x, y in zip(best, v)]) if v and best else "     n/a"
+        size = "%d KiB" % (b >> 10) if b < (1 << 20) else "%d MiB" % (b >> 20)
+        print("  %9s  %-20s %-20s %-20s %-20s %-20s %8s %8s %8s" % (size, cell(mesh.get(b)), cell(ring.get(b)),
+              cell(om.get(b)), cell(mp.get(b)), cell(mc.get(b)), ratio(om), ratio(mp), ratio(mc)))
+    w = colldb_waits(n, "mesh")
+    if w:
+        print("  colldb mesh, per call (median over repetitions): sched_yield / futex sleeps:",
+              "  ".join("%s %.1f/%.2f" % ("%dK" % (b >> 10) if b < (1 << 20) else "%dM" % (b >> 20),
+                                          med([y / r for y, s, r in v]), med([s / r for y, s, r in v]))
+                        for b, v in sorted(w.items())))
+print()
+print("  (goals on 2 ranks: >= 2x Open MPI from 64 KiB to 64 MiB, >= 1x at 4 KiB, >= 0.60x memcpy at 64 MiB;")
+print("   on 4 ranks: >= 1x Open MPI)")
+EOS
+if [ -s "$tmp/err" ]; then
+	echo "  (peers' stderr:)"
+	sed 's/^/    /' "$tmp/err" | head -20
+fi
