@@ -22,8 +22,10 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 int
 oneside_check(const struct prog *p, int nranks, uint64_t area_size, char **cause)
 {
-	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], nranks, area_size, p->acc_bytes,
+	if (p->gen != NULL)
+		BUG("a described program run by the shell");
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (exec_check(&p->mops[i], nranks, area_size, p->acc_bytes,
 			cause) != 0)
 			return -1;
 	}
@@ -45,9 +47,9 @@ oneside_run(struct seg *sg, int r, const struct prog *p, char **cause)
 	exec_reserve(&ex, p->acc_bytes);
 	if (oneside_check(p, (int)sg->h->nranks, sg->area_size, cause) != 0)
 		goto out;
-	for (size_t i = 0; i < p->nops; i++) {
+	for (size_t i = 0; i < p->nmops; i++) {
 		int32_t seen;
-		int x = exec_uop(&ex, &p->ops[i], &seen, cause);
+		int x = exec_uop(&ex, &p->mops[i], &seen, cause);
 
 		if (x == EXEC_PENDING) {
 			cause_set(cause, "the shell cannot wait for rank %d", r);

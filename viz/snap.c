@@ -247,6 +247,15 @@ snap_mark_owed(struct snap_win *w, int r, int i, int by)
 		w->marks[k] |= SNAP_OWED_MANY;
 }
 
+void
+snap_mark_absent(struct snap_win *w, int r)
+{
+	if (r < 0 || r >= w->nrows)
+		BUG("snap_mark_absent: row %d", r);
+	for (int i = 0; i < w->ncells; i++)
+		w->marks[snap_idx(w, r, i)] |= SNAP_ABSENT;
+}
+
 const char *
 snap_state_name(enum snap_state st)
 {

@@ -582,14 +582,14 @@ user_submit(struct session *s, int r, struct prog *p, char *desc,
 	*jp = NULL;
 	if (oneside_check(p, s->nranks, s->seg.area_size, &why) != 0)
 		goto out;
-	for (size_t i = 0; i < p->nops; i++) {
-		if (p->ops[i].kind == UOP_WAIT) {
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (p->mops[i].kind == UOP_WAIT) {
 			cause_set(&why, "the shell cannot wait for rank %d", r);
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < p->nops; i++) {
-		if (user_uop(s, r, &p->ops[i], &why) != 0)
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (user_uop(s, r, &p->mops[i], &why) != 0)
 			goto out;
 	}
 	rc = 0;
