@@ -160,7 +160,7 @@ run 2 ./colldb run --mpirun mpirun.mpich /bin/true </dev/null
 	bad "run --mpirun without -t mpi (exit $st)"
 for h in "node1:0" "node1:x" ",node1" "node1,,node2" "node 1:2" "node1:2:3"; do
 	run 2 ./colldb -t mpi --hosts "$h" </dev/null
-	[ $st = 2 ] && has "error: --hosts $h: expected HOST[:N],... (N ranks on HOST, 1..256) (try 'colldb --help')" &&
+	[ $st = 2 ] && has "error: --hosts $h: expected HOST[:N],... (N ranks on HOST, 1..16384) (try 'colldb --help')" &&
 		ok || bad "--hosts '$h' (exit $st)"
 done
 run 2 ./colldb -t mpi --mpirun " " </dev/null
