@@ -527,6 +527,8 @@ rank_pin(int rank, int nranks)
 	if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
 		return 0;
 	n = CPU_COUNT(&allowed);
+	if (nranks > RANK_PIN_PER_CPU * n)
+		return 0;	/* a crowd: the scheduler balances it better */
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &allowed))
 			continue;
