@@ -4,7 +4,7 @@
 #   make deps       install the missing Debian packages (as root; mk/deps.sh)
 #   make run        install step (build packages), build, start 4 ranks
 #   make check      install step (every package), build, run every test tier
-#   make asan | ubsan | valgrind | bench | fmt | install | clean
+#   make asan | ubsan | valgrind | fuzz | bench | fmt | install | clean
 #
 # DEV=1 (and CI=true) add -Werror.  O=dir puts objects elsewhere.
 
@@ -12,7 +12,11 @@ VERSION = 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
 O ?= build
+# gcc unless the command line or the environment names another
+# (CC=clang make ubsan); make's own default "cc" does not count
+ifeq ($(origin CC),default)
 CC = gcc
+endif
 PKG_CONFIG ?= pkg-config
 PKGS = libedit ncursesw libffi check jansson
 
@@ -26,7 +30,8 @@ WARN += -Werror
 endif
 ifneq ($(SANITIZER),)
 OPT = -O1
-SAN = -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN = -fsanitize=$(SANITIZER) $(SANFLAGS) -fno-omit-frame-pointer \
+      -fno-sanitize-recover=all
 endif
 
 # A build needs the packages of mk/deps.sh's "build" group (and "test" for
@@ -108,17 +113,28 @@ $(O)/libapp.a: $(APP_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-libcolldb.a: $(O)/libcolldb.a
+# The products at the top are shared by every build directory: .flavor
+# names the build that made them, and changes (so they are relinked) when
+# another one is asked for (O=, CC=, SANITIZER=).
+# (Fuzzer builds make no products at the top: FUZZ=1 leaves it alone.)
+FLAVOR := $(O) $(CC) $(SANITIZER) $(SANFLAGS)
+ifeq ($(FUZZ),)
+ifneq ($(FLAVOR),$(shell cat .flavor 2>/dev/null))
+$(shell printf '%s\n' '$(FLAVOR)' >.flavor)
+endif
+endif
+
+libcolldb.a: $(O)/libcolldb.a .flavor
 	$(Q)cp $< $@
 
-libcolldb.so: $(CORE_OBJ)
+libcolldb.so: $(CORE_OBJ) .flavor
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $^ $(FFI_LIBS) $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libcolldb.so.0 $(LDFLAGS_ALL) -o $@ $(CORE_OBJ) $(FFI_LIBS) $(LIBS)
 	$(Q)ln -sf libcolldb.so libcolldb.so.0	# what -L. -lcolldb programs load
 
 # The whole runtime goes in and is exported (-rdynamic), so a library that
 # `load` puts into an agent rank finds every cdb_* function (core/call.h).
-colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a
+colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a .flavor
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/start/main.o $(O)/libapp.a \
 		-Wl,--whole-archive $(O)/libcolldb.a -Wl,--no-whole-archive \
@@ -199,7 +215,35 @@ run:
 check: deps
 	@$(MAKE) --no-print-directory all tests examples
 	@$(MAKE) --no-print-directory check-layering check-fmt
-	@sh tests/run.sh $(O)
+	$(if $(SANITIZER),,@$(MAKE) --no-print-directory fuzzers)
+	@COLLDB_FUZZ_O=$(if $(SANITIZER),,$(FUZZ_O)) sh tests/run.sh $(O)
+
+# ---- fuzzing: tests/fuzz/ (libFuzzer: clang) --------------------------------
+# make fuzzers builds every harness into FUZZ_O (the whole app, with
+# ASan and UBSan); make fuzz runs each FUZZ_SECS seconds; make check runs
+# each a few seconds (tests/fuzz/run.sh).  Not in sanitizer runs: the
+# fuzzers are sanitized builds of their own.
+FUZZ_CC ?= clang
+FUZZ_O ?= build-fuzz
+FUZZ_SECS ?= 60
+FUZZ_NAMES = parse strace chrome snap script
+FUZZ_BIN = $(FUZZ_NAMES:%=$(O)/fuzz/fuzz-%)
+
+# (No -Werror there: gcc is the compiler the warnings are held to.)
+fuzzers:
+	@$(MAKE) --no-print-directory O=$(FUZZ_O) CC=$(FUZZ_CC) FUZZ=1 CI= DEV= \
+		SANITIZER=address,undefined SANFLAGS=-fsanitize=fuzzer-no-link fuzz-bin
+
+fuzz-bin: $(FUZZ_BIN)
+
+$(O)/fuzz/fuzz-%: $(O)/tests/fuzz/fuzz-%.o $(O)/tests/fuzz/views.o $(O)/libapp.a $(O)/libcolldb.a
+	@mkdir -p $(@D)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS) $(LIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzzers
+	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECS)
 
 tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
@@ -211,20 +255,30 @@ check-layering:
 # in a normal build), and libedit's own leaks are suppressed.
 SAN_OPTS = ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	UBSAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_abort=0:print_stacktrace=1:halt_on_error=1
 
 # The products at the top (colldb, libcolldb.*) are shared by every build
-# directory: a sanitizer run relinks them instrumented, then puts the normal
-# ones back, whatever its result.
-asan:
-	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-asan SANITIZER=address check; \
-	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
+# directory: a sanitizer run removes them first, so the tiers run the
+# instrumented ones it links (a normal build present would otherwise be
+# "up to date" against older objects), and puts the normal ones back
+# after, whatever its result.  The objects go to build-SAN-CC.
+SAN_PRODUCTS = colldb libcolldb.a libcolldb.so libcolldb.so.0
+define san_run
+	@rm -f $(SAN_PRODUCTS); \
+	$(SAN_OPTS) COLLDB_TEST_CC='$(CC)' \
+		COLLDB_TEST_SANFLAGS='-fsanitize=$(2) $(3) -fno-sanitize-recover=all' \
+		$(MAKE) --no-print-directory O=build-$(1)-$(notdir $(CC)) \
+		SANITIZER=$(2) SANFLAGS='$(3)' check; \
+	rc=$$?; rm -f $(SAN_PRODUCTS); \
 	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
+endef
 
+asan:
+	$(call san_run,asan,address,)
+
+# gcc's -fsanitize=undefined leaves out float-cast-overflow (clang's has it)
 ubsan:
-	@$(SAN_OPTS) $(MAKE) --no-print-directory O=build-ubsan SANITIZER=undefined check; \
-	rc=$$?; rm -f colldb libcolldb.a libcolldb.so libcolldb.so.0; \
-	$(MAKE) --no-print-directory all >/dev/null; exit $$rc
+	$(call san_run,ubsan,undefined,$(if $(findstring gcc,$(notdir $(CC))),-fsanitize=float-cast-overflow))
 
 valgrind:
 	@sh mk/deps.sh build test valgrind
@@ -295,10 +349,10 @@ install: all
 	@DESTDIR='$(DESTDIR)' sh mk/ldconfig.sh $(PREFIX)/lib
 
 clean:
-	rm -rf build build-asan build-ubsan colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
+	rm -rf build build-asan* build-ubsan* build-fuzz colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
 		tests/golden/*.got tests/user/*.got
 
-.PHONY: all deps run check tests examples check-layering check-fmt asan ubsan valgrind bench fmt install clean
+.PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean fuzz fuzzers fuzz-bin
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -99,45 +99,72 @@ brk_touches(struct seg *sg, const struct seg_break *bp, const struct uop *u)
 	}
 }
 
+/* Whether entry bp (in use, for rank) stops rank before u at pc. */
+static int
+entry_matches(struct seg *sg, const struct seg_break *bp, int rank,
+    const struct site *site, uint32_t pc, const struct uop *u)
+{
+	if (!(bp->kinds & (1u << u->kind)) &&
+	    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
+		return 0;
+	if ((bp->flags & BRK_AT_CALL) &&
+	    (pc != 0 || !brk_site_matches(bp, site)))
+		return 0;
+	if ((bp->flags & BRK_CELLS) && !brk_touches(sg, bp, u))
+		return 0;
+	if (bp->has_cond) {
+		int32_t v = seg_cell_get(sg, rank, bp->cell_off);
+		if (!wait_cmp_holds(bp->cmp, v, bp->value))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The first matching entry reports the stop.  An until/advance entry
+ * that matches here too is spent for this rank all the same: the rank
+ * has reached its location (a breakpoint on the same line reported the
+ * stop), and must not stop there a second time on a later pass.
+ */
 uint32_t
 brk_match(struct seg *sg, int rank, const struct site *site, uint32_t pc,
     const struct uop *u)
 {
 	struct seg_header *h = sg->h;
+	uint64_t bit = 1ull << (rank % 64);
+	uint32_t found = 0;
 
 	for (int i = 0; i < SEG_MAX_BREAKS; i++) {
 		struct seg_break *bp = &h->breaks[i];
 		uint32_t id = atomic_load_explicit((_Atomic uint32_t *)&bp->id,
 		    memory_order_acquire);
-		uint64_t bit = 1ull << (rank % 64);
 
-		if (id == 0 || !rank_bit(bp, rank))
+		if (id == 0 || !rank_bit(bp, rank) ||
+		    !entry_matches(sg, bp, rank, site, pc, u))
 			continue;
-		if (!(bp->kinds & (1u << u->kind)) &&
-		    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
+		if (bp->flags & BRK_ONCE_PER_RANK) {
+			uint64_t was = __atomic_fetch_and(&bp->ranks[rank / 64],
+			    ~bit, __ATOMIC_ACQ_REL);
+
+			if (!(was & bit))
+				continue;	/* this rank's stop was taken */
+			if (found == 0) {
+				atomic_fetch_add(&bp->hits, 1);
+				found = id;
+			}
 			continue;
-		if ((bp->flags & BRK_AT_CALL) &&
-		    (pc != 0 || !brk_site_matches(bp, site)))
-			continue;
-		if ((bp->flags & BRK_CELLS) && !brk_touches(sg, bp, u))
-			continue;
-		if (bp->has_cond) {
-			int32_t v = seg_cell_get(sg, rank, bp->cell_off);
-			if (!wait_cmp_holds(bp->cmp, v, bp->value))
-				continue;
 		}
+		if (found != 0)
+			continue;
 		if (bp->flags & BRK_ONCE) {
 			uint64_t none = 0;
 			if (!atomic_compare_exchange_strong(&bp->hits, &none, 1))
 				continue;	/* spent: another rank took it */
-			return id;
+			found = id;
+			continue;
 		}
-		if ((bp->flags & BRK_ONCE_PER_RANK) &&
-		    !(__atomic_fetch_and(&bp->ranks[rank / 64], ~bit,
-		    __ATOMIC_ACQ_REL) & bit))
-			continue;	/* this rank's stop was taken */
 		atomic_fetch_add(&bp->hits, 1);
-		return id;
+		found = id;
 	}
-	return 0;
+	return found;
 }

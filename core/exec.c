@@ -1,6 +1,7 @@
 /* exec.c - run one micro-op; see exec.h. */
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "exec.h"
@@ -153,7 +154,10 @@ fill(struct exec *ex, const struct uop *u)
 {
 	uint8_t *base = ex->t->ops->area(ex->t, ex->t->rank) + u->dst;
 	enum dtype dt = u->dtype;
-	uint64_t seed = (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
+	/* fval is the value for the other patterns: only random's is a seed
+	 * (and converting, say, 3.4e38 to an integer would be undefined) */
+	uint64_t seed = u->op != FILL_RANDOM || !(fabs(u->fval) < 0x1p63) ? 0 :
+	    (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
 
 	if ((u->flags & UOP_F_INT) && u->op != FILL_RANDOM) {
 		int64_t k = (int64_t)u->src;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define KERN_HAVE_X86 1
 #define AVX2 __attribute__((target("avx2,f16c")))
@@ -452,8 +453,12 @@ conv_avx2(enum dtype ddt, void *restrict d, enum dtype sdt,
 static int
 cpu_has_avx2(void)
 {
+	unsigned a, b, c, d;
+
+	/* f16c by cpuid: clang 14's __builtin_cpu_supports() has no "f16c" */
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+	return __builtin_cpu_supports("avx2") &&
+	    __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
 }
 #else
 static int

@@ -16,6 +16,7 @@
 # and the test that is true when it is installed:
 #   pc MODULE     pkg-config knows MODULE
 #   cmd COMMAND   COMMAND is on PATH
+#   rt NAME       clang's runtime library NAME is installed
 # (any other shell command works too).  Add a line for a new dependency.
 set -u
 TABLE='
@@ -38,11 +39,15 @@ libopenmpi-dev	mpi	pc ompi-c
 mpich		mpi	cmd mpirun.mpich
 libmpich-dev	mpi	pc mpich
 clang-format	test	cmd clang-format
+clang		test	cmd clang
+libclang-rt-14-dev	test	rt fuzzer
 valgrind	valgrind	cmd valgrind
 '
 
 pc() { command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$1" 2>/dev/null; }
 cmd() { command -v "$1" >/dev/null 2>&1; }
+# rt NAME: clang's runtime library NAME (libFuzzer, the sanitizers) is there
+rt() { cmd clang && [ -f "$(clang -print-resource-dir)/lib/linux/libclang_rt.$1-$(uname -m).a" ]; }
 
 # missing GROUP...: the packages of those groups that are not installed
 missing() {

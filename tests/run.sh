@@ -47,11 +47,20 @@ for t in "$O"/tests/check_*; do
 done
 [ $nunit -gt 0 ] || { echo "FAIL: no unit test programs in $O/tests (make tests)"; fail=1; }
 
-for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/docs.sh; do
+for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/diff/run.sh tests/docs.sh; do
 	[ -f "$tier" ] || { echo "FAIL: $tier is missing"; fail=1; continue; }
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1
 done
+
+# The fuzzers' smoke run (make check builds them into COLLDB_FUZZ_O; set
+# and empty: a sanitizer run, which has no fuzz tier)
+if [ -z "${COLLDB_FUZZ_O+set}" ] || [ -n "$COLLDB_FUZZ_O" ]; then
+	echo "== tests/fuzz/run.sh"
+	sh tests/fuzz/run.sh "${COLLDB_FUZZ_O:-build-fuzz}" "${COLLDB_FUZZ_SECS:-3}" || fail=1
+else
+	echo "== tests/fuzz/run.sh: not in sanitizer runs (the fuzzers are sanitized builds of their own)"
+fi
 
 # Nothing may leak: no new /dev/shm segment of a colldb that has ended.
 leaks=$(shm_dead | grep -vxF "${shm_before:-none}" || true)

@@ -320,6 +320,11 @@ cells_row(struct screen *scr, const struct snap_win *w,
 			screen_putc(scr, x++, y, '|', SCREEN_DIM);
 		k = snap_idx(w, r, i);
 		m = w->marks[k];
+		if (m & SNAP_ABSENT) {
+			/* not a member of the window's domain */
+			screen_field(scr, x + 1, y, h->vw, "-", 1, SCREEN_DIM);
+			continue;
+		}
 		st = w->cells[k] == 0 ? SCREEN_DIM : 0;
 		if (h->age[k] > 0)
 			st = SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW);

@@ -140,11 +140,14 @@ snap_copy(struct snap *dst, const struct snap *src)
 		return;
 	snap_clear(dst);
 	snap_set_ranks(dst, src->nranks);
-	memcpy(dst->ranks, src->ranks, src->nranks * sizeof *src->ranks);
+	if (src->nranks > 0)	/* an empty snapshot's arrays are NULL */
+		memcpy(dst->ranks, src->ranks, src->nranks * sizeof *src->ranks);
 	for (i = 0; i < src->nwins; i++) {
 		sw = &src->wins[i];
 		dw = snap_add_win(dst, sw->name, sw->ndim, sw->shape);
 		n = (size_t)src->nranks * sw->ncells;
+		if (n == 0)
+			continue;
 		memcpy(dw->cells, sw->cells, n * sizeof *dw->cells);
 		memcpy(dw->marks, sw->marks, n * sizeof *dw->marks);
 		memcpy(dw->owed_by, sw->owed_by, n * sizeof *dw->owed_by);
@@ -242,6 +245,15 @@ snap_mark_owed(struct snap_win *w, int r, int i, int by)
 		w->owed_by[k] = (int16_t)by;
 	} else if (w->owed_by[k] != by)
 		w->marks[k] |= SNAP_OWED_MANY;
+}
+
+void
+snap_mark_absent(struct snap_win *w, int r)
+{
+	if (r < 0 || r >= w->nrows)
+		BUG("snap_mark_absent: row %d", r);
+	for (int i = 0; i < w->ncells; i++)
+		w->marks[snap_idx(w, r, i)] |= SNAP_ABSENT;
 }
 
 const char *

@@ -297,6 +297,19 @@ dir_row(struct snap_parser *ps, const char *kw)
 	return 0;
 }
 
+/* absent R: the window is not on rank R (a comm domain's window) */
+static int
+dir_absent(struct snap_parser *ps, const char *kw)
+{
+	long r = 0;
+
+	(void)kw;
+	if (snapfile_row(ps, &r) != 0)
+		return -1;
+	snap_mark_absent(ps->w, (int)r);
+	return 0;
+}
+
 static int
 dir_mark(struct snap_parser *ps, const char *kw)
 {
@@ -341,6 +354,7 @@ static const struct directive {
 	{ "row", 1, dir_row },
 	{ "await", 1, dir_mark },
 	{ "owe", 1, dir_mark },
+	{ "absent", 1, dir_absent },
 };
 
 static int
@@ -450,6 +464,9 @@ snap_format(const struct snap *s, struct strbuf *out)
 				strbuf_addf(out, " %d", snap_row(w, r)[k]);
 			strbuf_addch(out, '\n');
 		}
+		for (r = 0; r < s->nranks && w->ncells > 0; r++)
+			if (w->marks[snap_idx(w, r, 0)] & SNAP_ABSENT)
+				strbuf_addf(out, "absent %d\n", r);
 		for (k = 0; k < (size_t)s->nranks * w->ncells; k++) {
 			r = (int)(k / w->ncells);
 			if (w->marks[k] & SNAP_AWAITED)

@@ -82,7 +82,7 @@ cell_off(const struct emit *e, struct cellset cs, int rank)
 	return e->a->sig.off + 4 * (cs.base + (uint64_t)rank * cs.step);
 }
 
-static uint32_t
+printflike(2, 0) static uint32_t
 vintern(struct prog *p, const char *fmt, va_list ap)
 {
 	char buf[256];
@@ -163,7 +163,7 @@ emit_epilogue(struct emit *e, struct cellset cs, int32_t total)
 	}
 }
 
-static void
+printflike(11, 0) static void
 add_data_op(struct emit *e, enum uop_kind kind, uint8_t op,
     enum uop_space dsp, uint64_t dst, enum uop_space ssp, uint64_t src,
     int peer, uint64_t count, const char *phase, const char *span,

@@ -190,7 +190,7 @@ break_spec_parse(struct cmdctx *ctx, size_t *ip, struct seg_break *nb)
 		}
 		if (parse_uint(arg(ctx, i + 1), &row, 0, &cause) != 0 || row > INT32_MAX) {
 			free(cause);
-			return arg_error(ctx, i + 1, "bad row '%s' (expected a number)", arg(ctx, i + 1));
+			return arg_error(ctx, i + 1, "bad row '%s' (expected a row number, 0 or more)", arg(ctx, i + 1));
 		}
 		nb->flags |= BRK_CELLS;
 		nb->row = (int64_t)row;

@@ -114,7 +114,7 @@ cmd_delete_exec(struct cmdctx *ctx)
 
 	if (nargs(ctx) == 1 && (parse_uint(arg(ctx, 0), &id, 0, &cause) != 0 || id == 0)) {
 		free(cause);
-		arg_error(ctx, 0, "bad breakpoint number '%s'", arg(ctx, 0));
+		arg_error(ctx, 0, "bad breakpoint number '%s' (expected an ID from 'info breaks': 1, 2, ...)", arg(ctx, 0));
 		return CMD_ERROR;
 	}
 	struct strbuf sb = STRBUF_INIT;

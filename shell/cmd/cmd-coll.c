@@ -88,6 +88,24 @@ coll_read_output(struct view *v, int r, const struct coll_output *o, void *out)
 		view_read(v, r, o->off2, (uint8_t *)out + n, o->count2 * 4);
 }
 
+/* session_close(): the collectives still in progress go with it (their
+ * jobs' done callbacks find nothing afterwards). */
+static void
+colls_close(struct session *s)
+{
+	while (s->colls != NULL) {
+		struct coll_run *c = s->colls;
+
+		s->colls = c->next;
+		run_free(s, c);
+	}
+}
+
+const struct session_hook coll_session_hook = {
+	.name = "coll",
+	.close = colls_close,
+};
+
 /* Copy every rank's input windows before anything moves. */
 static void
 snapshot(struct session *s, struct coll_run *c)

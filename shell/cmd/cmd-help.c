@@ -60,6 +60,10 @@ cmd_apropos_exec(struct cmdctx *ctx)
 	const char *word = arg(ctx, 0);
 	int width = name_width(), n = 0;
 
+	if (word[0] == '\0') {	/* it would list every command */
+		arg_error(ctx, 0, "empty word (expected a word to look for, as in 'apropos breakpoint')");
+		return CMD_ERROR;
+	}
 	for (int i = 0; cmd_table[i] != NULL; i++) {
 		const struct cmd_entry *e = cmd_table[i];
 

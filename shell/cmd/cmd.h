@@ -456,6 +456,8 @@ void coll_read_output(struct view *v, int r, const struct coll_output *o,
     void *out);
 /* Issue cc on every rank (pflags: PROG_F_START ...).  0 or -1. */
 int coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags);
+/* Frees the collectives in progress at session_close(). */
+extern const struct session_hook coll_session_hook;
 
 /* ---- cmd-explore.c / explore-save.c: explore ----------------------------- */
 

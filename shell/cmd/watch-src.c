@@ -80,8 +80,14 @@ add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 			}
 		}
 		sw = snap_add_win(out, name, k, shape);
-		for (int r = 0; r < out->nranks; r++)
+		for (int r = 0; r < out->nranks; r++) {
+			if (w->domain != 0 &&
+			    view_domain_rank(ws->view, w->domain, r) < 0) {
+				snap_mark_absent(sw, r);	/* not a member */
+				continue;
+			}
 			view_read(ws->view, r, w->off, snap_row(sw, r), cells * 4);
+		}
 		sh->w[sh->n++] = w;
 	}
 }

@@ -24,6 +24,9 @@ nargs(struct cmdctx *ctx)
 }
 
 /* "error: MSG[ (usage: ...)]", counted as the command's error. */
+static void ctx_verror(struct cmdctx *ctx, int usage, const char *fmt,
+    va_list ap) printflike(3, 0);
+
 static void
 ctx_verror(struct cmdctx *ctx, int usage, const char *fmt, va_list ap)
 {

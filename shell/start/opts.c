@@ -91,17 +91,17 @@ shell_opts_release(struct shell_opts *o)
 }
 
 int
-shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
+shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 {
 	char *cause = NULL, *end;
 	int64_t v;
 
 	switch (c) {
 	case 'n':
-		if (parse_int(optarg, &v, 0, &cause) != 0 || v < 1 ||
+		if (parse_int(val, &v, 0, &cause) != 0 || v < 1 ||
 		    v > SEG_MAX_RANKS) {
 			free(cause);
-			opt_error(who, "-n %s: expected 1..%d ranks", optarg,
+			opt_error(who, "-n %s: expected 1..%d ranks", val,
 			    SEG_MAX_RANKS);
 			return -1;
 		}
@@ -109,7 +109,7 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 		return 1;
 	case 'x':
 		o->xfiles = xreallocarray(o->xfiles, o->nx + 1, sizeof *o->xfiles);
-		o->xfiles[o->nx++] = optarg;
+		o->xfiles[o->nx++] = val;
 		return 1;
 	case 'b':
 		o->batch = 1;
@@ -118,26 +118,26 @@ shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o)
 		o->echo = 1;
 		return 1;
 	case 'N':
-		if (strlen(optarg) == 0 || strlen(optarg) >= 48 ||
-		    strchr(optarg, '/') != NULL) {
+		if (strlen(val) == 0 || strlen(val) >= 48 ||
+		    strchr(val, '/') != NULL) {
 			opt_error(who, "--name %s: expected 1..47 characters, no '/'",
-			    optarg);
+			    val);
 			return -1;
 		}
-		snprintf(o->name, sizeof o->name, "%s", optarg);
+		snprintf(o->name, sizeof o->name, "%s", val);
 		return 1;
 	case 'T':
-		o->timeout = strtod(optarg, &end);
-		if (*end != '\0' || end == optarg || !(o->timeout >= 0 && o->timeout <= 86400)) {
-			opt_error(who, "--timeout %s: expected seconds", optarg);
+		o->timeout = strtod(val, &end);
+		if (*end != '\0' || end == val || !(o->timeout >= 0 && o->timeout <= 86400)) {
+			opt_error(who, "--timeout %s: expected seconds", val);
 			return -1;
 		}
 		return 1;
 	case 'A':
-		v = parse_uint(optarg, &o->area, 1, &cause);
+		v = parse_uint(val, &o->area, 1, &cause);
 		free(cause);
 		if (v != 0 || o->area < 4096 || o->area > SEG_AREA_MAX) {
-			opt_error(who, "--window-area %s: %s", optarg,
+			opt_error(who, "--window-area %s: %s", val,
 			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
 			    o->area < 4096 ? "too small (expected at least 4096 bytes)" :
 			    "too large (expected at most 64 TiB over all ranks)");
@@ -168,10 +168,10 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 }
 
 int
-shell_opt_last(int c, const char *optarg, char *const *argv, const char *who,
+shell_opt_last(int c, const char *val, char *const *argv, const char *who,
     struct shell_opts *o)
 {
-	int r = shell_opt(c, optarg, who, o);
+	int r = shell_opt(c, val, who, o);
 
 	if (r == 1)
 		return 0;

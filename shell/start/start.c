@@ -35,6 +35,7 @@ shell_wire(struct session *s)
 	session_hook_add(s, &match_session_hook);
 	session_hook_add(s, &user_lint_session_hook);
 	session_hook_add(s, &explore_session_hook);
+	session_hook_add(s, &coll_session_hook);
 	out_use_colour(&s->set.color);
 	out_set_event_tap(record_event);
 }

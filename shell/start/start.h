@@ -40,11 +40,11 @@ void shell_longopts(struct option *lo, const struct option *extra);
 void shell_opts_init(struct shell_opts *o);
 void shell_opts_release(struct shell_opts *o);
 /* One getopt result: 1 handled, 0 not a shared option, -1 bad (said). */
-int shell_opt(int c, const char *optarg, const char *who, struct shell_opts *o);
+int shell_opt(int c, const char *val, const char *who, struct shell_opts *o);
 /* The end of an options loop (opterr 0, optstring "+:..."): shell_opt,
  * and for anything but a shared option one error line (an unknown option,
  * a missing value), release o and return -1. */
-int shell_opt_last(int c, const char *optarg, char *const *argv,
+int shell_opt_last(int c, const char *val, char *const *argv,
     const char *who, struct shell_opts *o);
 /* getopt's '?' or ':' as one error line naming the option. */
 void shell_opt_getopt_error(int c, char *const *argv, const char *who);

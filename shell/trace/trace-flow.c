@@ -225,7 +225,8 @@ trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 		if (c->notes[i].coll != 0)
 			credits[ncred++] = c->notes[i];
 	}
-	memcpy(bycell, c->notes, c->nnotes * sizeof *bycell);
+	if (c->nnotes > 0)	/* notes is NULL when there are none */
+		memcpy(bycell, c->notes, c->nnotes * sizeof *bycell);
 	qsort(credits, ncred, sizeof *credits, cmp_credit);
 	qsort(bycell, c->nnotes, sizeof *bycell, cmp_cell_end);
 	for (size_t i = 0; i < c->nwaits; i++) {

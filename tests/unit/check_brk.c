@@ -174,6 +174,36 @@ START_TEST(one_shots)
 }
 END_TEST
 
+/* A breakpoint on the line an until runs to reports the stop; the until
+ * is spent for that rank all the same (it does not stop it again on the
+ * next pass of the loop), and stays for the ranks still on their way. */
+START_TEST(until_spent_by_a_breakpoint_there)
+{
+	struct seg_break t, u;
+	struct uop w = cellop(UOP_WAIT, 0, 0);
+	struct site at;
+
+	site_set(&at, "ring.c", 76, FN_WAIT);
+	memset(&t, 0, sizeof t);
+	t.flags = BRK_AT_CALL | BRK_ONCE;
+	t.kinds = BREAK_ANY_KIND;
+	snprintf(t.file, sizeof t.file, "ring.c");
+	t.line = 76;
+	t.ranks[0] = 0xf;
+	u = t;
+	u.flags = BRK_AT_CALL | BRK_ONCE_PER_RANK;
+	u.ranks[0] = 0x6;
+	put_break(0, &t, 1);
+	put_break(1, &u, BREAK_ID_UNTIL | 1);
+	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &w), 1);
+	ck_assert_uint_eq(s.h->breaks[1].ranks[0], 0x4);
+	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &w), 0);	/* next pass */
+	ck_assert_uint_eq(brk_match(&s, 2, &at, 0, &w), BREAK_ID_UNTIL | 1);
+	ck_assert_uint_eq(s.h->breaks[1].ranks[0], 0);
+	ck_assert_uint_eq(atomic_load(&s.h->breaks[1].hits), 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -186,6 +216,7 @@ main(void)
 	tcase_add_test(tc, cells_of_each_kind);
 	tcase_add_test(tc, call_sites);
 	tcase_add_test(tc, one_shots);
+	tcase_add_test(tc, until_spent_by_a_breakpoint_there);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

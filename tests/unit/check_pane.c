@@ -331,7 +331,8 @@ static const char ring_text[] = "# a comment\n"
 				"row 1-3 1*3 2\n"
 				"owe 0 6 2\n"
 				"owe 1 6 2 +\n"
-				"win flags 8\n";
+				"win flags 8\n"
+				"absent 3\n";
 
 START_TEST(parse_fills_the_model)
 {
@@ -368,6 +369,10 @@ START_TEST(parse_fills_the_model)
 	ck_assert_int_eq(w->owed_by[snap_idx(w, 0, 6)], 2);
 	ck_assert_int_eq(w->marks[snap_idx(w, 1, 6)],
 			 SNAP_OWED | SNAP_OWED_MANY);
+	/* absent 3: flags is not on rank 3 (a domain's window), every cell */
+	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 0)], SNAP_ABSENT);
+	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 7)], SNAP_ABSENT);
+	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 2, 0)], 0);
 	snap_release(&s);
 }
 END_TEST

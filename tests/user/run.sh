@@ -12,6 +12,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 . tests/need.sh
 need pgrep python3 groff pkg-config cc timeout
+# a sanitizer build (make asan/ubsan) links programs against an
+# instrumented libcolldb: with the same compiler and runtime
+ucc="${COLLDB_TEST_CC:-cc} ${COLLDB_TEST_SANFLAGS:-}"
 O=build
 case ${1:-} in -*|'') ;; *) O=$1; shift ;; esac
 update=0
@@ -188,10 +191,10 @@ esac
 # fork() in a rank (core/rank.h): inside a collective the child ends at
 # once and the results stay right; outside, the child's cdb_* fail
 status "a fork inside cdb_allreduce: the run ends, nothing wrong" 0 "$colldb" run -n 2 --batch ./forker inside
-has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:62 allreduce(mesh): the child exits at once (it would run the operation a second time)"
+has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:66 allreduce(mesh): the child exits at once (it would run the operation a second time)"
 has "the child exited at once" "[rank 0] rank 0: forked inside; the child exited with 125"
-has "rank 0's results are right" "[rank 0] rank 0: 200 rounds, 0 wrong"
-has "rank 1's results are right" "[rank 1] rank 1: 200 rounds, 0 wrong"
+has "rank 0's results are right" "[rank 0] rank 0: 50 rounds, 0 wrong"
+has "rank 1's results are right" "[rank 1] rank 1: 50 rounds, 0 wrong"
 status "a fork with windows mapped: the child may not use libcolldb" 0 "$colldb" run -n 2 --batch ./forker outside
 has "that fork is reported" "[rank 1] colldb: rank 1 forked with its windows mapped: libcolldb refuses the child (it would act as the same rank)"
 has "the child's cdb_notify fails" "[rank 1] rank 1's child: cdb_notify: not initialised (this process is a fork() of a rank: libcolldb belongs to the rank itself)"
@@ -331,7 +334,7 @@ else
 	[ "$flags" = "-I$dest/usr/include -L$dest/usr/lib -lcolldb" ] && ok "pkg-config colldb: $flags" ||
 		bad "pkg-config colldb: '$flags'"
 	# shellcheck disable=SC2046
-	if cc -std=c11 -Wall -Werror -o "$dest/myring" docs/examples/ring.c $($pc --cflags --libs colldb) 2>"$dest.log"; then
+	if $ucc -std=c11 -Wall -Werror -o "$dest/myring" docs/examples/ring.c $($pc --cflags --libs colldb) 2>"$dest.log"; then
 		ok "ring.c builds against the installed colldb.pc"
 	else
 		bad "ring.c against the installed colldb.pc"; cat "$dest.log"
@@ -342,7 +345,7 @@ else
 		"$dest/usr/bin/colldb" run -n 4 --batch "$dest/myring"
 	has "installed run result" "[rank 3] rank 3: out[0] = 10, 0 wrong"
 	# shellcheck disable=SC2046
-	if cc -std=c11 -o "$dest/myring-static" docs/examples/ring.c $($pc --cflags colldb) \
+	if $ucc -std=c11 -o "$dest/myring-static" docs/examples/ring.c $($pc --cflags colldb) \
 		"$dest/usr/lib/libcolldb.a" $($pc --static --libs-only-other --libs-only-l colldb | sed 's/-lcolldb//') 2>"$dest.log"; then
 		ok "ring.c links the installed libcolldb.a (pkg-config --static)"
 	else
@@ -350,7 +353,7 @@ else
 	fi
 	status "installed static ring" 0 env COLLDB_NRANKS=2 "$dest/myring-static"
 	# in the tree: -Icore -L. -lcolldb, as docs/libcolldb.md says
-	if cc -std=c11 -o "$dest/intree" docs/examples/ring.c -Icore -L. -lcolldb 2>"$dest.log"; then
+	if $ucc -std=c11 -o "$dest/intree" docs/examples/ring.c -Icore -L. -lcolldb 2>"$dest.log"; then
 		ok "ring.c links the tree's libcolldb.so"
 	else
 		bad "in-tree link"; cat "$dest.log"
@@ -361,7 +364,7 @@ else
 	# through the tree's colldb-uninstalled.pc: no LD_LIBRARY_PATH needed
 	# shellcheck disable=SC2046
 	if flags=$(PKG_CONFIG_PATH="$top" pkg-config --cflags --libs colldb) &&
-		cc -std=c11 -o "$dest/uninst" docs/examples/ring.c $flags 2>"$dest.log"; then
+		$ucc -std=c11 -o "$dest/uninst" docs/examples/ring.c $flags 2>"$dest.log"; then
 		ok "ring.c builds with PKG_CONFIG_PATH=the tree ($flags)"
 	else
 		bad "ring.c against colldb-uninstalled.pc"; cat "$dest.log"
@@ -395,8 +398,8 @@ else
 			mount -t tmpfs tmpfs /usr/local &&
 			mount --bind "$1/etc" /etc || exit 99
 			make -s --no-print-directory install O="$2" PREFIX=/usr/local | tail -1 &&
-			cc -std=c11 -o "$1/myring" docs/examples/ring.c $(pkg-config --cflags --libs colldb) &&
-			env -u LD_LIBRARY_PATH COLLDB_NRANKS=2 "$1/myring"' sh "$dest" "$O" 2>&1)
+			$3 -std=c11 -o "$1/myring" docs/examples/ring.c $(pkg-config --cflags --libs colldb) &&
+			env -u LD_LIBRARY_PATH COLLDB_NRANKS=2 "$1/myring"' sh "$dest" "$O" "$ucc" 2>&1)
 		st=$?
 		if [ $st = 0 ]; then ok "make install PREFIX=/usr/local as root: a -lcolldb program runs"; else
 			bad "make install PREFIX=/usr/local as root (exit $st)"; printf '%s\n' "$out" | head -10; fi
