@@ -15,6 +15,7 @@
  * Figures, not tests.
  */
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,10 +129,12 @@ static const char *const cfg_names[CFG__COUNT] = { "spans off", "spans=ops",
 	"spans=phases", "spans=roots" };
 
 /* Rank r's loop: AR_PASSES x AR_BATCHES rounds, each one batch of
- * AR_BATCH runs of every configuration in turn; rank 0 writes each
- * batch's ns per run into out. */
+ * AR_BATCH runs of every configuration in turn, the ranks meeting on
+ * `together` before each batch (after draining their rings); rank 0
+ * writes each batch's ns per run into out. */
 static void
-ar_rank(struct seg *s, int r, const struct coll_args *a, double *out)
+ar_rank(struct seg *s, int r, const struct coll_args *a, double *out,
+    _Atomic uint64_t *together)
 {
 	static const unsigned flags[CFG__COUNT] = { PROG_F_NOSPANS, 0,
 		PROG_F_SPANS_PHASES, PROG_F_SPANS_ROOTS };
@@ -149,8 +152,14 @@ ar_rank(struct seg *s, int r, const struct coll_args *a, double *out)
 		for (int c = 0; c < CFG__COUNT; c++) {
 			{
 				struct done_info di;
-				uint64_t t0 = mono_ns();
+				uint64_t t0;
 
+				/* both ranks drained: a batch does not pay
+				 * for the one before it */
+				atomic_fetch_add(together, 1);
+				while (atomic_load(together) < 2 * (uint64_t)(k * CFG__COUNT + c + 1))
+					sched_yield();
+				t0 = mono_ns();
 				for (int i = 0; i < AR_BATCH; i++, iter++) {
 					rc.iter = iter;
 					rc.checked = iter > 0;
@@ -178,8 +187,9 @@ static double
 allreduce_costs(enum coll_mode mode, uint64_t bytes)
 {
 	size_t n = AR_PASSES * CFG__COUNT * AR_BATCHES;
-	double *t = mmap(NULL, n * sizeof *t, PROT_READ | PROT_WRITE,
+	double *t = mmap(NULL, n * sizeof *t + 64, PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	_Atomic uint64_t *together = (_Atomic uint64_t *)(void *)(t + n);
 	struct seg s;
 	struct coll_args a;
 	struct seg_window *bw, *sw;
@@ -215,7 +225,7 @@ allreduce_costs(enum coll_mode mode, uint64_t bytes)
 	for (int r = 0; r < 2; r++) {
 		if ((pid[r] = fork()) == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			ar_rank(&s, r, &a, t);
+			ar_rank(&s, r, &a, t, together);
 		}
 	}
 	for (int r = 0; r < 2; r++)
@@ -241,7 +251,7 @@ allreduce_costs(enum coll_mode mode, uint64_t bytes)
 			printf(" (%+.1f%%)", over[c]);
 	}
 	printf("\n");
-	munmap(t, n * sizeof *t);
+	munmap(t, n * sizeof *t + 64);
 	seg_close(&s);
 	return over[CFG_ROOTS];
 }
