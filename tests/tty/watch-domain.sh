@@ -23,7 +23,7 @@ T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM
 sleep 0.3
 T send-keys -t t:obs "./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }
-i=0; while [ $i -lt 50 ] && ! obs | grep -q 'read-only\|obs-rc='; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt 100 ] && ! obs | grep -q 'read-only\|obs-rc='; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q '\[read-only\]' && ok || bad "the observer pane did not come up: $(obs | grep -v '^ *$' | tail -2)"
 obs | grep -q 'stopped (d1:2) allreduce(mesh) step 4/14' && ok ||
 	bad "the observer does not label rank 3 as d1:2"
@@ -35,7 +35,7 @@ T select-window -t t:0
 run 'continue' 'allreduce(mesh): done'
 type_ 'quit'; keys Enter
 wait_for has 'rc=0' "colldb exits with status 0"
-i=0; while [ $i -lt 60 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
+i=0; while [ $i -lt 300 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q 'obs-rc=0' && ok || bad "the observer did not exit 0"
 [ -n "$cdb" ] && [ -z "$(ls /dev/shm | grep "^colldb-$(id -u)-$cdb-")" ] && ok ||
 	bad "a /dev/shm segment of colldb pid ${cdb:-?} was left"
