@@ -246,6 +246,39 @@ span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
 	return SPAN_R_VALUE;
 }
 
+/*
+ * The executor reads a described program through a window of RUN_WIN
+ * micro-ops, filled from the generator as it goes (the whole program is
+ * never held); a materialised one directly.  Every op is checked before
+ * it runs: a materialised program all of it before the first op, a
+ * described one window by window (its generator was checked with the
+ * arguments, so a failure there is a malformed message).  A repetition
+ * (bench) was validated by its first run.
+ */
+#define RUN_WIN 256
+
+struct run_win {
+	struct prog_rd rd;
+	const struct uop *ops;	/* ops [base, base + n) */
+	uint64_t base, n;
+	struct uop buf[RUN_WIN];
+};
+
+static int
+win_fill(struct rank_ctx *rc, const struct prog *p, struct run_win *w,
+    uint64_t pc, char **cause)
+{
+	w->base = pc;
+	w->n = prog_rd_fill(&w->rd, pc, w->buf, RUN_WIN);
+	w->ops = w->buf;
+	for (uint64_t i = 0; i < w->n && !rc->checked; i++) {
+		if (exec_check(&w->buf[i], rc->seg.nranks, rc->seg.area_size,
+			p->acc_bytes, cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static enum span_detail
 detail_of(unsigned flags)
 {
@@ -292,6 +325,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 {
 	struct seg_rank *b = rc->board;
 	struct span_writer sw;
+	struct run_win *w = NULL;
 	uint64_t t0, t1 = 0;	/* clock read only with spans on */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
@@ -299,17 +333,35 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	int status = DONE_OK;
 	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
 							 * if gate_active lags */
+	uint64_t len = prog_len(p);
+	const struct uop *ops = p->mops;
+	uint64_t wbase = 0, wn = p->nmops;
 	uint32_t pc = 0;
 
 	memset(di, 0, sizeof *di);
-	di->nops = (uint32_t)p->nops;
-	/* Validate everything first: a bad program is an error, not a write
-	 * into another rank's memory.  A repetition (bench) was validated by
-	 * its first run. */
-	for (size_t i = 0; i < p->nops && !rc->checked; i++) {
-		if (exec_check(&p->ops[i], rc->seg.nranks,
-			rc->seg.area_size, p->acc_bytes, cause) != 0)
+	if (len >= UINT32_MAX) {
+		cause_set(cause, "program of %llu micro-ops is too long",
+		    (unsigned long long)len);
+		return DONE_ERROR;
+	}
+	di->nops = (uint32_t)len;
+	if (p->gen != NULL) {
+		w = xmalloc(sizeof *w);
+		prog_rd_init(&w->rd, p);
+		if (len > 0 && win_fill(rc, p, w, 0, cause) != 0) {
+			free(w);
 			return DONE_ERROR;
+		}
+		ops = w->ops;
+		wn = w->n;
+	} else {
+		/* Validate everything first: a bad program is an error, not a
+		 * write into another rank's memory. */
+		for (size_t i = 0; i < p->nmops && !rc->checked; i++) {
+			if (exec_check(&p->mops[i], rc->seg.nranks,
+				rc->seg.area_size, p->acc_bytes, cause) != 0)
+				return DONE_ERROR;
+		}
 	}
 	if (!(flags & PROG_F_USER)) {
 		atomic_store(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
@@ -319,9 +371,9 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	atomic_store(&b->skip_pc, 0);
 	atomic_store(&b->abort, 0);
 	atomic_store(&b->prog_tag, tag);
-	atomic_store(&b->nops, (uint32_t)p->nops);
+	atomic_store(&b->nops, (uint32_t)len);
 	atomic_store(&b->pc, 0);
-	seg_write_cur(b, p->nops ? &p->ops[0] : &(struct uop){ 0 }, p->title);
+	seg_write_cur(b, len ? &ops[0] : &(struct uop){ 0 }, p->title);
 	seg_set_state(b, RS_RUNNING);
 	exec_reserve(&rc->ex, p->acc_bytes);
 	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
@@ -330,12 +382,22 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
 		t1 = mono_ns();
 
-	while (pc < p->nops) {
-		const struct uop *u = &p->ops[pc];
+	while (pc < len) {
+		const struct uop *u;
 		uint32_t step = 1;
 		int gated = 0;
 		int rc_;
 
+		if (pc - wbase >= wn) {
+			if (win_fill(rc, p, w, pc, cause) != 0) {
+				status = DONE_ERROR;
+				break;
+			}
+			ops = w->ops;
+			wbase = w->base;
+			wn = w->n;
+		}
+		u = &ops[pc - wbase];
 		atomic_store_explicit(&b->pc, pc, memory_order_relaxed);
 		seg_write_cur(b, u, NULL);
 		t0 = t1;
@@ -364,7 +426,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			rc->result = NULL;
 			rc_ = call_exec(rc, p, u, &rc->result, cause);
 		} else if ((detail != SPAN_DETAIL_OPS || sw.ring == NULL) &&
-		    !gated && pc + 1 < p->nops && !span_boundary(&sw, pc + 1) &&
+		    !gated && pc + 1 - wbase < wn && !span_boundary(&sw, pc + 1) &&
 		    exec_fusable(&rc->ex, u, u + 1)) {
 			/* free running and no span between the two: nobody
 			 * can tell the pair from one pass */
@@ -408,6 +470,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		progress_add(b, step);
 		pc += step;
 	}
+	free(w);
 	if (sw.ring != NULL && (detail != SPAN_DETAIL_OPS || status != DONE_OK))
 		t1 = mono_ns();
 	span_writer_end(&sw, t1);

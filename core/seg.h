@@ -36,7 +36,8 @@
 #include "site.h"
 
 #define SEG_MAGIC 0x31474553424443ull /* "CDBSEG1" */
-#define SEG_MAX_RANKS 256
+#define SEG_MAX_RANKS 16384	/* the mpi transport's worlds; shm sessions
+				 * are meant for up to 1024 on one machine */
 #define SEG_MAX_WINDOWS 128
 #define SEG_MAX_BREAKS 32
 #define SEG_NAME_MAX 32
