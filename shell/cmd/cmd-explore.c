@@ -335,7 +335,7 @@ cmd_explore_exec(struct cmdctx *ctx)
 	xo.repeat = 1;
 	xo.save = ".";
 	lead_opts_last(ctx);
-	if (is_opt(arg(ctx, 0))) {	/* options only: they stayed first */
+	if (is_opt(arg(ctx, 0))) { /* options only: they stayed first */
 		cmd_usage_error(ctx,
 		    "explore needs a collective, script FILE or show N besides its options");
 		return CMD_ERROR;

@@ -133,7 +133,8 @@ cmd_until_exec(struct cmdctx *ctx)
 	}
 	/* a breakpoint's tail, less its condition */
 	if (i < nargs(ctx) && arg(ctx, i)[0] != '@') {
-		arg_error(ctx, i, "unexpected '%s' (expected @RANKS)", arg(ctx, i));
+		arg_error(ctx, i, "unexpected '%s' (expected @RANKS)",
+		    arg(ctx, i));
 		return CMD_ERROR;
 	}
 	if (break_tail_parse(ctx, i, &nb, &set) != 0)

@@ -271,8 +271,7 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			/* the builtin ring has a final barrier row */
 			cmd_error(ctx,
 			    "%sring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
-			    builtin ? "builtin " : "",
-			    2 * (n - 1) + builtin, n);
+			    builtin ? "builtin " : "", 2 * (n - 1) + builtin, n);
 			return -1;
 		}
 	}
