@@ -36,6 +36,31 @@ if [ -n "$warn" ]; then
 	echo "FAIL: docs: groff warns about docs/colldb.1:"; printf '%s\n' "$warn" | head; fail=1
 fi
 
+# each command's entry line, rendered on one line, reads as written: its
+# quotes and brackets pair up, and each placeholder (an upper-case word)
+# is one the help usages or the rest of the page use (no two run together)
+groff -man -Tascii -rLL=400n -P-c -P-b -P-u docs/colldb.1 >"$tmp/man.txt" 2>/dev/null
+for c in $(./colldb --list-commands); do printf 'help %s\n' "$c"; done |
+	./colldb --batch -n 1 2>&1 | sed -n 's/^usage: //p' >"$tmp/usages"
+for c in $(./colldb --list-commands); do
+	grep -E "^       $c( |\$)" "$tmp/man.txt" | while IFS= read -r l; do
+		q=$(printf '%s' "$l" | tr -cd '"' | wc -c)
+		o=$(printf '%s' "$l" | tr -cd '[' | wc -c)
+		k=$(printf '%s' "$l" | tr -cd ']' | wc -c)
+		if [ $((q % 2)) != 0 ] || [ "$o" != "$k" ]; then
+			echo "FAIL: docs: docs/colldb.1: unpaired quote or bracket in:$l"
+			echo x >>"$tmp/man.bad"
+		fi
+		for w in $(printf '%s\n' "$l" | grep -oE '\b[A-Z][A-Z0-9_]+\b' | sort -u); do
+			grep -qw -- "$w" "$tmp/usages" && continue
+			[ "$(grep -cw -- "$w" "$tmp/man.txt")" -ge 2 ] && continue
+			echo "FAIL: docs: docs/colldb.1: placeholder '$w' appears nowhere else:$l"
+			echo x >>"$tmp/man.bad"
+		done
+	done
+done
+[ -f "$tmp/man.bad" ] && fail=1
+
 wide=$(printf '%s\n' "$help" | awk 'length > 80')
 if [ -n "$wide" ]; then
 	echo "FAIL: docs: help lines wider than 80 columns:"; echo "$wide"; fail=1
@@ -86,6 +111,13 @@ if ! ./colldb learn handshake </dev/null >"$tmp/learn.out" 2>&1; then
 elif ! grep -q 'Lesson 1' "$tmp/learn.out"; then
 	echo "FAIL: docs: colldb learn handshake did not run lesson 1"; fail=1
 fi
+# the tutorial's table of lessons says what colldb learn says
+for f in scripts/lessons/*.coll; do
+	b=$(basename "$f" .coll)
+	d=$(sed -n '2s/^# //p' "$f")
+	grep -qF "| [\`$b\`](../scripts/lessons/$b.coll) | $d |" docs/tutorial.md ||
+		{ echo "FAIL: docs: docs/tutorial.md's lesson table has no row '$b | $d' (as colldb learn lists it)"; fail=1; }
+done
 ./colldb learn nosuchlesson >/dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: docs: learn of an unknown lesson is not a usage error"; fail=1; }
 [ $fail = 0 ] && echo "  docs: every command documented; $n session blocks match; colldb learn lists and runs the lessons"
 exit $fail

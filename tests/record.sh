@@ -107,6 +107,29 @@ record stop expect
 EOS
 [ $? = 0 ] || { echo "FAIL: record expect: bad arguments not refused"; cat "$tmp/x4.out"; fail=1; }
 
+# record FILE expect on a domain's windows: the focus a window narrowed
+# (in start's command too) is written as its members, expect lines name
+# members only, and the replay passes
+cat >"$tmp/dsession.coll" <<EOS
+record $tmp/d.coll expect
+domain ep @1,2,3
+alloc b [4] f32 domain=ep
+alloc sig [3,1] i32 domain=ep
+fill b rank+1
+start allreduce b sig
+step
+continue
+start fill b 5
+continue
+record stop
+EOS
+run -n 4 "$tmp/dsession.coll" >"$tmp/d.out" 2>&1 || { echo "FAIL: record expect domain: the session failed"; cat "$tmp/d.out"; fail=1; }
+for want in '@1-3 fill b rank+1' 'expect @2 b == 2' 'expect @1-3 b == 6' '@1-3 start fill b 5' 'expect @1-3 b == 5'; do
+	grep -qxF -- "$want" "$tmp/d.coll" || { echo "FAIL: record expect domain: no line '$want' in:"; cat "$tmp/d.coll"; fail=1; }
+done
+grep -q '^expect @0[ ,-][^s]*\b\(b\|sig\)\b' "$tmp/d.coll" && { echo "FAIL: record expect domain: an expect on rank 0, outside the domain:"; cat "$tmp/d.coll"; fail=1; }
+run "$tmp/d.coll" >"$tmp/d2.out" 2>&1 || { echo "FAIL: record expect domain: the replay failed"; cat "$tmp/d2.out"; fail=1; }
+
 # a session killed mid-way keeps what it recorded (written through)
 mkfifo "$tmp/in"
 ( env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 2 --batch <"$tmp/in" >/dev/null 2>&1 ) &
@@ -118,5 +141,5 @@ kill -9 $pid 2>/dev/null
 exec 3>&-
 wait $pid 2>/dev/null
 grep -q '^@0 notify 1 k\[0\] 1$' "$tmp/kill.coll" || { echo "FAIL: record: lost a command when the session was killed"; fail=1; }
-[ $fail = 0 ] && echo "  record: replay reproduces the state; record expect replays as a test that fails when behaviour changes; nothing lost on kill"
+[ $fail = 0 ] && echo "  record: replay reproduces the state; record expect replays as a test that fails when behaviour changes, on domains too; nothing lost on kill"
 exit $fail

@@ -6,7 +6,9 @@
  * published (file:line, core/site.h), else the caller of the first cdb_*
  * frame.  The rank sleeps in its gate (a futex on its board slot), so
  * gdb's attach and detach change nothing colldb sees: detached, the rank
- * is where it was, under colldb's control.
+ * is where it was, under colldb's control.  While gdb holds it (a tracing
+ * stop, rank_frozen()) diagnose counts it as stopped at its gate, as it
+ * was: SLOW, and no watchdog HANG.
  */
 #include <errno.h>
 #include <signal.h>

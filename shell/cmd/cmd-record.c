@@ -28,7 +28,9 @@ static struct {
 	int ran;		/* the outermost command was recorded */
 	struct strbuf pending;	/* events of the running command: they
 				 * follow its line in the file */
-} rec = { -1, NULL, 0, 0, 0, 0, STRBUF_INIT };
+	char *inner;		/* the ranks a domain's window narrowed the
+				 * focus to in `start CMD`'s CMD, or NULL */
+} rec = { -1, NULL, 0, 0, 0, 0, STRBUF_INIT, NULL };
 
 static void flush_pending(void);
 
@@ -82,8 +84,15 @@ record_command(struct cmdctx *ctx)
 	const char *line = ctx->line;
 	char *text;
 
-	if (rec.fd < 0 || rec.suppress || e == NULL)
+	if (rec.fd < 0 || e == NULL)
 		return;
+	if (rec.suppress) {
+		free(rec.inner);
+		rec.inner = NULL;
+		if (ctx->dom != 0 && !ctx->explicit_targets)
+			rec.inner = rankset_format(&ctx->targets, ctx->s->nranks);
+		return;
+	}
 	if (strcmp(e->name, "record") == 0 || strcmp(e->name, "source") == 0 ||
 	    strcmp(e->name, "pause") == 0 || strcmp(e->name, "watch") == 0 ||
 	    strcmp(e->name, "quit") == 0)
@@ -96,9 +105,19 @@ record_command(struct cmdctx *ctx)
 		line++;
 	if ((e->flags & CMD_TARGETS) && !ctx->explicit_targets &&
 	    !targets_in_args(ctx) && !start_all_ranks(ctx) &&
-	    !(strcmp(e->name, "set") == 0 && (nargs(ctx) == 0 || settings_is(arg(ctx, 0)))))
-		text = xasprintf("%s %s\n", ctx->target_text, line);
-	else
+	    !(strcmp(e->name, "set") == 0 && (nargs(ctx) == 0 || settings_is(arg(ctx, 0))))) {
+		/* a domain's window narrowed the focus to its members (in
+		 * start's CMD too): an explicit target outside the domain
+		 * would be an error */
+		char *t = NULL;
+
+		if (ctx->dom != 0)
+			t = rankset_format(&ctx->targets, ctx->s->nranks);
+		else if (strcmp(e->name, "start") == 0 && rec.inner != NULL)
+			t = xstrdup(rec.inner);
+		text = xasprintf("%s %s\n", t != NULL ? t : ctx->target_text, line);
+		free(t);
+	} else
 		text = xasprintf("%s\n", line);
 	rec_write(text);
 	free(text);
@@ -173,6 +192,8 @@ record_close(void)
 	rec.fd = -1;
 	free(rec.path);
 	rec.path = NULL;
+	free(rec.inner);
+	rec.inner = NULL;
 	rec.expect = 0;
 	record_expect_reset();
 }

@@ -157,10 +157,18 @@ stats_line(struct xrun *xr, const struct explore_opts *o)
 {
 	const struct explore_stats *st = explore_stats(xr->x);
 	struct strbuf sb = STRBUF_INIT;
+	int n = 0;
 
-	strbuf_addf(&sb,
-	    "explore: %d rank%s, %llu execution%s (%llu distinct end state%s)",
-	    xr->s->nranks, xr->s->nranks == 1 ? "" : "s",
+	/* the ranks that run something: a domain's members, or the ranks a
+	 * script names */
+	for (int r = 0; r < xr->s->nranks; r++)
+		n += xr->norig[r] > 0;
+	if (n > 0 && n < xr->s->nranks)
+		strbuf_addf(&sb, "explore: %d of %d ranks", n, xr->s->nranks);
+	else
+		strbuf_addf(&sb, "explore: %d rank%s", xr->s->nranks,
+		    xr->s->nranks == 1 ? "" : "s");
+	strbuf_addf(&sb, ", %llu execution%s (%llu distinct end state%s)",
 	    (unsigned long long)st->executions, st->executions == 1 ? "" : "s",
 	    (unsigned long long)st->distinct, st->distinct == 1 ? "" : "s");
 	if (xr->s->interactive || xr->s->set.times) /* as bench's figures */

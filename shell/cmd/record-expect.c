@@ -181,8 +181,17 @@ group_lines(const struct seg_window *w, const char *ranks, const uint8_t *mine,
 	strbuf_addch(out, '\n');
 }
 
+/* Whether rank r has window w: a domain's window is on its members only
+ * (an expect on another rank would be an error). */
+static int
+has_window(struct session *s, const struct seg_window *w, int r)
+{
+	return w->domain == 0 || seg_domain_rank(&s->seg, w->domain, r) >= 0;
+}
+
 /* Expect lines for window w's elements [lo, hi) now held in cur, ranks
- * with the same values together (ranks that ended cannot be read). */
+ * with the same values together (ranks that ended, or are not in w's
+ * domain, cannot be read). */
 static void
 region_lines(struct session *s, const struct seg_window *w, const uint8_t *cur,
     uint64_t lo, uint64_t hi, struct strbuf *out)
@@ -195,11 +204,12 @@ region_lines(struct session *s, const struct seg_window *w, const uint8_t *cur,
 		struct rankset set;
 		char *t;
 
-		if (done[r] || !rank_alive(s, r))
+		if (done[r] || !rank_alive(s, r) || !has_window(s, w, r))
 			continue;
 		rankset_clear(&set);
 		for (int q = r; q < s->nranks; q++) {
-			if (!done[q] && rank_alive(s, q) && memcmp(mine,
+			if (!done[q] && rank_alive(s, q) && has_window(s, w, q) &&
+			    memcmp(mine,
 			    cur + (size_t)q * w->bytes + lo * esz, (hi - lo) * esz) == 0) {
 				rankset_add(&set, q);
 				done[q] = 1;
@@ -265,6 +275,8 @@ record_expect_diff(struct session *s, struct strbuf *out)
 		for (int r = 0; r < s->nranks; r++) {
 			uint8_t *c = cur + (size_t)r * w->bytes;
 
+			if (!has_window(s, w, r))
+				continue;
 			view_read(&s->view, r, w->off, c, w->bytes);
 			for (uint64_t k = 0; k < w->count; k++) {
 				int diff;

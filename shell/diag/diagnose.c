@@ -123,9 +123,11 @@ track_moves(struct session *s, uint64_t now)
 	}
 }
 
-/* Why rank q cannot move by itself, or NULL: stopped by a signal, or
- * running a call that has made no progress for the watchdog's time (a
- * function that never returns reaches no gate). */
+/* Why rank q cannot move by itself, or NULL: stopped by a signal, held
+ * by a debugger away from its gate, or running a call that has made no
+ * progress for the watchdog's time (a function that never returns reaches
+ * no gate).  A rank stopped at its gate under gdb (`gdb @R`) is stopped:
+ * it goes on when the user says so, as without gdb. */
 static const char *
 stuck_reason(struct session *s, int q, uint64_t now)
 {
@@ -133,12 +135,16 @@ stuck_reason(struct session *s, int q, uint64_t now)
 	struct uop cur;
 	char title[SEG_TITLE_MAX];
 	double limit = s->set.timeout > 0 ? s->set.timeout : 10;
+	int frozen;
 
 	if (!rank_alive(s, q))
 		return NULL;
-	if (rank_frozen(s, q))
-		return "stopped by a signal";
+	frozen = rank_frozen(s, q);
 	view_board(&s->view, q, &b);
+	if (frozen == RANK_FROZEN_SIGNAL)
+		return "stopped by a signal";
+	if (frozen == RANK_FROZEN_TRACED)
+		return b.state == RS_STOPPED ? NULL : "held by a debugger";
 	if (b.state != RS_RUNNING || rank_job(s, q) == NULL)
 		return NULL;
 	view_cur(&s->view, q, &cur, title, sizeof title);
@@ -148,7 +154,8 @@ stuck_reason(struct session *s, int q, uint64_t now)
 	return "call";
 }
 
-/* "stopped by a signal (SIGCONT resumes it)", "inside call spin() with no
+/* "stopped by a signal (SIGCONT resumes it)", "held by a debugger
+ * (detaching the debugger resumes it)", "inside call spin() with no
  * progress for 3 s (interrupt @1 ends it)". */
 static void
 stuck_text(struct session *s, int q, const char *why, struct strbuf *sb)
@@ -157,7 +164,9 @@ stuck_text(struct session *s, int q, const char *why, struct strbuf *sb)
 	double secs = (double)(mono_ns() - s->rp[q].moved_ns) / 1e9;
 
 	if (strcmp(why, "call") != 0) {
-		strbuf_addf(sb, "%s (SIGCONT resumes it)", why);
+		strbuf_addf(sb, "%s (%s resumes it)", why,
+		    strcmp(why, "held by a debugger") == 0 ? "detaching the debugger" :
+		    "SIGCONT");
 		return;
 	}
 	strbuf_addf(sb, "inside call %s", j != NULL ? j->desc : "?");

@@ -145,8 +145,13 @@ rank_frozen(struct session *s, int r)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* "PID (comm) S ...": the state after the last ')' */
-	if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ')
-		frozen = p[2] == 'T' || p[2] == 't';
+	/* "PID (comm) S ...": the state after the last ')'; t is a tracing
+	 * stop (ptrace), T a stop by a signal */
+	if ((p = strrchr(buf, ')')) != NULL && p[1] == ' ') {
+		if (p[2] == 't')
+			frozen = RANK_FROZEN_TRACED;
+		else if (p[2] == 'T')
+			frozen = RANK_FROZEN_SIGNAL;
+	}
 	return frozen;
 }

@@ -215,9 +215,14 @@ agent_interrupt(struct session *s, int r)
 		ctl_abandon(&s->seg, r);
 	else
 		ctl_interrupt(&s->seg, r);
-	if (rank_frozen(s, r)) {
+	if (rank_frozen(s, r) == RANK_FROZEN_SIGNAL) {
 		out_printf("rank %d is stopped by a signal: the interrupt acts "
 		    "once SIGCONT resumes it\n", r);
+		return 1;
+	}
+	if (rank_frozen(s, r) == RANK_FROZEN_TRACED) {
+		out_printf("rank %d is held by a debugger: the interrupt acts "
+		    "once it lets the rank go\n", r);
 		return 1;
 	}
 	/* A function that never returns reaches no gate: end it. */

@@ -313,8 +313,11 @@ int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
 const char *signal_name(int sig);
-/* Whether rank r's process is stopped by a signal (SIGSTOP, SIGTSTP, a
- * tracer): it cannot move until SIGCONT, whatever its board says. */
+/* Whether rank r's process is stopped: RANK_FROZEN_SIGNAL by a signal
+ * (SIGSTOP, SIGTSTP; it cannot move until SIGCONT, whatever its board
+ * says), RANK_FROZEN_TRACED by a tracer such as `gdb @R` (it moves when the
+ * debugger lets it go); 0 when it is not. */
+enum rank_frozen { RANK_FROZEN_SIGNAL = 1, RANK_FROZEN_TRACED };
 int rank_frozen(struct session *s, int r);
 
 /* ---- jobs (jobs.c) ------------------------------------------------------------ */

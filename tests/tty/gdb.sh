@@ -42,6 +42,13 @@ gwait ' in main () at ' "gdb selected the user's frame"
 gwait 'ring.c:76' "the frame is the call's line"
 T send-keys -t gdb-rank1 -l 'print rank'; T send-keys -t gdb-rank1 Enter
 gwait '$1 = 1' "the frame's locals are the rank's (print rank)"
+# gdb-1b: held by gdb at its gate the rank is stopped, as it was: no
+# watchdog HANG ("stopped by a signal"), diagnose still says SLOW
+type_ 'set timeout 1'; keys Enter
+sleep 3
+hasnt 'watchdog:' && ok || bad "the watchdog fired while gdb held a rank at its gate"
+run 'diagnose' 'SLOW: 3 ranks blocked, and every one can still be released'
+hasnt 'stopped by a signal' && ok || bad "a rank under gdb is said to be stopped by a signal"
 T send-keys -t gdb-rank1 -l 'detach'; T send-keys -t gdb-rank1 Enter
 gwait 'Detaching from program' "gdb detaches"
 T send-keys -t gdb-rank1 -l 'quit'; T send-keys -t gdb-rank1 Enter
