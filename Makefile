@@ -167,34 +167,39 @@ USER_TESTS = exits ring-exit mismatch lint forker
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
 	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
+# Each one compiles and links in one step: its headers go to $@.d (read
+# with the objects' at the end), so a changed header rebuilds it.
+EX_DEPS = -MMD -MP -MF $@.d -MT $@
 
 examples: $(EXAMPLE_BIN)
 
 $(O)/examples/%: docs/examples/%.c core/colldb.h $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+	$(Q)$(CC) $(EX_CFLAGS) $(EX_DEPS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
 
 # tests/user/*.c: user programs only the tests run.
 $(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+	$(Q)$(CC) $(EX_CFLAGS) $(EX_DEPS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
 
 # Never sanitized: it must load into whatever ./colldb is (a sanitized
 # library needs its runtime loaded first).
 $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) $(EX_DEPS) -fPIC -shared \
 		$(LDFLAGS) -o $@ $<
 
 # tests/user/libhostile.c: a library that writes over the segment (it sees
-# core's internal headers); never sanitized, as libkern.so.
+# core's internal headers: struct seg_header holds struct coll_args ...,
+# so every header seg.h includes counts, through $@.d); never sanitized,
+# as libkern.so.
 $(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) $(EX_DEPS) -fPIC -shared \
 		$(LDFLAGS) -o $@ $<
 
 # ---- dependencies ---------------------------------------------------------
