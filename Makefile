@@ -250,6 +250,11 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzzers
 	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECS)
 
+# make bench's programs (bench/run.sh) are built with the tests, so they
+# keep compiling (defined before the rule: prerequisites expand as read)
+BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
+	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
+	    $(O)/bench/build-cost
 tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
 # The layers of docs/design.md ("The map"), checked on the #include lines.
@@ -290,8 +295,6 @@ valgrind:
 	@$(MAKE) --no-print-directory all tests
 	@VALGRIND=1 sh tests/run.sh $(O)
 
-BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich

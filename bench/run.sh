@@ -10,6 +10,8 @@ echo "== data path: the reduce and convert kernels at each level (core/kern.h)"
 "$O/bench/kern-bw"
 echo "== spans: what recording costs"
 "$O/bench/span-cost"
+echo "== programs: what coll_build costs"
+"$O/bench/build-cost"
 echo "== watch pane: CPU of sampling and drawing 64 ranks x 256 cells at 10 Hz (80x24)"
 "$O/bench/pane-cost" -s 3
 echo "== explore: executions and micro-ops per second; executions explored vs every interleaving"
