@@ -37,9 +37,9 @@ struct rank_ctx *api_begin(const char *fn);
  * while the arguments are checked and the program built, before api_run.
  */
 void api_leave(const char **was);
-#define API_BEGIN(rc, fn)						\
+#define API_BEGIN(rc, fn) \
 	const char *api_was_ __attribute__((cleanup(api_leave), unused)) = \
-	    rank_lib_enter(fn);						\
+	    rank_lib_enter(fn); \
 	struct rank_ctx *rc = api_begin(fn)
 /* Record error err with a message (and print it on stderr when a shell
  * is listening); returns err. */
