@@ -41,17 +41,6 @@ win(uint64_t *next, const char *name, enum dtype dt, uint64_t rows,
 	return w;
 }
 
-static size_t
-prog_bytes(const struct prog *p)
-{
-	size_t b = sizeof *p + p->aops * sizeof *p->ops +
-	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
-
-	for (size_t i = 0; i < p->nstrs; i++)
-		b += strlen(p->strs[i]) + 1 + 16; /* + malloc overhead */
-	return b;
-}
-
 static void
 build_cost(enum coll_mode mode)
 {
@@ -82,7 +71,7 @@ build_cost(enum coll_mode mode)
 
 			t[i] = (double)(mono_ns() - t0) / 1e6;
 			nops = p->nops;
-			bytes = prog_bytes(p);
+			bytes = prog_mem(p);
 			prog_free(p);
 		}
 		printf("  %s rank %d: %6.1f ms per build (median of %d), "

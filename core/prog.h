@@ -104,6 +104,9 @@ struct prog {
 
 struct prog *prog_new(const char *title);
 void prog_free(struct prog *p);
+/* The bytes of heap p holds (its arrays and strings, about malloc's
+ * overhead per string). */
+size_t prog_mem(const struct prog *p);
 /* Intern s; returns its index (equal strings share an index). */
 uint32_t prog_str(struct prog *p, const char *s);
 const char *prog_str_at(const struct prog *p, uint32_t idx);

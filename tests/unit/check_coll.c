@@ -1418,18 +1418,7 @@ START_TEST(test_validate_others)
 }
 END_TEST
 
-/* ---- size and speed of large programs ---------------------------------- */
-
-static size_t
-prog_bytes(const struct prog *p)
-{
-	size_t b = sizeof *p + p->aops * sizeof *p->ops +
-	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
-
-	for (size_t i = 0; i < p->nstrs; i++)
-		b += strlen(p->strs[i]) + 1 + 16; /* + malloc overhead */
-	return b;
-}
+/* ---- size of large programs -------------------------------------------- */
 
 /* The program of a 64 MiB ring allreduce: its micro-ops and its size
  * (what it costs to build is a figure of make bench, bench/build-cost.c) */
@@ -1442,7 +1431,7 @@ START_TEST(test_large_ring_build)
 	ck_assert_int_eq(coll_validate(&a, 4, NULL, NULL), 0);
 	for (int r = 0; r < 4; r++) {
 		struct prog *p = coll_build(&a, 4, r);
-		size_t bytes = prog_bytes(p);
+		size_t bytes = prog_mem(p);
 
 		/* 6 rows x 1024 sub-chunks x (12 barrier ops + 3 or 2) + 18 */
 		ck_assert_uint_eq(p->nops, 3 * 1024 * 15 + 3 * 1024 * 14 + 18);
