@@ -1,7 +1,10 @@
 #!/bin/sh
 # Run every test tier: unit (Check), golden transcripts, the REPL under tmux,
 # pane dumps, scenarios.
-# usage: tests/run.sh [objdir]      VALGRIND=1 runs the unit tier under valgrind
+# usage: tests/run.sh [objdir]
+# VALGRIND=1 (make valgrind) runs the unit tier and the golden transcripts
+# (the shell) under valgrind, and only those: the other tiers are make
+# check's (and make asan's and make ubsan's, which instrument everything).
 set -u
 O=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,7 +69,9 @@ for t in "$O"/tests/check_*; do
 done
 [ $nunit -gt 0 ] || { echo "FAIL: no unit test programs in $O/tests (make tests)"; fail=1; }
 
-for tier in tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/diff/run.sh tests/docs.sh; do
+tiers="tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/diff/run.sh tests/docs.sh"
+[ "${VALGRIND:-}" = 1 ] && tiers=tests/golden/run.sh
+for tier in $tiers; do
 	[ -f "$tier" ] || { echo "FAIL: $tier is missing"; fail=1; continue; }
 	echo "== $tier"
 	sh "$tier" "$O" || fail=1
@@ -74,7 +79,9 @@ done
 
 # The fuzzers' smoke run (make check builds them into COLLDB_FUZZ_O; set
 # and empty: a sanitizer run, which has no fuzz tier)
-if [ -z "${COLLDB_FUZZ_O+set}" ] || [ -n "$COLLDB_FUZZ_O" ]; then
+if [ "${VALGRIND:-}" = 1 ]; then
+	echo "== tests/fuzz/run.sh: not under valgrind (the fuzzers are sanitized builds of their own)"
+elif [ -z "${COLLDB_FUZZ_O+set}" ] || [ -n "$COLLDB_FUZZ_O" ]; then
 	echo "== tests/fuzz/run.sh"
 	sh tests/fuzz/run.sh "${COLLDB_FUZZ_O:-build-fuzz}" "${COLLDB_FUZZ_SECS:-3}" || fail=1
 else
