@@ -166,9 +166,9 @@ EXAMPLES = ring ring-broken handshake handshake-broken
 USER_TESTS = exits ring-exit mismatch lint forker
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
 	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
-# -O2 in sanitizer runs too (their -O1 leaves locals the gdb tier prints,
-# handshake.c's rank, optimized out)
-EX_CFLAGS = $(STD) $(WARN) $(if $(SANITIZER),-O2,$(OPT)) $(DEBUG) $(SAN) -Icore $(CFLAGS)
+# -O0 in sanitizer runs: instrumented, even -O2 leaves a local the gdb
+# tier prints (handshake.c's rank) optimized out
+EX_CFLAGS = $(STD) $(WARN) $(if $(SANITIZER),-O0,$(OPT)) $(DEBUG) $(SAN) -Icore $(CFLAGS)
 # Each one compiles and links in one step: its headers go to $@.d (read
 # with the objects' at the end), so a changed header rebuilds it.
 EX_DEPS = -MMD -MP -MF $@.d -MT $@
