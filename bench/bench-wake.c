@@ -219,9 +219,9 @@ executor_pingpong(struct seg *s, uint64_t ping, uint64_t pong, int32_t base)
 			for (int k = 0; k < BATCHES; k++) {
 				uint64_t t0;
 
-				for (size_t i = 0; k > 0 && i < p[r]->nops; i++)
-					if (p[r]->ops[i].kind == UOP_WAIT)
-						p[r]->ops[i].value += BATCH;
+				for (size_t i = 0; k > 0 && i < p[r]->nmops; i++)
+					if (p[r]->mops[i].kind == UOP_WAIT)
+						p[r]->mops[i].value += BATCH;
 				rc.iter = (uint32_t)k;
 				rc.checked = k > 0;	/* validated once */
 				t0 = mono_ns();

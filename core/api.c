@@ -218,12 +218,14 @@ name_ops(struct prog *p, int coll)
 
 	for (int i = 0; i < api.nspans; i++)
 		strbuf_addf(&pre, "%s.", api.spans[i]);
-	for (size_t i = 0; i < p->nops && (pre.len > 0 || !coll); i++) {
+	if (p->gen != NULL && pre.len > 0)
+		p->name_prefix = xstrdup(pre.buf);	/* the generated ops' */
+	for (size_t i = 0; i < p->nmops && (pre.len > 0 || !coll); i++) {
 		strbuf_reset(&nm);
 		strbuf_add(&nm, pre.buf, pre.len);
-		strbuf_addstr(&nm, coll ? prog_str_at(p, p->ops[i].name) :
-		    uop_kind_name((enum uop_kind)p->ops[i].kind));
-		p->ops[i].name = prog_str(p, nm.buf);
+		strbuf_addstr(&nm, coll ? prog_str_at(p, p->mops[i].name) :
+		    uop_kind_name((enum uop_kind)p->mops[i].kind));
+		p->mops[i].name = prog_str(p, nm.buf);
 	}
 	strbuf_release(&pre);
 	strbuf_release(&nm);
@@ -256,10 +258,13 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		ptag = atomic_load(&b->prog_tag);
 		seg_read_cur(b, &cur, saved, sizeof saved);
 	} else {
-		/* unique across ranks; never 0 (wraps after 16M calls) */
-		if (++api.next_tag >= UINT32_MAX / SEG_MAX_RANKS)
+		/* unique across ranks; never 0 (wraps after 16M calls, or
+		 * 4G / N on more than 256 ranks) */
+		uint32_t mult = rc->seg.nranks > 256 ? (uint32_t)rc->seg.nranks : 256;
+
+		if (++api.next_tag >= UINT32_MAX / mult)
 			api.next_tag = 1;
-		tag = api.next_tag * SEG_MAX_RANKS + (uint32_t)rc->rank;
+		tag = api.next_tag * mult + (uint32_t)rc->rank;
 		if (api.mode == API_RUN)
 			announce(rc, tag, p, coll);
 	}

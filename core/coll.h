@@ -36,7 +36,7 @@
 #include "prog.h"
 
 #define COLLDB_MAX_DIMS 8
-#define COLL_MAX_RANKS 256	/* = SEG_MAX_RANKS */
+#define COLL_MAX_RANKS 16384	/* = SEG_MAX_RANKS */
 
 struct win_ref {
 	const char *name;	/* for messages; may be NULL */
@@ -120,9 +120,24 @@ void coll_synth_sig_shape(int nranks, int core_num, struct win_ref *sig);
 /* The most AIV blocks core_num takes (910B's AIV cores). */
 #define COLL_MAX_CORE_NUM 48
 
+/*
+ * A collective described (prog.h, "described programs"): every rank's
+ * program computed on demand from the arguments, O(N) memory for all of
+ * them together.  coll_describe() returns one reference (drop it with
+ * prog_gen_put()); coll_prog() makes rank's program, which holds its own.
+ * a must have validated, as for coll_build().
+ */
+struct prog_gen *coll_describe(const struct coll_args *a, int nranks);
+struct prog *coll_prog(struct prog_gen *g, int rank);	/* a world rank */
+
+/* The bytes of the window area a collective's programs touch (its
+ * windows, one interval): [*lo, *hi). */
+void coll_footprint(const struct coll_args *a, uint64_t *lo, uint64_t *hi);
+
 /* The program world rank `rank` of `nranks` runs (a member of the
- * domain, if any).  a must have validated and, when has_sig is false,
- * a->sig must describe the synthesized window. */
+ * domain, if any): coll_prog() of a description made for it.  a must
+ * have validated and, when has_sig is false, a->sig must describe the
+ * synthesized window. */
 struct prog *coll_build(const struct coll_args *a, int nranks, int rank);
 
 /* Whether a strict-mode restriction was lifted for a (for the one-time
@@ -166,6 +181,40 @@ void coll_expect(const struct coll_args *a, int nranks, int rank,
 /* Mismatches between two coll_output_copy()-shaped buffers. */
 uint64_t coll_wrong(const struct coll_args *a, int nranks,
     const struct coll_output *o, const void *expected, const void *got);
+
+/*
+ * The same reference built from the inputs one rank at a time, so that
+ * checking many ranks never holds every input when the result does not
+ * need them: an allreduce keeps one accumulator, a broadcast root's
+ * buffer, reduce_scatter one accumulator over BUF (allgather and
+ * all_to_all keep every SRC: their result is made of them).  Add the
+ * ranks in order 0..N-1 (area as for coll_expect(): rank's window area,
+ * indexed by offset), then ask for any rank's expected output.
+ * coll_ref_new() returns what coll_ref_free() frees.
+ */
+struct coll_ref;
+struct coll_ref *coll_ref_new(const struct coll_args *a, int nranks);
+void coll_ref_add(struct coll_ref *c, int rank, const void *area);
+void coll_ref_expect(struct coll_ref *c, int rank, void *out);
+void coll_ref_free(struct coll_ref *c);
+
+/*
+ * The same reference built from the inputs one rank at a time, so that
+ * checking many ranks never holds every input when the result does not
+ * need them: an allreduce or reduce_scatter keeps one accumulator over
+ * BUF, a broadcast root's buffer (allgather and all_to_all(_v) keep their
+ * members' inputs: their result is made of them).  Add every world rank
+ * in order 0..N-1 (area as for coll_expect(): the rank's window area,
+ * indexed by offset, valid over coll_inputs(); ranks outside a domain are
+ * skipped), then ask for any member's expected output (out:
+ * coll_output_bytes()).  coll_ref_new() returns what coll_ref_free()
+ * frees.
+ */
+struct coll_ref;
+struct coll_ref *coll_ref_new(const struct coll_args *a, int nranks);
+void coll_ref_add(struct coll_ref *c, int rank, const void *area);
+void coll_ref_expect(struct coll_ref *c, int rank, void *out);
+void coll_ref_free(struct coll_ref *c);
 
 /* nccl-tests bus-bandwidth factor for the collective on nranks. */
 double coll_busbw_factor(enum coll_kind k, int nranks);

@@ -20,7 +20,10 @@ is_dead(enum rank_state st)
 static void
 add_owe(struct diag_block *b, const struct diag_owe *o)
 {
-	b->owes = xreallocarray(b->owes, b->nowes + 1, sizeof *b->owes);
+	if (b->nowes == b->aowes) {
+		b->aowes = b->aowes ? 2 * b->aowes : 4;
+		b->owes = xreallocarray(b->owes, b->aowes, sizeof *b->owes);
+	}
 	b->owes[b->nowes++] = *o;
 }
 
@@ -36,9 +39,9 @@ releasable(const struct diag_rank *r, const struct diag_block *b)
 			lo = lo < o->value ? lo : o->value;
 			hi = hi > o->value ? hi : o->value;
 		} else if (o->value > 0) {
-			pos += o->value;
+			pos += (int64_t)o->value * (int64_t)o->count;
 		} else {
-			neg += o->value;
+			neg += (int64_t)o->value * (int64_t)o->count;
 		}
 	}
 	if (r->cmp == CMP_GE)
@@ -55,7 +58,7 @@ last_write(const struct diag_in *in, int target, uint64_t off, int *nwriters,
     int *any_set, int *set_writer)
 {
 	const struct diag_event *last = NULL;
-	int seen[SEG_MAX_RANKS] = { 0 };
+	uint8_t *seen = xcalloc((size_t)in->nranks, 1);
 
 	*nwriters = 0;
 	*any_set = 0;
@@ -65,13 +68,16 @@ last_write(const struct diag_in *in, int target, uint64_t off, int *nwriters,
 		if (e->kind != UOP_NOTIFY || e->target != target || e->off != off)
 			continue;
 		last = e;
-		if (e->writer >= 0 && e->writer < SEG_MAX_RANKS && !seen[e->writer]++)
+		if (e->writer >= 0 && e->writer < in->nranks && !seen[e->writer]) {
+			seen[e->writer] = 1;
 			(*nwriters)++;
+		}
 		if (e->op == NOTIFY_SET) {
 			*any_set = 1;
 			*set_writer = e->writer;
 		}
 	}
+	free(seen);
 	return last;
 }
 
@@ -131,10 +137,13 @@ mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
 	for (int q = 0; q < in->nranks; q++) {
 		const struct diag_rank *r = &in->r[q];
 		for (size_t p = 0; p < r->nprogs; p++) {
+			struct prog_rd rd;
 			if (r->progs[p].nops > (size_t)in->nranks)
 				continue;
+			prog_rd_init(&rd, r->progs[p].p);
 			for (size_t k = r->progs[p].pc; k < r->progs[p].nops; k++) {
-				const struct uop *u = &r->progs[p].ops[k];
+				struct uop uu, *u = &uu;
+				prog_rd_op(&rd, k, u);
 				if (u->kind == UOP_NOTIFY && u->peer == rank &&
 				    u->dst != off && u->dst >= w->off &&
 				    u->dst < w->off + w->bytes) {
@@ -152,7 +161,9 @@ static int
 find_cycle(const struct diag_in *in, const struct diag_result *out,
     const int *blk, int start, int *cyc)
 {
-	int path[SEG_MAX_RANKS], on[SEG_MAX_RANKS] = { 0 }, depth = 0, cur = start;
+	int *path = xreallocarray(NULL, (size_t)in->nranks + 1, sizeof *path);
+	uint8_t *on = xcalloc((size_t)in->nranks, 1);
+	int depth = 0, cur = start, n = 0;
 
 	/* follow the first blocked ower each time: a walk in the graph */
 	while (cur >= 0 && depth <= in->nranks) {
@@ -160,18 +171,18 @@ find_cycle(const struct diag_in *in, const struct diag_result *out,
 		int next = -1;
 
 		if (on[cur]) {
-			int n = 0, k = 0;
+			int k = 0;
 			while (path[k] != cur)
 				k++;
 			for (; k < depth; k++)
 				cyc[n++] = path[k];
 			cyc[n++] = cur;
-			return n;
+			break;
 		}
 		on[cur] = 1;
 		path[depth++] = cur;
 		if (blk[cur] < 0)
-			return 0;
+			break;
 		b = &out->blocked[blk[cur]];
 		for (size_t i = 0; i < b->nowes && next < 0; i++) {
 			if (blk[b->owes[i].rank] >= 0)
@@ -179,7 +190,9 @@ find_cycle(const struct diag_in *in, const struct diag_result *out,
 		}
 		cur = next;
 	}
-	return 0;
+	free(path);
+	free(on);
+	return n;
 }
 
 /* The awaited cell notified on another rank instead (by a rank other
@@ -277,29 +290,73 @@ blocked_list(const struct diag_in *in, struct diag_result *out, int *blk)
 	}
 }
 
-/* One pass over everything still to run: who owes the awaited cells. */
+struct owe_ctx {
+	struct diag_block *b;
+	int rank;
+	size_t prog;
+};
+
+static void
+owe_add(void *arg, const struct prog_owe *o)
+{
+	struct owe_ctx *c = arg;
+	struct diag_owe d = { c->rank, c->prog, (size_t)o->pc,
+		(size_t)o->count, o->op, o->value };
+
+	add_owe(c->b, &d);
+}
+
+/*
+ * What program p of rank q still owes the blocked ranks: its generated
+ * part asked per blocked rank (the generator answers from the
+ * collective's structure, without a scan), the ops after it scanned.
+ */
+static void
+owes_of(const struct diag_in *in, struct diag_result *out, const int *blk,
+    int q, size_t p)
+{
+	const struct diag_prog *pg = &in->r[q].progs[p];
+	const struct prog *pr = pg->p;
+	struct prog_rd rd;
+
+	if (pg->pc < pr->ngen) {
+		for (size_t i = 0; i < out->nblocked; i++) {
+			int t = out->blocked[i].rank;
+			uint64_t off = in->r[t].wait_off;
+			struct owe_ctx c = { &out->blocked[i], q, p };
+
+			if (t != q && prog_gen_may_owe(pr, t, off))
+				prog_gen_owed(pr, pg->pc, t, off, owe_add, &c);
+		}
+	}
+	prog_rd_init(&rd, pr);
+	for (size_t k = MAX(pg->pc, pr->ngen); k < pg->nops; k++) {
+		struct uop u;
+		struct diag_owe o;
+
+		prog_rd_op(&rd, k, &u);
+		if (u.kind != UOP_NOTIFY || u.peer < 0 ||
+		    u.peer >= in->nranks || u.peer == q ||
+		    blk[u.peer] < 0 || in->r[u.peer].wait_off != u.dst)
+			continue;
+		o.rank = q;
+		o.prog = p;
+		o.index = k;
+		o.count = 1;
+		o.op = u.op;
+		o.value = u.value;
+		add_owe(&out->blocked[blk[u.peer]], &o);
+	}
+}
+
+/* Everything still to run: who owes the awaited cells. */
 static void
 owes_collect(const struct diag_in *in, struct diag_result *out, const int *blk)
 {
 	for (int q = 0; q < in->nranks; q++) {
 		const struct diag_rank *r = &in->r[q];
-		for (size_t p = 0; p < r->nprogs; p++) {
-			const struct diag_prog *pg = &r->progs[p];
-			for (size_t k = pg->pc; k < pg->nops; k++) {
-				const struct uop *u = &pg->ops[k];
-				struct diag_owe o;
-				if (u->kind != UOP_NOTIFY || u->peer < 0 ||
-				    u->peer >= in->nranks || u->peer == q ||
-				    blk[u->peer] < 0 || in->r[u->peer].wait_off != u->dst)
-					continue;
-				o.rank = q;
-				o.prog = p;
-				o.index = k;
-				o.op = u->op;
-				o.value = u->value;
-				add_owe(&out->blocked[blk[u->peer]], &o);
-			}
-		}
+		for (size_t p = 0; p < r->nprogs; p++)
+			owes_of(in, out, blk, q, p);
 	}
 	for (size_t i = 0; i < out->nblocked; i++)
 		out->blocked[i].releasable = releasable(&in->r[out->blocked[i].rank],
@@ -404,6 +461,7 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	int *blk = xcalloc(in->nranks > 0 ? (size_t)in->nranks : 1, sizeof *blk);
 
 	memset(out, 0, sizeof *out);
+	out->cycle = xcalloc((size_t)in->nranks + 1, sizeof *out->cycle);
 	blocked_list(in, out, blk);
 	owes_collect(in, out, blk);
 	progress_propagate(in, out, blk);
@@ -430,5 +488,6 @@ diag_result_release(struct diag_result *out)
 	for (size_t i = 0; i < out->nblocked; i++)
 		free(out->blocked[i].owes);
 	free(out->blocked);
+	free(out->cycle);
 	memset(out, 0, sizeof *out);
 }

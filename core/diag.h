@@ -74,8 +74,8 @@ struct diag_event {
 
 /* A run of micro-ops a rank will still execute. */
 struct diag_prog {
-	const struct uop *ops;	/* the whole program */
-	size_t nops;
+	const struct prog *p;	/* the whole program (prog.h accessors) */
+	size_t nops;		/* prog_len(p) */
 	size_t pc;		/* the first op still to run */
 	const char *title;
 	const struct site *site; /* a user program's call: its source line
@@ -114,18 +114,20 @@ struct diag_in {
 	size_t nhist;
 };
 
-/* One owed notify to a blocked rank's cell. */
+/* Owed notifies to a blocked rank's cell: count of them, each op value. */
 struct diag_owe {
 	int rank;		/* who owes it */
-	size_t prog, index;	/* where: progs[prog].ops[index] */
+	size_t prog, index;	/* where the first is: micro-op index of
+				 * progs[prog] */
+	size_t count;		/* notifies (1 or more, equal op and value) */
 	uint8_t op;		/* notify op */
-	int32_t value;
+	int32_t value;		/* of each */
 };
 
 struct diag_block {
 	int rank;
 	struct diag_owe *owes;	/* all owed notifies, by rank then order */
-	size_t nowes;
+	size_t nowes, aowes;
 	int releasable;		/* owed writes could satisfy the wait */
 	int can_progress;	/* a path reaches a running/stopped ower */
 };
@@ -144,7 +146,8 @@ struct diag_result {
 	enum diag_verdict verdict;
 	struct diag_block *blocked;
 	size_t nblocked;
-	int cycle[SEG_MAX_RANKS + 1];	/* "0 -> 1 -> 0": ranks, first repeated */
+	int *cycle;		/* [nranks + 1]: "0 -> 1 -> 0", ranks, the
+				 * first repeated */
 	int ncycle;
 	struct diag_found found[8];	/* likely causes, most likely first */
 	int nfound;

@@ -32,14 +32,16 @@ oneside_run(struct seg *sg, int r, const struct prog *p, char **cause)
 	ex.after_op = wake_after_fill;
 	ex.after_arg = sg;
 	exec_reserve(&ex, p->acc_bytes);
-	for (size_t i = 0; i < p->nops; i++) {
-		if (exec_check(&p->ops[i], (int)sg->h->nranks, sg->area_size,
+	if (p->gen != NULL)
+		BUG("a described program run by the shell");
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (exec_check(&p->mops[i], (int)sg->h->nranks, sg->area_size,
 			p->acc_bytes, cause) != 0)
 			goto out;
 	}
-	for (size_t i = 0; i < p->nops; i++) {
+	for (size_t i = 0; i < p->nmops; i++) {
 		int32_t seen;
-		int x = exec_uop(&ex, &p->ops[i], &seen, cause);
+		int x = exec_uop(&ex, &p->mops[i], &seen, cause);
 
 		if (x == EXEC_PENDING) {
 			cause_set(cause, "the shell cannot wait for rank %d", r);

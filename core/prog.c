@@ -24,6 +24,28 @@ prog_new(const char *title)
 	return p;
 }
 
+struct prog *
+prog_new_gen(const char *title, struct prog_gen *g, int rank, int grank,
+    size_t acc_bytes)
+{
+	struct prog *p = prog_new(title);
+
+	g->refs++;
+	p->gen = g;
+	p->rank = rank;
+	p->grank = grank;
+	p->ngen = g->ops->len(g, grank);
+	p->acc_bytes = acc_bytes;
+	return p;
+}
+
+void
+prog_gen_put(struct prog_gen *g)
+{
+	if (g != NULL && --g->refs == 0)
+		g->ops->free(g);
+}
+
 void
 prog_free(struct prog *p)
 {
@@ -33,15 +55,17 @@ prog_free(struct prog *p)
 		free(p->strs[i]);
 	free(p->strs);
 	free(p->shash);
-	free(p->ops);
+	free(p->mops);
 	free(p->title);
+	free(p->name_prefix);
+	prog_gen_put(p->gen);
 	free(p);
 }
 
 size_t
 prog_mem(const struct prog *p)
 {
-	size_t b = sizeof *p + p->aops * sizeof *p->ops +
+	size_t b = sizeof *p + p->amops * sizeof *p->mops +
 	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
 
 	for (size_t i = 0; i < p->nstrs; i++)
@@ -106,9 +130,9 @@ prog_str(struct prog *p, const char *s)
 void
 prog_shrink(struct prog *p)
 {
-	if (p->nops < p->aops && p->nops > 0) {
-		p->ops = xreallocarray(p->ops, p->nops, sizeof *p->ops);
-		p->aops = p->nops;
+	if (p->nmops < p->amops && p->nmops > 0) {
+		p->mops = xreallocarray(p->mops, p->nmops, sizeof *p->mops);
+		p->amops = p->nmops;
 	}
 	if (p->nstrs < p->astrs && p->nstrs > 0) {
 		p->strs = xreallocarray(p->strs, p->nstrs, sizeof *p->strs);
@@ -128,12 +152,376 @@ prog_str_at(const struct prog *p, uint32_t idx)
 struct uop *
 prog_add(struct prog *p, const struct uop *u)
 {
-	if (p->nops == p->aops) {
-		p->aops = p->aops ? p->aops * 2 : 16;
-		p->ops = xreallocarray(p->ops, p->aops, sizeof *p->ops);
+	if (p->nmops == p->amops) {
+		p->amops = p->amops ? p->amops * 2 : 16;
+		p->mops = xreallocarray(p->mops, p->amops, sizeof *p->mops);
 	}
-	p->ops[p->nops] = *u;
-	return &p->ops[p->nops++];
+	p->mops[p->nmops] = *u;
+	return &p->mops[p->nmops++];
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* Decimal, without printf (names are formatted on the ranks' path). */
+static void
+add_int(struct strbuf *sb, int64_t v)
+{
+	char buf[24], *e = buf + sizeof buf, *b = e;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do
+		*--b = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--b = '-';
+	strbuf_add(sb, b, (size_t)(e - b));
+}
+
+void
+blk_name_add(const struct blk_name *n, struct strbuf *sb)
+{
+	int ks = 0, ki = 0;
+
+	if (n->fmt == NULL)
+		return;
+	for (const char *f = n->fmt; *f != '\0'; f++) {
+		if (f[0] != '%' || f[1] == '\0') {
+			strbuf_addch(sb, *f);
+			continue;
+		}
+		f++;
+		if (*f == 's' && ks < (int)ARRAY_SIZE(n->s))
+			strbuf_addstr(sb, n->s[ks] != NULL ? n->s[ks] : "");
+		else if (*f == 'd' && ki < (int)ARRAY_SIZE(n->i))
+			add_int(sb, n->i[ki]);
+		else
+			BUG("bad block name format '%s'", n->fmt);
+		ks += *f == 's';
+		ki += *f == 'd';
+	}
+	if (n->sfx != NULL)
+		strbuf_addstr(sb, n->sfx);
+}
+
+/* ---- readers ---------------------------------------------------------------- */
+
+void
+prog_rd_init(struct prog_rd *rd, const struct prog *p)
+{
+	memset(rd, 0, sizeof *rd);
+	rd->p = p;
+}
+
+const struct blk *
+prog_rd_block(struct prog_rd *rd, uint64_t pc)
+{
+	const struct prog *p = rd->p;
+
+	if (pc >= p->ngen)
+		BUG("block %llu of a program with %llu generated ops",
+		    (unsigned long long)pc, (unsigned long long)p->ngen);
+	if (rd->have && pc >= rd->b.start && pc - rd->b.start < rd->b.len)
+		return &rd->b;
+	p->gen->ops->block(p->gen, p->grank, pc, rd->have ? &rd->b : NULL,
+	    &rd->b);
+	if (pc < rd->b.start || pc - rd->b.start >= rd->b.len)
+		BUG("generator: block [%llu,+%llu) does not hold %llu",
+		    (unsigned long long)rd->b.start,
+		    (unsigned long long)rd->b.len, (unsigned long long)pc);
+	rd->have = 1;
+	return &rd->b;
+}
+
+int
+prog_rd_op(struct prog_rd *rd, uint64_t pc, struct uop *u)
+{
+	const struct prog *p = rd->p;
+	const struct blk *b;
+
+	if (pc < p->ngen) {
+		b = prog_rd_block(rd, pc);
+		blk_op(b, pc - b->start, u);
+		return 0;
+	}
+	if (pc - p->ngen < p->nmops) {
+		*u = p->mops[pc - p->ngen];
+		return 0;
+	}
+	memset(u, 0, sizeof *u);
+	return -1;
+}
+
+void
+prog_rd_name(struct prog_rd *rd, uint64_t pc, struct strbuf *sb)
+{
+	const struct prog *p = rd->p;
+
+	if (pc < p->ngen) {
+		if (p->name_prefix != NULL)
+			strbuf_addstr(sb, p->name_prefix);
+		blk_name_add(&prog_rd_block(rd, pc)->name, sb);
+	} else if (pc - p->ngen < p->nmops) {
+		strbuf_addstr(sb, prog_str_at(p, p->mops[pc - p->ngen].name));
+	}
+}
+
+void
+prog_rd_phase(struct prog_rd *rd, uint64_t pc, struct strbuf *sb)
+{
+	const struct prog *p = rd->p;
+
+	if (pc < p->ngen)
+		blk_name_add(&prog_rd_block(rd, pc)->phase, sb);
+	else if (pc - p->ngen < p->nmops)
+		strbuf_addstr(sb, prog_str_at(p, p->mops[pc - p->ngen].phase));
+}
+
+size_t
+prog_rd_fill(struct prog_rd *rd, uint64_t pc, struct uop *out, size_t max)
+{
+	const struct prog *p = rd->p;
+	size_t n = 0;
+
+	while (n < max && pc < p->ngen) {
+		const struct blk *b = prog_rd_block(rd, pc);
+		uint64_t i = pc - b->start;
+
+		for (; i < b->len && n < max; i++, pc++)
+			blk_op(b, i, &out[n++]);
+	}
+	for (; n < max && pc - p->ngen < p->nmops; pc++)
+		out[n++] = p->mops[pc - p->ngen];
+	return n;
+}
+
+struct prog *
+prog_materialise(const struct prog *p)
+{
+	struct prog *m = prog_new(p->title);
+	struct strbuf sb = STRBUF_INIT;
+	struct prog_rd rd;
+	uint64_t len = prog_len(p);
+
+	m->acc_bytes = p->acc_bytes;
+	prog_rd_init(&rd, p);
+	for (uint64_t pc = 0; pc < len; pc++) {
+		struct uop u;
+
+		prog_rd_op(&rd, pc, &u);
+		strbuf_reset(&sb);
+		prog_rd_name(&rd, pc, &sb);
+		u.name = prog_str(m, sb.buf);
+		strbuf_reset(&sb);
+		prog_rd_phase(&rd, pc, &sb);
+		u.phase = prog_str(m, sb.buf);
+		prog_add(m, &u);
+	}
+	strbuf_release(&sb);
+	return m;
+}
+
+int
+prog_op(const struct prog *p, uint64_t pc, struct uop *u)
+{
+	struct prog_rd rd;
+
+	prog_rd_init(&rd, p);
+	return prog_rd_op(&rd, pc, u);
+}
+
+void
+prog_name(const struct prog *p, uint64_t pc, struct strbuf *sb)
+{
+	struct prog_rd rd;
+
+	prog_rd_init(&rd, p);
+	prog_rd_name(&rd, pc, sb);
+}
+
+void
+prog_phase(const struct prog *p, uint64_t pc, struct strbuf *sb)
+{
+	struct prog_rd rd;
+
+	prog_rd_init(&rd, p);
+	prog_rd_phase(&rd, pc, sb);
+}
+
+/* ---- who owes what ----------------------------------------------------------- */
+
+/* Consecutive owed notifies of equal op and value, merged into runs. */
+struct owe_runs {
+	struct prog_owe cur;
+	prog_owe_fn fn;
+	void *arg;
+};
+
+static void
+owe_one(struct owe_runs *r, uint64_t pc, const struct uop *u)
+{
+	if (r->cur.count > 0 && r->cur.op == u->op && r->cur.value == u->value) {
+		r->cur.count++;
+		return;
+	}
+	if (r->cur.count > 0)
+		r->fn(r->arg, &r->cur);
+	r->cur.pc = pc;
+	r->cur.count = 1;
+	r->cur.op = u->op;
+	r->cur.value = u->value;
+}
+
+static void
+owe_run(void *arg, const struct prog_owe *o)
+{
+	struct owe_runs *r = arg;
+
+	if (r->cur.count > 0 && r->cur.op == o->op && r->cur.value == o->value) {
+		r->cur.count += o->count;
+		return;
+	}
+	if (r->cur.count > 0)
+		r->fn(r->arg, &r->cur);
+	r->cur = *o;
+}
+
+/*
+ * Which ops of block b are of kind, on cell off, for peer (-1: any): 0
+ * none, 1 op *idx (the first), 2 every one (a block that repeats one op:
+ * same peer, same cell).
+ */
+static int
+blk_hits(const struct blk *b, int kind, int peer, uint64_t off, uint64_t *idx)
+{
+	int64_t p;
+
+	if (b->t.kind != kind || (!b->peer_p && peer >= 0 && b->t.peer != peer))
+		return 0;
+	if (b->dst_step == 0) {
+		if (b->t.dst != off)
+			return 0;
+		*idx = 0;
+		if (b->rep == BLK_ONE)
+			return !b->peer_p || peer < 0 || peer == b->me;
+		if (!b->peer_p || peer < 0)
+			return 2;	/* every op: same cell, any peer */
+		p = peer;
+	} else {
+		if ((int64_t)(off - b->t.dst) % b->dst_step != 0)
+			return 0;
+		p = (int64_t)(off - b->t.dst) / b->dst_step;
+		if (b->peer_p && peer >= 0 && p != peer)
+			return 0;
+	}
+	switch (b->rep) {
+	case BLK_ONE:
+		*idx = 0;
+		return p == b->me && (!b->peer_p || peer < 0 || peer == b->me);
+	case BLK_ALL:
+		*idx = (uint64_t)p;
+		return p >= 0 && (uint64_t)p < b->len;
+	default:
+		*idx = (uint64_t)(p - (p > b->me));
+		return p >= 0 && p != b->me && *idx < b->len;
+	}
+}
+
+/* World rank w in p's generator's numbering (-1: none of its ranks). */
+static int
+gen_dense(const struct prog *p, int w)
+{
+	if (w < 0 || p->gen == NULL || p->gen->ops->dense == NULL)
+		return w;
+	return p->gen->ops->dense(p->gen, w);
+}
+
+int
+prog_find(const struct prog *p, uint64_t from, enum uop_kind kind,
+    uint64_t off, int peer, struct uop *out)
+{
+	struct prog_rd rd;
+	uint64_t pc = from, idx;
+	int gpeer = gen_dense(p, peer);
+
+	prog_rd_init(&rd, p);
+	while (pc < p->ngen && (peer < 0 || gpeer >= 0)) {
+		const struct blk *b = prog_rd_block(&rd, pc);
+
+		switch (blk_hits(b, kind, gpeer, off, &idx)) {
+		case 2:
+			idx = pc - b->start;
+			/* FALLTHROUGH */
+		case 1:
+			if (b->start + idx >= pc) {
+				blk_op(b, idx, out);
+				return 1;
+			}
+		}
+		pc = b->start + b->len;
+	}
+	for (uint64_t k = pc > p->ngen ? pc - p->ngen : 0; k < p->nmops; k++) {
+		const struct uop *u = &p->mops[k];
+		if (u->kind == kind && u->dst == off &&
+		    (peer < 0 || u->peer == peer)) {
+			*out = *u;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+prog_gen_may_owe(const struct prog *p, int t, uint64_t off)
+{
+	int w;
+
+	if (p->ngen == 0)
+		return 0;
+	if (p->gen->ops->writer == NULL)
+		return 1;
+	w = p->gen->ops->writer(p->gen, off);
+	return w == -2 || (w >= 0 && w == p->rank && w != t);
+}
+
+void
+prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
+    prog_owe_fn fn, void *arg)
+{
+	struct owe_runs r = { { 0 }, fn, arg };
+	int gt = gen_dense(p, t);
+
+	if (from < p->ngen && gt >= 0 && prog_gen_may_owe(p, t, off)) {
+		if (p->gen->ops->owed != NULL) {
+			p->gen->ops->owed(p->gen, p->grank, from, gt, off, owe_run,
+			    &r);
+		} else {
+			struct prog_rd rd;
+			uint64_t pc = from, idx;
+			struct uop u;
+
+			prog_rd_init(&rd, p);
+			while (pc < p->ngen) {
+				const struct blk *b = prog_rd_block(&rd, pc);
+
+				switch (blk_hits(b, UOP_NOTIFY, gt, off, &idx)) {
+				case 1:
+					blk_op(b, idx, &u);
+					if (b->start + idx >= from)
+						owe_one(&r, b->start + idx, &u);
+					break;
+				case 2:
+					for (uint64_t i = pc - b->start; i < b->len; i++) {
+						blk_op(b, i, &u);
+						owe_one(&r, b->start + i, &u);
+					}
+					break;
+				}
+				pc = b->start + b->len;
+			}
+		}
+	}
+	if (r.cur.count > 0)
+		fn(arg, &r.cur);
 }
 
 const char *
@@ -203,12 +591,14 @@ struct prog_wire {
 void
 prog_encode(const struct prog *p, struct strbuf *out)
 {
-	struct prog_wire h = { { 'P', 'R', 'G', '1' }, (uint32_t)p->nops,
+	struct prog_wire h = { { 'P', 'R', 'G', '1' }, (uint32_t)p->nmops,
 		(uint32_t)p->nstrs, (uint32_t)strlen(p->title), p->acc_bytes };
 
+	if (p->gen != NULL)
+		BUG("a described program is sent as its description");
 	strbuf_add(out, &h, sizeof h);
 	strbuf_add(out, p->title, h.title_len + 1);
-	strbuf_add(out, p->ops, p->nops * sizeof *p->ops);
+	strbuf_add(out, p->mops, p->nmops * sizeof *p->mops);
 	for (size_t i = 0; i < p->nstrs; i++)
 		strbuf_add(out, p->strs[i], strlen(p->strs[i]) + 1);
 }
@@ -235,10 +625,10 @@ prog_decode(const void *buf, size_t len, char **cause)
 	p = xcalloc(1, sizeof *p);
 	p->title = xstrndup(b, h.title_len);
 	b += h.title_len + 1;
-	p->nops = p->aops = h.nops;
-	p->ops = xreallocarray(NULL, h.nops ? h.nops : 1, sizeof *p->ops);
-	memcpy(p->ops, b, h.nops * sizeof *p->ops);
-	b += h.nops * sizeof *p->ops;
+	p->nmops = p->amops = h.nops;
+	p->mops = xreallocarray(NULL, h.nops ? h.nops : 1, sizeof *p->mops);
+	memcpy(p->mops, b, h.nops * sizeof *p->mops);
+	b += h.nops * sizeof *p->mops;
 	p->acc_bytes = h.acc_bytes;
 	p->astrs = h.nstrs;
 	p->strs = xreallocarray(NULL, h.nstrs, sizeof *p->strs);

@@ -9,7 +9,7 @@
  *
  * A user program under `colldb run` (core/api.c) runs its own programs and
  * announces each to the shell before running it, with its own tag (the
- * rank's call count times SEG_MAX_RANKS plus the rank, so tags stay unique
+ * rank's call count times max(256, N) plus the rank, so tags stay unique
  * across ranks as span records need):
  * MSG_PROG (a struct site, then the encoded program, its title the
  * source location) or MSG_COLL (a struct coll_msg, its site filled in,

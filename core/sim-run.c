@@ -169,9 +169,7 @@ sim_diag(const struct sim *s, const struct diag_event *hist, size_t nhist,
 		for (size_t k = cur; k < nq; k++) {
 			const struct prog *p = sim_prog(s, q, k);
 
-			/* diag reads whole programs (a generator would hand it
-			 * the micro-ops through sim_uop() instead) */
-			v[k - cur].ops = p->ops;
+			v[k - cur].p = p;
 			v[k - cur].nops = sim_len(s, q, k);
 			v[k - cur].pc = k == cur ? pc : 0;
 			v[k - cur].title = p->title;

@@ -202,7 +202,7 @@ sim_ops(const struct sim *s)
 	return s->ops;
 }
 
-/* ---- the queue and the accessor (the one place that reads prog->ops) ---- */
+/* ---- the queue and the accessor (the one place that reads prog->mops) ---- */
 
 size_t
 sim_nseq(const struct sim *s, int rank)
@@ -225,13 +225,13 @@ sim_tag(const struct sim *s, int rank, size_t seq)
 size_t
 sim_len(const struct sim *s, int rank, size_t seq)
 {
-	return s->r[rank].q[seq].p->nops;
+	return s->r[rank].q[seq].p->nmops;
 }
 
 const struct uop *
 sim_uop(const struct sim *s, int rank, size_t seq, size_t pc)
 {
-	return &s->r[rank].q[seq].p->ops[pc];
+	return &s->r[rank].q[seq].p->mops[pc];
 }
 
 /* Move past finished (and empty) programs. */
@@ -251,6 +251,14 @@ sim_push_tag(struct sim *s, int rank, struct prog *p, uint32_t tag)
 {
 	struct sim_rank *r = &s->r[rank];
 
+	if (p->gen != NULL) {
+		/* a described program (a collective): the simulation steps
+		 * through its micro-ops and undoes them, so it keeps them
+		 * (its worlds are small) */
+		struct prog *m = prog_materialise(p);
+		prog_free(p);
+		p = m;
+	}
 	if (r->nq == r->aq) {
 		r->aq = r->aq ? 2 * r->aq : 4;
 		r->q = xreallocarray(r->q, r->aq, sizeof *r->q);

@@ -43,14 +43,17 @@ span_ring_default_bytes(int nranks)
 	 * 128 MiB shared by all ranks, 512 KiB .. 16 MiB each (pages cost
 	 * memory only once written).  16 MiB holds 419k records: a rank
 	 * stepping through 16 KiB chunks writes about 2M a second, and an
-	 * idle prompt drains every 100 ms.
+	 * idle prompt drains every 100 ms.  Beyond 256 ranks the total
+	 * shrinks to 64 MiB, 64 KiB (1.6k records) each at least: the shell
+	 * reads every ring, so their written pages are its memory too.
 	 */
-	uint64_t per = (128u << 20) / (uint64_t)(nranks > 0 ? nranks : 1);
+	uint64_t n = (uint64_t)(nranks > 0 ? nranks : 1);
+	uint64_t per = (n <= 256 ? 128u << 20 : 64u << 20) / n;
 
 	if (per > (16u << 20))
 		per = 16u << 20;
-	if (per < (512u << 10))
-		per = 512u << 10;
+	if (per < (n <= 256 ? 512u << 10 : 64u << 10))
+		per = n <= 256 ? 512u << 10 : 64u << 10;
 	return per;
 }
 
@@ -112,48 +115,137 @@ shared_levels(const char *a, const char *b)
 }
 
 /*
- * The phase table of the last program: the runs after the first of a
- * repeated program (bench) reuse it; building it reads every name (2 ms
- * for a 64 MiB ring allreduce), which would sit between the rounds.  A
- * run with iteration 0 always rebuilds, so a program freed and another
+ * Phase tables: per micro-op the depth of its name and the phases it
+ * shares with the op before.  A program of up to SPAN_TAB_FULL ops gets
+ * one table for all of it, kept for the runs after the first of a
+ * repeated program (bench): building it reads every name (2 ms for a
+ * 64 MiB ring allreduce), which would otherwise sit between the rounds.
+ * A run with iteration 0 always rebuilds, so a program freed and another
  * allocated at the same address is never mistaken for it.  One rank per
- * process, so one entry.
+ * process, so one entry.  A longer program (a described collective on
+ * many ranks) gets a window of SPAN_TAB_WIN ops at a time, refilled as
+ * the rank moves on, so the table never grows with the program.
  */
+#define SPAN_TAB_FULL (1u << 17)
+#define SPAN_TAB_WIN 4096
+#define SPAN_NAME_MAX 1024
+
 static struct {
 	const struct prog *p;
 	uint32_t tag;
-	size_t nops;
+	uint64_t len;
 	uint8_t *tab;
+	uint8_t *win;	/* [2 * SPAN_TAB_WIN] for windows */
+	int flat;	/* one root over every micro-op (see span_writer) */
 } plan;
+
+static void
+clamp_put(uint8_t *depth, uint8_t *keep, uint64_t i, unsigned d, unsigned k)
+{
+	depth[i] = (uint8_t)(d > SPAN_MAX_LEVEL + 1 ? SPAN_MAX_LEVEL + 1 : d);
+	keep[i] = (uint8_t)(k > SPAN_MAX_LEVEL ? SPAN_MAX_LEVEL : k);
+}
+
+/* The name of op pc into buf (cut at SPAN_NAME_MAX). */
+static void
+name_of(struct prog_rd *rd, uint64_t pc, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	prog_rd_name(rd, pc, sb);
+	if (sb->len >= SPAN_NAME_MAX)
+		strbuf_setlen(sb, SPAN_NAME_MAX - 1);
+}
+
+/* The table of ops [from, from + n) of p into depth[0..n), keep[0..n). */
+static void
+table_fill(const struct prog *p, uint64_t from, uint64_t n, uint8_t *depth,
+    uint8_t *keep)
+{
+	struct strbuf cur = STRBUF_INIT, prev = STRBUF_INIT;
+	struct prog_rd rd;
+	uint64_t pc = from, end = from + n;
+
+	prog_rd_init(&rd, p);
+	if (pc > 0)
+		name_of(&rd, pc - 1, &prev);
+	while (pc < end) {
+		unsigned d, k;
+
+		name_of(&rd, pc, &cur);
+		d = span_name_levels(cur.buf);
+		k = pc == 0 ? 0 : (prev.len == cur.len &&
+		    memcmp(prev.buf, cur.buf, cur.len) == 0) ? d - 1 :
+		    shared_levels(cur.buf, prev.buf);
+		clamp_put(depth, keep, pc - from, d, k);
+		pc++;
+		if (pc - 1 < p->ngen) {
+			/* the rest of a block shares its name */
+			const struct blk *b = prog_rd_block(&rd, pc - 1);
+			for (; pc < end && pc - b->start < b->len; pc++)
+				clamp_put(depth, keep, pc - from, d, d - 1);
+		} else if (pc < end && p->mops[pc - 1 - p->ngen].name ==
+		    p->mops[pc - p->ngen].name && pc > p->ngen) {
+			/* the same interned name: no need to read it */
+			for (; pc < end && p->mops[pc - 1 - p->ngen].name ==
+			    p->mops[pc - p->ngen].name; pc++)
+				clamp_put(depth, keep, pc - from, d, d - 1);
+		}
+		{
+			struct strbuf t = cur;
+			cur = prev;
+			prev = t;
+		}
+	}
+	strbuf_release(&cur);
+	strbuf_release(&prev);
+}
 
 static uint8_t *
 plan_for(const struct prog *p, uint32_t tag, uint32_t iter)
 {
-	uint8_t *depth, *keep;
+	uint64_t len = prog_len(p);
 
-	if (iter > 0 && plan.p == p && plan.tag == tag && plan.nops == p->nops)
+	if (iter > 0 && plan.p == p && plan.tag == tag && plan.len == len)
 		return plan.tab;
 	free(plan.tab);
-	depth = xmalloc(2 * p->nops);
-	keep = depth + p->nops;
-	for (size_t i = 0; i < p->nops; i++) {
-		const char *name = prog_str_at(p, p->ops[i].name);
-		unsigned d = span_name_levels(name), k = 0;
-
-		if (i > 0 && p->ops[i].name == p->ops[i - 1].name)
-			k = d - 1;
-		else if (i > 0)
-			k = shared_levels(name, prog_str_at(p,
-			    p->ops[i - 1].name));
-		depth[i] = (uint8_t)(d > SPAN_MAX_LEVEL + 1 ?
-		    SPAN_MAX_LEVEL + 1 : d);
-		keep[i] = (uint8_t)(k > SPAN_MAX_LEVEL ? SPAN_MAX_LEVEL : k);
-	}
+	plan.tab = xmalloc(2 * len);
+	table_fill(p, 0, len, plan.tab, plan.tab + len);
+	plan.flat = len > 0 && plan.tab[0] >= 2;
+	for (uint64_t i = 1; i < len && plan.flat; i++)
+		plan.flat = plan.tab[i] >= 2 && plan.tab[len + i] >= 1;
 	plan.p = p;
 	plan.tag = tag;
-	plan.nops = p->nops;
-	plan.tab = depth;
-	return depth;
+	plan.len = len;
+	return plan.tab;
+}
+
+void
+span_table_window(struct span_writer *w, uint32_t pc)
+{
+	uint64_t len = prog_len(w->p), n = MIN(SPAN_TAB_WIN, len - pc);
+
+	if (plan.win == NULL)
+		plan.win = xmalloc(2 * SPAN_TAB_WIN);
+	table_fill(w->p, pc, n, plan.win, plan.win + SPAN_TAB_WIN);
+	w->depth = plan.win;
+	w->keep = plan.win + SPAN_TAB_WIN;
+	w->tab_base = pc;
+	w->tab_n = (uint32_t)n;
+}
+
+/*
+ * Ask for the next record's lines now, for writing: the ring moves
+ * through megabytes, so the slot is cold (a miss to memory, about 100 ns,
+ * which at roots, one record a call, is a tenth of a 1 us allreduce);
+ * fetched while the micro-ops run, the store hits.
+ */
+static inline void
+prefetch_slot(const struct span_writer *w)
+{
+	const char *rec = (const char *)&w->ring->recs[w->slot];
+
+	__builtin_prefetch(rec, 1, 3);
+	__builtin_prefetch(rec + sizeof(struct span_rec) - 1, 1, 3);
 }
 
 void
@@ -161,22 +253,51 @@ span_writer_begin(struct span_writer *w, struct span_ring *ring,
     uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
     uint32_t iter, enum span_detail detail)
 {
-	memset(w, 0, sizeof *w);
+	uint64_t len = prog_len(p);
+
+	/*
+	 * Field by field, not the phase arrays: a level's slots are written
+	 * as it opens (a memset of the 400 bytes, once a call, was a tenth
+	 * of a short call).
+	 */
+	w->ring = NULL;
+	w->head = w->tail = w->slot = 0;
+	w->p = NULL;
+	w->depth = w->keep = NULL;
+	w->tab_base = 0;
+	w->tab_n = 0;
+	w->open = 0;
+	w->last_end = 0;
+	w->flat = 0;
+	w->quiet = 1;
 	w->started = UINT32_MAX;
 	w->ops = detail == SPAN_DETAIL_OPS;
 	w->max_level = detail == SPAN_DETAIL_ROOTS ? 1 : SPAN_MAX_LEVEL;
 	w->cap = ring != NULL ? span_ring_cap(bytes) : 0;
-	if (w->cap == 0 || p->nops == 0)
+	if (w->cap == 0 || len == 0)
 		return;
 	w->ring = ring;
+	w->p = p;
 	w->tag = tag;
 	w->iter = iter;
 	w->rank = (uint16_t)rank;
 	w->head = atomic_load_explicit(&ring->head, memory_order_relaxed);
 	w->tail = atomic_load_explicit(&ring->tail, memory_order_acquire);
-	w->slot = w->head % w->cap;
-	w->depth = plan_for(p, tag, iter);
-	w->keep = w->depth + p->nops;
+	/* the writer keeps head % cap beside head (a division is 40 cycles) */
+	w->slot = ring->slot;
+	if (w->slot >= w->cap)
+		w->slot = w->head % w->cap;
+	if (len <= SPAN_TAB_FULL) {
+		w->depth = plan_for(p, tag, iter);
+		w->keep = w->depth + len;
+		w->tab_base = 0;
+		w->tab_n = (uint32_t)len;
+		w->flat = w->max_level == 1 && plan.flat;
+	} else {
+		w->tab_n = 0;	/* span_phases() fills windows */
+	}
+	w->quiet = 0;
+	prefetch_slot(w);
 }
 
 void
@@ -208,14 +329,21 @@ span_put(struct span_writer *w, uint64_t ts, uint64_t end, uint32_t pc,
 	rec->reserved = 0;
 	if (++w->slot == w->cap)
 		w->slot = 0;
+	r->slot = w->slot;
 	atomic_store_explicit(&r->head, ++w->head, memory_order_release);
+	prefetch_slot(w);
 }
 
 void
 span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
 {
-	int keep = w->started == UINT32_MAX ? 0 : MIN(w->keep[pc], w->max_level);
-	int want = MIN(w->depth[pc] - 1, w->max_level);
+	int keep, want;
+
+	if (pc - w->tab_base >= w->tab_n)
+		span_table_window(w, pc);
+	keep = w->started == UINT32_MAX ? 0 :
+	    MIN(w->keep[pc - w->tab_base], w->max_level);
+	want = MIN(w->depth[pc - w->tab_base] - 1, w->max_level);
 
 	/* innermost first: a phase ends after the phases inside it */
 	for (; w->open > keep; w->open--)
@@ -226,6 +354,7 @@ span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
 		w->phase_pc[w->open + 1] = pc;
 	}
 	w->started = pc;
+	w->quiet = w->flat;	/* the root is open; nothing else will be */
 }
 
 void
@@ -244,23 +373,34 @@ span_writer_end(struct span_writer *w, uint64_t end)
 }
 
 int
-span_name(const struct prog *p, uint32_t pc, unsigned level, struct strbuf *sb)
+span_name_rd(struct prog_rd *rd, uint32_t pc, unsigned level,
+    struct strbuf *sb)
 {
+	struct uop u;
+	size_t at = sb->len;
 	const char *name, *e;
 
-	if (pc >= p->nops)
+	if (prog_rd_op(rd, pc, &u) != 0)
 		return -1;
-	name = prog_str_at(p, p->ops[pc].name);
-	if (name[0] == '\0')
-		name = uop_kind_name((enum uop_kind)p->ops[pc].kind);
-	if (level == SPAN_LEVEL_OP) {
-		strbuf_addstr(sb, name);
+	prog_rd_name(rd, pc, sb);
+	if (sb->len == at)
+		strbuf_addstr(sb, uop_kind_name((enum uop_kind)u.kind));
+	if (level == SPAN_LEVEL_OP)
 		return 0;
-	}
+	name = sb->buf + at;
 	for (e = name; *e != '\0'; e++) {
 		if (*e == '.' && --level == 0)
 			break;
 	}
-	strbuf_add(sb, name, (size_t)(e - name));
+	strbuf_setlen(sb, (size_t)(e - sb->buf));
 	return 0;
+}
+
+int
+span_name(const struct prog *p, uint32_t pc, unsigned level, struct strbuf *sb)
+{
+	struct prog_rd rd;
+
+	prog_rd_init(&rd, p);
+	return span_name_rd(&rd, pc, level, sb);
 }

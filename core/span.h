@@ -52,9 +52,10 @@
  *
  * Ownership: a struct span_writer belongs to the rank running a program;
  * its phase table (per micro-op: name depth and phases shared with the
- * previous one) belongs to span.c, which keeps the last one for the
- * repetitions of the same program (so one writer per process); the rings
- * belong to the segment.
+ * previous one; for a program longer than a table holds, a window of it
+ * refilled as the rank moves on) belongs to span.c, which keeps the last
+ * one for the repetitions of the same program (so one writer per
+ * process); the rings belong to the segment.
  */
 #ifndef COLLDB_SPAN_H
 #define COLLDB_SPAN_H
@@ -103,7 +104,9 @@ struct span_rec {
 
 struct span_ring {
 	_Atomic uint64_t head;		/* records ever written (producer) */
-	char pad0[56];
+	uint64_t slot;			/* head % the ring's slots (the
+					 * producer's own, kept with head) */
+	char pad0[48];
 	_Atomic uint64_t tail;		/* records ever consumed (consumer) */
 	char pad1[56];
 	_Atomic uint64_t lost;		/* records dropped: ring full */
@@ -133,12 +136,21 @@ struct span_writer {
 	uint64_t head;		/* our copy of ring->head */
 	uint64_t tail;		/* the consumer's tail as last read */
 	uint64_t slot;		/* head % cap */
-	uint8_t *depth;		/* per op: name components (capped) */
+	const struct prog *p;
+	uint8_t *depth;		/* per op of the table: name components
+				 * (capped) */
 	uint8_t *keep;		/* per op: phases shared with the op before */
+	uint64_t tab_base;	/* the table covers ops tab_base .. */
+	uint32_t tab_n;		/* ... + tab_n (the whole program, or a
+				 * window of a long one) */
 	uint32_t tag, iter;
 	uint16_t rank;
 	uint8_t ops;		/* micro-op records wanted (SPAN_DETAIL_OPS) */
 	uint8_t max_level;	/* deepest phase recorded (1: roots only) */
+	uint8_t flat;		/* roots only, and one root over every micro-op:
+				 * the first micro-op is the only boundary */
+	uint8_t quiet;		/* no boundary ahead: spans off, or flat and
+				 * the root open (span_boundary's fast path) */
 	uint32_t started;	/* pc whose phases are open, UINT32_MAX none */
 	int open;		/* levels 1..open are open */
 	uint64_t last_end;	/* end of the last micro-op recorded */
@@ -158,6 +170,8 @@ void span_writer_begin(struct span_writer *w, struct span_ring *ring,
 /* Close every open phase at `end`. */
 void span_writer_end(struct span_writer *w, uint64_t end);
 
+/* Refill the writer's table with the window of ops from pc. */
+void span_table_window(struct span_writer *w, uint32_t pc);
 void span_put(struct span_writer *w, uint64_t ts, uint64_t end, uint32_t pc,
     unsigned level, int32_t value, unsigned flags);
 void span_phases(struct span_writer *w, uint32_t pc, uint64_t start);
@@ -188,19 +202,21 @@ span_op_end(struct span_writer *w, uint32_t pc, uint64_t start, uint64_t end,
  * Below SPAN_DETAIL_OPS the caller reads the clock only where this says
  * so: before micro-op pc, whose start (the previous one's end) closes or
  * opens a recorded phase; then span_op_start() with that time.  Always
- * false once spans are off.
+ * false once spans are off.  (It may move the writer's table window.)
  */
 static inline int
-span_boundary(const struct span_writer *w, uint32_t pc)
+span_boundary(struct span_writer *w, uint32_t pc)
 {
 	unsigned want, keep;
 
-	if (w->ring == NULL || w->started == pc)
+	if (w->quiet || w->started == pc)
 		return 0;
 	if (w->started == UINT32_MAX)
 		return 1;
-	want = (unsigned)w->depth[pc] - 1;
-	keep = w->keep[pc];
+	if (pc - w->tab_base >= w->tab_n)
+		span_table_window(w, pc);
+	want = (unsigned)w->depth[pc - w->tab_base] - 1;
+	keep = w->keep[pc - w->tab_base];
 	if (want > w->max_level)
 		want = w->max_level;
 	if (keep > w->max_level)
@@ -215,6 +231,9 @@ span_boundary(const struct span_writer *w, uint32_t pc)
  * range.
  */
 int span_name(const struct prog *p, uint32_t pc, unsigned level,
+    struct strbuf *sb);
+/* The same through a reader (nearby pcs cost O(1) each: the trace). */
+int span_name_rd(struct prog_rd *rd, uint32_t pc, unsigned level,
     struct strbuf *sb);
 /* Components in a dotted name ("a.b.c" has 3). */
 unsigned span_name_levels(const char *name);

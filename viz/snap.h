@@ -82,6 +82,8 @@ enum snap_mark {
 	SNAP_AWAITED = 1 << 0,	 /* the row's rank waits on this cell */
 	SNAP_OWED = 1 << 1,	 /* a rank's remaining micro-ops notify it */
 	SNAP_OWED_MANY = 1 << 2, /* more than one rank owes it */
+	SNAP_ABSENT = 1 << 3,	 /* the window is not on the row's rank (a
+				  * comm domain's window); the cell reads 0 */
 };
 
 struct snap_win {
@@ -133,6 +135,9 @@ void snap_set_ranks(struct snap *s, int n);
  */
 struct snap_win *snap_add_win(struct snap *s, const char *name, int ndim,
     const int *shape);
+
+/* Mark row r of w absent: its rank is outside the window's domain. */
+void snap_mark_absent(struct snap_win *w, int r);
 
 /* Make dst a deep copy of src (dst must be initialised; storage reused). */
 void snap_copy(struct snap *dst, const struct snap *src);
@@ -209,6 +214,7 @@ int snap_state_parse(const char *name);
  *				a value V*K stands for K copies of V
  *	await R CELL		mark row R's CELL awaited
  *	owe R CELL BY [+]	rank BY owes row R's CELL ('+': and others)
+ *	absent R		the window is not on row R's rank (a domain's)
  *
  * After parsing, snap_mark_awaited() is applied, so blocked ranks' cells
  * need no await line.

@@ -19,30 +19,58 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_all_to_all_v(struct emit *e)
+/* 2N ops (per dest: the count, the put), the barrier, the epilogue. */
+static void
+a2av_init(struct coll_desc *d)
 {
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t max_recv = a->buf.shape[0] / (uint64_t)e->n;
-	uint64_t block = max_recv * a->buf.shape[1];
-	uint64_t bytes = block * dtype_size(a->buf.dtype);
-	uint32_t name, phase;
-
-	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	name = prog_str(e->p, "all_to_all_v.count");
-	phase = prog_str(e->p, "push");
-	for (int dest = 0; dest < e->n; dest++) {
-		/* the count, read from SEND_COUNTS[dest] when it runs */
-		emit_signal(e, UOP_NOTIFY, dest, a->rcount.off + 4 *
-		    (uint64_t)e->me * a->rcount.shape[1], max_recv > INT32_MAX ?
-		    INT32_MAX : (int32_t)max_recv, NOTIFY_SET, UOP_F_FROM_CELL,
-		    name, phase)->src = a->scount.off + 4 * (uint64_t)dest;
-		emit_put(e, dest, a->buf.off + (uint64_t)e->me * bytes,
-		    a->src.off + (uint64_t)dest * bytes, block, "push", "%s.put",
-		    e->coll);
-	}
-	emit_barrier(e, cs, 1, "barrier", "%s.barrier", e->coll);
-	emit_epilogue(e, cs, 1);
+	d->empty = d->a.impl == IMPL_BUILTIN && d->n > COLL_BUILTIN_MAX_RANKS;
 }
+
+static uint64_t
+a2av_len(const struct coll_desc *d, int me)
+{
+	(void)me;
+	return 2 * (uint64_t)d->n + d->bar + (uint64_t)d->n - 1;
+}
+
+static void
+a2av_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct coll_args *a = &d->a;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t n = (uint64_t)d->n, max_recv = a->buf.shape[0] / n;
+	uint64_t block = max_recv * a->buf.shape[1], bytes = block * d->esz;
+
+	(void)hint;
+	if (pc < 2 * n && pc % 2 == 0) {
+		/* the count, read from SEND_COUNTS[dest] when it runs */
+		uint64_t dest = pc / 2;
+
+		gen_data(d, me, UOP_NOTIFY, SP_OWN, a->rcount.off + 4 *
+		    (uint64_t)me * a->rcount.shape[1], SP_OWN, a->scount.off +
+		    4 * dest, (int)dest, 1, pc, bname("all_to_all_v.count", 0, 0,
+		    0, 0), bname("push", 0, 0, 0, 0), b);
+		b->t.dtype = DT_I32;
+		b->t.op = NOTIFY_SET;
+		b->t.flags = UOP_F_FROM_CELL;
+		b->t.value = max_recv > INT32_MAX ? INT32_MAX : (int32_t)max_recv;
+	} else if (pc < 2 * n) {
+		uint64_t dest = pc / 2;
+
+		gen_data(d, me, UOP_PUT, SP_PEER, a->buf.off + (uint64_t)me * bytes,
+		    SP_OWN, a->src.off + dest * bytes, (int)dest, block, pc,
+		    bname("%s.put", d->coll, 0, 0, 0), bname("push", 0, 0, 0, 0),
+		    b);
+	} else if (pc < 2 * n + d->bar) {
+		gen_barrier(d, me, cs, 1, 2 * n, pc - 2 * n, bname("%s.barrier",
+		    d->coll, 0, 0, 0), bname("barrier", 0, 0, 0, 0), b);
+	} else {
+		gen_epilogue(d, me, cs, 1, 2 * n + d->bar, b);
+	}
+}
+
+const struct coll_gen gen_all_to_all_v = {
+	.init = a2av_init, .len = a2av_len, .block = a2av_block,
+	.cells = CELLS_MESH,
+};

@@ -10,20 +10,46 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_all_to_all(struct emit *e)
+/* N puts (dest = 0..N-1), the barrier, the epilogue. */
+static void
+a2a_init(struct coll_desc *d)
 {
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->buf.shape[1];
-	uint64_t row = size * dtype_size(a->buf.dtype);
-
-	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	for (int dest = 0; dest < e->n; dest++)
-		emit_put(e, dest, a->buf.off + (uint64_t)e->me * row,
-		    a->src.off + (uint64_t)dest * row, size, "push", "%s.put",
-		    e->coll);
-	emit_barrier(e, cs, 1, "barrier", "%s.barrier", e->coll);
-	emit_epilogue(e, cs, 1);
+	d->empty = d->a.impl == IMPL_BUILTIN && d->n > COLL_BUILTIN_MAX_RANKS;
 }
+
+static uint64_t
+a2a_len(const struct coll_desc *d, int me)
+{
+	(void)me;
+	return (uint64_t)d->n + d->bar + (uint64_t)d->n - 1;
+}
+
+static void
+a2a_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct coll_args *a = &d->a;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t n = (uint64_t)d->n, size = a->buf.shape[1];
+	uint64_t row = size * d->esz;
+
+	(void)hint;
+	if (pc < n)
+		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER,
+		    a->buf.off + (uint64_t)me * row, SP_OWN, a->src.off, size,
+		    0, (int64_t)row, 0, bname("%s.put", d->coll, 0, 0, 0),
+		    bname("push", 0, 0, 0, 0), b);
+	else if (pc < n + d->bar)
+		gen_barrier(d, me, cs, 1, n, pc - n,
+		    bname("%s.barrier", d->coll, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
+	else
+		gen_epilogue(d, me, cs, 1, n + d->bar, b);
+}
+
+const struct coll_gen gen_all_to_all = {
+	.init = a2a_init,
+	.len = a2a_len,
+	.block = a2a_block,
+	.cells = CELLS_MESH,
+};

@@ -17,20 +17,45 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_allgather(struct emit *e)
+/* N puts (me included), the barrier, the epilogue. */
+static void
+allgather_init(struct coll_desc *d)
 {
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->src.count;
-	uint64_t dst =
-	    a->buf.off + (uint64_t)e->me * size * dtype_size(a->buf.dtype);
-
-	if (a->impl == IMPL_BUILTIN && e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	for (int peer = 0; peer < e->n; peer++)
-		emit_put(e, peer, dst, a->src.off, size, "push", "%s.put",
-		    e->coll);
-	emit_barrier(e, cs, 1, "barrier", "%s.barrier", e->coll);
-	emit_epilogue(e, cs, 1);
+	d->empty = d->a.impl == IMPL_BUILTIN && d->n > COLL_BUILTIN_MAX_RANKS;
 }
+
+static uint64_t
+allgather_len(const struct coll_desc *d, int me)
+{
+	(void)me;
+	return (uint64_t)d->n + d->bar + (uint64_t)d->n - 1;
+}
+
+static void
+allgather_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct coll_args *a = &d->a;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t n = (uint64_t)d->n, size = a->src.count;
+
+	(void)hint;
+	if (pc < n)
+		gen_peers(d, me, BLK_ALL, UOP_PUT, SP_PEER,
+		    a->buf.off + (uint64_t)me * size * d->esz, SP_OWN,
+		    a->src.off, size, 0, 0, 0, bname("%s.put", d->coll, 0, 0, 0),
+		    bname("push", 0, 0, 0, 0), b);
+	else if (pc < n + d->bar)
+		gen_barrier(d, me, cs, 1, n, pc - n,
+		    bname("%s.barrier", d->coll, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
+	else
+		gen_epilogue(d, me, cs, 1, n + d->bar, b);
+}
+
+const struct coll_gen gen_allgather = {
+	.init = allgather_init,
+	.len = allgather_len,
+	.block = allgather_block,
+	.cells = CELLS_MESH,
+};

@@ -30,104 +30,169 @@
  * - Each rank reduces own first, then peers in rank order, as PyPTO does;
  *   float results may therefore differ in the last bits between ranks.
  */
-#include <stdio.h>
-
 #include "coll-int.h"
 
 /*
- * Chunks first, first + every, ... of the stream on cell set cs: the
- * barriers count the chunks this pass handles (2, 3, ...), the epilogue
- * returns 1 + that many.  pre / phpre prefix span names and phases
- * ("block1." / "block 1 ") for a builtin block; "" otherwise.
+ * Rank me's program is one pass per block (one block but for a builtin
+ * with core_num > 1): block b's ready barrier on lane b, its chunks b,
+ * b + B, ... (B blocks) at unit ops each (load, N-1 reduces, barrier,
+ * store = 2 + (N-1) + bar), its epilogue.  The builtin's blocks run one
+ * after the other, block 0 first (the kernel runs them at once; this is
+ * one of the orders the hardware allows: blocks share no cell and no
+ * tile).
  */
 static void
-mesh(struct emit *e, struct cellset cs, uint64_t chunk, uint64_t first,
-    uint64_t every, const char *unit, const char *uphase, const char *pre,
-    const char *phpre)
+mesh_init(struct coll_desc *d)
 {
-	const struct win_ref *b = &e->a->buf;
-	size_t esz = dtype_size(b->dtype);
-	uint64_t nchunks = ceil_div(b->count, chunk), done = 0;
-	char phase[64], epi_phase[64], epi_span[96];
+	const struct win_ref *b = &d->a.buf, *s = &d->a.sig;
+	uint64_t chunk = COLL_CHUNK_BYTES / d->esz;
 
-	e->p->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
-	snprintf(phase, sizeof phase, "%sready", phpre);
-	emit_barrier(e, cs, 1, phase, "%s.%sready", e->coll, pre);
-	for (uint64_t k = first; k < nchunks; k += every, done++) {
-		uint64_t start = k * chunk;
-		uint64_t n = MIN(chunk, b->count - start);
-		uint64_t off = b->off + start * esz;
+	if (d->a.impl == IMPL_BUILTIN) {
+		uint64_t stride = s->ndim >= 2 ? s->shape[1] : 1;
 
-		snprintf(phase, sizeof phase, "%s%s %llu", phpre, uphase,
-		    (unsigned long long)k);
-		emit_copy(e, SP_ACC, 0, SP_OWN, off, e->me, n, phase,
-		    "%s.%s%s%llu.load", e->coll, pre, unit, (unsigned long long)k);
-		for (int peer = 0; peer < e->n; peer++) {
-			if (peer == e->me)
-				continue;
-			emit_reduce(e, SP_ACC, 0, SP_PEER, off, peer, n, phase,
-			    "%s.%s%s%llu.reduce", e->coll, pre, unit,
-			    (unsigned long long)k);
-		}
-		emit_barrier(e, cs, (int32_t)(2 + done), phase, "%s.%s%s%llu",
-		    e->coll, pre, unit, (unsigned long long)k);
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, n, phase,
-		    "%s.%s%s%llu.store", e->coll, pre, unit, (unsigned long long)k);
-	}
-	if (pre[0] != '\0') {
-		snprintf(epi_phase, sizeof epi_phase, "%sepilogue", phpre);
-		snprintf(epi_span, sizeof epi_span, "%s.%sepilogue", e->coll, pre);
-		e->epi_phase = epi_phase;
-		e->epi_span = epi_span;
-	}
-	emit_epilogue(e, cs, (int32_t)(1 + done));
-	e->epi_phase = e->epi_span = NULL;
-}
-
-/*
- * The builtin with core_num AIV blocks: block b works on lane b of the
- * [N,stride] signal (rank j's cell j*stride + b) and on tiles b, b+B, ...
- * (B = min(core_num, stride), the kernel's active blocks); each block has
- * its own ready barrier, tile barriers and epilogue.  The kernel runs the
- * blocks at once; colldb runs them one after the other, block 0 first on
- * every rank, which is one of the orders the hardware allows (blocks share
- * no cell and no tile).
- */
-static void
-builtin_blocks(struct emit *e)
-{
-	const struct win_ref *s = &e->a->sig;
-	uint64_t stride = s->ndim >= 2 ? s->shape[1] : 1;
-	uint64_t nb = MIN(e->a->core_num > 1 ? (uint64_t)e->a->core_num : 1, stride);
-	char pre[32], phpre[32];
-
-	if (nb <= 1) {
-		mesh(e, emit_mesh_cells(e), COLL_TILE, 0, 1, "tile", "tile", "", "");
-		return;
-	}
-	for (uint64_t blk = 0; blk < nb; blk++) {
-		struct cellset cs = { blk, stride };
-
-		snprintf(pre, sizeof pre, "block%llu.", (unsigned long long)blk);
-		snprintf(phpre, sizeof phpre, "block %llu ", (unsigned long long)blk);
-		mesh(e, cs, COLL_TILE, blk, nb, "tile", "tile", pre, phpre);
-	}
-}
-
-void
-coll_build_allreduce_mesh(struct emit *e)
-{
-	const struct win_ref *b = &e->a->buf;
-	size_t esz = dtype_size(b->dtype);
-	uint64_t chunk = COLL_CHUNK_BYTES / esz;
-
-	if (e->a->impl == IMPL_BUILTIN) {
-		if (e->n > COLL_BUILTIN_MAX_RANKS)
+		if (d->n > COLL_BUILTIN_MAX_RANKS) {
+			d->empty = 1;
 			return;
-		builtin_blocks(e);
+		}
+		chunk = COLL_TILE;
+		d->lanes = MIN(d->a.core_num > 1 ? (uint64_t)d->a.core_num : 1,
+		    stride);
+	} else if (b->count < chunk) {
+		chunk = round_up(b->count, COLL_ALIGN_BYTES / d->esz);
+	}
+	d->chunk = chunk;
+	d->nchunks = ceil_div(b->count, chunk);
+	d->unit = 2 + ((uint64_t)d->n - 1) + d->bar;
+	d->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
+}
+
+/* Chunks block blk handles: blk, blk + lanes, ... */
+static uint64_t
+mesh_block_chunks(const struct coll_desc *d, uint64_t blk)
+{
+	return blk < d->nchunks ? ceil_div(d->nchunks - blk, d->lanes) : 0;
+}
+
+static uint64_t
+mesh_block_len(const struct coll_desc *d, uint64_t blk)
+{
+	return d->bar + mesh_block_chunks(d, blk) * d->unit + (uint64_t)d->n - 1;
+}
+
+static uint64_t
+mesh_len(const struct coll_desc *d, int me)
+{
+	uint64_t n = 0;
+
+	(void)me;
+	for (uint64_t blk = 0; blk < d->lanes; blk++)
+		n += mesh_block_len(d, blk);
+	return n;
+}
+
+/* Names: "allreduce.chunk3.load"; in a builtin block "allreduce.block1.
+ * tile3.load" (phase "block 1 tile 3"). */
+static struct blk_name
+mesh_name(const struct coll_desc *d, const char *what, uint64_t blk,
+    uint64_t k)
+{
+	int builtin = d->a.impl == IMPL_BUILTIN;
+	const char *unit = builtin ? "tile" : "chunk";
+	struct blk_name n;
+
+	if (d->lanes > 1)
+		n = bname("%s.block%d.%s%d", d->coll, unit, (int64_t)blk,
+		    (int64_t)k);
+	else
+		n = bname("%s.%s%d", d->coll, unit, (int64_t)k, 0);
+	return bname_sfx(n, what);
+}
+
+static void
+mesh_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct win_ref *buf = &d->a.buf, *s = &d->a.sig;
+	uint64_t stride = s->ndim >= 2 ? s->shape[1] : 1;
+	const char *unit = d->a.impl == IMPL_BUILTIN ? "tile" : "chunk";
+	uint64_t blk = 0, start = 0, j, o, k, first, cnt, off, base;
+	uint64_t peers = (uint64_t)d->n - 1, nc;
+	struct cellset cs;
+	struct blk_name ph;
+
+	(void)hint;
+	while (pc - start >= mesh_block_len(d, blk))
+		start += mesh_block_len(d, blk++);
+	cs.base = blk;
+	cs.step = stride;
+	nc = mesh_block_chunks(d, blk);
+	pc -= start;
+	if (pc < d->bar) {
+		if (d->lanes > 1)
+			gen_barrier(d, me, cs, 1, start, pc, bname("%s.block%d.ready",
+			    d->coll, 0, (int64_t)blk, 0), bname("block %d ready", 0,
+			    0, (int64_t)blk, 0), b);
+		else
+			gen_barrier(d, me, cs, 1, start, pc, bname("%s.ready",
+			    d->coll, 0, 0, 0), bname("ready", 0, 0, 0, 0), b);
 		return;
 	}
-	if (b->count < chunk)
-		chunk = round_up(b->count, COLL_ALIGN_BYTES / esz);
-	mesh(e, emit_mesh_cells(e), chunk, 0, 1, "chunk", "chunk", "", "");
+	if (pc - d->bar >= nc * d->unit) {
+		gen_epilogue(d, me, cs, (int32_t)(1 + nc), start + d->bar +
+		    nc * d->unit, b);
+		if (d->lanes > 1) {
+			b->name = bname("%s.block%d.epilogue", d->coll, 0,
+			    (int64_t)blk, 0);
+			b->phase = bname("block %d epilogue", 0, 0, (int64_t)blk,
+			    0);
+		}
+		return;
+	}
+	j = (pc - d->bar) / d->unit;
+	o = (pc - d->bar) % d->unit;
+	k = blk + j * d->lanes;
+	base = start + d->bar + j * d->unit;
+	first = k * d->chunk;
+	cnt = MIN(d->chunk, buf->count - first);
+	off = buf->off + first * d->esz;
+	if (d->lanes > 1)
+		ph = bname("block %d %s %d", unit, 0, (int64_t)blk, (int64_t)k);
+	else
+		ph = bname("%s %d", unit, 0, (int64_t)k, 0);
+	if (o == 0)
+		gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me, cnt, base,
+		    mesh_name(d, ".load", blk, k), ph, b);
+	else if (o < 1 + peers)
+		gen_peers(d, me, BLK_OTHERS, UOP_REDUCE, SP_ACC, 0, SP_PEER, off,
+		    cnt, 0, 0, base + 1, mesh_name(d, ".reduce", blk, k), ph, b);
+	else if (o < 1 + peers + d->bar)
+		gen_barrier(d, me, cs, (int32_t)(2 + j), base + 1 + peers,
+		    o - 1 - peers, mesh_name(d, NULL, blk, k), ph, b);
+	else
+		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, cnt,
+		    base + d->unit - 1, mesh_name(d, ".store", blk, k), ph, b);
 }
+
+/* Block b (the cell's lane): its ready barrier and every chunk's, my
+ * cell, +1 each. */
+static void
+mesh_owed(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t off, prog_owe_fn fn, void *arg)
+{
+	const struct win_ref *s = &d->a.sig;
+	uint64_t stride = s->ndim >= 2 ? s->shape[1] : 1;
+	uint64_t blk = (off - s->off) / 4 % stride, start = 0;
+
+	if (d->n < 2 || blk >= d->lanes)
+		return;
+	for (uint64_t i = 0; i < blk; i++)
+		start += mesh_block_len(d, i);
+	gen_owed_periodic(d, me, from, t, start, 1, 0, 1, fn, arg);
+	gen_owed_periodic(d, me, from, t, start + d->bar + (uint64_t)d->n,
+	    d->unit, 0, mesh_block_chunks(d, blk), fn, arg);
+}
+
+const struct coll_gen gen_allreduce_mesh = {
+	.init = mesh_init, .len = mesh_len, .block = mesh_block,
+	.owed = mesh_owed, .cells = CELLS_MESH,
+};

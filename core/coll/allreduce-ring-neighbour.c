@@ -33,65 +33,141 @@
  * step.  The guards are the builtin ring's (N <= 1 or N > 16: return at
  * once, an empty program; SIZE % N is validated).
  */
-#include <stdio.h>
+#include <string.h>
 
 #include "coll-int.h"
 
+/*
+ * Rank me's program: 2(N-1) steps of unit = 5 ops (notify left, notify
+ * right, wait left, wait right, the push), the final barrier (4 ops), the
+ * epilogues of the 2N-1 rows (N-1 ops each).
+ */
+#define NB_UNIT 5
+
 static void
-neighbour_barrier(struct emit *e, int row, const char *phase,
-    const char *span)
+nb_init(struct coll_desc *d)
 {
-	int n = e->n, left = (e->me - 1 + n) % n, right = (e->me + 1) % n;
-	uint64_t base = e->a->sig.off + 4 * (uint64_t)row * e->a->sig.shape[1];
-	char name[96];
-	uint32_t ph = prog_str(e->p, phase), nn, nw;
+	const struct win_ref *b = &d->a.buf;
+	int n = d->n;
 
-	snprintf(name, sizeof name, "%s.notify", span);
-	nn = prog_str(e->p, name);
-	snprintf(name, sizeof name, "%s.wait", span);
-	nw = prog_str(e->p, name);
-	emit_signal(e, UOP_NOTIFY, left, base + 4 * (uint64_t)e->me, 1,
-	    NOTIFY_ADD, UOP_F_BARRIER, nn, ph);
-	emit_signal(e, UOP_NOTIFY, right, base + 4 * (uint64_t)e->me, 1,
-	    NOTIFY_ADD, 0, nn, ph);
-	emit_signal(e, UOP_WAIT, left, base + 4 * (uint64_t)left, 1, CMP_GE, 0,
-	    nw, ph);
-	emit_signal(e, UOP_WAIT, right, base + 4 * (uint64_t)right, 1, CMP_GE, 0,
-	    nw, ph);
-}
-
-void
-coll_build_allreduce_ring_neighbour(struct emit *e)
-{
-	const struct win_ref *b = &e->a->buf;
-	int n = e->n, right = (e->me + 1) % n, row = 0;
-	uint64_t ce, bytes;
-	char phase[32], span[64];
-
-	if (n <= 1 || n > COLL_BUILTIN_MAX_RANKS || b->count % (uint64_t)n != 0)
+	if (n <= 1 || n > COLL_BUILTIN_MAX_RANKS || b->count % (uint64_t)n != 0) {
+		d->empty = 1;
 		return;
-	ce = b->count / (uint64_t)n;
-	bytes = ce * dtype_size(b->dtype);
-	for (int step = 1; step < n; step++, row++) {
-		uint64_t off = b->off + (uint64_t)((e->me - step + n) % n) * bytes;
-
-		snprintf(phase, sizeof phase, "rs row %d", row);
-		snprintf(span, sizeof span, "%s.rs.row%d", e->coll, row);
-		neighbour_barrier(e, row, phase, span);
-		emit_put(e, right, off, off, ce, phase, "%s.push", span);
-		e->p->ops[e->p->nops - 1].op = ATOMIC_ADD;
 	}
-	for (int step = 1; step < n; step++, row++) {
-		uint64_t off = b->off + (uint64_t)((e->me - step + 1 + n) % n) *
-		    bytes;
-
-		snprintf(phase, sizeof phase, "ag row %d", row);
-		snprintf(span, sizeof span, "%s.ag.row%d", e->coll, row);
-		neighbour_barrier(e, row, phase, span);
-		emit_put(e, right, off, off, ce, phase, "%s.push", span);
-	}
-	snprintf(span, sizeof span, "%s.final.row%d", e->coll, row);
-	neighbour_barrier(e, row, "final", span);
-	for (int rr = 0; rr <= row; rr++)
-		emit_epilogue(e, emit_ring_row(e, (uint64_t)rr), 1);
+	d->chunk = b->count / (uint64_t)n;
+	d->seg_bytes = d->chunk * d->esz;
 }
+
+static uint64_t
+nb_len(const struct coll_desc *d, int me)
+{
+	uint64_t n = (uint64_t)d->n;
+
+	(void)me;
+	return 2 * (n - 1) * NB_UNIT + 4 + (2 * n - 1) * (n - 1);
+}
+
+/* Op o (< 4) of the neighbour barrier on row, at pc start + o. */
+static void
+nb_barrier(const struct coll_desc *d, int me, uint64_t row, uint64_t start,
+    uint64_t o, struct blk_name span, struct blk_name ph, struct blk *b)
+{
+	int n = d->n, left = (me - 1 + n) % n, right = (me + 1) % n;
+	int peer = o % 2 == 0 ? left : right;
+	uint64_t base = d->a.sig.off + 4 * row * d->a.sig.shape[1];
+
+	memset(b, 0, sizeof *b);
+	b->start = start + o;
+	b->len = 1;
+	b->rep = BLK_ONE;
+	b->me = me;
+	b->t.dtype = DT_I32;
+	b->t.count = 1;
+	b->t.value = 1;
+	b->t.peer = peer;
+	if (o < 2) {
+		b->t.kind = UOP_NOTIFY;
+		b->t.op = NOTIFY_ADD;
+		b->t.flags = o == 0 ? UOP_F_BARRIER : 0;
+		b->t.dst = base + 4 * (uint64_t)me;
+		b->name = bname_sfx(span, ".notify");
+	} else {
+		b->t.kind = UOP_WAIT;
+		b->t.op = CMP_GE;
+		b->t.dst = base + 4 * (uint64_t)peer;
+		b->name = bname_sfx(span, ".wait");
+	}
+	b->phase = ph;
+}
+
+static void
+nb_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	uint64_t n = (uint64_t)d->n, steps = 2 * (n - 1) * NB_UNIT;
+	int right = (me + 1) % d->n;
+
+	(void)hint;
+	if (pc < steps) {
+		uint64_t row = pc / NB_UNIT, o = pc % NB_UNIT;
+		int rs = row < n - 1;
+		int64_t step = (int64_t)(rs ? row + 1 : row - (n - 1) + 1);
+		int64_t seg = rs ? (me - step + d->n) % d->n :
+		    (me - step + 1 + d->n) % d->n;
+		uint64_t off = d->a.buf.off + (uint64_t)seg * d->seg_bytes;
+		const char *part = rs ? "rs" : "ag";
+		struct blk_name span = bname("%s.%s.row%d", d->coll, part,
+		    (int64_t)row, 0);
+		struct blk_name ph = bname("%s row %d", part, 0, (int64_t)row, 0);
+
+		if (o < 4) {
+			nb_barrier(d, me, row, pc - o, o, span, ph, b);
+			return;
+		}
+		gen_data(d, me, UOP_PUT, SP_PEER, off, SP_OWN, off, right,
+		    d->chunk, pc, bname_sfx(span, ".push"), ph, b);
+		b->t.op = rs ? ATOMIC_ADD : ATOMIC_NONE;
+		return;
+	}
+	if (pc - steps < 4) {
+		uint64_t row = 2 * (n - 1);
+
+		nb_barrier(d, me, row, steps, pc - steps, bname("%s.final.row%d",
+		    d->coll, 0, (int64_t)row, 0), bname("final", 0, 0, 0, 0), b);
+		return;
+	}
+	{
+		uint64_t e = pc - steps - 4, row = e / (n - 1);
+
+		gen_epilogue(d, me, gen_ring_row(d, row), 1, pc - e % (n - 1), b);
+	}
+}
+
+/* Rows 0..2N-3: the step's barrier notifies left then right; final row
+ * the same.  A neighbour is notified once (twice on 2 ranks). */
+static void
+nb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t off, prog_owe_fn fn, void *arg)
+{
+	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
+	uint64_t start = row < 2 * (n - 1) ? row * NB_UNIT :
+	    2 * (n - 1) * NB_UNIT;
+	int left = (me - 1 + d->n) % d->n, right = (me + 1) % d->n;
+	struct prog_owe o = { 0, 0, NOTIFY_ADD, 1 };
+
+	if (row > 2 * (n - 1))
+		return;
+	for (int i = 0; i < 2; i++) {
+		if ((i == 0 ? left : right) != t || start + (uint64_t)i < from)
+			continue;
+		if (o.count++ == 0)
+			o.pc = start + (uint64_t)i;
+	}
+	if (o.count > 0)
+		fn(arg, &o);
+}
+
+const struct coll_gen gen_allreduce_ring_neighbour = {
+	.init = nb_init, .len = nb_len, .block = nb_block, .owed = nb_owed,
+	.cells = CELLS_RING,
+};

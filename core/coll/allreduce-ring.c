@@ -48,138 +48,380 @@
  */
 #include <stdio.h>
 
+#include "../xmalloc.h"
 #include "coll-int.h"
 
-struct ring {
-	uint64_t size;		/* elements */
-	int f16;		/* FP16 boundary rounding */
-	uint64_t align;		/* elements per 32 bytes */
-};
+/*
+ * Composite.  Rank me's program is 2(N-1) steps, then the epilogues (one
+ * per row of the signal, N-1 ops each).  Step (part, s) on segment seg
+ * runs C sub-chunks; sub-chunk k is active when k * chunk < len(seg), and
+ * the active ones come first, so a step is
+ *
+ *	a(seg) active sub-chunks of 2 bar + (rs ? 3 : 2) ops, then
+ *	C - a(seg) inactive ones of 2 bar ops.
+ *
+ * Finding the step of a pc: walk forward from the block asked before (a
+ * rank reads its program in order: O(1) each), else a binary search over
+ * the steps with the prefix sums of a() over the segments (built once per
+ * collective, N + 1 entries), O(log N).
+ */
+static uint64_t
+ring_seg_begin(const struct coll_desc *d, uint64_t i)
+{
+	uint64_t n = (uint64_t)d->n, size = d->a.buf.count;
+
+	if (!d->f16)
+		return i * size / n;
+	return MIN(ceil_div(i * size, n * d->align) * d->align, size);
+}
 
 static uint64_t
-seg_begin(const struct emit *e, const struct ring *r, uint64_t i)
+ring_seg_len(const struct coll_desc *d, uint64_t i)
 {
-	uint64_t n = (uint64_t)e->n;
+	return ring_seg_begin(d, i + 1) - ring_seg_begin(d, i);
+}
 
-	if (!r->f16)
-		return i * r->size / n;
-	return MIN(ceil_div(i * r->size, n * r->align) * r->align, r->size);
+/* Active sub-chunks of segment i. */
+static uint64_t
+ring_active(const struct coll_desc *d, uint64_t i)
+{
+	return MIN(d->nchunks, ceil_div(ring_seg_len(d, i), d->chunk));
 }
 
 static void
-ring_step(struct emit *e, const struct ring *r, int rs, int s, uint64_t chunk,
-    uint64_t nchunks)
+ring_init(struct coll_desc *d)
 {
-	const struct win_ref *b = &e->a->buf;
-	size_t esz = dtype_size(b->dtype);
-	int n = e->n, left = (e->me - 1 + n) % n;
-	int row = rs ? s : n - 1 + s;
-	int seg = rs ? (e->me - s - 2 + 2 * n) % n : (e->me - s - 1 + n) % n;
-	uint64_t beg = seg_begin(e, r, (uint64_t)seg);
-	uint64_t len = seg_begin(e, r, (uint64_t)seg + 1) - beg;
-	struct cellset cs = emit_ring_row(e, (uint64_t)row);
-	const char *part = rs ? "rs" : "ag";
-	char phase[32];
+	const struct win_ref *b = &d->a.buf;
+	uint64_t n = (uint64_t)d->n, max_seg = ceil_div(b->count, n);
+	uint64_t chunk = COLL_CHUNK_BYTES / d->esz;
 
-	snprintf(phase, sizeof phase, "%s row %d", part, row);
-	for (uint64_t k = 0; k < nchunks; k++) {
-		uint64_t sub = k * chunk;
-		int active = sub < len;
-		uint64_t cnt = active ? MIN(chunk, len - sub) : 0;
-		uint64_t off = b->off + (beg + sub) * esz;
-		unsigned long long kk = k;
-
-		emit_barrier(e, cs, (int32_t)(2 * k + 1), phase,
-		    "%s.%s.row%d.chunk%llu.ready", e->coll, part, row, kk);
-		if (active && rs) {
-			emit_copy(e, SP_ACC, 0, SP_OWN, off, e->me, cnt, phase,
-			    "%s.%s.row%d.chunk%llu.load", e->coll, part, row,
-			    kk);
-			emit_reduce(e, SP_ACC, 0, SP_PEER, off, left, cnt, phase,
-			    "%s.%s.row%d.chunk%llu.reduce", e->coll, part, row,
-			    kk);
-		} else if (active) {
-			emit_copy(e, SP_ACC, 0, SP_PEER, off, left, cnt, phase,
-			    "%s.%s.row%d.chunk%llu.load", e->coll, part, row,
-			    kk);
-		}
-		emit_barrier(e, cs, (int32_t)(2 * k + 2), phase,
-		    "%s.%s.row%d.chunk%llu.read", e->coll, part, row, kk);
-		if (active) {
-			emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, cnt, phase,
-			    "%s.%s.row%d.chunk%llu.store", e->coll, part, row,
-			    kk);
-		}
-	}
-}
-
-static void
-composite(struct emit *e)
-{
-	const struct win_ref *b = &e->a->buf;
-	size_t esz = dtype_size(b->dtype);
-	struct ring r = { b->count, b->dtype == DT_F16, COLL_ALIGN_BYTES / esz };
-	uint64_t n = (uint64_t)e->n;
-	uint64_t max_seg = ceil_div(r.size, n);
-	uint64_t chunk = COLL_CHUNK_BYTES / esz, nchunks;
-
-	if (r.f16)
-		max_seg = MIN(r.size, max_seg + r.align - 1);
+	d->f16 = b->dtype == DT_F16;
+	d->align = COLL_ALIGN_BYTES / d->esz;
+	if (d->f16)
+		max_seg = MIN(b->count, max_seg + d->align - 1);
 	if (max_seg > 0 && max_seg < chunk)
-		chunk = round_up(max_seg, r.align);
-	nchunks = ceil_div(max_seg, chunk);
-	e->p->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
-	for (int s = 0; s < e->n - 1; s++)
-		ring_step(e, &r, 1, s, chunk, nchunks);
-	for (int s = 0; s < e->n - 1; s++)
-		ring_step(e, &r, 0, s, chunk, nchunks);
-	for (uint64_t row = 0; row < e->a->sig.shape[0]; row++)
-		emit_epilogue(e, emit_ring_row(e, row), (int32_t)(2 * nchunks));
+		chunk = round_up(max_seg, d->align);
+	d->chunk = chunk;
+	d->nchunks = ceil_div(max_seg, chunk);
+	d->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
+}
+
+/* The segment step s of part rs (1: reduce-scatter) works on. */
+static uint64_t
+ring_seg(const struct coll_desc *d, int me, int rs, uint64_t s)
+{
+	int64_t n = d->n, m = me;
+
+	return (uint64_t)(rs ? ((m - (int64_t)s - 2) % n + 2 * n) % n :
+	    ((m - (int64_t)s - 1) % n + n) % n);
+}
+
+static uint64_t
+ring_step_len(const struct coll_desc *d, int rs, uint64_t seg)
+{
+	return d->nchunks * 2 * d->bar + ring_active(d, seg) * (rs ? 3 : 2);
+}
+
+/* Sum of a() over the cyclic run of cnt segments from lo. */
+static uint64_t
+ring_act_sum(const struct coll_desc *d, uint64_t lo, uint64_t cnt)
+{
+	uint64_t n = (uint64_t)d->n, *A = d->act;
+
+	if (lo + cnt <= n)
+		return A[lo + cnt] - A[lo];
+	return A[n] - A[lo] + A[lo + cnt - n];
 }
 
 static void
-builtin(struct emit *e)
+ring_table(const struct coll_desc *d)
 {
-	const struct win_ref *b = &e->a->buf;
-	int n = e->n, left = (e->me - 1 + n) % n, row = 0;
-	uint64_t ce, segbytes;
-	char phase[32];
+	struct coll_desc *m = (struct coll_desc *)d;	/* the cache */
+	uint64_t n = (uint64_t)d->n;
 
-	if (n <= 1 || n > COLL_BUILTIN_MAX_RANKS || b->count % (uint64_t)n != 0)
+	if (d->act != NULL)
 		return;
-	ce = b->count / (uint64_t)n;
-	segbytes = ce * dtype_size(b->dtype);
-	for (int step = 1; step < n; step++, row++) {
-		uint64_t off = b->off + (uint64_t)((e->me - step - 1 + 2 * n) % n) *
-		    segbytes;
-
-		snprintf(phase, sizeof phase, "rs row %d", row);
-		emit_barrier(e, emit_ring_row(e, (uint64_t)row), 1, phase,
-		    "%s.rs.row%d", e->coll, row);
-		emit_reduce(e, SP_OWN, off, SP_PEER, off, left, ce, phase,
-		    "%s.rs.row%d.reduce", e->coll, row);
-	}
-	for (int step = 1; step < n; step++, row++) {
-		uint64_t off = b->off + (uint64_t)((e->me - step + n) % n) *
-		    segbytes;
-
-		snprintf(phase, sizeof phase, "ag row %d", row);
-		emit_barrier(e, emit_ring_row(e, (uint64_t)row), 1, phase,
-		    "%s.ag.row%d", e->coll, row);
-		emit_get(e, off, left, off, ce, phase, "%s.ag.row%d.get",
-		    e->coll, row);
-	}
-	emit_barrier(e, emit_ring_row(e, (uint64_t)row), 1, "final",
-	    "%s.final.row%d", e->coll, row);
-	for (int rr = 0; rr <= row; rr++)
-		emit_epilogue(e, emit_ring_row(e, (uint64_t)rr), 1);
+	m->act = xreallocarray(NULL, n + 1, sizeof *m->act);
+	m->act[0] = 0;
+	for (uint64_t i = 0; i < n; i++)
+		m->act[i + 1] = m->act[i] + ring_active(d, i);
 }
 
-void
-coll_build_allreduce_ring(struct emit *e)
+/* pc where step s of part rs starts (counting from the part's start). */
+static uint64_t
+ring_steps_len(const struct coll_desc *d, int me, int rs, uint64_t s)
 {
-	if (e->a->impl == IMPL_BUILTIN)
-		builtin(e);
-	else
-		composite(e);
+	uint64_t n = (uint64_t)d->n, lo;
+
+	ring_table(d);
+	/* rs visits me-2, me-3, ...; ag me-1, me-2, ...: the last s */
+	lo = ((uint64_t)me + 2 * n - s - (rs ? 1 : 0)) % n;
+	return s * d->nchunks * 2 * d->bar + (rs ? 3 : 2) * ring_act_sum(d, lo, s);
 }
+
+static uint64_t
+ring_part_len(const struct coll_desc *d, int me, int rs)
+{
+	return ring_steps_len(d, me, rs, (uint64_t)d->n - 1);
+}
+
+static uint64_t
+ring_len(const struct coll_desc *d, int me)
+{
+	return ring_part_len(d, me, 1) + ring_part_len(d, me, 0) +
+	    d->a.sig.shape[0] * ((uint64_t)d->n - 1);
+}
+
+/* Blocks of one sub-chunk k of step (rs, s) starting at pc start. */
+static void
+ring_chunk(const struct coll_desc *d, int me, int rs, uint64_t s, uint64_t k,
+    uint64_t start, uint64_t o, struct blk *b)
+{
+	const struct win_ref *buf = &d->a.buf;
+	int n = d->n, left = (me - 1 + n) % n;
+	uint64_t seg = ring_seg(d, me, rs, s);
+	int64_t row = rs ? (int64_t)s : n - 1 + (int64_t)s;
+	uint64_t beg = ring_seg_begin(d, seg), len = ring_seg_len(d, seg);
+	uint64_t sub = k * d->chunk, cnt = 0, off = 0, data = 0;
+	const char *part = rs ? "rs" : "ag";
+	struct cellset cs = gen_ring_row(d, (uint64_t)row);
+	struct blk_name ph = bname("%s row %d", part, 0, row, 0);
+	int active = sub < len;
+
+	if (active) {
+		cnt = MIN(d->chunk, len - sub);
+		off = buf->off + (beg + sub) * d->esz;
+		data = rs ? 2 : 1;
+	}
+#define RING_NAME(what) bname("%s.%s.row%d.chunk%d." what, d->coll, part, \
+	    row, (int64_t)k)
+	if (o < d->bar) {
+		gen_barrier(d, me, cs, (int32_t)(2 * k + 1), start, o,
+		    RING_NAME("ready"), ph, b);
+	} else if (o < d->bar + data) {
+		if (rs && o == d->bar)
+			gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me, cnt,
+			    start + o, RING_NAME("load"), ph, b);
+		else if (rs)
+			gen_data(d, me, UOP_REDUCE, SP_ACC, 0, SP_PEER, off, left,
+			    cnt, start + o, RING_NAME("reduce"), ph, b);
+		else
+			gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_PEER, off, left,
+			    cnt, start + o, RING_NAME("load"), ph, b);
+	} else if (o < 2 * d->bar + data) {
+		gen_barrier(d, me, cs, (int32_t)(2 * k + 2), start + d->bar + data,
+		    o - d->bar - data, RING_NAME("read"), ph, b);
+	} else {
+		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, cnt,
+		    start + o, RING_NAME("store"), ph, b);
+	}
+#undef RING_NAME
+}
+
+/*
+ * Block positions: pos[0] part (1 rs, 0 ag, -1 epilogue), pos[1] step,
+ * base the step's first pc.
+ */
+static void
+ring_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	uint64_t n = (uint64_t)d->n, rs_len, s, base, seg, act, ua, o, k;
+	int rs;
+
+	if (hint != NULL && hint->pos[0] >= 0 && hint->base <= pc) {
+		/* walk forward from the step asked before */
+		rs = (int)hint->pos[0];
+		s = (uint64_t)hint->pos[1];
+		base = hint->base;
+		for (int i = 0; i < 4; i++) {
+			uint64_t l = ring_step_len(d, rs, ring_seg(d, me, rs, s));
+			if (pc < base + l)
+				goto found;
+			base += l;
+			if (++s == n - 1) {
+				if (!rs)
+					break;	/* the epilogue */
+				rs = 0;
+				s = 0;
+			}
+		}
+	}
+	rs_len = ring_part_len(d, me, 1);
+	if (pc >= rs_len + ring_part_len(d, me, 0)) {
+		uint64_t e = pc - rs_len - ring_part_len(d, me, 0);
+		uint64_t row = e / (n - 1);
+
+		gen_epilogue(d, me, gen_ring_row(d, row), (int32_t)(2 * d->nchunks),
+		    pc - e % (n - 1), b);
+		b->pos[0] = -1;
+		return;
+	}
+	rs = pc < rs_len;
+	{
+		uint64_t rel = rs ? pc : pc - rs_len, lo = 0, hi = n - 1;
+
+		/* the last step starting at or before rel */
+		while (hi - lo > 1) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (ring_steps_len(d, me, rs, mid) <= rel)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		s = lo;
+		base = (rs ? 0 : rs_len) + ring_steps_len(d, me, rs, s);
+	}
+found:
+	seg = ring_seg(d, me, rs, s);
+	act = ring_active(d, seg);
+	ua = 2 * d->bar + (rs ? 3 : 2);
+	o = pc - base;
+	if (o < act * ua) {
+		k = o / ua;
+		o %= ua;
+	} else {
+		k = act + (o - act * ua) / (2 * d->bar);
+		o = (o - act * ua) % (2 * d->bar);
+	}
+	ring_chunk(d, me, rs, s, k, pc - o, o, b);
+	b->pos[0] = rs;
+	b->pos[1] = (int64_t)s;
+	b->base = base;
+}
+
+/* Cell [row, me] is written only in the step on that row: its 2C
+ * barriers, +1 each. */
+static void
+ring_owed(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t off, prog_owe_fn fn, void *arg)
+{
+	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
+	uint64_t s, base, act, ua, at = (uint64_t)(t - (t > me));
+	struct prog_owe o = { 0, 0, NOTIFY_ADD, 1 };
+	int rs;
+
+	if (row >= 2 * (n - 1))
+		return;
+	rs = row < n - 1;
+	s = rs ? row : row - (n - 1);
+	base = (rs ? 0 : ring_part_len(d, me, 1)) + ring_steps_len(d, me, rs, s);
+	act = ring_active(d, ring_seg(d, me, rs, s));
+	ua = 2 * d->bar + (rs ? 3 : 2);
+	for (uint64_t k = 0; k < d->nchunks; k++) {
+		uint64_t c = base + (k < act ? k * ua : act * ua +
+		    (k - act) * 2 * d->bar);
+		uint64_t data = k < act ? (rs ? 2 : 1) : 0;
+		uint64_t pcs[2] = { c + at, c + d->bar + data + at };
+
+		for (int i = 0; i < 2; i++) {
+			if (pcs[i] < from)
+				continue;
+			if (o.count++ == 0)
+				o.pc = pcs[i];
+		}
+	}
+	if (o.count > 0)
+		fn(arg, &o);
+}
+
+const struct coll_gen gen_allreduce_ring = {
+	.init = ring_init, .len = ring_len, .block = ring_block,
+	.owed = ring_owed, .cells = CELLS_RING,
+};
+
+/*
+ * Builtin.  Step s = 1..N-1 of rs on row s-1: barrier, reduce; ag on row
+ * N-2+s: barrier, get; the final barrier on row 2(N-1); epilogues on
+ * every row.  unit = bar + 1 ops per step.
+ */
+static void
+ringb_init(struct coll_desc *d)
+{
+	const struct win_ref *b = &d->a.buf;
+	int n = d->n;
+
+	if (n <= 1 || n > COLL_BUILTIN_MAX_RANKS || b->count % (uint64_t)n != 0) {
+		d->empty = 1;
+		return;
+	}
+	d->chunk = b->count / (uint64_t)n;
+	d->seg_bytes = d->chunk * d->esz;
+	d->unit = d->bar + 1;
+}
+
+static uint64_t
+ringb_len(const struct coll_desc *d, int me)
+{
+	uint64_t n = (uint64_t)d->n;
+
+	(void)me;
+	return 2 * (n - 1) * d->unit + d->bar + (2 * n - 1) * (n - 1);
+}
+
+static void
+ringb_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	uint64_t n = (uint64_t)d->n, steps = 2 * (n - 1) * d->unit;
+	int left = (me - 1 + d->n) % d->n;
+
+	(void)hint;
+	if (pc < steps) {
+		uint64_t row = pc / d->unit, o = pc % d->unit;
+		int rs = row < n - 1;
+		int64_t step = (int64_t)(rs ? row + 1 : row - (n - 1) + 1);
+		int64_t seg = rs ? (me - step - 1 + 2 * d->n) % d->n :
+		    (me - step + d->n) % d->n;
+		uint64_t off = d->a.buf.off + (uint64_t)seg * d->seg_bytes;
+		const char *part = rs ? "rs" : "ag";
+		struct blk_name ph = bname("%s row %d", part, 0, (int64_t)row, 0);
+
+		if (o < d->bar)
+			gen_barrier(d, me, gen_ring_row(d, row), 1, pc - o, o,
+			    bname("%s.%s.row%d", d->coll, part, (int64_t)row, 0), ph,
+			    b);
+		else if (rs)
+			gen_data(d, me, UOP_REDUCE, SP_OWN, off, SP_PEER, off, left,
+			    d->chunk, pc, bname("%s.rs.row%d.reduce", d->coll, 0,
+			    (int64_t)row, 0), ph, b);
+		else
+			gen_data(d, me, UOP_GET, SP_OWN, off, SP_PEER, off, left,
+			    d->chunk, pc, bname("%s.ag.row%d.get", d->coll, 0,
+			    (int64_t)row, 0), ph, b);
+		b->pos[0] = (int64_t)row;
+		return;
+	}
+	if (pc - steps < d->bar) {
+		uint64_t row = 2 * (n - 1);
+
+		gen_barrier(d, me, gen_ring_row(d, row), 1, steps, pc - steps,
+		    bname("%s.final.row%d", d->coll, 0, (int64_t)row, 0),
+		    bname("final", 0, 0, 0, 0), b);
+		return;
+	}
+	{
+		uint64_t e = pc - steps - d->bar, row = e / (n - 1);
+
+		gen_epilogue(d, me, gen_ring_row(d, row), 1, pc - e % (n - 1), b);
+	}
+}
+
+/* Row r's one barrier: rows 0..2N-3 at r * unit, the final row after. */
+static void
+ringb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t off, prog_owe_fn fn, void *arg)
+{
+	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
+
+	if (row < 2 * (n - 1))
+		gen_owed_periodic(d, me, from, t, row * d->unit, 1, 0, 1, fn, arg);
+	else if (row == 2 * (n - 1))
+		gen_owed_periodic(d, me, from, t, 2 * (n - 1) * d->unit, 1, 0, 1,
+		    fn, arg);
+}
+
+const struct coll_gen gen_allreduce_ring_builtin = {
+	.init = ringb_init, .len = ringb_len, .block = ringb_block,
+	.owed = ringb_owed, .cells = CELLS_RING,
+};

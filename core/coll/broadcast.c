@@ -24,38 +24,113 @@
 
 #include "coll-int.h"
 
-void
-coll_build_broadcast(struct emit *e)
+/* Composite: the ready barrier, root's get (not on root), the epilogue. */
+static void
+bcast_init(struct coll_desc *d)
 {
-	const struct win_ref *b = &e->a->buf;
-	struct cellset cs = emit_mesh_cells(e);
-	size_t esz = dtype_size(b->dtype);
-	int root = e->a->root;
-	uint64_t tiles;
-	char phase[32];
-
-	if (e->a->impl == IMPL_COMPOSITE) {
-		emit_barrier(e, cs, 1, "ready", "%s.ready", e->coll);
-		if (e->me != root)
-			emit_get(e, b->off, root, b->off, b->count, "get",
-			    "%s.get", e->coll);
-		emit_epilogue(e, cs, 1);
-		return;
-	}
-	if (e->n > COLL_BUILTIN_MAX_RANKS)
-		return;
-	tiles = ceil_div(b->count, COLL_TILE);
-	for (uint64_t t = 0; t < tiles; t++) {
-		uint64_t first = t * COLL_TILE;
-		uint64_t off = b->off + first * esz;
-
-		snprintf(phase, sizeof phase, "tile %llu", (unsigned long long)t);
-		emit_barrier(e, cs, (int32_t)(t + 1), phase, "%s.tile%llu",
-		    e->coll, (unsigned long long)t);
-		if (e->me != root)
-			emit_get(e, off, root, off,
-			    MIN(COLL_TILE, b->count - first), phase,
-			    "%s.tile%llu.get", e->coll, (unsigned long long)t);
-	}
-	emit_epilogue(e, cs, (int32_t)tiles);
+	(void)d;
 }
+
+static uint64_t
+bcast_len(const struct coll_desc *d, int me)
+{
+	return d->bar + (me != d->a.root) + (uint64_t)d->n - 1;
+}
+
+static void
+bcast_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct win_ref *buf = &d->a.buf;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t get = me != d->a.root;
+
+	(void)hint;
+	if (pc < d->bar)
+		gen_barrier(d, me, cs, 1, 0, pc,
+		    bname("%s.ready", d->coll, 0, 0, 0),
+		    bname("ready", 0, 0, 0, 0), b);
+	else if (pc < d->bar + get)
+		gen_data(d, me, UOP_GET, SP_OWN, buf->off, SP_PEER, buf->off,
+		    d->a.root, buf->count, pc, bname("%s.get", d->coll, 0, 0, 0),
+		    bname("get", 0, 0, 0, 0), b);
+	else
+		gen_epilogue(d, me, cs, 1, d->bar + get, b);
+}
+
+const struct coll_gen gen_broadcast = {
+	.init = bcast_init,
+	.len = bcast_len,
+	.block = bcast_block,
+	.cells = CELLS_MESH,
+};
+
+/* Builtin: per tile, a barrier then the tile's get (not on root); unit =
+ * bar + 1 on every rank but root. */
+static void
+bcastb_init(struct coll_desc *d)
+{
+	if (d->n > COLL_BUILTIN_MAX_RANKS) {
+		d->empty = 1;
+		return;
+	}
+	d->nchunks = ceil_div(d->a.buf.count, COLL_TILE);
+}
+
+static uint64_t
+bcastb_unit(const struct coll_desc *d, int me)
+{
+	return d->bar + (me != d->a.root);
+}
+
+static uint64_t
+bcastb_len(const struct coll_desc *d, int me)
+{
+	return d->nchunks * bcastb_unit(d, me) + (uint64_t)d->n - 1;
+}
+
+static void
+bcastb_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct win_ref *buf = &d->a.buf;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t unit = bcastb_unit(d, me), t, o, first, off;
+	struct blk_name ph;
+
+	(void)hint;
+	if (pc >= d->nchunks * unit) {
+		gen_epilogue(d, me, cs, (int32_t)d->nchunks, d->nchunks * unit,
+		    b);
+		return;
+	}
+	t = pc / unit;
+	o = pc % unit;
+	first = t * COLL_TILE;
+	off = buf->off + first * d->esz;
+	ph = bname("tile %d", 0, 0, (int64_t)t, 0);
+	if (o < d->bar)
+		gen_barrier(d, me, cs, (int32_t)(t + 1), pc - o, o,
+		    bname("%s.tile%d", d->coll, 0, (int64_t)t, 0), ph, b);
+	else
+		gen_data(d, me, UOP_GET, SP_OWN, off, SP_PEER, off, d->a.root,
+		    MIN(COLL_TILE, buf->count - first), pc,
+		    bname("%s.tile%d.get", d->coll, 0, (int64_t)t, 0), ph, b);
+}
+
+static void
+bcastb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t off, prog_owe_fn fn, void *arg)
+{
+	(void)off;
+	gen_owed_periodic(d, me, from, t, 0, bcastb_unit(d, me), 0, d->nchunks,
+	    fn, arg);
+}
+
+const struct coll_gen gen_broadcast_builtin = {
+	.init = bcastb_init,
+	.len = bcastb_len,
+	.block = bcastb_block,
+	.owed = bcastb_owed,
+	.cells = CELLS_MESH,
+};

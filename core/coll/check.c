@@ -254,3 +254,120 @@ coll_wrong(const struct coll_args *a, int nranks, const struct coll_output *o,
 	}
 	return wrong;
 }
+
+/* ---- the reference built one rank at a time ------------------------------ */
+
+struct coll_ref {
+	struct coll_args a;
+	int world;		/* ranks of the session */
+	int n;			/* the collective's ranks (a domain's members) */
+	int next;		/* the next world rank coll_ref_add() takes */
+	int added;		/* members added */
+	uint64_t lo, hi;	/* the inputs (coll_inputs()) */
+	uint8_t **in;		/* [n]: members' inputs, when the result is
+				 * made of them (allgather, all_to_all(_v)) */
+	uint8_t *acc, *tmp;	/* allreduce, reduce_scatter: BUF folded so
+				 * far, in the accumulator type */
+	uint8_t *root;		/* broadcast: root's inputs */
+};
+
+static int
+ref_folds(const struct coll_args *a)
+{
+	return a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER;
+}
+
+struct coll_ref *
+coll_ref_new(const struct coll_args *a, int nranks)
+{
+	struct coll_ref *c = xcalloc(1, sizeof *c);
+	const struct win_ref *b = &a->buf;
+	size_t asz = dtype_size(dtype_acc(b->dtype));
+
+	c->a = *a;
+	c->world = nranks;
+	c->n = coll_size(a, nranks);
+	coll_inputs(a, &c->lo, &c->hi);
+	if (ref_folds(a)) {
+		c->acc = xmalloc(b->count * asz + 1);
+		c->tmp = xmalloc(b->count * asz + 1);
+	} else if (a->kind != COLL_BROADCAST && a->kind != COLL_BARRIER) {
+		c->in = xcalloc((size_t)c->n, sizeof *c->in);
+	}
+	return c;
+}
+
+void
+coll_ref_add(struct coll_ref *c, int rank, const void *area)
+{
+	const struct coll_args *a = &c->a;
+	const struct win_ref *b = &a->buf;
+	enum dtype dt = b->dtype, adt = dtype_acc(dt);
+	const uint8_t *src = (const uint8_t *)area + b->off;
+	int d = coll_dense(a, rank);
+
+	if (rank != c->next++)
+		BUG("reference: rank %d added out of order", rank);
+	if (d < 0)
+		return;	/* not a member */
+	c->added++;
+	if (ref_folds(a)) {
+		/* the members in their order, as coll_expect() folds */
+		if (d == 0) {
+			dtype_convert(adt, c->acc, dt, src, b->count);
+		} else {
+			dtype_convert(adt, c->tmp, dt, src, b->count);
+			reduce_apply(adt, a->op, c->acc, c->tmp, b->count);
+		}
+	} else if (a->kind == COLL_BROADCAST) {
+		if (d == a->root) {
+			c->root = xmalloc(b->count * dtype_size(dt) + 1);
+			memcpy(c->root, src, b->count * dtype_size(dt));
+		}
+	} else if (c->in != NULL) {
+		c->in[d] = xmalloc(c->hi - c->lo + 1);
+		memcpy(c->in[d], (const uint8_t *)area + c->lo, c->hi - c->lo);
+	}
+}
+
+void
+coll_ref_expect(struct coll_ref *c, int rank, void *out)
+{
+	const struct coll_args *a = &c->a;
+	const struct win_ref *b = &a->buf;
+	enum dtype dt = b->dtype, adt = dtype_acc(dt);
+	size_t esz = dtype_size(dt), asz = dtype_size(adt);
+	struct coll_output o;
+
+	if (c->next != c->world)
+		BUG("reference: %d of %d ranks added", c->next, c->world);
+	coll_output(a, c->world, rank, &o);
+	if (ref_folds(a)) {
+		dtype_convert(dt, out, adt, c->acc + (o.off - b->off) / esz * asz,
+		    o.count);
+	} else if (a->kind == COLL_BROADCAST) {
+		if (c->root != NULL)
+			memcpy(out, c->root, b->count * esz);
+	} else if (c->in != NULL) {
+		const void **in = xcalloc((size_t)c->n, sizeof *in);
+
+		for (int d = 0; d < c->n; d++)
+			in[d] = c->in[d] - c->lo;	/* indexed by area offset */
+		expect(a, c->n, rank, in, out);
+		free(in);
+	}
+}
+
+void
+coll_ref_free(struct coll_ref *c)
+{
+	if (c == NULL)
+		return;
+	for (int d = 0; c->in != NULL && d < c->n; d++)
+		free(c->in[d]);
+	free(c->in);
+	free(c->acc);
+	free(c->tmp);
+	free(c->root);
+	free(c);
+}

@@ -22,33 +22,62 @@
  */
 #include "coll-int.h"
 
-void
-coll_build_reduce_scatter(struct emit *e)
+/* ready barrier, load, N-1 reduces, [builtin: store], read barrier,
+ * [composite: store], epilogue. */
+static void
+rs_init(struct coll_desc *d)
 {
-	const struct coll_args *a = e->a;
-	struct cellset cs = emit_mesh_cells(e);
-	uint64_t size = a->buf.shape[1];
-	uint64_t off = a->buf.off + (uint64_t)e->me * size *
-	    dtype_size(a->buf.dtype);
-	int builtin = a->impl == IMPL_BUILTIN;
-
-	if (builtin && e->n > COLL_BUILTIN_MAX_RANKS)
+	if (d->a.impl == IMPL_BUILTIN && d->n > COLL_BUILTIN_MAX_RANKS) {
+		d->empty = 1;
 		return;
-	e->p->acc_bytes = size * dtype_size(dtype_acc(a->buf.dtype));
-	emit_barrier(e, cs, 1, "ready", "%s.ready", e->coll);
-	emit_copy(e, SP_ACC, 0, SP_OWN, off, e->me, size, "reduce",
-	    "%s.load", e->coll);
-	for (int peer = 0; peer < e->n; peer++) {
-		if (peer != e->me)
-			emit_reduce(e, SP_ACC, 0, SP_PEER, off, peer, size,
-			    "reduce", "%s.reduce", e->coll);
 	}
-	if (builtin)
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, size, "store",
-		    "%s.store", e->coll);
-	emit_barrier(e, cs, 2, "read done", "%s.read", e->coll);
-	if (!builtin)
-		emit_copy(e, SP_OWN, off, SP_ACC, 0, e->me, size, "store",
-		    "%s.store", e->coll);
-	emit_epilogue(e, cs, 2);
+	d->acc_bytes = d->a.buf.shape[1] * dtype_size(dtype_acc(d->a.buf.dtype));
 }
+
+static uint64_t
+rs_len(const struct coll_desc *d, int me)
+{
+	(void)me;
+	return 2 * d->bar + 2 + (uint64_t)d->n - 1 + (uint64_t)d->n - 1;
+}
+
+static void
+rs_block(const struct coll_desc *d, int me, uint64_t pc,
+    const struct blk *hint, struct blk *b)
+{
+	const struct coll_args *a = &d->a;
+	struct cellset cs = gen_mesh_cells(d);
+	uint64_t size = a->buf.shape[1], peers = (uint64_t)d->n - 1;
+	uint64_t off = a->buf.off + (uint64_t)me * size * d->esz;
+	int builtin = a->impl == IMPL_BUILTIN;
+	uint64_t red = d->bar + 1, bar2 = red + peers + (builtin ? 1 : 0);
+	struct blk_name store = bname("%s.store", d->coll, 0, 0, 0);
+
+	(void)hint;
+	if (pc < d->bar)
+		gen_barrier(d, me, cs, 1, 0, pc, bname("%s.ready", d->coll, 0, 0,
+		    0), bname("ready", 0, 0, 0, 0), b);
+	else if (pc == d->bar)
+		gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me, size, pc,
+		    bname("%s.load", d->coll, 0, 0, 0), bname("reduce", 0, 0, 0,
+		    0), b);
+	else if (pc < red + peers)
+		gen_peers(d, me, BLK_OTHERS, UOP_REDUCE, SP_ACC, 0, SP_PEER, off,
+		    size, 0, 0, red, bname("%s.reduce", d->coll, 0, 0, 0),
+		    bname("reduce", 0, 0, 0, 0), b);
+	else if (pc < bar2)
+		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, size, pc,
+		    store, bname("store", 0, 0, 0, 0), b);
+	else if (pc < bar2 + d->bar)
+		gen_barrier(d, me, cs, 2, bar2, pc - bar2, bname("%s.read",
+		    d->coll, 0, 0, 0), bname("read done", 0, 0, 0, 0), b);
+	else if (!builtin && pc == bar2 + d->bar)
+		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, size, pc,
+		    store, bname("store", 0, 0, 0, 0), b);
+	else
+		gen_epilogue(d, me, cs, 2, bar2 + d->bar + !builtin, b);
+}
+
+const struct coll_gen gen_reduce_scatter = {
+	.init = rs_init, .len = rs_len, .block = rs_block, .cells = CELLS_MESH,
+};

@@ -456,7 +456,7 @@ direct(struct prog *p, const struct rma_args *a)
 		}
 		/* dsp/ssp stay SP_OWN: only a staging tile is marked */
 		add(p, a, kind, SP_OWN, d, SP_OWN, s, cols, op, 0, 0);
-		last = &p->ops[p->nops - 1];
+		last = &p->mops[p->nmops - 1];
 	}
 }
 

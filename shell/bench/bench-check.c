@@ -51,8 +51,8 @@ bench_check(struct session *s, const struct coll_args *a,
 	const struct win_ref *in = bw->has_src ? &bw->src : &bw->buf;
 	uint64_t lo = in->off, hi = in->off + in->count * dtype_size(in->dtype);
 	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
-	uint8_t **snap = xcalloc((size_t)s->nranks, sizeof *snap);
-	const void **base = xcalloc((size_t)s->nranks, sizeof *base);
+	struct coll_ref *ref = coll_ref_new(a, s->nranks);
+	uint8_t *snap;
 	int rc = -1;
 
 	if (bw->has_buf && bw->buf.off < lo)
@@ -61,11 +61,22 @@ bench_check(struct session *s, const struct coll_args *a,
 		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
 	if (fill_all(s, a, in, FILL_RANDOM, 1) != 0)
 		goto out;
-	for (int r = 0; r < s->nranks; r++) {
-		snap[r] = xmalloc(hi - lo);
-		view_read(&s->view, r, lo, snap[r], hi - lo);
-		base[r] = snap[r] - lo;	/* coll_expect indexes by area offset */
+	{
+		/* and whatever else the reference reads */
+		uint64_t ilo, ihi;
+
+		coll_inputs(a, &ilo, &ihi);
+		if (ihi > ilo) {
+			lo = MIN(lo, ilo);
+			hi = MAX(hi, ihi);
+		}
 	}
+	snap = xmalloc(hi - lo);
+	for (int r = 0; r < s->nranks; r++) {
+		view_read(&s->view, r, lo, snap, hi - lo);
+		coll_ref_add(ref, r, snap - lo);	/* indexed by area offset */
+	}
+	free(snap);
 	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 || bench_wait(s, tags, NULL) != 0)
 		goto out;
 	*wrong = 0;
@@ -78,7 +89,7 @@ bench_check(struct session *s, const struct coll_args *a,
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(coll_output_bytes(&o) + 1);
 		got = xmalloc(coll_output_bytes(&o) + 1);
-		coll_expect(a, s->nranks, r, base, want);
+		coll_ref_expect(ref, r, want);
 		coll_read_output(&s->view, r, &o, got);
 		*wrong += (int64_t)coll_wrong(a, s->nranks, &o, want, got);
 		free(got);
@@ -89,10 +100,7 @@ bench_check(struct session *s, const struct coll_args *a,
 		goto out;
 	rc = 0;
 out:
-	for (int r = 0; r < s->nranks; r++)
-		free(snap[r]);
-	free(snap);
-	free(base);
+	coll_ref_free(ref);
 	free(tags);
 	return rc;
 }

@@ -51,7 +51,7 @@ bench_progress_start(struct session *s, struct progress *pg, long runs)
 
 		view_board(&s->view, r, &b);
 		pg->base[r] = b.progress;
-		pg->nops[r] = j != NULL && j->prog != NULL ? j->prog->nops : 0;
+		pg->nops[r] = j != NULL && j->prog != NULL ? prog_len(j->prog) : 0;
 	}
 }
 

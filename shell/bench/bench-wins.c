@@ -174,7 +174,7 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		return -1;
 	}
 	p = coll_build(a, s->nranks, coll_world(a, 0));
-	if (p->nops == 0) {
+	if (prog_len(p) == 0) {
 		int n = coll_size(a, s->nranks);
 		prog_free(p);
 		arg_error(ctx, ba->at_coll, "%s on %d rank%s has no micro-op to time",

@@ -232,7 +232,7 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 /* Names `set` reads as settings, so a window may not take them. */
 static const char *const reserved[] = { "times", "color", "timeout", "strict",
 	"echo", "settle", "wait-giveup", "acc", "all", "next", "prev", "rank",
-	NULL };
+	"group", NULL };
 
 int
 name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what)

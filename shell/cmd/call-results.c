@@ -60,8 +60,8 @@ call_job_done(struct session *s, struct job *j, const struct job_end *e)
 		/* text: how a call that did not return was ended (core/call.h) */
 		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank, j->desc,
 		    text[0] ? ": " : "", text);
-	} else if (j->prog != NULL && j->prog->nops > 0 &&
-	    j->prog->ops[0].kind == UOP_CALL) {
+	} else if (j->prog != NULL && j->prog->nmops > 0 &&
+	    j->prog->mops[0].kind == UOP_CALL) {
 		call_value_format(s, text, &sb);
 		out_event(j->rank, "[rank %d] %s %s", j->rank, j->desc, sb.buf);
 	}

@@ -21,8 +21,8 @@ struct coll_run {
 	struct rankset aborted, died, errored;
 	char *error;		/* the lowest failing rank's error text */
 	int error_rank;
-	uint8_t **in;		/* per rank: the inputs before the call */
-	uint64_t in_lo, in_hi;
+	struct coll_ref *ref;	/* `check`: the reference, from the inputs
+				 * before the call */
 	struct coll_run *next;
 };
 
@@ -69,11 +69,7 @@ coll_in_progress(struct session *s, const char **what)
 static void
 run_free(struct session *s, struct coll_run *c)
 {
-	if (c->in != NULL) {
-		for (int r = 0; r < s->nranks; r++)
-			free(c->in[r]);
-		free(c->in);
-	}
+	coll_ref_free(c->ref);
 	free(c->error);
 	free(c);
 }
@@ -106,34 +102,33 @@ const struct session_hook coll_session_hook = {
 	.close = colls_close,
 };
 
-/* Copy every rank's input windows before anything moves. */
+/* Read every rank's input windows before anything moves, into the
+ * reference (one rank's copy at a time). */
 static void
 snapshot(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
 	uint64_t lo, hi;
+	uint8_t *in;
 
 	coll_inputs(a, &lo, &hi);
-	c->in_lo = lo;
-	c->in_hi = hi;
-	c->in = xcalloc((size_t)s->nranks, sizeof *c->in);
+	in = xmalloc(hi - lo + 1);
+	c->ref = coll_ref_new(a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
-		c->in[r] = xmalloc(hi - lo);
-		view_read(&s->view, r, lo, c->in[r], hi - lo);
+		view_read(&s->view, r, lo, in, hi - lo);
+		coll_ref_add(c->ref, r, in - lo);	/* indexed by area offset */
 	}
+	free(in);
 }
 
 static void
 report_check(struct session *s, struct coll_run *c)
 {
 	const struct coll_args *a = &c->cc.a;
-	const void **in = xcalloc((size_t)s->nranks, sizeof *in);
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t total = 0;
 	void *got = NULL;
 
-	for (int r = 0; r < s->nranks; r++)
-		in[r] = c->in[r] - c->in_lo;	/* coll_expect indexes by area offset */
 	for (int r = 0; r < s->nranks; r++) {
 		struct coll_output o;
 		void *want;
@@ -144,7 +139,7 @@ report_check(struct session *s, struct coll_run *c)
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(coll_output_bytes(&o) + 1);
 		got = xrealloc(got, coll_output_bytes(&o) + 1);
-		coll_expect(a, s->nranks, r, (const void *const *)in, want);
+		coll_ref_expect(c->ref, r, want);
 		coll_read_output(&s->view, r, &o, got);
 		wrong = coll_wrong(a, s->nranks, &o, want, got);
 		if (wrong != 0)
@@ -160,7 +155,6 @@ report_check(struct session *s, struct coll_run *c)
 		    (unsigned long long)total, sb.buf);
 	strbuf_release(&sb);
 	free(got);
-	free(in);
 }
 
 /* One rank's part of a collective ended (or its rank died): the

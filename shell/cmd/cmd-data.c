@@ -236,24 +236,33 @@ static enum cmd_retval
 cmd_print_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, out = STRBUF_INIT;
+	struct rank_lines rl;
 	struct region rg;
 
 	if (region_arg(ctx, 0, &rg) != 0)
 		return CMD_ERROR;
 	view_sample(&s->view);
+	/* equal rows group on a large world (values are never summarised) */
+	rank_lines_begin(&rl, s->nranks, GROUP_EQUAL, "", &out);
 	for (int r = 0; r < s->nranks; r++) {
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		strbuf_reset(&sb);
+		strbuf_reset(&line);
 		if (!rank_alive(s, r)) {
-			out_printf("rank %d: (%s)\n", r, rank_state_name(rank_state_of(s, r)));
-			continue;
+			strbuf_addf(&line, ": (%s)", rank_state_name(rank_state_of(s, r)));
+		} else {
+			print_region_values(s, r, &rg, &sb);
+			strbuf_addf(&line, ": %s", sb.buf);
 		}
-		print_region_values(s, r, &rg, &sb);
-		out_printf("rank %d: %s\n", r, sb.buf);
+		rank_lines_add(&rl, r, line.buf);
 	}
+	rank_lines_end(&rl);
+	out_printf("%s", out.buf);
 	strbuf_release(&sb);
+	strbuf_release(&line);
+	strbuf_release(&out);
 	return CMD_OK;
 }
 
@@ -286,8 +295,8 @@ cmd_set_exec(struct cmdctx *ctx)
 static const char *const fill_keywords[] = { "rank", "iota", "zero", "random",
 	NULL };
 static const char *const set_keywords[] = { "times", "color", "timeout",
-	"strict", "echo", "settle", "wait-giveup", "reset-windows", "on", "off",
-	"all", NULL };
+	"strict", "echo", "settle", "wait-giveup", "reset-windows", "group", "on",
+	"off", "auto", "all", NULL };
 
 const struct cmd_entry cmd_fill_entry = {
 	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",

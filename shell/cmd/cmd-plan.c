@@ -14,9 +14,12 @@ static enum cmd_retval
 cmd_plan_exec(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
+	static const char *const plan_extra[] = { "from", NULL };
 	struct coll_call cc;
 	enum coll_kind kind;
 	char title[64];
+	uint64_t extra, from = 1;
+	struct prog_gen *g;
 
 	static const char *const rma[] = { "put", "get", "remote_store",
 		"remote_load" };
@@ -46,13 +49,29 @@ cmd_plan_exec(struct cmdctx *ctx)
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
-	if (coll_parse(ctx, kind, 1, &cc, NULL, NULL) != 0 ||
-	    coll_synth_signal(ctx, &cc, 1) != 0)
+	if (coll_parse(ctx, kind, 1, &cc, plan_extra, &extra) != 0)
+		return CMD_ERROR;
+	for (size_t i = 1; i < nargs(ctx) && i < 64; i++) {
+		const char *v;
+		char *cause = NULL;
+
+		if (!(extra & (1ull << i)) || !arg_is_kv(arg(ctx, i), "from", &v))
+			continue;
+		if (parse_uint(v, &from, 0, &cause) != 0 || from == 0) {
+			arg_error(ctx, i, "from= needs a micro-op number (1 or more), got '%s'",
+			    v);
+			free(cause);
+			return CMD_ERROR;
+		}
+	}
+	if (coll_synth_signal(ctx, &cc, 1) != 0)
 		return CMD_ERROR;
 	coll_title(&cc.a, title, sizeof title);
+	g = coll_describe(&cc.a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
 		struct strbuf who = STRBUF_INIT;
 		struct prog *p;
+		uint64_t len;
 
 		/* a domain's collective runs on its members only */
 		if (!rankset_has(&ctx->targets, r) || coll_dense(&cc.a, r) < 0) {
@@ -62,18 +81,24 @@ cmd_plan_exec(struct cmdctx *ctx)
 				cmd_error(ctx, "rank %d is not in domain %s: it runs nothing of this %s",
 				    r, who.buf, coll_kind_name(cc.a.kind));
 				strbuf_release(&who);
+				prog_gen_put(g);
 				return CMD_ERROR;
 			}
 			continue;
 		}
-		p = coll_build(&cc.a, s->nranks, r);
+		p = coll_prog(g, r);
+		len = prog_len(p);
 		describe_rank_name(&s->view, r, cc.a.domain, &who);
-		out_printf("%s: %s, %zu micro-op%s\n", who.buf, title, p->nops,
-		    p->nops == 1 ? "" : "s");
+		out_printf("%s: %s, %llu micro-op%s\n", who.buf, title,
+		    (unsigned long long)len, len == 1 ? "" : "s");
 		strbuf_release(&who);
-		plan_print(s, p, r, "  ");
+		if (from > 1 && from > len)
+			out_printf("  (no micro-op %llu)\n", (unsigned long long)from);
+		else
+			plan_print(s, p, r, "  ", from - 1);
 		prog_free(p);
 	}
+	prog_gen_put(g);
 	return CMD_OK;
 }
 
@@ -82,10 +107,10 @@ static const char *const plan_keywords[] = { "allreduce", "barrier",
 	"put", "get",
 	"remote_store", "remote_load", "op=sum",
 	"mode=mesh", "mode=ring", "impl=composite", "impl=builtin", "root=",
-	NULL };
+	"from=", NULL };
 
 const struct cmd_entry cmd_plan_entry = {
-	.name = "plan", .usage = "COLLECTIVE ARGS... | put|get|remote_store|remote_load ARGS...",
+	.name = "plan", .usage = "COLLECTIVE ARGS... [from=N] | put|get|remote_store|remote_load ARGS...",
 	.summary = "print each rank's micro-ops for a collective or transfer",
 	.example = "plan allreduce buf sig mode=ring", .group = GRP_COLL,
 	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,

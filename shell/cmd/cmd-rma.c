@@ -287,7 +287,7 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 	enum uop_kind kind = rma_kind(form);
 	struct rankset live;
 	struct xfer x;
-	int peers[SEG_MAX_RANKS];
+	int *peers = NULL;
 	char *rest;
 
 	if (parse_xfer(ctx, &x, form) != 0 || targets_live(ctx, &live) != 0)
@@ -306,13 +306,15 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 			continue;
 
 		p = prog_new(rma_form_name(form));
+		if (peers == NULL)
+			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
-			size_t first = p->nops;
+			size_t first = p->nmops;
 			x.a.peer = peers[k];
 			rma_build(p, &x.a);
-			for (size_t i = first; kind == UOP_PUT && i < p->nops; i++) {
-				const struct uop *u = &p->ops[i];
+			for (size_t i = first; kind == UOP_PUT && i < p->nmops; i++) {
+				const struct uop *u = &p->mops[i];
 				if (u->kind == UOP_PUT &&
 				    lint_put(s, r, u->peer, u->dst,
 				    u->count * dtype_size(u->dtype))) {
@@ -324,10 +326,12 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 		if (cmd_submit(ctx, r, p, xasprintf("%s %s", rma_form_name(form), rest),
 			jflags, 0) != 0) {
 			free(rest);
+			free(peers);
 			return CMD_ERROR;
 		}
 	}
 	free(rest);
+	free(peers);
 	return CMD_OK;
 }
 
@@ -336,7 +340,7 @@ rma_plan(struct cmdctx *ctx, int form)
 {
 	struct session *s = ctx->s;
 	struct xfer x;
-	int peers[SEG_MAX_RANKS];
+	int *peers = NULL;
 
 	if (parse_xfer(ctx, &x, (enum rma_form)form) != 0)
 		return -1;
@@ -347,16 +351,19 @@ rma_plan(struct cmdctx *ctx, int form)
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		p = prog_new(rma_form_name(form));
+		if (peers == NULL)
+			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			x.a.peer = peers[k];
 			rma_build(p, &x.a);
 		}
 		out_printf("rank %d: %s, %zu micro-op%s\n", r, rma_form_name(form),
-		    p->nops, p->nops == 1 ? "" : "s");
-		plan_print(s, p, r, "  ");
+		    p->nmops, p->nmops == 1 ? "" : "s");
+		plan_print(s, p, r, "  ", 0);
 		prog_free(p);
 	}
+	free(peers);
 	return 0;
 }
 

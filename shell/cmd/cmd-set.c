@@ -1,6 +1,6 @@
 /*
  * cmd-set.c - settings: `set times|color|echo|strict|timeout|settle|
- * wait-giveup VALUE`; `set` alone lists them.
+ * wait-giveup|reset-windows|group VALUE`; `set` alone lists them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +9,11 @@
 #include "cmd/cmd.h"
 #include "xmalloc.h"
 
-enum kind { K_BOOL, K_SECS, K_COUNT, K_WINDOWS };
+enum kind { K_BOOL, K_SECS, K_COUNT, K_WINDOWS, K_AUTO };
 
 /* A value parsed for a setting of its kind. */
 struct value {
-	int on;			/* K_BOOL */
+	int on;			/* K_BOOL; K_AUTO: 1 on, 0 off, -1 auto */
 	double secs;		/* K_SECS */
 	uint64_t count;		/* K_COUNT */
 	const char *text;	/* K_WINDOWS: as typed */
@@ -137,6 +137,22 @@ apply_giveup(struct cmdctx *ctx, const struct value *v)
 	return 0;
 }
 
+static void
+show_group(struct session *s, struct strbuf *sb)
+{
+	(void)s;
+	strbuf_addstr(sb, group_setting() == GROUP_ON ? "on" :
+	    group_setting() == GROUP_OFF ? "off" : "auto");
+}
+
+static int
+apply_group(struct cmdctx *ctx, const struct value *v)
+{
+	(void)ctx;
+	group_set(v->on < 0 ? GROUP_AUTO : v->on ? GROUP_ON : GROUP_OFF);
+	return 0;
+}
+
 static int set_reset_windows(struct cmdctx *ctx, const char *val);
 
 static int
@@ -171,6 +187,9 @@ static const struct setting settings[] = {
 	{ "reset-windows", K_WINDOWS,
 	    "windows a repeat re-zeroes before each iteration (off, all, or NAME,NAME...)",
 	    show_reset, apply_reset },
+	{ "group", K_AUTO,
+	    "one line per kind of rank line in ranks/where/diagnose/print/events (auto: 32 ranks or more)",
+	    show_group, apply_group },
 };
 
 static const struct setting *
@@ -313,6 +332,15 @@ parse_value(struct cmdctx *ctx, const struct setting *st, const char *val,
 		return 0;
 	case K_WINDOWS:
 		return 0;	/* apply_reset checks the names */
+	case K_AUTO:
+		if (strcmp(val, "auto") == 0)
+			v->on = -1;
+		else if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
+			v->on = 1;
+		else if (strcmp(val, "off") != 0 && strcmp(val, "0") != 0)
+			return arg_error(ctx, 1, "bad value '%s' for %s (expected auto, on or off)",
+			    val, st->name);
+		return 0;
 	}
 	return -1;
 }

@@ -30,7 +30,7 @@ cmd_notify_exec(struct cmdctx *ctx)
 	struct region cell;
 	struct uop u;
 	int32_t value;
-	int peers[SEG_MAX_RANKS];
+	int *peers = NULL;
 	enum notify_op op = NOTIFY_ADD;
 
 	if (peer_syntax_ok(ctx, 0) != 0 || cell_arg(ctx, 1, &cell) != 0 ||
@@ -64,6 +64,8 @@ cmd_notify_exec(struct cmdctx *ctx)
 		if (!rankset_has(&live, r))
 			continue;
 		p = prog_new("notify");
+		if (peers == NULL)
+			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
 		n = peer_list(ctx, 0, r, peers);
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
@@ -71,9 +73,12 @@ cmd_notify_exec(struct cmdctx *ctx)
 			lint_notify(s, r, u.peer, u.dst, op, value);
 		}
 		if (cmd_submit(ctx, r, p, xasprintf("notify %s %s %d%s", arg(ctx, 0),
-			arg(ctx, 1), value, op == NOTIFY_SET ? " set" : ""), 0, 0) != 0)
+			arg(ctx, 1), value, op == NOTIFY_SET ? " set" : ""), 0, 0) != 0) {
+			free(peers);
 			return CMD_ERROR;
+		}
 	}
+	free(peers);
 	return CMD_OK;
 }
 

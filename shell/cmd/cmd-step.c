@@ -44,6 +44,24 @@ where_line(struct session *s, int r, struct strbuf *sb)
 		strbuf_rtrim(sb);
 }
 
+void
+where_lines(struct session *s, const struct rankset *which, struct strbuf *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rank_lines rl;
+
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "", out);
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(which, r))
+			continue;
+		strbuf_reset(&sb);
+		where_line(s, r, &sb);
+		rank_lines_add(&rl, r, group_after_rank(sb.buf));
+	}
+	rank_lines_end(&rl);
+	strbuf_release(&sb);
+}
+
 static const char *const startable[] = { "notify", "wait", "put", "get",
 	"remote_store", "remote_load", "fill", "set", "allreduce", "barrier",
 	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
@@ -158,13 +176,12 @@ report_moved(struct session *s, const struct rankset *released)
 	}
 	out_flush_events();
 	session_update_gate(s);
+	where_lines(s, moved, &sb);
+	out_printf("%s", sb.buf);
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = rank_job(s, r);
 		if (!rankset_has(moved, r))
 			continue;
-		strbuf_reset(&sb);
-		where_line(s, r, &sb);
-		out_printf("%s\n", sb.buf);
 		break_stop_said(s, r);
 		if (j != NULL && rank_state_of(s, r) == RS_BLOCKED)
 			j->flags |= JOB_SAID_BLOCKED;	/* the line just said it */
@@ -210,13 +227,8 @@ cmd_where_exec(struct cmdctx *ctx)
 	struct session *s = ctx->s;
 	struct strbuf sb = STRBUF_INIT;
 
-	for (int r = 0; r < s->nranks; r++) {
-		if (!rankset_has(&ctx->targets, r))
-			continue;
-		strbuf_reset(&sb);
-		where_line(s, r, &sb);
-		out_printf("%s\n", sb.buf);
-	}
+	where_lines(s, &ctx->targets, &sb);
+	out_printf("%s", sb.buf);
 	strbuf_release(&sb);
 	diag_state_shown(s);
 	return CMD_OK;

@@ -101,9 +101,11 @@ static void
 print_ranks(struct cmdctx *ctx)
 {
 	struct session *s = ctx->s;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT, out = STRBUF_INIT;
+	struct rank_lines rl;
 
 	view_sample(&s->view);
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "", &out);
 	for (int r = 0; r < s->nranks; r++) {
 		struct view_board b;
 		enum rank_state st;
@@ -120,19 +122,25 @@ print_ranks(struct cmdctx *ctx)
 			describe_rank(s, r, &sb, 0);
 		for (struct job *j = rank_job(s, r); j != NULL; j = j->next)
 			queued++;
+		strbuf_reset(&line);
 		if (s->rp[r].death != NULL && strncmp(sb.buf, rank_state_name(st),
 		    strlen(rank_state_name(st))) == 0)
-			out_printf("rank %d: %s", r, sb.buf);	/* "exited with ..." */
+			strbuf_addf(&line, ": %s", sb.buf);	/* "exited with ..." */
 		else
-			out_printf("rank %d: %s%s%s", r, rank_state_name(st),
+			strbuf_addf(&line, ": %s%s%s", rank_state_name(st),
 			    sb.len ? "  " : "", sb.buf);
 		if (queued > 1)
-			out_printf(" (+%d queued)", queued - 1);
+			strbuf_addf(&line, " (+%d queued)", queued - 1);
 		if (s->set.times)
-			out_printf("  [%.1fs]", (double)(mono_ns() - b.state_ns) / 1e9);
-		out_printf("\n");
+			strbuf_addf(&line, "  [%.1fs]",
+			    (double)(mono_ns() - b.state_ns) / 1e9);
+		rank_lines_add(&rl, r, line.buf);
 	}
+	rank_lines_end(&rl);
+	out_printf("%s", out.buf);
 	strbuf_release(&sb);
+	strbuf_release(&line);
+	strbuf_release(&out);
 	diag_state_shown(ctx->s);
 }
 

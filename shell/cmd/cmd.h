@@ -33,6 +33,7 @@
 #include "diag/diagnose.h"
 #include "lang/call-expr.h"
 #include "lang/parse.h"
+#include "out/group.h"
 #include "out/out.h"
 #include "prog.h"
 #include "seg.h"
@@ -174,7 +175,7 @@ int arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i);
 /* Peers: a rank number, next, prev or all (every rank but self).
  * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
 int peer_syntax_ok(struct cmdctx *ctx, size_t i);
-int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);
+int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);	/* peers: nranks entries */
 
 /* Targets the command applies to, minus dead ranks (an explicit dead one
  * is an error).  targets_live() also refuses when a target's queue is
@@ -314,6 +315,10 @@ void record_expect_reset(void);
 /* One line for rank r in `where` form: "rank 0: stopped  allreduce(ring)
  * step 2/105 rs row 0: wait sig[0,3] >= 1 (now 0)". */
 void where_line(struct session *s, int r, struct strbuf *sb);
+/* where_line() of each rank in which, into out; grouped in a large world
+ * (out/group.h). */
+void where_lines(struct session *s, const struct rankset *which,
+    struct strbuf *out);
 /* Release stopped targets: n micro-ops each (stepping) or free running;
  * *moved gets who was released.  0, or -1 + cause when none is stopped. */
 int ranks_release(struct session *s, const struct rankset *targets,

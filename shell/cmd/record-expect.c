@@ -197,7 +197,7 @@ region_lines(struct session *s, const struct seg_window *w, const uint8_t *cur,
     uint64_t lo, uint64_t hi, struct strbuf *out)
 {
 	size_t esz = dtype_size((enum dtype)w->dtype);
-	int done[SEG_MAX_RANKS] = { 0 };
+	uint8_t *done = xcalloc((size_t)s->nranks, 1);
 
 	for (int r = 0; r < s->nranks; r++) {
 		const uint8_t *mine = cur + (size_t)r * w->bytes + lo * esz;
@@ -219,13 +219,15 @@ region_lines(struct session *s, const struct seg_window *w, const uint8_t *cur,
 		group_lines(w, t, mine, lo, hi, out);
 		free(t);
 	}
+	free(done);
 }
 
 static void
 state_lines(struct session *s, struct strbuf *out)
 {
 	enum rank_state *now = xcalloc((size_t)s->nranks, sizeof *now);
-	int changed = !snap.have_states, done[SEG_MAX_RANKS] = { 0 };
+	int changed = !snap.have_states;
+	uint8_t *done = xcalloc((size_t)s->nranks, 1);
 
 	for (int r = 0; r < s->nranks; r++) {
 		now[r] = view_state(&s->view, r);
@@ -248,6 +250,7 @@ state_lines(struct session *s, struct strbuf *out)
 		strbuf_addf(out, "expect %s state %s\n", t, rank_state_name(now[r]));
 		free(t);
 	}
+	free(done);
 	free(snap.states);
 	snap.states = now;
 	snap.have_states = 1;

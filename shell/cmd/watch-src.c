@@ -80,34 +80,79 @@ add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 			}
 		}
 		sw = snap_add_win(out, name, k, shape);
-		for (int r = 0; r < out->nranks; r++)
+		for (int r = 0; r < out->nranks; r++) {
+			if (w->domain != 0 &&
+			    view_domain_rank(ws->view, w->domain, r) < 0) {
+				snap_mark_absent(sw, r);	/* not a member */
+				continue;
+			}
 			view_read(ws->view, r, w->off, snap_row(sw, r), cells * 4);
+		}
 		sh->w[sh->n++] = w;
 	}
 }
 
+/* Mark the cell notify u of rank q writes; *wi caches the window. */
 static void
-mark_owed(struct snap *out, const struct shown *sh, int q, const struct uop *ops,
-    size_t from, size_t nops)
+mark_one(struct snap *out, const struct shown *sh, int q, const struct uop *u,
+    int *wi)
 {
-	size_t end = MIN(nops, from + OWED_SCAN_MAX);
+	const struct seg_window *w;
+	uint64_t cell;
 
-	for (size_t k = from; k < end; k++) {
-		const struct uop *u = &ops[k];
-		/* a credit for a peer; not a rank's notify to itself, nor a
-		 * negative add (the epilogue's reset of its own cells) */
-		if (u->kind != UOP_NOTIFY || u->peer < 0 || u->peer >= out->nranks ||
-		    u->peer == q || (u->op != NOTIFY_SET && u->value <= 0))
-			continue;
-		for (int i = 0; i < sh->n; i++) {
-			const struct seg_window *w = sh->w[i];
-			uint64_t cell;
-			if (u->dst < w->off || u->dst >= w->off + w->bytes)
-				continue;
-			cell = (u->dst - w->off) / 4;
-			if (cell < (uint64_t)out->wins[i].ncells)
-				snap_mark_owed(&out->wins[i], u->peer, (int)cell, q);
-			break;
+	/* a credit for a peer; not a rank's notify to itself, nor a
+	 * negative add (the epilogue's reset of its own cells) */
+	if (u->peer < 0 || u->peer >= out->nranks || u->peer == q ||
+	    (u->op != NOTIFY_SET && u->value <= 0))
+		return;
+	if (*wi < 0 || u->dst < sh->w[*wi]->off ||
+	    u->dst >= sh->w[*wi]->off + sh->w[*wi]->bytes) {
+		for (*wi = 0; *wi < sh->n; (*wi)++) {
+			w = sh->w[*wi];
+			if (u->dst >= w->off && u->dst < w->off + w->bytes)
+				break;
+		}
+		if (*wi == sh->n) {
+			*wi = -1;
+			return;
+		}
+	}
+	w = sh->w[*wi];
+	cell = (u->dst - w->off) / 4;
+	if (cell < (uint64_t)out->wins[*wi].ncells)
+		snap_mark_owed(&out->wins[*wi], u->peer, (int)cell, q);
+}
+
+/* The notifies among the next OWED_SCAN_MAX micro-ops of q's program p
+ * from pc from; blocks without a notify are skipped whole. */
+static void
+mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
+    uint64_t from)
+{
+	uint64_t len = prog_len(p), end = MIN(len, from + OWED_SCAN_MAX);
+	struct prog_rd rd;
+	struct uop u;
+	int wi = -1;
+
+	prog_rd_init(&rd, p);
+	for (uint64_t k = from; k < end;) {
+		if (k < p->ngen) {
+			const struct blk *b = prog_rd_block(&rd, k);
+			uint64_t stop = MIN(end, b->start + b->len);
+
+			/* (an epilogue: my own cells, negative: none) */
+			int credits = b->t.kind == UOP_NOTIFY &&
+			    (b->peer_p || b->t.op == NOTIFY_SET || b->t.value > 0);
+
+			for (; credits && k < stop; k++) {
+				blk_op(b, k - b->start, &u);
+				mark_one(out, sh, q, &u, &wi);
+			}
+			k = stop;
+		} else {
+			prog_rd_op(&rd, k++, &u);
+			if (u.kind == UOP_NOTIFY)
+				mark_one(out, sh, q, &u, &wi);
 		}
 	}
 }
@@ -122,23 +167,29 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 	if (id == 0)
 		return;
 	if (id != ws->coll_id) {
+		struct prog_gen *g = coll_describe(&cur, out->nranks);
+
 		for (int r = 0; r < ws->nprogs; r++)
 			prog_free(ws->progs[r]);
 		free(ws->progs);
 		ws->nprogs = out->nranks;
 		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
-		for (int r = 0; r < ws->nprogs; r++)
-			ws->progs[r] = coll_build(&cur, ws->nprogs, r);
+		for (int r = 0; r < ws->nprogs; r++) {
+			if (coll_dense(&cur, r) >= 0)	/* a domain's members */
+				ws->progs[r] = coll_prog(g, r);
+		}
+		prog_gen_put(g);
 		ws->coll_id = id;
 	}
 	for (int q = 0; q < out->nranks && q < ws->nprogs; q++) {
 		struct view_board b;
 
+		if (ws->progs[q] == NULL)
+			continue;
 		view_board(ws->view, q, &b);
 		if ((b.state == RS_RUNNING || b.state == RS_STOPPED ||
-		    b.state == RS_BLOCKED) && b.nops == ws->progs[q]->nops)
-			mark_owed(out, sh, q, ws->progs[q]->ops, b.pc,
-			    ws->progs[q]->nops);
+		    b.state == RS_BLOCKED) && b.nops == prog_len(ws->progs[q]))
+			mark_owed(out, sh, q, ws->progs[q], b.pc);
 	}
 }
 
@@ -151,7 +202,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	struct shown sh;
 	char *corrupt;
 	uint64_t now = mono_ns();
-	int n = view_nranks(v);
+	int n = view_nranks(v), obs_domain = 0;
 
 	if (s != NULL && s->rp != NULL)
 		session_pump(s, 0);	/* events wait until the pane closes */
@@ -164,20 +215,31 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);
+	if (s == NULL) {
+		/* an observer: the collective in progress says its domain */
+		struct coll_args cur;
+		obs_domain = view_cur_coll(v, &cur) != 0 ? cur.domain : 0;
+	}
 	for (int r = 0; r < n; r++) {
 		struct snap_rank *rk = &out->ranks[r];
 		struct view_board b;
+		int dk = 0;
 
 		view_board(v, r, &b);
 		rk->state = snap_state_of(b.state);
 		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
-		if (s != NULL && rank_job(s, r) != NULL && rank_job(s, r)->domain != 0) {
+		if (s != NULL && rank_job(s, r) != NULL)
+			dk = rank_job(s, r)->domain;
+		else if (s == NULL && (b.state == RS_RUNNING ||
+		    b.state == RS_STOPPED || b.state == RS_BLOCKED))
+			dk = obs_domain;
+		if (dk != 0 && view_domain_rank(v, dk, r) >= 0) {
 			/* a domain's job: the rank's place in it too */
-			const struct seg_domain *d = view_domain(v, rank_job(s, r)->domain);
+			const struct seg_domain *d = view_domain(v, dk);
 			if (d != NULL)
-				strbuf_addf(&sb, "(%s:%d) ", d->name, view_domain_rank(v,
-				    rank_job(s, r)->domain, r));
+				strbuf_addf(&sb, "(%s:%d) ", d->name,
+				    view_domain_rank(v, dk, r));
 		}
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);
@@ -230,7 +292,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 				if (j == rank_job(s, q) && b.prog_tag == j->tag)
 					from = b.pc;
 				if (j->prog != NULL)
-					mark_owed(out, &sh, q, j->prog->ops, from, j->prog->nops);
+					mark_owed(out, &sh, q, j->prog, from);
 			}
 		}
 	} else {

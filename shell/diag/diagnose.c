@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diag/diagnose.h"
+#include "out/group.h"
 #include "out/out.h"
 #include "proto.h"
 #include "user/user.h"
@@ -32,12 +33,35 @@ hist_add(struct session *s, const struct diag_event *e)
 	s->hist[s->nhist++] = *e;
 }
 
+/*
+ * A job's writes and waits, oldest first.  A program longer than the
+ * history keeps only its last HIST_MAX ops' worth: nothing before them
+ * would survive its own recording (a collective on 1024 ranks runs
+ * millions of notifies; they are not read back one by one).
+ */
 void
 hist_record(struct session *s, const struct job *j)
 {
-	for (size_t i = 0; j->prog != NULL && i < j->prog->nops; i++) {
-		const struct uop *u = &j->prog->ops[i];
+	uint64_t len = j->prog != NULL ? prog_len(j->prog) : 0, from = 0;
+	struct prog_rd rd;
+
+	if (len == 0)
+		return;
+	prog_rd_init(&rd, j->prog);
+	if (len > HIST_MAX) {
+		size_t kept = 0;
+		for (from = len; from > 0 && kept < HIST_MAX; from--) {
+			struct uop u;
+			prog_rd_op(&rd, from - 1, &u);
+			kept += u.kind == UOP_NOTIFY || u.kind == UOP_WAIT ||
+			    u.kind == UOP_PUT;
+		}
+	}
+	for (uint64_t i = from; i < len; i++) {
+		struct uop uu, *u = &uu;
 		struct diag_event e;
+
+		prog_rd_op(&rd, i, u);
 
 		memset(&e, 0, sizeof e);
 		e.kind = u->kind;
@@ -88,9 +112,9 @@ add_progs(struct diag_prog **v, size_t n, struct job *j, uint32_t pc0)
 		if (j->prog == NULL)
 			continue;
 		*v = xreallocarray(*v, n + 1, sizeof **v);
-		(*v)[n].ops = j->prog->ops;
-		(*v)[n].nops = j->prog->nops;
-		(*v)[n].pc = n == 0 ? MIN(pc0, j->prog->nops) : 0;
+		(*v)[n].p = j->prog;
+		(*v)[n].nops = prog_len(j->prog);
+		(*v)[n].pc = n == 0 ? MIN(pc0, (*v)[n].nops) : 0;
 		(*v)[n].title = j->desc;
 		(*v)[n].site = &j->site;
 		n++;
@@ -275,15 +299,15 @@ owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b
 	for (size_t i = 0; i < b->nowes; i++) {
 		const struct diag_owe *o = &b->owes[i];
 		const struct diag_prog *p = &in->r[o->rank].progs[o->prog];
-		int32_t total = 0;
+		int64_t total = 0;
 		size_t count = 0;
 
 		if (o->rank == last)
 			continue;
 		last = o->rank;
 		for (size_t k = i; k < b->nowes && b->owes[k].rank == o->rank; k++) {
-			total += b->owes[k].value;
-			count++;
+			total += (int64_t)b->owes[k].value * (int64_t)b->owes[k].count;
+			count += b->owes[k].count;
 		}
 		strbuf_addf(sb, "%srank %d (%s", sb->len && sb->buf[sb->len - 1] != ' ' ?
 		    ", " : "", o->rank, rank_state_name(in->r[o->rank].state));
@@ -297,9 +321,10 @@ owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b
 		if (o->op == NOTIFY_SET)
 			strbuf_addf(sb, ", will set %d)", o->value);
 		else if (count > 1)
-			strbuf_addf(sb, ", owes %+d in %zu notifies)", total, count);
+			strbuf_addf(sb, ", owes %+lld in %zu notifies)",
+			    (long long)total, count);
 		else
-			strbuf_addf(sb, ", owes %+d)", total);
+			strbuf_addf(sb, ", owes %+lld)", (long long)total);
 	}
 }
 
@@ -564,19 +589,38 @@ cause_line(struct session *s, const struct diag_in *in,
 	strbuf_release(&c2);
 }
 
+/* rank_line() into rl: grouped with the others in a large world. */
+static void
+rank_line_to(struct session *s, const struct diag_in *in,
+    const struct diag_result *res, int q, struct rank_lines *rl,
+    struct strbuf *tmp)
+{
+	strbuf_reset(tmp);
+	rank_line(s, in, res, q, tmp);
+	if (tmp->len > 0 && tmp->buf[tmp->len - 1] == '\n')
+		strbuf_setlen(tmp, tmp->len - 1);	/* rank_lines adds one */
+	rank_lines_add(rl, q, group_after_rank(tmp->buf + 2));
+}
+
 void
 diag_format(struct session *s, const struct diag_in *in,
     const struct diag_result *res, struct strbuf *sb)
 {
+	struct strbuf tmp = STRBUF_INIT;
+	struct rank_lines rl;
+
 	headline(s, in, res, sb);
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 	for (size_t i = 0; i < res->nblocked; i++)
-		rank_line(s, in, res, res->blocked[i].rank, sb);
+		rank_line_to(s, in, res, res->blocked[i].rank, &rl, &tmp);
+	rank_lines_end(&rl);
 	if (res->verdict != DIAG_OK) {
 		struct rankset idle;
 		int nidle = 0;
 
 		/* idle ranks in one line: 64 of them would bury the rest */
 		rankset_clear(&idle);
+		rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 		for (int q = 0; q < s->nranks; q++) {
 			if (block_of(res, q) != NULL)
 				continue;
@@ -584,9 +628,10 @@ diag_format(struct session *s, const struct diag_in *in,
 				rankset_add(&idle, q);
 				nidle++;
 			} else {
-				rank_line(s, in, res, q, sb);
+				rank_line_to(s, in, res, q, &rl, &tmp);
 			}
 		}
+		rank_lines_end(&rl);
 		if (nidle == 1) {
 			rank_line(s, in, res, rankset_first(&idle), sb);
 		} else if (nidle > 1) {
@@ -601,16 +646,16 @@ diag_format(struct session *s, const struct diag_in *in,
 		    "likely cause", coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
 		cause_line(s, in, &res->found[i], sb);
+	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
 	for (int q = 0; q < s->nranks; q++) {
-		size_t mark = sb->len;
-
-		strbuf_addf(sb, "  rank %d  ", q);
-		describe_defers(s, q, sb);
-		if (sb->buf[sb->len - 1] == ' ')
-			strbuf_setlen(sb, mark);	/* none pending */
-		else
-			strbuf_addch(sb, '\n');
+		strbuf_reset(&tmp);
+		strbuf_addstr(&tmp, "  ");
+		describe_defers(s, q, &tmp);
+		if (tmp.len > 2)	/* some pending */
+			rank_lines_add(&rl, q, tmp.buf);
 	}
+	rank_lines_end(&rl);
+	strbuf_release(&tmp);
 	/* an ower that cannot move by itself is the cause, whatever else */
 	for (int q = 0; q < s->nranks; q++) {
 		const char *why;

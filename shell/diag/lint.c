@@ -6,14 +6,18 @@
  * Warnings only: the command still runs (sometimes that is the point of
  * a lesson).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "diag/diagnose.h"
 #include "out/out.h"
+#include "xmalloc.h"
 
-/* Calls fn for every WAIT (or NOTIFY, by kind) rank r has still to run. */
+/* The first WAIT on off (or NOTIFY to peer's off, by kind) rank r has
+ * still to run, into *u: u, or NULL if there is none. */
 static const struct uop *
-pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer)
+pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer,
+    struct uop *u)
 {
 	struct view_board b;
 
@@ -23,12 +27,9 @@ pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer)
 		if (j == rank_job(s, r) && b.prog_tag == j->tag &&
 		    b.state != RS_IDLE)
 			i = b.pc;
-		for (; j->prog != NULL && i < j->prog->nops; i++) {
-			const struct uop *u = &j->prog->ops[i];
-			if (u->kind == kind && u->dst == off &&
-			    (kind == UOP_WAIT || u->peer == peer))
-				return u;
-		}
+		if (j->prog != NULL && prog_find(j->prog, i, kind, off,
+		    kind == UOP_WAIT ? -1 : peer, u))
+			return u;
 	}
 	return NULL;
 }
@@ -38,7 +39,7 @@ last_notify(struct session *s, int target, uint64_t off, int *writers,
     int *sets)
 {
 	const struct diag_event *last = NULL;
-	int seen[SEG_MAX_RANKS] = { 0 };
+	uint8_t *seen = xcalloc((size_t)s->nranks, 1);
 
 	*writers = *sets = 0;
 	for (size_t i = 0; i < s->nhist; i++) {
@@ -46,10 +47,13 @@ last_notify(struct session *s, int target, uint64_t off, int *writers,
 		if (e->kind != UOP_NOTIFY || e->target != target || e->off != off)
 			continue;
 		last = e;
-		if (!seen[e->writer]++)
+		if (e->writer >= 0 && e->writer < s->nranks && !seen[e->writer]) {
+			seen[e->writer] = 1;
 			(*writers)++;
+		}
 		*sets += e->op == NOTIFY_SET;
 	}
+	free(seen);
 	return last;
 }
 
@@ -113,7 +117,8 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
     enum notify_op op, int32_t value)
 {
 	struct strbuf c = STRBUF_INIT;
-	const struct uop *w = pending(s, peer, UOP_WAIT, off, -1);
+	struct uop wu, nu;
+	const struct uop *w = pending(s, peer, UOP_WAIT, off, -1, &wu);
 	const struct diag_event *lw;
 	int writers, sets, other = -1;
 
@@ -135,7 +140,8 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 			other = e->writer;
 	}
 	for (int q = 0; q < s->nranks && other < 0; q++) {
-		if (q != from && q != peer && pending(s, q, UOP_NOTIFY, off, peer))
+		if (q != from && q != peer &&
+		    pending(s, q, UOP_NOTIFY, off, peer, &nu) != NULL)
 			other = q;
 	}
 	if (other >= 0 && (op == NOTIFY_SET || sets > 0))
@@ -181,6 +187,7 @@ int
 lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 {
 	const struct diag_event *last = NULL;
+	struct uop wu;
 
 	if (s->sink != NULL)
 		return 0;
@@ -198,7 +205,7 @@ lint_put(struct session *s, int from, int peer, uint64_t off, uint64_t bytes)
 	/* A peer already waiting on that cell again waits for the next
 	 * round: this put precedes that round's notify, which is right. */
 	if (last != NULL && last->kind == UOP_NOTIFY && rank_alive(s, peer) &&
-	    pending(s, peer, UOP_WAIT, last->off, -1) == NULL) {
+	    pending(s, peer, UOP_WAIT, last->off, -1, &wu) == NULL) {
 		struct strbuf c = STRBUF_INIT;
 		describe_cell(&s->view, last->off, 1, &c);
 		out_warning("put after notify: rank %d notified rank %d (%s) before this put; rank %d may act on the notify before the data lands: put first, then notify",
@@ -217,25 +224,27 @@ lint_coll_signal(struct session *s, const struct coll_args *a, const char *title
 	if (a->sig.count == 0 || a->sig.dtype != DT_I32)
 		return;
 	for (int r = 0; r < s->nranks; r++) {
-		for (uint64_t i = 0; i < a->sig.count; i++) {
-			int32_t cell = view_cell(&s->view, r, a->sig.off + 4 * i);
+		uint64_t at;
 
-			if (cell == 0)
-				continue;
+		/* the holes of a signal never written are not even read */
+		if (view_first_nonzero(&s->view, r, a->sig.off, 4 * a->sig.count,
+		    &at) == 1) {
+			uint64_t off = at - (at - a->sig.off) % 4;
+			int32_t cell = view_cell(&s->view, r, off);
 			struct strbuf why = STRBUF_INIT;
 
-			describe_cell(&s->view, a->sig.off + 4 * i, 1, &c);
-			if (!leftover_why(s, a->sig.off + 4 * i, &why))
+			describe_cell(&s->view, off, 1, &c);
+			if (!leftover_why(s, off, &why))
 				strbuf_addstr(&why, "credits left by an interrupted collective or a raw notify");
 			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): %s; its barriers may pass early (zero it first: reset %s)",
 			    title, r, c.buf, cell, why.buf,
 			    a->sig.name != NULL ? a->sig.name : "SIG");
 			{
-				struct strbuf at = STRBUF_INIT;
-				strbuf_addf(&at, "rank %d's %s was %d, %s", r, c.buf,
+				struct strbuf at2 = STRBUF_INIT;
+				strbuf_addf(&at2, "rank %d's %s was %d, %s", r, c.buf,
 				    cell, why.buf);
-				leftover_note_start(s, a, title, at.buf);
-				strbuf_release(&at);
+				leftover_note_start(s, a, title, at2.buf);
+				strbuf_release(&at2);
 			}
 			strbuf_release(&why);
 			strbuf_release(&c);

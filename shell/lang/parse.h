@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RANKSET_WORDS 4		/* 256 ranks */
+#define RANKSET_WORDS 256	/* 16384 ranks (SEG_MAX_RANKS) */
 
 enum parse_rc { PARSE_OK = 0, PARSE_INCOMPLETE = 1, PARSE_ERROR = -1 };
 

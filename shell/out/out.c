@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "out/group.h"
 #include "out.h"
 #include "strbuf.h"
 #include "xmalloc.h"
@@ -31,7 +32,14 @@ static struct {
 	const struct out_prompt *prompt;	/* being edited, or NULL */
 	const int *colour;
 	void (*tap)(const char *text);
+	int world;		/* ranks, for grouping events (group.h) */
 } out = { .capture = STRBUF_INIT, .prev = STRBUF_INIT };
+
+void
+out_set_world(int nranks)
+{
+	out.world = nranks;
+}
 
 void
 out_set_line(const char *line)
@@ -320,14 +328,75 @@ by_rank(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The rank of an event "[rank N] ..." and where its text starts, or -1. */
+static int
+event_rank(const char *text, const char **rest)
+{
+	char *end;
+	long r;
+
+	if (strncmp(text, "[rank ", 6) != 0)
+		return -1;
+	r = strtol(text + 6, &end, 10);
+	if (end == text + 6 || *end != ']' || r < 0)
+		return -1;
+	*rest = end + 1;
+	return (int)r;
+}
+
+static void
+group_print(void *arg, const char *ranks, int count, const char *text)
+{
+	char *line = xasprintf("[%s %s]%s", group_ranks_word(count), ranks, text);
+
+	(void)arg;
+	print_now(line);
+	free(line);
+}
+
+/* The events of a large world, "[rank N] ..." ones grouped (group.h);
+ * each run of them between the others is one group. */
+static void
+flush_grouped(void)
+{
+	struct group *g = NULL;
+
+	for (size_t i = 0; i < out.n; i++) {
+		const char *rest;
+		int r = event_rank(out.ev[i].text, &rest);
+
+		if (r >= 0) {
+			if (g == NULL)
+				g = group_new(out.world, GROUP_ALIKE);
+			group_add(g, r, rest);
+		} else {
+			if (g != NULL) {
+				group_each(g, group_print, NULL);
+				group_free(g);
+				g = NULL;
+			}
+			print_now(out.ev[i].text);
+		}
+		free(out.ev[i].text);
+	}
+	if (g != NULL) {
+		group_each(g, group_print, NULL);
+		group_free(g);
+	}
+}
+
 void
 out_flush_events(void)
 {
 	if (out.n > 1)
 		qsort(out.ev, out.n, sizeof *out.ev, by_rank);
-	for (size_t i = 0; i < out.n; i++) {
-		print_now(out.ev[i].text);
-		free(out.ev[i].text);
+	if (out.n > 1 && group_wanted(out.world)) {
+		flush_grouped();
+	} else {
+		for (size_t i = 0; i < out.n; i++) {
+			print_now(out.ev[i].text);
+			free(out.ev[i].text);
+		}
 	}
 	out.n = 0;
 	fflush(stdout);

@@ -73,5 +73,8 @@ void out_use_colour(const int *on);
 /* Called with the text of every event as it is printed (record writes
  * them as comments); NULL: none. */
 void out_set_event_tap(void (*tap)(const char *text));
+/* The world's size: a large one's held events print grouped
+ * (out/group.h). */
+void out_set_world(int nranks);
 
 #endif

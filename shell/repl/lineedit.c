@@ -54,7 +54,8 @@ getc_fn(EditLine *el, wchar_t *wc)
 {
 	(void)el;
 	for (;;) {
-		struct pollfd fds[2 * SEG_MAX_RANKS + 2];
+		static struct pollfd *fds;
+		static int afds;
 		int n = 1, rc;
 		unsigned char c;
 		ssize_t got;
@@ -76,10 +77,18 @@ getc_fn(EditLine *el, wchar_t *wc)
 			winch = 0;
 			el_resize(le.el);
 		}
+		if (sess != NULL && sess->rp != NULL &&
+		    afds < 1 + session_pollfds_max(sess)) {
+			afds = 1 + session_pollfds_max(sess);
+			fds = xreallocarray(fds, (size_t)afds, sizeof *fds);
+		} else if (afds == 0) {
+			afds = 1;
+			fds = xreallocarray(fds, 1, sizeof *fds);
+		}
 		fds[0].fd = STDIN_FILENO;
 		fds[0].events = POLLIN;
 		if (sess != NULL && sess->rp != NULL)
-			n += session_pollfds(sess, fds + 1, (int)ARRAY_SIZE(fds) - 1);
+			n += session_pollfds(sess, fds + 1, afds - 1);
 		rc = poll(fds, (nfds_t)n, 100);
 		if (rc < 0 && errno != EINTR)
 			return -1;

@@ -166,13 +166,17 @@ describe_position(struct session *s, int r, const struct prog *prog,
 
 	view_board(&s->view, r, &b);
 	view_cur(&s->view, r, &cur, title, sizeof title);
-	if (prog != NULL && b.pc < prog->nops)
-		cur = prog->ops[b.pc];
+	if (prog != NULL && b.pc < prog_len(prog))
+		prog_op(prog, b.pc, &cur);
 	strbuf_addstr(sb, title);
 	if (b.nops > 1) {
-		const char *phase = prog != NULL ? prog_str_at(prog, cur.phase) : "";
+		struct strbuf ph = STRBUF_INIT;
+
+		if (prog != NULL)
+			prog_phase(prog, b.pc, &ph);
 		strbuf_addf(sb, " step %u/%u%s%s", b.pc + 1, b.nops,
-		    phase[0] ? " " : "", phase);
+		    ph.len ? " " : "", ph.buf);
+		strbuf_release(&ph);
 	}
 	strbuf_addstr(sb, ": ");
 	describe_uop(&s->view, &cur, r, sb);
@@ -233,34 +237,67 @@ describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb)
 #define PLAN_TAIL 20
 
 void
-plan_print(struct session *s, const struct prog *p, int rank, const char *indent)
+plan_print(struct session *s, const struct prog *p, int rank, const char *indent,
+    uint64_t from)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, nm = STRBUF_INIT;
+	uint64_t len = prog_len(p), ranges[2][2];
 	size_t wphase = 5, wop = 2;
-	char num[16];
-	int wnum = snprintf(num, sizeof num, "%zu", p->nops);
+	struct prog_rd rd;
+	struct uop u;
+	char num[24];
+	int wnum = snprintf(num, sizeof num, "%llu", (unsigned long long)len);
 
-	for (size_t i = 0; i < p->nops; i++) {
-		strbuf_reset(&sb);
-		describe_uop(&s->view, &p->ops[i], rank, &sb);
-		wop = MAX(wop, sb.len);
-		wphase = MAX(wphase, strlen(prog_str_at(p, p->ops[i].phase)));
+	/* the ops shown, as at most two runs */
+	if (len <= PLAN_HEAD + PLAN_TAIL) {
+		from = 0;
+		ranges[0][0] = 0;
+		ranges[0][1] = len;
+		ranges[1][0] = ranges[1][1] = len;
+	} else {
+		ranges[0][0] = MIN(from, len);
+		ranges[0][1] = MIN(len, from + PLAN_HEAD);
+		ranges[1][0] = from == 0 ? len - PLAN_TAIL : len;
+		ranges[1][1] = len;
 	}
-	for (size_t i = 0; i < p->nops; i++) {
-		const struct uop *u = &p->ops[i];
-		if (p->nops > PLAN_HEAD + PLAN_TAIL && i == PLAN_HEAD) {
-			out_printf("%s%*s  ... %zu more micro-ops ...\n", indent, wnum, "",
-			    p->nops - PLAN_HEAD - PLAN_TAIL);
-			i = p->nops - PLAN_TAIL - 1;
-			continue;
+	prog_rd_init(&rd, p);
+	for (int k = 0; k < 2; k++) {
+		for (uint64_t i = ranges[k][0]; i < ranges[k][1]; i++) {
+			prog_rd_op(&rd, i, &u);
+			strbuf_reset(&sb);
+			describe_uop(&s->view, &u, rank, &sb);
+			wop = MAX(wop, sb.len);
+			strbuf_reset(&nm);
+			prog_rd_phase(&rd, i, &nm);
+			wphase = MAX(wphase, nm.len);
 		}
-		strbuf_reset(&sb);
-		describe_uop(&s->view, u, rank, &sb);
-		strbuf_addchars(&sb, ' ', wop - MIN(wop, sb.len));
-		strbuf_addf(&sb, "  %s", prog_str_at(p, u->name));
-		strbuf_rtrim(&sb);	/* single ops have no span name */
-		out_printf("%s%*zu  %-*s  %s\n", indent, wnum, i + 1, (int)wphase,
-		    prog_str_at(p, u->phase), sb.buf);
 	}
+	for (int k = 0; k < 2; k++) {
+		uint64_t lo = ranges[k][0], hi = ranges[k][1];
+
+		if (k == 1 && lo > ranges[0][1] && lo < len)
+			out_printf("%s%*s  ... %llu more micro-ops ...\n", indent, wnum,
+			    "", (unsigned long long)(lo - ranges[0][1]));
+		for (uint64_t i = lo; i < hi; i++) {
+			struct strbuf ph = STRBUF_INIT;
+
+			prog_rd_op(&rd, i, &u);
+			strbuf_reset(&sb);
+			describe_uop(&s->view, &u, rank, &sb);
+			strbuf_addchars(&sb, ' ', wop - MIN(wop, sb.len));
+			strbuf_addstr(&sb, "  ");
+			prog_rd_name(&rd, i, &sb);
+			strbuf_rtrim(&sb);	/* single ops have no span name */
+			prog_rd_phase(&rd, i, &ph);
+			out_printf("%s%*llu  %-*s  %s\n", indent, wnum,
+			    (unsigned long long)(i + 1), (int)wphase, ph.buf, sb.buf);
+			strbuf_release(&ph);
+		}
+	}
+	if (ranges[1][0] == len && ranges[0][1] < len)
+		out_printf("%s%*s  ... %llu more micro-ops (from=%llu shows the next) ...\n",
+		    indent, wnum, "", (unsigned long long)(len - ranges[0][1]),
+		    (unsigned long long)(ranges[0][1] + 1));
 	strbuf_release(&sb);
+	strbuf_release(&nm);
 }

@@ -21,15 +21,19 @@ job_free(struct job *j)
 	free(j);
 }
 
+/* The bytes j's program touches: a collective's windows (when it has an
+ * op at all), and what its materialised ops touch. */
 static void
-job_range(struct job *j)
+job_range(struct job *j, const struct coll_args *a)
 {
 	const struct prog *p = j->prog;
 
 	j->lo = UINT64_MAX;
 	j->hi = 0;
-	for (size_t i = 0; p != NULL && i < p->nops; i++) {
-		const struct uop *u = &p->ops[i];
+	if (a != NULL && p != NULL && p->ngen > 0)
+		coll_footprint(a, &j->lo, &j->hi);
+	for (size_t i = 0; p != NULL && i < p->nmops; i++) {
+		const struct uop *u = &p->mops[i];
 		uint64_t esz = dtype_size(u->dtype), n = u->count * esz;
 		uint64_t d = u->dst, sr = u->src;
 		int dspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ? u->dsp : SP_OWN;
@@ -75,7 +79,8 @@ job_enqueue(struct session *s, int r, struct job *j)
 }
 
 static struct job *
-job_new(int r, uint32_t tag, struct prog *p, char *desc, unsigned flags)
+job_new(int r, uint32_t tag, struct prog *p, char *desc, unsigned flags,
+    const struct coll_args *a)
 {
 	struct job *j = xcalloc(1, sizeof *j);
 
@@ -84,7 +89,7 @@ job_new(int r, uint32_t tag, struct prog *p, char *desc, unsigned flags)
 	j->prog = p;
 	j->desc = desc;
 	j->flags = flags;
-	job_range(j);
+	job_range(j, a);
 	return j;
 }
 
@@ -233,7 +238,7 @@ session_submit(struct session *s, int r, struct prog *p, char *desc,
 	}
 	strbuf_release(&sb);
 	j = job_new(r, h.tag, p, desc,
-	    flags | ((pflags & PROG_F_START) ? JOB_START : 0));
+	    flags | ((pflags & PROG_F_START) ? JOB_START : 0), NULL);
 	job_enqueue(s, r, j);
 	return j;
 fail:
@@ -245,9 +250,9 @@ fail:
 
 struct job *
 session_track(struct session *s, int r, uint32_t tag, struct prog *p,
-    char *desc, unsigned flags)
+    char *desc, unsigned flags, const struct coll_args *a)
 {
-	struct job *j = job_new(r, tag, p, desc, flags);
+	struct job *j = job_new(r, tag, p, desc, flags, a);
 
 	job_enqueue(s, r, j);
 	return j;
@@ -281,7 +286,7 @@ rank_reachable(struct session *s, int r, char **cause)
 int
 session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 {
-	struct prog *p0;
+	struct prog_gen *g;
 	int rc = 0, first = -1;
 
 	for (int r = 0; r < s->nranks; r++) {
@@ -294,14 +299,25 @@ session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 	}
 	if (first < 0)
 		return cause_set(cause, "the collective's domain has no rank");
-	p0 = coll_build(a, s->nranks, first);
-	if (p0->nops * (uint64_t)s->nranks > COLL_OPS_BUDGET)
-		rc = cause_set(cause, "%s on %d ranks is %zu micro-ops per rank, %llu in all; "
-		    "colldb keeps at most %u million (a smaller buffer, mode=mesh or fewer ranks)",
-		    p0->title, s->nranks, p0->nops,
-		    (unsigned long long)p0->nops * (uint64_t)s->nranks,
-		    COLL_OPS_BUDGET / 1000000u);
-	prog_free(p0);
+	/* Nothing is materialised; only a rank's position must fit the
+	 * board's 32-bit pc. */
+	g = coll_describe(a, s->nranks);
+	for (int r = 0; r < s->nranks && rc == 0; r++) {
+		struct prog *p;
+		uint64_t len;
+
+		if (coll_dense(a, r) < 0)
+			continue;
+		p = coll_prog(g, r);
+		len = prog_len(p);
+		if (len >= UINT32_MAX - DEFER_MAX)
+			rc = cause_set(cause, "%s on %d ranks is %llu micro-ops on rank %d; "
+			    "a rank counts at most %u (a smaller buffer, mode=mesh or fewer ranks)",
+			    p->title, coll_size(a, s->nranks), (unsigned long long)len, r,
+			    UINT32_MAX - DEFER_MAX - 1);
+		prog_free(p);
+	}
+	prog_gen_put(g);
 	return rc;
 }
 
@@ -359,6 +375,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	struct coll_msg cm;
 	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
 		.len = sizeof cm };
+	struct prog_gen *g;
 	char *why = NULL;
 
 	memset(&cm, 0, sizeof cm);
@@ -369,6 +386,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	/* Everything that can refuse is checked before any rank is told. */
 	if (session_coll_ready(s, a, cause) != 0)
 		return -1;
+	g = coll_describe(a, s->nranks);	/* one for every rank's job */
 	for (int r = 0; r < s->nranks; r++) {
 		struct prog *p;
 		struct job *j;
@@ -384,17 +402,19 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 			cause_set(cause, "%s; %s withdrawn from the ranks before it", why,
 			    r == 0 ? "nothing" : "the collective is");
 			free(why);
+			prog_gen_put(g);
 			return -1;
 		}
-		p = coll_build(a, s->nranks, r);
+		p = coll_prog(g, r);
 		prog_add_deferred(p, cm.defer, cm.ndefer);
 		j = job_new(r, h.tag, p, xstrdup(p->title),
-		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0));
+		    JOB_COLL | ((pflags & PROG_F_START) ? JOB_START : 0), a);
 		j->coll = coll_id;
 		j->domain = a->domain;
 		j->done = done;
 		job_enqueue(s, r, j);
 	}
+	prog_gen_put(g);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,10 +26,35 @@ session_hook_add(struct session *s, const struct session_hook *h)
 	s->hooks[s->nhooks++] = h;
 }
 
+/*
+ * Every rank costs the shell two descriptors (its socket, its output):
+ * raise the soft limit as far as the hard one allows, or say why the
+ * world does not fit.
+ */
+static int
+fds_enough(int nranks, char **cause)
+{
+	struct rlimit rl;
+	rlim_t want = 2 * (rlim_t)nranks + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ?
+	    want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur >= want)
+		return 0;
+	return cause_set(cause, "%d ranks need %llu open files in the shell; "
+	    "the limit is %llu (ulimit -Hn)", nranks, (unsigned long long)want,
+	    (unsigned long long)rl.rlim_max);
+}
+
 int
 session_prepare(struct session *s, int nranks, const char *name,
     uint64_t area, char **cause)
 {
+	if (fds_enough(nranks, cause) != 0)
+		return -1;
 	s->nranks = nranks;
 	s->transport = "shm";
 	snprintf(s->name, sizeof s->name, "%s", name);
@@ -112,13 +138,16 @@ session_close(struct session *s)
 				proto_send(rp->sock, &h, NULL);
 			}
 		}
+		/* a rank blocked in a wait never reads QUIT: kill them all,
+		 * then reap them all (one by one would serialise the exits) */
+		for (int r = 0; r < s->nranks; r++) {
+			if (s->rp[r].pid > 0 && s->rp[r].alive)
+				s->kind->kill(s, r, SIGKILL);
+		}
 		for (int r = 0; r < s->nranks; r++) {
 			struct rankproc *rp = &s->rp[r];
-			if (rp->pid > 0 && rp->alive) {
-				/* a rank blocked in a wait never reads QUIT */
-				s->kind->kill(s, r, SIGKILL);
+			if (rp->pid > 0 && rp->alive)
 				waitpid(rp->pid, NULL, 0);
-			}
 			if (rp->sock >= 0)
 				close(rp->sock);
 			if (rp->out >= 0)

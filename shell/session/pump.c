@@ -160,26 +160,46 @@ drain_output(struct session *s, int r, int final)
 	}
 }
 
-int
-session_pollfds(struct session *s, struct pollfd *fds, int max)
+/* session_pollfds(), and in who[] (when not NULL) the rank of each fd
+ * (-1 for the others). */
+static int
+pollfds_who(struct session *s, struct pollfd *fds, int *who, int max)
 {
 	int n = 0;
 
 	if (proc_chld_fd() >= 0 && n < max) {
+		if (who != NULL)
+			who[n] = -1;
 		fds[n].fd = proc_chld_fd();
 		fds[n++].events = POLLIN;
 	}
 	for (int r = 0; r < s->nranks && n + 2 <= max; r++) {
 		if (s->rp[r].sock >= 0) {
+			if (who != NULL)
+				who[n] = r;
 			fds[n].fd = s->rp[r].sock;
 			fds[n++].events = POLLIN;
 		}
 		if (s->rp[r].out >= 0) {
+			if (who != NULL)
+				who[n] = r;
 			fds[n].fd = s->rp[r].out;
 			fds[n++].events = POLLIN;
 		}
 	}
 	return n;
+}
+
+int
+session_pollfds(struct session *s, struct pollfd *fds, int max)
+{
+	return pollfds_who(s, fds, NULL, max);
+}
+
+int
+session_pollfds_max(struct session *s)
+{
+	return 2 * s->nranks + 8;
 }
 
 /* A rank wrote over what the shell reads in the segment (a `call` into a
@@ -198,12 +218,18 @@ session_check_segment(struct session *s)
 	free(r);
 }
 
+/*
+ * Only the ranks whose fds poll() marked are read: with 1024 ranks a
+ * look at every one would be thousands of system calls a pump.
+ */
 void
 session_pump(struct session *s, int timeout_ms)
 {
-	struct pollfd fds[2 * SEG_MAX_RANKS + 1];
-	int n = session_pollfds(s, fds, (int)ARRAY_SIZE(fds));
+	int max = session_pollfds_max(s), n, last = -1;
+	struct pollfd *fds = xreallocarray(NULL, (size_t)max, sizeof *fds);
+	int *who = xreallocarray(NULL, (size_t)max, sizeof *who);
 
+	n = pollfds_who(s, fds, who, max);
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->pump != NULL)
 			s->hooks[i]->pump(s);
@@ -213,11 +239,16 @@ session_pump(struct session *s, int timeout_ms)
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);
-		return;
+		goto out;
 	}
 	if (poll(fds, (nfds_t)n, timeout_ms) <= 0)
-		return;
-	for (int r = 0; r < s->nranks; r++) {
+		goto out;
+	for (int i = 0; i < n; i++) {
+		int r = who[i];
+
+		if (r < 0 || fds[i].revents == 0 || r == last)
+			continue;
+		last = r;	/* its socket and its output: one visit */
 		if (s->rp[r].out >= 0)
 			drain_output(s, r, 0);
 		if (read_msgs(s, r))
@@ -227,4 +258,7 @@ session_pump(struct session *s, int timeout_ms)
 		for (int r = 0; r < s->nranks; r++)
 			rank_reap(s, r);
 	}
+out:
+	free(fds);
+	free(who);
 }

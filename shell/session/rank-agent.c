@@ -43,55 +43,94 @@ agent_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	fprintf(stderr, "exec %s: %s\n", s->self_exe, strerror(errno));
 }
 
-/* Start every agent; once each has mapped the segment and said hello,
- * the segment's name goes. */
+/* Rank r said hello (or failed to): 1, 0 not yet, -1 + cause. */
+static int
+agent_hello(struct session *s, int r, short revents, char **cause)
+{
+	struct msg_hdr h;
+	void *payload;
+
+	if (!(revents & (POLLIN | POLLHUP)))
+		return 0;
+	if (proto_recv(s->rp[r].sock, &h, &payload) != 1 ||
+	    h.type != MSG_HELLO) {
+		free(payload);
+		return cause_set(cause, "rank %d failed to start", r);
+	}
+	free(payload);
+	return 1;
+}
+
+/*
+ * Start every agent; once each has mapped the segment and said hello,
+ * the segment's name goes.  The agents start in parallel: the shell only
+ * forks (the exec, the dynamic loading and the attach happen in the
+ * children, on every CPU), and the hellos of those already up are read
+ * while later ones are forked.
+ */
 static int
 agent_open(struct session *s, char **cause)
 {
 	uint64_t deadline;
-	int ready = 0, nranks = s->nranks;
-	char hello[SEG_MAX_RANKS] = { 0 };
+	int ready = 0, nranks = s->nranks, n = 0, rc = -1;
+	struct pollfd *pfd = xreallocarray(NULL, (size_t)nranks, sizeof *pfd);
+	int *map = xreallocarray(NULL, (size_t)nranks, sizeof *map);
 
 	if (self_fd < 0)
 		self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	for (int r = 0; r < nranks; r++) {
 		if (rank_spawn(s, r, agent_exec, NULL, cause) != 0)
-			return -1;
+			goto out;
+		pfd[n].fd = s->rp[r].sock;
+		pfd[n].events = POLLIN;
+		map[n++] = r;
+		if (r % 64 == 63 && poll(pfd, (nfds_t)n, 0) > 0) {
+			/* take the hellos so far (their buffers stay small) */
+			int k = 0;
+			for (int i = 0; i < n; i++) {
+				int h = agent_hello(s, map[i], pfd[i].revents, cause);
+				if (h < 0)
+					goto out;
+				if (h == 0) {
+					pfd[k] = pfd[i];
+					map[k++] = map[i];
+				}
+				ready += h;
+			}
+			n = k;
+		}
 	}
-	deadline = mono_ns() + 20ull * 1000000000u;
+	deadline = mono_ns() + (20ull + (uint64_t)nranks / 50) * 1000000000u;
 	while (ready < nranks) {
-		struct pollfd pfd[SEG_MAX_RANKS];
-		int n = 0, map[SEG_MAX_RANKS];
+		int k = 0;
 
-		for (int r = 0; r < nranks; r++) {
-			if (s->rp[r].sock >= 0 && !hello[r]) {
-				pfd[n].fd = s->rp[r].sock;
-				pfd[n].events = POLLIN;
-				map[n++] = r;
-			}
+		if (n == 0 || mono_ns() > deadline) {
+			cause_set(cause, "ranks did not start");
+			goto out;
 		}
-		if (n == 0 || mono_ns() > deadline)
-			return cause_set(cause, "ranks did not start");
-		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR)
-			return cause_set(cause, "poll: %s", strerror(errno));
+		if (poll(pfd, (nfds_t)n, 100) < 0 && errno != EINTR) {
+			cause_set(cause, "poll: %s", strerror(errno));
+			goto out;
+		}
 		for (int i = 0; i < n; i++) {
-			struct msg_hdr h;
-			void *payload;
-			if (!(pfd[i].revents & (POLLIN | POLLHUP)))
-				continue;
-			if (proto_recv(pfd[i].fd, &h, &payload) != 1 ||
-			    h.type != MSG_HELLO) {
-				free(payload);
-				return cause_set(cause, "rank %d failed to start", map[i]);
+			int h = agent_hello(s, map[i], pfd[i].revents, cause);
+			if (h < 0)
+				goto out;
+			if (h == 0) {
+				pfd[k] = pfd[i];
+				map[k++] = map[i];
 			}
-			free(payload);
-			hello[map[i]] = 1;
-			ready++;
+			ready += h;
 		}
+		n = k;
 	}
 	seg_unlink(&s->seg);
 	session_register(s);
-	return 0;
+	rc = 0;
+out:
+	free(pfd);
+	free(map);
+	return rc;
 }
 
 /* An agent in a load or call: the call, or inside it the callee's own
@@ -106,8 +145,11 @@ in_call(struct session *s, int r, struct strbuf *sb, int verbose)
 	if (j == NULL || !(j->flags & JOB_CALL) ||
 	    (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED))
 		return 0;
-	strbuf_addf(sb, "%s%s", j->prog->ops[0].kind == UOP_CALL ? "call " : "",
-	    j->desc);
+	{
+		struct uop u0;
+		strbuf_addf(sb, "%s%s", prog_op(j->prog, 0, &u0) == 0 &&
+		    u0.kind == UOP_CALL ? "call " : "", j->desc);
+	}
 	if (b.prog_tag != j->tag) {
 		strbuf_addstr(sb, " > ");
 		describe_position(s, r, NULL, sb, verbose);
@@ -133,12 +175,16 @@ agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 		return;
 	}
 	view_cur(&s->view, r, &cur, title, sizeof title);
-	if (j->prog != NULL && b.pc < j->prog->nops)
-		cur = j->prog->ops[b.pc];
+	if (j->prog != NULL && b.pc < prog_len(j->prog))
+		prog_op(j->prog, b.pc, &cur);
 	if (b.nops > 1 || (j->flags & JOB_COLL)) {
-		const char *phase = j->prog != NULL ? prog_str_at(j->prog, cur.phase) : "";
+		struct strbuf ph = STRBUF_INIT;
+
+		if (j->prog != NULL)
+			prog_phase(j->prog, b.pc, &ph);
 		strbuf_addf(sb, "%s step %u/%u%s%s: ", title, b.pc + 1, b.nops,
-		    phase[0] ? " " : "", phase);
+		    ph.len ? " " : "", ph.buf);
+		strbuf_release(&ph);
 	}
 	if (b.nops == 0) {
 		strbuf_setlen(sb, sb->len >= 2 ? sb->len - 2 : 0);

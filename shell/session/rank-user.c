@@ -110,7 +110,8 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 		return;	/* HELLO: the board already says it attached */
 	}
 	site.file[sizeof site.file - 1] = '\0';
-	j = session_track(s, r, h->tag, p, desc, flags);
+	j = session_track(s, r, h->tag, p, desc, flags,
+	    cm != NULL ? &cm->args : NULL);
 	j->site = site;
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->job_begin != NULL)

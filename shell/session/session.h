@@ -324,18 +324,17 @@ int rank_frozen(struct session *s, int r);
 
 /* A rank holds at most QUEUE_MAX commands (its socket buffer is the
  * queue; a full one would block the shell).  1 (and cause) when r's is
- * full.  Collectives are refused beyond COLL_OPS_BUDGET micro-ops over all
- * ranks (the shell keeps every rank's program for where and diagnose). */
+ * full.  A collective's programs are described, not held (prog.h): the
+ * shell keeps one description for all ranks, whatever the size. */
 #define QUEUE_MAX 64
-#define COLL_OPS_BUDGET 8000000u
 int session_queue_full(struct session *s, int r, char **cause);
 /* Send p to rank r (takes ownership of p and desc).  Returns the job, or
  * NULL + cause when the rank is gone or the send failed. */
 struct job *session_submit(struct session *s, int r, struct prog *p,
     char *desc, unsigned flags, unsigned pflags, char **cause);
 /* 0, or -1 + cause if a collective of args cannot be sent now: a rank is
- * dead or cannot be reached, a queue is full, or the programs are over
- * the budget.  Sends nothing. */
+ * dead or cannot be reached, a queue is full, or a rank's program is
+ * longer than its 32-bit position counts.  Sends nothing. */
 int session_coll_ready(struct session *s, const struct coll_args *a,
     char **cause);
 /* Cancel withdrawn parts that their ranks have started (session_pump). */
@@ -352,9 +351,10 @@ int session_submit_coll_repeat(struct session *s, const struct coll_args *a,
     unsigned pflags, int coll_id, uint32_t repeat, uint32_t first_iter,
     job_done_fn done, char **cause);
 /* Track a program rank r runs on its own (a user rank's call), under
- * the rank's tag; takes p and desc. */
+ * the rank's tag; takes p and desc.  coll: the collective p is a rank's
+ * program of (its windows are what it touches), or NULL. */
 struct job *session_track(struct session *s, int r, uint32_t tag,
-    struct prog *p, char *desc, unsigned flags);
+    struct prog *p, char *desc, unsigned flags, const struct coll_args *coll);
 /* Rank r reported the end of its job tagged tag (called by the pump). */
 void session_job_end(struct session *s, int r, uint32_t tag,
     const struct job_end *e);
@@ -391,6 +391,8 @@ void session_pump(struct session *s, int timeout_ms);
 void session_check_segment(struct session *s);
 /* poll() set for an event loop: fills fds, returns count. */
 int session_pollfds(struct session *s, struct pollfd *fds, int max);
+/* How many fds session_pollfds() may give at most. */
+int session_pollfds_max(struct session *s);
 /* Alive and still talking to the shell (not exec'd away). */
 int rank_alive(struct session *s, int r);
 enum rank_state rank_state_of(struct session *s, int r);
@@ -432,9 +434,11 @@ void describe_position(struct session *s, int r, const struct prog *prog,
 void describe_stop(struct view *v, int r, const struct view_board *b,
     const struct uop *cur, struct strbuf *sb, int verbose);
 /* Print program p of rank r as `plan` lists it (numbered micro-ops, their
- * phases and span names; long programs keep their head and tail). */
+ * phases and span names).  A long program shows a page: from 0, its
+ * first PLAN_HEAD ops and its tail; from a later op (0-based), PLAN_HEAD
+ * ops from there.  Only the ops shown are computed. */
 void plan_print(struct session *s, const struct prog *p, int rank,
-    const char *indent);
+    const char *indent, uint64_t from);
 /* Describe a micro-op with window names: "wait sig[0,3] >= 1". */
 void describe_uop(struct view *v, const struct uop *u, int rank,
     struct strbuf *sb);

@@ -172,14 +172,15 @@ run_batch(struct session *s)
 			/* its diagnosis is out; nothing will move again: where
 			 * each rank is, in the program's own lines */
 			struct strbuf sb = STRBUF_INIT;
+			struct rankset live_set;
 
+			rankset_clear(&live_set);
 			for (int r = 0; r < s->nranks; r++) {
-				if (!rank_alive(s, r))
-					continue;
-				strbuf_reset(&sb);
-				where_line(s, r, &sb);
-				out_printf("%s\n", sb.buf);
+				if (rank_alive(s, r))
+					rankset_add(&live_set, r);
 			}
+			where_lines(s, &live_set, &sb);
+			out_printf("%s", sb.buf);
 			strbuf_release(&sb);
 			fprintf(stderr, "colldb run: hang; killing %d rank%s\n", live,
 			    live == 1 ? "" : "s");

@@ -153,12 +153,16 @@ say_still_blocked(struct session *s)
 		return;
 	out_warning("the script ended with %d rank%s blocked (exit status 0; 'expect nohang' makes it an error):",
 	    n, n == 1 ? "" : "s");
-	for (int r = 0; r < s->nranks; r++) {
-		if (!rank_alive(s, r) || rank_state_of(s, r) != RS_BLOCKED)
-			continue;
-		strbuf_reset(&sb);
-		where_line(s, r, &sb);
-		out_printf("%s\n", sb.buf);
+	{
+		struct rankset blocked;
+
+		rankset_clear(&blocked);
+		for (int r = 0; r < s->nranks; r++) {
+			if (rank_alive(s, r) && rank_state_of(s, r) == RS_BLOCKED)
+				rankset_add(&blocked, r);
+		}
+		where_lines(s, &blocked, &sb);
+		out_printf("%s", sb.buf);
 	}
 	strbuf_release(&sb);
 }
@@ -203,6 +207,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sess = the_session = s;
 	shell_wire(s);
+	out_set_world(o->nranks);
 	if (session_open(s, m->kind, m->kind_arg, o->nranks, o->name, o->area,
 		&cause) != 0) {
 		fprintf(stderr, "%s: cannot start %d ranks: %s\n", m->who, o->nranks,

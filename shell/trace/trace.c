@@ -27,6 +27,7 @@ struct trace_prog {
 	int coll;
 	int owned;		/* prog is ours to free */
 	struct prog *prog;
+	struct prog_rd rd;	/* reads prog: records come in pc order */
 	size_t wins;		/* index into trace.wins */
 	uint64_t hid;
 };
@@ -74,7 +75,7 @@ map_slot(const struct trace *t, uint32_t tag)
 }
 
 static struct trace_prog *
-prog_find(struct trace *t, uint32_t tag)
+tprog_find(struct trace *t, uint32_t tag)
 {
 	if (t->mapcap == 0)
 		return NULL;
@@ -183,7 +184,7 @@ trim(struct session *s, struct trace *t)
 	for (size_t i = 0; i < t->nprogs; i++)
 		map_insert(t, i);
 	for (size_t i = 0; i < t->n; i++) {
-		if (prog_find(t, t->recs[i].tag) != NULL)
+		if (tprog_find(t, t->recs[i].tag) != NULL)
 			t->recs[n++] = t->recs[i];
 		else
 			t->dropped++;
@@ -220,7 +221,7 @@ trim(struct session *s, struct trace *t)
 static struct trace_prog *
 prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 {
-	struct trace_prog *tp = prog_find(t, tag);
+	struct trace_prog *tp = tprog_find(t, tag);
 	struct job *j;
 
 	if (tp != NULL)
@@ -241,6 +242,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 	tp->rank = r;
 	tp->coll = j->coll;
 	tp->prog = j->prog;
+	prog_rd_init(&tp->rd, tp->prog);
 	tp->hid = fnv64(j->desc);
 	tp->wins = wins_now(s, t);
 	t->nprogs++;
@@ -248,7 +250,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 		map_insert(t, t->nprogs - 1);
 	if (t->nprogs > TRACE_PROGS_MAX) {
 		trim(s, t);
-		tp = prog_find(t, tag);	/* the newest: always kept */
+		tp = tprog_find(t, tag);	/* the newest: always kept */
 	}
 	return tp;
 }
@@ -411,7 +413,7 @@ trace_job_done(struct session *s, int r, struct job *j)
 	s->trace->finishing = j;
 	drain_rank(s, s->trace, r);
 	s->trace->finishing = NULL;
-	tp = prog_find(s->trace, j->tag);
+	tp = tprog_find(s->trace, j->tag);
 	if (tp != NULL && !tp->owned && tp->prog == j->prog) {
 		tp->owned = 1;
 		prog_shrink(tp->prog);	/* kept for long: no spare room */
@@ -480,8 +482,9 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 	last = xcalloc((size_t)s->nranks, sizeof *last);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct span_rec *rec = &t->recs[i];
-		struct trace_prog *tp = prog_find(t, rec->tag);
+		struct trace_prog *tp = tprog_find(t, rec->tag);
 		struct trace_span sp;
+		struct uop opv;
 		int r = rec->rank;
 
 		if (tp == NULL || r >= s->nranks)
@@ -497,12 +500,15 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 		    (tags != NULL && !tag_wanted(tags, ntags, rec->tag)))
 			continue;
 		strbuf_reset(&name);
-		if (span_name(tp->prog, rec->pc, rec->level, &name) != 0)
+		if (span_name_rd(&tp->rd, rec->pc, rec->level, &name) != 0)
 			continue;
 		sp.rec = rec;
 		sp.prog = tp->prog;
-		sp.op = rec->level == SPAN_LEVEL_OP ? &tp->prog->ops[rec->pc] :
-		    NULL;
+		sp.op = NULL;
+		if (rec->level == SPAN_LEVEL_OP) {
+			prog_rd_op(&tp->rd, rec->pc, &opv);
+			sp.op = &opv;
+		}
 		sp.wins = &t->wins[tp->wins];
 		sp.name = name.buf;
 		sp.depth = (int)span_name_levels(name.buf) - 1;

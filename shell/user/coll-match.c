@@ -112,7 +112,8 @@ call_text(struct session *s, const struct coll_args *a, struct strbuf *sb)
 static void
 mismatch_text(struct session *s, const struct inst *in, struct strbuf *sb)
 {
-	int done[SEG_MAX_RANKS] = { 0 }, groups = 0, first = -1;
+	uint8_t *done = xcalloc((size_t)s->nranks, 1);
+	int groups = 0, first = -1;
 	struct strbuf body = STRBUF_INIT, sigs = STRBUF_INIT;
 
 	for (int r = 0; r < s->nranks; r++) {
@@ -148,6 +149,7 @@ mismatch_text(struct session *s, const struct inst *in, struct strbuf *sb)
 		strbuf_addf(sb, "collective mismatch on %s: %s", sigs.buf, body.buf);
 	strbuf_release(&body);
 	strbuf_release(&sigs);
+	free(done);
 }
 
 static struct inst *

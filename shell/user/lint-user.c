@@ -74,8 +74,9 @@ at(const struct site *st, char *buf, size_t len)
 static const struct uop *
 one_op(const struct job *j)
 {
-	return j->prog != NULL && j->prog->nops == 1 && !(j->flags & JOB_COLL) ?
-	    &j->prog->ops[0] : NULL;
+	return j->prog != NULL && j->prog->gen == NULL &&
+	    j->prog->nmops == 1 && !(j->flags & JOB_COLL) ?
+	    &j->prog->mops[0] : NULL;
 }
 
 /* The first job of rank q still to run with a single op of kind on
@@ -164,14 +165,17 @@ say_eq_shared(struct session *s, int waiter, const struct uop *w,
 static int
 adders(struct session *s, int target, uint64_t off, int self)
 {
-	int seen[SEG_MAX_RANKS] = { 0 }, n = 0;
+	uint8_t *seen = xcalloc((size_t)s->nranks, 1);
+	int n = 0;
 
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
 		if (e->kind == UOP_NOTIFY && e->op == NOTIFY_ADD &&
 		    e->target == target && e->off == off && e->writer != self &&
-		    !seen[e->writer]++)
+		    e->writer >= 0 && e->writer < s->nranks && !seen[e->writer]) {
+			seen[e->writer] = 1;
 			n++;
+		}
 	}
 	for (int q = 0; q < s->nranks; q++) {
 		const struct job *p = pending(s, q, UOP_NOTIFY, off, target);
@@ -180,6 +184,7 @@ adders(struct session *s, int target, uint64_t off, int self)
 			n++;
 		}
 	}
+	free(seen);
 	return n;
 }
 

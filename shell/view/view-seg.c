@@ -1,10 +1,22 @@
 /*
  * view-seg.c - the world as the session segment mapped in this process
  * shows it (view.h).  Always current: sample() has nothing to do.
+ *
+ * Reads of a page or more go through the segment's file (pread), not the
+ * mapping: the bytes are the same, but pages read that way do not become
+ * this process's memory, and holes (never written) read as zeros without
+ * being allocated.  `check` on 1024 ranks reads 1024 inputs; through the
+ * mapping each would stay in the shell's resident set.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "view.h"
+#include "xmalloc.h"
+
+#define PAGE 4096u
 
 static struct seg *
 seg_of(struct view *v)
@@ -74,6 +86,21 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 		memset(dst, 0, n);
 		return -1;
 	}
+	if (n >= PAGE && sg->fd >= 0) {
+		off_t at =
+		    (off_t)(sg->area_off + (uint64_t)r * sg->area_size + off);
+		size_t done = 0;
+
+		while (done < n) {
+			ssize_t k = pread(sg->fd, (uint8_t *)dst + done,
+			    n - done, at + (off_t)done);
+			if (k <= 0)
+				break;
+			done += (size_t)k;
+		}
+		if (done == n)
+			return 0;
+	}
 	src = seg_area(sg, r) + off;
 	if (n == sizeof(int32_t) && off % sizeof(int32_t) == 0) {
 		/* a cell ranks write with atomics */
@@ -81,6 +108,51 @@ seg_read(struct view *v, int r, uint64_t off, void *dst, size_t n)
 		memcpy(dst, &x, sizeof x);
 	} else {
 		memcpy(dst, src, n);
+	}
+	return 0;
+}
+
+/* Data extents only (SEEK_DATA / SEEK_HOLE on the segment's file), read
+ * in pieces. */
+static int
+seg_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n, uint64_t *at)
+{
+	struct seg *sg = seg_of(v);
+	uint64_t base, pos, end;
+	uint8_t buf[16384];
+
+	if (r < 0 || r >= sg->nranks || off > sg->area_size ||
+	    n > sg->area_size - off)
+		return -1;
+	base = sg->area_off + (uint64_t)r * sg->area_size;
+	pos = base + off;
+	end = pos + n;
+	while (pos < end) {
+		off_t d = sg->fd >= 0 ? lseek(sg->fd, (off_t)pos, SEEK_DATA) :
+					(off_t)pos;
+		off_t h;
+
+		if (d < 0)
+			return errno == ENXIO ? 0 :
+						view_first_nonzero_read(v, r,
+						    pos - base, end - pos, at);
+		if ((uint64_t)d >= end)
+			return 0;
+		h = sg->fd >= 0 ? lseek(sg->fd, d, SEEK_HOLE) : (off_t)end;
+		if (h < 0 || (uint64_t)h > end)
+			h = (off_t)end;
+		for (pos = (uint64_t)d; pos < (uint64_t)h;) {
+			size_t k = (size_t)MIN(sizeof buf, (uint64_t)h - pos);
+
+			seg_read(v, r, pos - base, buf, k);
+			for (size_t i = 0; i < k; i++) {
+				if (buf[i] != 0) {
+					*at = pos - base + i;
+					return 1;
+				}
+			}
+			pos += k;
+		}
 	}
 	return 0;
 }
@@ -169,6 +241,7 @@ static const struct view_ops view_seg_ops = {
 	.board = seg_board_of,
 	.cur = seg_cur,
 	.read = seg_read,
+	.first_nonzero = seg_first_nonzero,
 	.area_size = seg_area_size,
 	.win_list = seg_wins,
 	.win_find = seg_find,

@@ -94,6 +94,11 @@ struct view_ops {
 	/* n bytes at offset off of rank r's area: 0, or -1 (dst zeroed)
 	 * when they are not all inside it. */
 	int (*read)(struct view *v, int r, uint64_t off, void *dst, size_t n);
+	/* The first non-zero byte of [off, off + n) of rank r's area: 1
+	 * with *at its offset, 0 when all are zero, -1 when the range is
+	 * not inside the area.  May be NULL (view_first_nonzero() reads). */
+	int (*first_nonzero)(struct view *v, int r, uint64_t off, uint64_t n,
+	    uint64_t *at);
 	uint64_t (*area_size)(struct view *v);
 	/* Live windows in allocation order; returns how many were stored. */
 	int (*win_list)(struct view *v, struct seg_window **out, int max);
@@ -185,6 +190,14 @@ view_cell(struct view *v, int r, uint64_t off)
 	v->ops->read(v, r, off, &x, sizeof x);
 	return x;
 }
+
+/* See view_ops.first_nonzero: a 1 GiB signal that was never written
+ * costs nothing to look at in the segment (its holes are skipped). */
+int view_first_nonzero(struct view *v, int r, uint64_t off, uint64_t n,
+    uint64_t *at);
+/* The same by reading (implementations fall back to it). */
+int view_first_nonzero_read(struct view *v, int r, uint64_t off, uint64_t n,
+    uint64_t *at);
 
 static inline uint64_t
 view_area_size(struct view *v)

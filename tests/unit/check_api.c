@@ -233,7 +233,7 @@ END_TEST
 START_TEST(bad_nranks)
 {
 	setenv("COLLDB_NRANKS", "0", 1);
-	failed(cdb_init(), CDB_ERR_ARG, "COLLDB_NRANKS='0': expected 1..256 ranks");
+	failed(cdb_init(), CDB_ERR_ARG, "COLLDB_NRANKS='0': expected 1..16384 ranks");
 	setenv("COLLDB_NRANKS", "1", 1);
 }
 END_TEST

@@ -117,7 +117,7 @@ one_trial(uint64_t *seed)
 	}
 	p = prog_new("t");
 	rma_build(p, &a);
-	ck_assert_uint_eq(p->nops, rma_nops(&a));
+	ck_assert_uint_eq(p->nmops, rma_nops(&a));
 	sim_push(s, 0, p);
 	ck_assert_int_eq(sim_run(s, SIM_ROUND_ROBIN, 1, &cause), 0);
 	ck_assert_msg(memcmp(want, sim_area(s, target) + a.dst.off, a.dst.count * esz) == 0,
@@ -157,20 +157,20 @@ START_TEST(test_rma_staging_shape)
 	ck_assert_int_eq(rma_validate(&a, &cause, NULL), 0);
 	rma_build(p, &a);
 	/* 7 chunks of <= 5 columns, each a load and a store */
-	ck_assert_uint_eq(p->nops, 14);
+	ck_assert_uint_eq(p->nmops, 14);
 	ck_assert_uint_eq(p->acc_bytes, 2 * 5 * 4);
-	for (size_t i = 0; i < p->nops; i++) {
-		loads += p->ops[i].kind == UOP_COPY;
-		stores += p->ops[i].kind == UOP_PUT;
-		ck_assert(p->ops[i].flags & UOP_F_RAW);
+	for (size_t i = 0; i < p->nmops; i++) {
+		loads += p->mops[i].kind == UOP_COPY;
+		stores += p->mops[i].kind == UOP_PUT;
+		ck_assert(p->mops[i].flags & UOP_F_RAW);
 	}
 	ck_assert_int_eq(loads, 7);
 	ck_assert_int_eq(stores, 7);
 	/* ping-pong: load 0, load 1, store 0, load 2, store 1, ... */
-	ck_assert_int_eq(p->ops[0].kind, UOP_COPY);
-	ck_assert_int_eq(p->ops[1].kind, UOP_COPY);
-	ck_assert_int_eq(p->ops[2].kind, UOP_PUT);
-	ck_assert_uint_eq(p->ops[1].dst, 5 * 4);	/* the second tile */
+	ck_assert_int_eq(p->mops[0].kind, UOP_COPY);
+	ck_assert_int_eq(p->mops[1].kind, UOP_COPY);
+	ck_assert_int_eq(p->mops[2].kind, UOP_PUT);
+	ck_assert_uint_eq(p->mops[1].dst, 5 * 4);	/* the second tile */
 	prog_free(p);
 }
 END_TEST

@@ -51,13 +51,13 @@ named_prog(const char *const *names, size_t n)
 static void
 fake_run(struct span_writer *w, const struct prog *p)
 {
-	for (uint32_t pc = 0; pc < p->nops; pc++) {
+	for (uint32_t pc = 0; pc < p->nmops; pc++) {
 		uint64_t t0 = 100 + 10 * pc;
 
 		span_op_start(w, pc, t0);
 		span_op_end(w, pc, t0, t0 + 10, (int32_t)pc, SPAN_R_VALUE);
 	}
-	span_writer_end(w, 100 + 10 * p->nops);
+	span_writer_end(w, 100 + 10 * p->nmops);
 }
 
 static size_t

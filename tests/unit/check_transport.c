@@ -305,17 +305,19 @@ START_TEST(fused_load_reduce_is_bit_exact)
 		for (int op = 0; op < RED__COUNT; op++) {
 			struct coll_args a = { .kind = COLL_ALLREDUCE, .mode = MODE_MESH,
 				.op = (enum reduce_op)op, .strict = false, .has_sig = true };
-			struct prog *p;
+			struct prog *g, *p;
 			void *two;
 			int pairs = 0;
 
 			seg_win_ref(w, &a.buf);
 			seg_win_ref(sg, &a.sig);
-			p = coll_build(&a, 2, 0);
+			g = coll_build(&a, 2, 0);
+			p = prog_materialise(g);	/* every op, to pair them */
+			prog_free(g);
 			exec_reserve(&ex, p->acc_bytes);
 			two = malloc(p->acc_bytes);
-			for (size_t i = 0; i + 1 < p->nops; i++) {
-				const struct uop *u = &p->ops[i];
+			for (size_t i = 0; i + 1 < p->nmops; i++) {
+				const struct uop *u = &p->mops[i];
 				int32_t seen;
 				char *cause = NULL;
 

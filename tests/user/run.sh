@@ -64,7 +64,7 @@ for r in 0 1 2 3; do has "ring standalone rank $r" "rank $r: out[0] = 10, 0 wron
 status "handshake, COLLDB_NRANKS=2" 0 env COLLDB_NRANKS=2 ./handshake
 has "handshake standalone" "rank 1: got 8 values, sum 36"
 status "bad COLLDB_NRANKS" 1 env COLLDB_NRANKS=0 ./ring
-has "bad COLLDB_NRANKS says why" "ring: cdb_init: invalid argument (COLLDB_NRANKS='0': expected 1..256 ranks)"
+has "bad COLLDB_NRANKS says why" "ring: cdb_init: invalid argument (COLLDB_NRANKS='0': expected 1..16384 ranks)"
 status "a standalone rank fails: rank 0's cdb_finalize reports it" 1 env COLLDB_NRANKS=2 ./exits ok 3
 has "standalone failure named" "colldb: rank 1 exited with status 3"
 
@@ -267,7 +267,7 @@ done
 echo "-- colldb run usage"
 status "no PROGRAM" 2 "$colldb" run -n 2
 status "-n 0" 2 "$colldb" run -n 0 ./ring
-has "-n 0 message" "error: -n 0: expected 1..256 ranks (try 'colldb run --help')"
+has "-n 0 message" "error: -n 0: expected 1..16384 ranks (try 'colldb run --help')"
 status "--batch with -x" 2 "$colldb" run --batch -x /dev/null ./ring
 status "unknown option" 2 "$colldb" run --frob ./ring
 has "unknown option named, as colldb run" "error: unknown option '--frob' (try 'colldb run --help')"
