@@ -266,9 +266,12 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
 			int n = coll_size(&cc->a, s->nranks);
+			int builtin = cc->a.impl == IMPL_BUILTIN;
+
+			/* the builtin ring has a final barrier row */
 			cmd_error(ctx,
-			    "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
-			    2 * (n - 1), n);
+			    "%sring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
+			    builtin ? "builtin " : "", 2 * (n - 1) + builtin, n);
 			return -1;
 		}
 	}
