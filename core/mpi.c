@@ -9,9 +9,10 @@
  * MPI_Accumulate on the peer's cell and a flush, so the data is there
  * before the cell says so (release).  wait: polls the own cell (the
  * plugin's poll: MPI_Iprobe then MPI_Win_sync, then a load) CDB_MPI_SPIN
- * times, then with sleeps between polls (idle_nap_ns(): 100 us for the
- * first 10 ms, growing to 20 ms for a long wait), publishing the wait on
- * the board as shm does; an interrupt ends it.  An own-rank put or get is a memory copy.
+ * times, then every 100 us (not backing off as an idle rank does: a peer's
+ * one-sided writes into this rank move only while it polls, and a 64 MiB
+ * put is many of them), publishing the wait on the board as shm does; an
+ * interrupt ends it.  An own-rank put or get is a memory copy.
  *
  * Which thread: the rank's main thread only (the plugin's rule).
  */
@@ -83,7 +84,6 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	uint32_t giveup = atomic_load(&pv->seg->h->wait_giveup);
 	int32_t v;
 	int rc = WAIT_OK;
-	uint64_t t0;
 
 	pv->p->poll();
 	v = atomic_load_explicit(cell, memory_order_acquire);
@@ -97,7 +97,6 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	atomic_store(&b->wait_cmp, (uint32_t)cmp);
 	atomic_store(&b->wait_expected, expected);
 	seg_set_state(b, RS_BLOCKED);
-	t0 = mono_ns();
 	for (uint64_t i = 0;; i++) {
 		pv->p->poll();
 		v = atomic_load_explicit(cell, memory_order_acquire);
@@ -116,7 +115,7 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 			nap(10000);
 		} else if (i >= CDB_MPI_SPIN) {
 			atomic_store(&b->sleeping, 1);
-			nap(idle_nap_ns(mono_ns() - t0));
+			nap(100000);
 		}
 	}
 	atomic_store(&b->sleeping, 0);

@@ -30,10 +30,10 @@ struct remote {
 	int thread_on;
 	pthread_t progress; /* a user rank's (remote_progress_start()) */
 	int progress_on;
-	_Atomic int busy;	/* its main thread is in a colldb call */
-	_Atomic uint32_t calls; /* of them begun, for the progress thread */
+	_Atomic int busy; /* its main thread is in a colldb call */
 	_Atomic int stopping;
-	uint64_t handled;     /* shell messages handled */
+	int pair_closed;  /* the main thread is done (the control thread's) */
+	uint64_t handled; /* shell messages handled */
 	uint64_t ctl_applied; /* of them MSG_CTL */
 	uint64_t lost_sent;   /* span records lost, as last told */
 	char mpi[64];
@@ -59,11 +59,10 @@ void remote_close(struct remote *rm);
  * A user program computes between its calls, outside MPI, and one-sided
  * writes aimed at it across hosts would wait for its next call (measured:
  * 1.8 s for a put).  remote_progress_start() runs a thread that drives
- * MPI progress while the main thread is not inside a colldb call
- * (remote_busy(rm, 1) ... (rm, 0) brackets the calls): every 200 us while
- * the program calls colldb, backing off (idle_nap_ns(), at most 20 ms)
- * the longer no call begins; the plugin was initialised
- * MPI_THREAD_MULTIPLE for it.  0 or -1 + cause.
+ * MPI progress every 200 us while the main thread is not inside a colldb
+ * call (remote_busy(rm, 1) ... (rm, 0) brackets the calls; no back-off:
+ * peers' writes into the rank move only while it polls); the plugin was
+ * initialised MPI_THREAD_MULTIPLE for it.  0 or -1 + cause.
  */
 int remote_progress_start(struct remote *rm, char **cause);
 void remote_busy(struct remote *rm, int busy);

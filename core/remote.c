@@ -184,14 +184,11 @@ attach(struct remote *rm, const char *token, char **cause)
 
 /* ---- the control thread ----------------------------------------------------- */
 
-/* The board now (id: the sample it answers, 0 none); ahead: it already
- * reflects the message the control thread relays next (a DONE), and the
- * shell merges it only after reading that. */
+/* The board now, into rb. */
 static void
-send_board(struct remote *rm, uint32_t id, int ahead)
+read_board(struct remote *rm, struct remote_board *rb)
 {
 	struct rank_ctx *rc = rm->rc;
-	struct remote_board *rb = xcalloc(1, sizeof *rb);
 	struct seg_rank *b = rc->board;
 	uint64_t bit = 1ull << (rm->rank % 64);
 
@@ -217,7 +214,52 @@ send_board(struct remote *rm, uint32_t id, int ahead)
 				       __ATOMIC_RELAXED) &
 		    bit;
 	}
+}
+
+/* The board now (id: the sample it answers, 0 none); ahead: it already
+ * reflects the message the control thread relays next (a DONE), and the
+ * shell merges it only after reading that. */
+static void
+send_board(struct remote *rm, uint32_t id, int ahead)
+{
+	struct remote_board *rb = xcalloc(1, sizeof *rb);
+
+	read_board(rm, rb);
 	send_msg(rm->tcp, MSG_BOARD, id, ahead, rb, sizeof *rb);
+	free(rb);
+}
+
+static void relay_from_main(struct remote *rm);
+
+/* The main thread sent something the control thread has not relayed. */
+static int
+main_pending(struct remote *rm)
+{
+	struct pollfd p = { rm->pair[1], POLLIN, 0 };
+
+	return !rm->pair_closed && poll(&p, 1, 0) == 1;
+}
+
+/*
+ * The board for sample id.  The main thread sends a message (a call
+ * begun, a program done) before its board shows what follows it, so a
+ * board read while such a message waits here would run ahead of what the
+ * shell knows: relay those first, and read again if more came meanwhile.
+ * A board read with nothing waiting after it is one the shell may merge.
+ */
+static void
+answer_sample(struct remote *rm, uint32_t id)
+{
+	struct remote_board *rb = xcalloc(1, sizeof *rb);
+
+	for (;;) {
+		while (main_pending(rm))
+			relay_from_main(rm);
+		read_board(rm, rb);
+		if (!main_pending(rm))
+			break;
+	}
+	send_msg(rm->tcp, MSG_BOARD, id, 0, rb, sizeof *rb);
 	free(rb);
 }
 
@@ -388,7 +430,7 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 		}
 		break;
 	case MSG_SAMPLE:
-		send_board(rm, h->tag, 0);
+		answer_sample(rm, h->tag);
 		break;
 	case MSG_READ:
 		if (h->len == sizeof q) {
@@ -441,13 +483,34 @@ orphaned(struct remote *rm)
 	_exit(1);
 }
 
+/* One message of the main thread, on to the shell (pair_closed when the
+ * main thread is done). */
+static void
+relay_from_main(struct remote *rm)
+{
+	struct msg_hdr h;
+	void *payload = NULL;
+
+	if (proto_recv(rm->pair[1], &h, &payload) != 1) {
+		rm->pair_closed = 1;
+	} else {
+		if (before_relay(h.type)) {
+			fflush(stdout);
+			drain_out(rm);
+			ship_spans(rm);
+			send_board(rm, 0, 1);
+		}
+		proto_send(rm->tcp, &h, payload);
+	}
+	free(payload);
+}
+
 static void *
 control_main(void *arg)
 {
 	struct remote *rm = arg;
-	int pair_open = 1;
 
-	while (pair_open) {
+	while (!rm->pair_closed) {
 		struct pollfd p[3] = {
 			{ rm->tcp, POLLIN, 0 },
 			{ rm->pair[1], POLLIN, 0 },
@@ -475,22 +538,10 @@ control_main(void *arg)
 			from_shell(rm, &h, payload);
 			free(payload);
 		}
-		if (p[1].revents & (POLLIN | POLLHUP)) {
-			int st = proto_recv(rm->pair[1], &h, &payload);
-
-			if (st != 1) {
-				pair_open = 0; /* the main thread is done */
-			} else {
-				if (before_relay(h.type)) {
-					fflush(stdout);
-					drain_out(rm);
-					ship_spans(rm);
-					send_board(rm, 0, 1);
-				}
-				proto_send(rm->tcp, &h, payload);
-			}
-			free(payload);
-		}
+		/* (not by p[1]'s revents: a sample answered since may have
+		 * relayed what poll saw) */
+		if ((p[1].revents & (POLLIN | POLLHUP)) && main_pending(rm))
+			relay_from_main(rm);
 		if (n == 0)
 			ship_spans(rm);
 	}
@@ -571,24 +622,11 @@ static void *
 progress_main(void *arg)
 {
 	struct remote *rm = arg;
-	uint32_t seen = atomic_load(&rm->calls);
-	uint64_t t0 = mono_ns();
+	struct timespec nap = { 0, 200000 };
 
 	while (!atomic_load(&rm->stopping)) {
-		uint32_t c =
-		    atomic_load_explicit(&rm->calls, memory_order_relaxed);
-		uint64_t ns;
-		struct timespec nap;
-
-		if (c != seen) {
-			seen = c;
-			t0 = mono_ns();
-		}
 		if (!atomic_load(&rm->busy))
 			rm->p->poll();
-		ns = MAX(idle_nap_ns(mono_ns() - t0), 200000u);
-		nap.tv_sec = (time_t)(ns / 1000000000u);
-		nap.tv_nsec = (long)(ns % 1000000000u);
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
@@ -606,8 +644,6 @@ remote_progress_start(struct remote *rm, char **cause)
 void
 remote_busy(struct remote *rm, int busy)
 {
-	if (busy)
-		atomic_fetch_add_explicit(&rm->calls, 1, memory_order_relaxed);
 	atomic_store(&rm->busy, busy);
 }
 
