@@ -25,8 +25,14 @@ diagnose
 diagnose
 EOS
 "$colldb" -n 64 --batch "$tmp/d64.coll" >"$tmp/d64.out" 2>&1
+rc=$?
 verdict=$(grep -m1 -E '^(HANG|SLOW|OK)' "$tmp/d64.out")
 ms=$(sed -n 's/^diagnosed in \([0-9.]*\) ms$/\1/p' "$tmp/d64.out" | sort -n |
     sed -n 3p)
 echo "  ${verdict:-no verdict?}"
 echo "  diagnose took ${ms:-?} ms (median of 5; 64 programs of 49085 micro-ops)"
+if [ $rc -ne 0 ] || [ -z "$verdict" ] || [ -z "$ms" ]; then
+	echo "diagnose.sh: colldb exit $rc:" >&2
+	tail -5 "$tmp/d64.out" >&2
+	exit 1
+fi

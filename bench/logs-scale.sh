@@ -9,6 +9,9 @@
 # timed on the same log with the same explicit arguments, its output is
 # compared with colldb's, and the speed ratio printed.
 #
+# Exit status: 1 when colldb failed or its output differs from PyPTO's,
+# never for a time over the target (that is the verdict line's).
+#
 # usage: bench/logs-scale.sh [SPANS]      (not part of `make check`)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,15 +48,21 @@ run() {
 	printf '  %-22s %7.2f s  %6d MB resident\n' "$_l" "$secs" $((kb / 1024))
 }
 
-over() {	# over SECS KB
-	awk -v s="$1" -v k="$2" 'BEGIN { exit !(s >= 2.0 || k >= 300 * 1024) }'
+# verdict LABEL: MET or OVER TARGET for the last run (a figure: an
+# exit status says only whether the command itself failed)
+verdict() {
+	if awk -v s="$secs" -v k="$kb" 'BEGIN { exit !(s >= 2.0 || k >= 300 * 1024) }'; then
+		echo "  OVER TARGET: $1 under 2 s and 300 MB"
+	else
+		echo "  MET: $1 under 2 s and 300 MB"
+	fi
 }
 
 echo "colldb (default arguments):"
 run stats "$colldb" stats "$log"
-over "$secs" "$kb" && { echo "  OVER TARGET (2 s, 300 MB)"; fail=1; }
+verdict "colldb stats"
 run tree_mean "$colldb" tree --mean "$log"
-over "$secs" "$kb" && { echo "  OVER TARGET (2 s, 300 MB)"; fail=1; }
+verdict "colldb tree --mean"
 
 if [ -n "${PYPTO_REF:-}" ]; then
 	rounds=$(sed -n 's/^BenchmarkStats(rounds=\([0-9]*\).*/\1/p' "$tmp/stats.out")

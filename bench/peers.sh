@@ -65,6 +65,11 @@ rotate() {
 	done
 }
 
+# failed WHAT RC: a peer did not run to the end (make bench then fails)
+failed() {
+	echo "$1: exit $2" >>"$tmp/failed"
+}
+
 echo "== side by side: colldb and its peers, same run, interleaved ($reps repetitions, order rotated; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 
 # ---- 1. round trips ---------------------------------------------------
@@ -72,24 +77,32 @@ rep=0
 while [ $rep -lt "$reps" ]; do
 	for who in $(rotate $rep wake ompi mpich); do
 		case $who in
-		wake) "$top/$O/bench/bench-wake" -k >>"$tmp/rt.wake" ;;
-		ompi) ompi 2 rma -n 100000 >>"$tmp/rt.ompi" 2>>"$tmp/err" ;;
-		mpich) mpich 2 rma -n 100000 >>"$tmp/rt.mpich" 2>>"$tmp/err" ;;
+		wake) "$top/$O/bench/bench-wake" -k >>"$tmp/rt.wake" ||
+			failed "bench-wake -k" $? ;;
+		ompi) ompi 2 rma -n 100000 >>"$tmp/rt.ompi" 2>>"$tmp/err" ||
+			failed "Open MPI rma" $? ;;
+		mpich) mpich 2 rma -n 100000 >>"$tmp/rt.mpich" 2>>"$tmp/err" ||
+			failed "MPICH rma" $? ;;
 		esac
 	done
 	rep=$((rep + 1))
 done
 
 # ---- 2. allreduce -------------------------------------------------------
+# `check`: each size's result is compared with the reference (#wrong)
 sweep_colldb() {	# ranks mode out
-	printf 'set times on\nbench sweep allreduce %s %s factor=%s time=%s mode=%s json\n' \
+	printf 'set times on\nbench sweep allreduce %s %s factor=%s time=%s mode=%s check json\n' \
 	    "$sizes_min" "$sizes_max" "$factor" "$btime" "$2" |
-	    "$colldb" -n "$1" --batch >"$tmp/json" 2>>"$tmp/err" &&
+	    "$colldb" -n "$1" --batch >"$tmp/json" 2>>"$tmp/err" ||
+	    { failed "colldb -n $1 bench sweep mode=$2" $?; return; }
 	python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["sweep"]:
+    if r["wrong"] != 0:
+        print("colldb -n %d mode=%s: %s wrong at %d bytes" % (r["ranks"], r["mode"], r["wrong"], r["bytes"]), file=sys.stderr)
+        sys.exit(1)
     print(r["bytes"], r["time_us"]["median"], r["waits"]["yields"], r["waits"]["sleeps"], r["rounds"] + r["warmup"])
-' "$tmp/json" >>"$3"
+' "$tmp/json" >>"$3" 2>>"$tmp/failed" || failed "colldb -n $1 mode=$2 json" $?
 }
 for n in 2 4; do
 	rep=0
@@ -98,12 +111,14 @@ for n in 2 4; do
 			case $who in
 			mesh|ring) sweep_colldb $n $who "$tmp/ar.$n.$who" ;;
 			ompi) ompi $n allreduce -b $sizes_min -e $sizes_max -f $factor \
-			    -t "$btime" >>"$tmp/ar.$n.ompi" 2>>"$tmp/err" ;;
+			    -t "$btime" >>"$tmp/ar.$n.ompi" 2>>"$tmp/err" ||
+				failed "Open MPI allreduce -n $n" $? ;;
 			mpich) mpich $n allreduce -b $sizes_min -e $sizes_max -f $factor \
-			    -t "$btime" >>"$tmp/ar.$n.mpich" 2>>"$tmp/err" ;;
+			    -t "$btime" >>"$tmp/ar.$n.mpich" 2>>"$tmp/err" ||
+				failed "MPICH allreduce -n $n" $? ;;
 			memcpy)
 				for sz in 4k 16k 64k 256k 1M 4M 16M 64M; do
-					echo "$sz $("$top/$O/bench/memcpy-bw" $sz)"
+					echo "$sz $("$top/$O/bench/memcpy-bw" $sz || failed memcpy-bw $?)"
 				done >>"$tmp/ar.$n.memcpy" ;;
 			esac
 		done
@@ -122,6 +137,16 @@ def cell(v, fmt="%.2f"):
     if not v:
         return "n/a"
     return (fmt % med(v)) + " [" + (fmt % min(v)) + ".." + (fmt % max(v)) + "]"
+
+missing = []
+
+def verdict(goal, x, unit, ok):
+    """One verdict line: MET or OVER TARGET (a figure, not a failure)."""
+    if x != x:
+        missing.append(goal)
+        print("  NO FIGURE: " + goal)
+        return
+    print("  %s: %s (%.2f%s)" % ("MET" if ok(x) else "OVER TARGET", goal, x, unit))
 
 def lines(name):
     p = os.path.join(tmp, name)
@@ -148,7 +173,9 @@ for k, v in rt.items():
 if wake:
     ex = [w[3] / w[2] for w in wake]
     print("  %-50s %-24s %6.2fx  (target <= 2x)" % ("colldb executor / transport", "", med(ex)))
-    print("  (targets: transport <= 1.2x the protocol's floor; executor <= 2x the transport)")
+    verdict("notify->wait: colldb's transport <= 1.2x the protocol's floor",
+            med([w[2] / w[1] for w in wake]), "x", lambda x: x <= 1.2)
+    verdict("notify->wait: colldb's executor <= 2x its transport", med(ex), "x", lambda x: x <= 2.0)
 
 # 2. allreduce: busbw = 2(n-1)/n x bytes / median time
 def by_size(name, n, col):
@@ -183,8 +210,16 @@ for n in (2, 4):
           (n, " (oversubscribed: %d CPUs)" % os.cpu_count() if n > os.cpu_count() else "", reps))
     print("  %9s  %-20s %-20s %-20s %-20s %-20s %8s %8s %8s" % ("size", "colldb mesh", "colldb ring",
           "Open MPI", "MPICH", "memcpy", "/OpenMPI", "/MPICH", "/memcpy"))
-    for b in sorted(set(mesh) | set(ring)):
+    vs_om, vs_mc = {}, {}
+    for b in sorted(set(mesh) | set(ring) | set(om) | set(mp)):
         best = [max(x, y) for x, y in zip(mesh.get(b, []), ring.get(b, []))]
+        for name, v in (("colldb", best), ("Open MPI", om.get(b)), ("MPICH", mp.get(b))):
+            if len(v or []) < reps:
+                missing.append("%s, %d ranks, %d bytes: %d of %d repetitions" % (name, n, b, len(v or []), reps))
+        if best and om.get(b):
+            vs_om[b] = med([x / y for x, y in zip(best, om[b])])
+        if best and mc.get(b):
+            vs_mc[b] = med([x / y for x, y in zip(best, mc[b])])
         def ratio(peer):
             v = peer.get(b, [])
             return "%7.2fx" % med([x / y for x, y in zip(best, v)]) if v and best else "     n/a"
@@ -197,11 +232,38 @@ for n in (2, 4):
               "  ".join("%s %.1f/%.2f" % ("%dK" % (b >> 10) if b < (1 << 20) else "%dM" % (b >> 20),
                                           med([y / r for y, s, r in v]), med([s / r for y, s, r in v]))
                         for b, v in sorted(w.items())))
-print()
-print("  (goals on 2 ranks: >= 2x Open MPI from 64 KiB to 64 MiB, >= 1x at 4 KiB, >= 0.60x memcpy at 64 MiB;")
-print("   on 4 ranks: >= 1x Open MPI)")
+    def worst(lo, hi):
+        v = [(x, b) for b, x in vs_om.items() if lo <= b <= hi]
+        return min(v) if v else (float("nan"), 0)
+    def sz(b):
+        return "%d KiB" % (b >> 10) if b < (1 << 20) else "%d MiB" % (b >> 20)
+    if n == 2:
+        x, b = worst(64 << 10, 64 << 20)
+        verdict("allreduce 2 ranks >= 2x Open MPI from 64 KiB to 64 MiB (lowest at %s)" % sz(b), x, "x",
+                lambda x: x >= 2.0)
+        verdict("allreduce 2 ranks >= 1x Open MPI at 4 KiB", vs_om.get(4 << 10, float("nan")), "x",
+                lambda x: x >= 1.0)
+        verdict("allreduce 2 ranks >= 0.60x memcpy at 64 MiB", vs_mc.get(64 << 20, float("nan")), "x",
+                lambda x: x >= 0.60)
+    else:
+        x, b = worst(0, 1 << 40)
+        verdict("allreduce %d ranks >= 1x Open MPI at every size (lowest at %s)" % (n, sz(b)), x, "x",
+                lambda x: x >= 1.0)
+if missing:
+    print()
+    print("peers.sh: figures missing (a peer did not run, or printed nothing):")
+    for m in missing:
+        print("  " + m)
+    sys.exit(1)
 EOS
+rc=$?
 if [ -s "$tmp/err" ]; then
 	echo "  (peers' stderr:)"
 	sed 's/^/    /' "$tmp/err" | head -20
 fi
+if [ -s "$tmp/failed" ]; then
+	echo "peers.sh: FAILED:"
+	sed 's/^/  /' "$tmp/failed"
+	rc=1
+fi
+exit $rc

@@ -1,19 +1,51 @@
 #!/bin/sh
 # make bench: print the figures (not tests; nothing asserts a time).
 # bench/README says what each part measures and how to read it.
+#
+# Each goal prints a verdict line, "MET: ..." or "OVER TARGET: ...";
+# the verdicts are repeated at the end.  A goal missed is a figure, not a
+# failure: the exit status is nonzero only when a part did not run
+# correctly (a peer missing, a crash, a wrong result, no figure).
 O=${1:-build}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-bench.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+: >"$tmp/failed"
+
+# part NAME CMD...: run CMD, its output shown as it comes and kept for
+# the verdicts; a nonzero exit is noted as NAME's failure
+part() {
+	_name=$1
+	shift
+	{ "$@"; echo $? >"$tmp/rc"; } 2>&1 | tee -a "$tmp/out"
+	_rc=$(cat "$tmp/rc")
+	[ "$_rc" -eq 0 ] || echo "$_name: exit $_rc" >>"$tmp/failed"
+}
+
 echo "== colldb bench on $(nproc) CPUs, $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-sh bench/peers.sh "$O"
+part peers.sh sh bench/peers.sh "$O"
 echo "== a rank blocked in wait: what it costs"
-"$O/bench/bench-wake" -c
+part bench-wake "$O/bench/bench-wake" -c
 echo "== data path: the reduce and convert kernels at each level (core/kern.h)"
-"$O/bench/kern-bw"
+part kern-bw "$O/bench/kern-bw"
 echo "== spans: what recording costs"
-"$O/bench/span-cost"
+part span-cost "$O/bench/span-cost"
 echo "== watch pane: CPU of sampling and drawing 64 ranks x 256 cells at 10 Hz (80x24)"
-"$O/bench/pane-cost" -s 3
+part pane-cost "$O/bench/pane-cost" -s 3
 echo "== explore: executions and micro-ops per second; executions explored vs every interleaving"
-"$O/bench/explore-bench"
-sh bench/diagnose.sh "$O"
+part explore-bench "$O/bench/explore-bench"
+part diagnose.sh sh bench/diagnose.sh "$O"
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
-sh bench/logs-scale.sh
+part logs-scale.sh sh bench/logs-scale.sh
+
+echo "== verdicts (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
+grep -E '^ *(MET|OVER TARGET|NO FIGURE):' "$tmp/out" | sed 's/^ */  /'
+met=$(grep -cE '^ *MET:' "$tmp/out")
+over=$(grep -cE '^ *(OVER TARGET|NO FIGURE):' "$tmp/out")
+echo "  $met met, $over over target"
+if [ -s "$tmp/failed" ]; then
+	echo "make bench: FAILED (a part did not run correctly):"
+	sed 's/^/  /' "$tmp/failed"
+	exit 1
+fi
+echo "make bench: every part ran to the end"
+exit 0

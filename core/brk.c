@@ -28,8 +28,8 @@ brk_site_matches(const struct seg_break *bp, const struct site *site)
 
 /* Elements [i0, i1) of window w: do they hold a cell bp names? */
 static int
-elems_match(const struct seg_break *bp, const struct seg_window *w,
-    uint64_t i0, uint64_t i1)
+elems_match(const struct seg_break *bp, const struct seg_window *w, uint64_t i0,
+    uint64_t i1)
 {
 	uint64_t cols = w->ndim >= 2 ? w->count / w->shape[0] : 1;
 	uint64_t c0, c1, col;
@@ -41,9 +41,10 @@ elems_match(const struct seg_break *bp, const struct seg_window *w,
 		return i0 <= k && k < i1;
 	}
 	if (bp->row >= 0)
-		return i0 / cols <= (uint64_t)bp->row && (uint64_t)bp->row <= (i1 - 1) / cols;
+		return i0 / cols <= (uint64_t)bp->row &&
+		    (uint64_t)bp->row <= (i1 - 1) / cols;
 	if (bp->col < 0)
-		return 1;	/* the whole window */
+		return 1; /* the whole window */
 	if (i1 - i0 >= cols)
 		return 1;
 	c0 = i0 % cols;
@@ -63,7 +64,7 @@ range_match(struct seg *sg, const struct seg_break *bp, uint64_t off,
 	if (w == NULL)
 		return 0;
 	if (bp->win[0] != '\0' ? strncmp(bp->win, w->name, sizeof bp->win) != 0 :
-	    !(w->ndim == 2 && w->dtype == DT_I32))
+				 !(w->ndim == 2 && w->dtype == DT_I32))
 		return 0;
 	esz = dtype_size((enum dtype)w->dtype);
 	i0 = (off - w->off) / esz;
@@ -107,8 +108,7 @@ entry_matches(struct seg *sg, const struct seg_break *bp, int rank,
 	if (!(bp->kinds & (1u << u->kind)) &&
 	    !((bp->kinds & BREAK_BARRIER) && (u->flags & UOP_F_BARRIER)))
 		return 0;
-	if ((bp->flags & BRK_AT_CALL) &&
-	    (pc != 0 || !brk_site_matches(bp, site)))
+	if ((bp->flags & BRK_AT_CALL) && (pc != 0 || !brk_site_matches(bp, site)))
 		return 0;
 	if ((bp->flags & BRK_CELLS) && !brk_touches(sg, bp, u))
 		return 0;
@@ -147,7 +147,7 @@ brk_match(struct seg *sg, int rank, const struct site *site, uint32_t pc,
 			    ~bit, __ATOMIC_ACQ_REL);
 
 			if (!(was & bit))
-				continue;	/* this rank's stop was taken */
+				continue; /* this rank's stop was taken */
 			if (found == 0) {
 				atomic_fetch_add(&bp->hits, 1);
 				found = id;
@@ -159,7 +159,7 @@ brk_match(struct seg *sg, int rank, const struct site *site, uint32_t pc,
 		if (bp->flags & BRK_ONCE) {
 			uint64_t none = 0;
 			if (!atomic_compare_exchange_strong(&bp->hits, &none, 1))
-				continue;	/* spent: another rank took it */
+				continue; /* spent: another rank took it */
 			found = id;
 			continue;
 		}

@@ -27,8 +27,18 @@ static struct lib *libs;
 static size_t nlibs;
 
 static const char *const type_names[CT__COUNT] = {
-	"void", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32",
-	"f64", "ptr",
+	"void",
+	"i8",
+	"i16",
+	"i32",
+	"i64",
+	"u8",
+	"u16",
+	"u32",
+	"u64",
+	"f32",
+	"f64",
+	"ptr",
 };
 
 const char *
@@ -104,7 +114,8 @@ call_desc_encode(const struct call_desc *d, struct strbuf *out)
 		strbuf_addch(out, US);
 		switch (a->kind) {
 		case CA_INT:
-			strbuf_addf(out, "n%s:%" PRId64, call_type_name(a->type), a->i);
+			strbuf_addf(out, "n%s:%" PRId64,
+			    call_type_name(a->type), a->i);
 			break;
 		case CA_FLOAT:
 			strbuf_addf(out, "f%s:%a", call_type_name(a->type), a->f);
@@ -181,7 +192,8 @@ decode_arg(const char *f, struct call_arg *a, char **cause)
 	case 'w':
 		a->kind = CA_WIN;
 		a->off = strtoull(colon + 1, &end, 10);
-		return *end == '\0' && colon[1] != '\0' ? 0 :
+		return *end == '\0' && colon[1] != '\0' ?
+		    0 :
 		    cause_set(cause, "malformed window argument '%s'", f);
 	case 'z':
 		a->kind = CA_NULL;
@@ -201,12 +213,14 @@ decode_arg(const char *f, struct call_arg *a, char **cause)
 	if (f[0] == 'n') {
 		a->kind = CA_INT;
 		if (!call_type_is_int(a->type))
-			return cause_set(cause, "integer argument of type %s", tname);
+			return cause_set(cause, "integer argument of type %s",
+			    tname);
 		a->i = strtoll(colon + 1, &end, 10);
 	} else {
 		a->kind = CA_FLOAT;
 		if (a->type != CT_F32 && a->type != CT_F64)
-			return cause_set(cause, "float argument of type %s", tname);
+			return cause_set(cause, "float argument of type %s",
+			    tname);
 		a->f = strtod(colon + 1, &end);
 	}
 	if (*end != '\0' || colon[1] == '\0')
@@ -300,14 +314,15 @@ resolve(const struct call_desc *d, char **cause)
 
 	if (d->lib[0] != '\0') {
 		if ((l = lib_find(d->lib)) == NULL) {
-			cause_set(cause, "no library named '%s' is loaded", d->lib);
+			cause_set(cause, "no library named '%s' is loaded",
+			    d->lib);
 			return NULL;
 		}
 		dlerror();
 		fn = dlsym(l->handle, d->sym);
 		if (fn == NULL)
-			cause_set(cause, "unknown symbol '%s' in %s (%s)", d->sym,
-			    l->name, l->path);
+			cause_set(cause, "unknown symbol '%s' in %s (%s)",
+			    d->sym, l->name, l->path);
 		return fn;
 	}
 	for (size_t i = 0; i < nlibs; i++) {
@@ -316,8 +331,9 @@ resolve(const struct call_desc *d, char **cause)
 	}
 	if ((fn = dlsym(RTLD_DEFAULT, d->sym)) != NULL)
 		return fn;
-	cause_set(cause, "unknown symbol '%s' (not in %s nor in the rank process)",
-	    d->sym, nlibs ? "any loaded library" : "a loaded library");
+	cause_set(cause,
+	    "unknown symbol '%s' (not in %s nor in the rank process)", d->sym,
+	    nlibs ? "any loaded library" : "a loaded library");
 	return NULL;
 }
 
@@ -325,12 +341,18 @@ static ffi_type *
 ffi_of(enum call_type t)
 {
 	static ffi_type *const types[CT__COUNT] = {
-		[CT_VOID] = &ffi_type_void, [CT_I8] = &ffi_type_sint8,
-		[CT_I16] = &ffi_type_sint16, [CT_I32] = &ffi_type_sint32,
-		[CT_I64] = &ffi_type_sint64, [CT_U8] = &ffi_type_uint8,
-		[CT_U16] = &ffi_type_uint16, [CT_U32] = &ffi_type_uint32,
-		[CT_U64] = &ffi_type_uint64, [CT_F32] = &ffi_type_float,
-		[CT_F64] = &ffi_type_double, [CT_PTR] = &ffi_type_pointer,
+		[CT_VOID] = &ffi_type_void,
+		[CT_I8] = &ffi_type_sint8,
+		[CT_I16] = &ffi_type_sint16,
+		[CT_I32] = &ffi_type_sint32,
+		[CT_I64] = &ffi_type_sint64,
+		[CT_U8] = &ffi_type_uint8,
+		[CT_U16] = &ffi_type_uint16,
+		[CT_U32] = &ffi_type_uint32,
+		[CT_U64] = &ffi_type_uint64,
+		[CT_F32] = &ffi_type_float,
+		[CT_F64] = &ffi_type_double,
+		[CT_PTR] = &ffi_type_pointer,
 	};
 
 	return (unsigned)t < CT__COUNT ? types[t] : &ffi_type_pointer;
@@ -365,7 +387,8 @@ arg_value(struct rank_ctx *rc, const struct call_arg *a, union value *v,
 		return 0;
 	case CA_WIN:
 		if (a->off >= rc->seg.area_size)
-			return cause_set(cause, "window offset %llu outside the window area",
+			return cause_set(cause,
+			    "window offset %llu outside the window area",
 			    (unsigned long long)a->off);
 		v->p = seg_area(&rc->seg, rc->rank) + a->off;
 		return 0;
@@ -438,7 +461,8 @@ format_result(struct rank_ctx *rc, enum call_type ret, const void *rv)
 	default:
 		if (r.p == NULL)
 			return xstrdup("ptr NULL");
-		if ((uint8_t *)r.p >= area && (uint8_t *)r.p < area + rc->seg.area_size)
+		if ((uint8_t *)r.p >= area &&
+		    (uint8_t *)r.p < area + rc->seg.area_size)
 			return xasprintf("ptr area+%llu",
 			    (unsigned long long)((uint8_t *)r.p - area));
 		return xasprintf("ptr %p", r.p);
@@ -466,7 +490,7 @@ call_end_install(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_call_end;	/* no SA_RESTART: a futex wait returns */
+	sa.sa_handler = on_call_end; /* no SA_RESTART: a futex wait returns */
 	sigemptyset(&sa.sa_mask);
 	sigaction(CALL_END_SIGNAL, &sa, NULL);
 }
@@ -490,7 +514,7 @@ call_nested_leave(void)
 static __attribute__((noinline)) int
 call_guarded(ffi_cif *cif, void (*fn)(void), void *rv, void **ptrs)
 {
-	int lib = rank_lib_suspend();	/* the function's code is not colldb's */
+	int lib = rank_lib_suspend(); /* the function's code is not colldb's */
 
 	if (sigsetjmp(call_env, 1) != 0) {
 		rank_lib_resume(lib);
@@ -500,7 +524,7 @@ call_guarded(ffi_cif *cif, void (*fn)(void), void *rv, void **ptrs)
 	ffi_call(cif, fn, rv, ptrs);
 	call_state = 0;
 	if (rank_forked)
-		_exit(0);	/* a fork's child: the agent is the parent's */
+		_exit(0); /* a fork's child: the agent is the parent's */
 	rank_lib_resume(lib);
 	return 0;
 }
@@ -534,18 +558,20 @@ do_call(struct rank_ctx *rc, const char *text, char **result, char **cause)
 		types[i] = ffi_of(d.args[i].type);
 		ptrs[i] = &vals[i];
 	}
-	if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)d.nargs, ffi_of(d.ret),
-		types) != FFI_OK) {
+	if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)d.nargs,
+		ffi_of(d.ret), types) != FFI_OK) {
 		cause_set(cause, "libffi cannot prepare a call to %s", d.sym);
 		goto out;
 	}
 	memset(&rv, 0, sizeof rv);
-	memcpy(&fn, &sym, sizeof fn);	/* object to function pointer */
+	memcpy(&fn, &sym, sizeof fn); /* object to function pointer */
 	api_nest_begin(rc);
 	rc_ = call_guarded(&cif, fn, &rv, ptrs);
 	if (rc_ != 0)
-		cause_set(cause, "the function did not return: ended by a signal "
-		    "(SIG%s); what it held is lost", sigabbrev_np(CALL_END_SIGNAL));
+		cause_set(cause,
+		    "the function did not return: ended by a signal "
+		    "(SIG%s); what it held is lost",
+		    sigabbrev_np(CALL_END_SIGNAL));
 	api_nest_end();
 	if (rc_ == 0)
 		*result = format_result(rc, d.ret, &rv);
@@ -563,7 +589,8 @@ call_exec(struct rank_ctx *rc, const struct prog *p, const struct uop *u,
 
 	*result = NULL;
 	if (u->src >= p->nstrs)
-		return cause_set(cause, "malformed %s micro-op", uop_kind_name(u->kind));
+		return cause_set(cause, "malformed %s micro-op",
+		    uop_kind_name(u->kind));
 	if (u->kind == UOP_LOAD)
 		rc_ = do_load(text, cause);
 	else

@@ -74,32 +74,33 @@ enum call_type {
 };
 
 enum call_arg_kind {
-	CA_INT,		/* i: an integer of an integer type */
-	CA_FLOAT,	/* f: f32 or f64 */
-	CA_STR,		/* s: a string */
-	CA_WIN,		/* off: this rank's window area + off */
-	CA_NULL,	/* a null pointer */
+	CA_INT,	  /* i: an integer of an integer type */
+	CA_FLOAT, /* f: f32 or f64 */
+	CA_STR,	  /* s: a string */
+	CA_WIN,	  /* off: this rank's window area + off */
+	CA_NULL,  /* a null pointer */
 };
 
 struct call_arg {
 	enum call_arg_kind kind;
-	enum call_type type;	/* CT_PTR for STR, WIN and NULL */
-	int64_t i;		/* CA_INT (unsigned types: the bit pattern) */
-	double f;		/* CA_FLOAT */
-	char *s;		/* CA_STR (owned) */
-	uint64_t off;		/* CA_WIN */
+	enum call_type type; /* CT_PTR for STR, WIN and NULL */
+	int64_t i;	     /* CA_INT (unsigned types: the bit pattern) */
+	double f;	     /* CA_FLOAT */
+	char *s;	     /* CA_STR (owned) */
+	uint64_t off;	     /* CA_WIN */
 };
 
 struct call_desc {
-	char *lib;		/* library name, "" = search (owned) */
-	char *sym;		/* owned */
-	enum call_type ret;	/* any */
+	char *lib;	    /* library name, "" = search (owned) */
+	char *sym;	    /* owned */
+	enum call_type ret; /* any */
 	int nargs;
 	struct call_arg args[CALL_MAX_ARGS];
 };
 
 /* What `call ... -> TYPE` takes, for messages. */
-#define CALL_RET_TYPES "void, ptr, i8, i16, i32, i64, u8, u16, u32, u64, f32 or f64"
+#define CALL_RET_TYPES \
+	"void, ptr, i8, i16, i32, i64, u8, u16, u32, u64, f32 or f64"
 /* "i32", "ptr", ...; call_type_from_name() returns -1 if unknown. */
 const char *call_type_name(enum call_type t);
 int call_type_from_name(const char *s, enum call_type *out);

@@ -112,69 +112,72 @@ extern "C" {
 /* Results.  cdb_strerror() turns one into text. */
 enum cdb_error {
 	CDB_OK = 0,
-	CDB_ERR_INIT = -1,	/* not initialised (or finalized), or
+	CDB_ERR_INIT = -1,    /* not initialised (or finalized), or
 				 * cdb_init() could not attach or start */
-	CDB_ERR_ARG = -2,	/* a bad argument: NULL, unknown enum value
+	CDB_ERR_ARG = -2,     /* a bad argument: NULL, unknown enum value
 				 * or flag, bad window name, peer or root out
 				 * of range, spans nested too deep */
-	CDB_ERR_WINDOW = -3,	/* a pointer that is not inside a window, not
+	CDB_ERR_WINDOW = -3,  /* a pointer that is not inside a window, not
 				 * aligned to an element, not a window's
 				 * start where one is needed, or a region that
 				 * runs past the window's end */
-	CDB_ERR_SHAPE = -4,	/* shapes or dtypes that do not fit: a window
+	CDB_ERR_SHAPE = -4,   /* shapes or dtypes that do not fit: a window
 				 * that exists with another shape, put/get
 				 * between different dtypes, a collective's
 				 * checks (signal shape, op, dtype) */
-	CDB_ERR_NOSPACE = -5,	/* the window area is full, or too many
+	CDB_ERR_NOSPACE = -5, /* the window area is full, or too many
 				 * windows */
-	CDB_ERR_ABORTED = -6,	/* the debugger abandoned this operation
+	CDB_ERR_ABORTED = -6, /* the debugger abandoned this operation
 				 * (`interrupt` on a stopped agent rank while
 				 * a called library runs): micro-ops before
 				 * the stop ran, the rest did not */
-	CDB_ERR_RANK = -7,	/* standalone cdb_finalize(): another rank
+	CDB_ERR_RANK = -7,    /* standalone cdb_finalize(): another rank
 				 * exited with a failure or a signal */
-	CDB_ERR_SYSTEM = -8,	/* the operating system or transport failed
+	CDB_ERR_SYSTEM = -8,  /* the operating system or transport failed
 				 * (cdb_errmsg() has the errno text) */
 };
 
 /* Element types of windows (the shell's dtype names in the comments). */
 enum cdb_dtype {
-	CDB_U8,		/* untyped bytes: cdb_alloc() */
+	CDB_U8, /* untyped bytes: cdb_alloc() */
 	CDB_I8,
 	CDB_I16,
-	CDB_I32,	/* signal cells */
+	CDB_I32, /* signal cells */
 	CDB_I64,
-	CDB_F16,	/* IEEE half, stored as its bits */
-	CDB_BF16,	/* bfloat16, stored as its bits */
+	CDB_F16,  /* IEEE half, stored as its bits */
+	CDB_BF16, /* bfloat16, stored as its bits */
 	CDB_F32,
 	CDB_F64,
 };
 
 enum cdb_notify_op {
-	CDB_ADD,	/* cell += value (atomic; PyPTO NotifyOp.AtomicAdd) */
-	CDB_SET,	/* cell = value (PyPTO NotifyOp.Set) */
+	CDB_ADD, /* cell += value (atomic; PyPTO NotifyOp.AtomicAdd) */
+	CDB_SET, /* cell = value (PyPTO NotifyOp.Set) */
 };
 
 enum cdb_cmp {
-	CDB_EQ,		/* cell == expected (WaitCmp.Eq) */
-	CDB_GE,		/* cell >= expected, signed (WaitCmp.Ge) */
+	CDB_EQ, /* cell == expected (WaitCmp.Eq) */
+	CDB_GE, /* cell >= expected, signed (WaitCmp.Ge) */
 };
 
 enum cdb_reduce { CDB_SUM, CDB_MAX, CDB_MIN, CDB_PROD };
 
 /* flags of cdb_put() */
-#define CDB_PUT_ADD (1u << 0)	/* accumulate: f32 f16 bf16 i32 i16 i8 */
+#define CDB_PUT_ADD (1u << 0) /* accumulate: f32 f16 bf16 i32 i16 i8 */
 
 /* flags of the collectives */
-#define CDB_RING (1u << 0)	/* allreduce: ring (signal [2(N-1),N]);
+#define CDB_RING \
+	(1u << 0) /* allreduce: ring (signal [2(N-1),N]);
 				 * default mesh (signal [N,1]) */
-#define CDB_BUILTIN (1u << 1)	/* PyPTO's host builtin (impl=builtin);
+#define CDB_BUILTIN \
+	(1u << 1) /* PyPTO's host builtin (impl=builtin);
 				 * default: the composite protocol */
-#define CDB_LOOSE (1u << 2)	/* lift PyPTO's op and dtype restrictions
+#define CDB_LOOSE \
+	(1u << 2) /* lift PyPTO's op and dtype restrictions
 				 * (the shell's `set strict off`) */
 
-#define CDB_STANDALONE_RANKS 4	/* standalone world without COLLDB_NRANKS */
-#define CDB_NAME_MAX 31		/* window and span name length */
+#define CDB_STANDALONE_RANKS 4 /* standalone world without COLLDB_NRANKS */
+#define CDB_NAME_MAX 31	       /* window and span name length */
 #define CDB_MAX_DIMS 8
 #define CDB_SPAN_DEPTH 8
 
@@ -235,14 +238,14 @@ void *cdb_local(const char *name);
 
 /* What cdb_window() tells about the window a pointer is in. */
 struct cdb_window {
-	const char *name;	/* borrowed: valid until cdb_finalize() */
+	const char *name; /* borrowed: valid until cdb_finalize() */
 	enum cdb_dtype dtype;
 	int ndim;
 	size_t shape[CDB_MAX_DIMS];
-	size_t count;		/* elements */
-	size_t bytes;		/* count * element size */
-	void *base;		/* this rank's pointer to element 0 */
-	size_t index;		/* the element ptr points at */
+	size_t count; /* elements */
+	size_t bytes; /* count * element size */
+	void *base;   /* this rank's pointer to element 0 */
+	size_t index; /* the element ptr points at */
 };
 
 /* Describe the window holding ptr (which must point at an element);
@@ -262,8 +265,7 @@ int cdb_wait(const int32_t *cell, enum cdb_cmp cmp, int32_t expected);
  * and dst point into windows of the same dtype; counts are elements).
  * flags: 0 or CDB_PUT_ADD.  count 0 does nothing (no micro-op).
  */
-int cdb_put(void *dst, int peer, const void *src, size_t count,
-    unsigned flags);
+int cdb_put(void *dst, int peer, const void *src, size_t count, unsigned flags);
 
 /* Read count elements of the peer's copy of src into local dst. */
 int cdb_get(void *dst, int peer, const void *src, size_t count);
@@ -281,8 +283,7 @@ int cdb_get(void *dst, int peer, const void *src, size_t count);
 /* In place: buf = op over ranks of buf.  flags: CDB_RING, CDB_BUILTIN,
  * CDB_LOOSE.  Mesh signal [N,1], ring [2(N-1),N], ring builtin
  * [2(N-1)+1,N]. */
-int cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op,
-    unsigned flags);
+int cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags);
 /* The self-clearing credit barrier on sig [N,1]. */
 int cdb_barrier(int32_t *sig, unsigned flags);
 /* Every rank gets root's buf. */
@@ -294,8 +295,7 @@ int cdb_allgather(const void *src, void *dst, int32_t *sig, unsigned flags);
 int cdb_reduce_scatter(void *buf, int32_t *sig, enum cdb_reduce op,
     unsigned flags);
 /* dst[s,:] on rank d = src[d,:] of rank s. */
-int cdb_all_to_all(const void *src, void *dst, int32_t *sig,
-    unsigned flags);
+int cdb_all_to_all(const void *src, void *dst, int32_t *sig, unsigned flags);
 
 /* ---- spans ------------------------------------------------------------------
  *

@@ -10,10 +10,14 @@ static const struct {
 	const char *name;
 	size_t size;
 } dtypes[DT__COUNT] = {
-	[DT_U8] = { "u8", 1 },	   [DT_I8] = { "i8", 1 },
-	[DT_I16] = { "i16", 2 },   [DT_I32] = { "i32", 4 },
-	[DT_I64] = { "i64", 8 },   [DT_F16] = { "f16", 2 },
-	[DT_BF16] = { "bf16", 2 }, [DT_F32] = { "f32", 4 },
+	[DT_U8] = { "u8", 1 },
+	[DT_I8] = { "i8", 1 },
+	[DT_I16] = { "i16", 2 },
+	[DT_I32] = { "i32", 4 },
+	[DT_I64] = { "i64", 8 },
+	[DT_F16] = { "f16", 2 },
+	[DT_BF16] = { "bf16", 2 },
+	[DT_F32] = { "f32", 4 },
 	[DT_F64] = { "f64", 8 },
 };
 
@@ -102,7 +106,8 @@ f16_from_f32(float f)
 	int e;
 
 	if (exp == 0xff) /* inf or nan (keep nan quiet and non-zero) */
-		return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+		return (uint16_t)(sign | 0x7c00u |
+		    (man ? 0x200u | (man >> 13) : 0));
 	e = (int)exp - 127 + 15;
 	if (e >= 31)
 		return (uint16_t)(sign | 0x7c00u);
@@ -140,9 +145,9 @@ f16_to_f32(uint16_t h)
 		float v = (float)man * 0x1p-24f;
 		return sign ? -v : v;
 	}
-	if (exp == 31)	/* inf; a nan is made quiet, as VCVTPH2PS does */
-		return bits_f32(sign | 0x7f800000u | (man ? 0x400000u : 0) |
-		    (man << 13));
+	if (exp == 31) /* inf; a nan is made quiet, as VCVTPH2PS does */
+		return bits_f32(
+		    sign | 0x7f800000u | (man ? 0x400000u : 0) | (man << 13));
 	return bits_f32(sign | ((exp - 15 + 127) << 23) | (man << 13));
 }
 
@@ -256,15 +261,14 @@ dtype_put(enum dtype dt, void *base, size_t i, double v)
 }
 
 void
-dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src,
-    const void *src, size_t n)
+dtype_convert(enum dtype dt_dst, void *dst, enum dtype dt_src, const void *src,
+    size_t n)
 {
 	kern_convert(dt_dst, dst, dt_src, src, n);
 }
 
 void
-reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x,
-    size_t n)
+reduce_apply(enum dtype dt, enum reduce_op op, void *acc, const void *x, size_t n)
 {
 	kern_reduce(dt, op, acc, acc, x, n);
 }
@@ -279,29 +283,34 @@ dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
 	}
 	if (dt_dst == DT_F32 && dt_src == DT_F16) {
 		for (size_t i = 0; i < n; i++)
-			((float *)dst)[i] = f16_to_f32(((const uint16_t *)src)[i]);
+			((float *)dst)[i] =
+			    f16_to_f32(((const uint16_t *)src)[i]);
 		return;
 	}
 	if (dt_dst == DT_F32 && dt_src == DT_BF16) {
 		for (size_t i = 0; i < n; i++)
-			((float *)dst)[i] = bf16_to_f32(((const uint16_t *)src)[i]);
+			((float *)dst)[i] =
+			    bf16_to_f32(((const uint16_t *)src)[i]);
 		return;
 	}
 	if (dt_dst == DT_F16 && dt_src == DT_F32) {
 		for (size_t i = 0; i < n; i++)
-			((uint16_t *)dst)[i] = f16_from_f32(((const float *)src)[i]);
+			((uint16_t *)dst)[i] =
+			    f16_from_f32(((const float *)src)[i]);
 		return;
 	}
 	if (dt_dst == DT_BF16 && dt_src == DT_F32) {
 		for (size_t i = 0; i < n; i++)
-			((uint16_t *)dst)[i] = bf16_from_f32(((const float *)src)[i]);
+			((uint16_t *)dst)[i] =
+			    bf16_from_f32(((const float *)src)[i]);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (dtype_is_float(dt_src) || dtype_is_float(dt_dst))
 			dtype_put(dt_dst, dst, i, dtype_get(dt_src, src, i));
 		else
-			dtype_put_int(dt_dst, dst, i, dtype_get_int(dt_src, src, i));
+			dtype_put_int(dt_dst, dst, i,
+			    dtype_get_int(dt_src, src, i));
 	}
 }
 
@@ -310,30 +319,30 @@ dtype_convert_ref(enum dtype dt_dst, void *dst, enum dtype dt_src,
  * Integer sums wrap (computed unsigned), as on the device.
  */
 #define KEEP(a, r) (r)
-#define REDUCE_LOOPS(T, U, FIX)                                              \
-	do {                                                                 \
-		T *a = acc;                                                  \
-		const T *b = x;                                              \
-		switch (op) {                                                \
-		case RED_SUM:                                                \
-			for (size_t i = 0; i < n; i++)                       \
-				a[i] = FIX(a[i], (T)((U)a[i] + (U)b[i]));    \
-			break;                                               \
-		case RED_PROD:                                               \
-			for (size_t i = 0; i < n; i++)                       \
-				a[i] = FIX(a[i], (T)((U)a[i] * (U)b[i]));    \
-			break;                                               \
-		case RED_MAX:                                                \
-			for (size_t i = 0; i < n; i++)                       \
-				a[i] = b[i] > a[i] ? b[i] : a[i];            \
-			break;                                               \
-		case RED_MIN:                                                \
-			for (size_t i = 0; i < n; i++)                       \
-				a[i] = b[i] < a[i] ? b[i] : a[i];            \
-			break;                                               \
-		default:                                                     \
-			BUG("bad reduce op %d", op);                         \
-		}                                                            \
+#define REDUCE_LOOPS(T, U, FIX) \
+	do { \
+		T *a = acc; \
+		const T *b = x; \
+		switch (op) { \
+		case RED_SUM: \
+			for (size_t i = 0; i < n; i++) \
+				a[i] = FIX(a[i], (T)((U)a[i] + (U)b[i])); \
+			break; \
+		case RED_PROD: \
+			for (size_t i = 0; i < n; i++) \
+				a[i] = FIX(a[i], (T)((U)a[i] * (U)b[i])); \
+			break; \
+		case RED_MAX: \
+			for (size_t i = 0; i < n; i++) \
+				a[i] = b[i] > a[i] ? b[i] : a[i]; \
+			break; \
+		case RED_MIN: \
+			for (size_t i = 0; i < n; i++) \
+				a[i] = b[i] < a[i] ? b[i] : a[i]; \
+			break; \
+		default: \
+			BUG("bad reduce op %d", op); \
+		} \
 	} while (0)
 
 static void
@@ -414,8 +423,8 @@ dtype_atomic_add(enum dtype dt, void *dst, const void *src, size_t n)
 			_Atomic uint32_t *p = (_Atomic uint32_t *)dst + i;
 			uint32_t old = atomic_load(p), nw;
 			do {
-				nw = f32_bits(bits_f32(old) +
-				    ((const float *)src)[i]);
+				nw = f32_bits(
+				    bits_f32(old) + ((const float *)src)[i]);
 			} while (!atomic_compare_exchange_weak(p, &old, nw));
 			break;
 		}

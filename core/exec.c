@@ -60,8 +60,8 @@ exec_check(const struct uop *u, int nranks, uint64_t area_size,
 	if (u->kind >= UOP__COUNT || u->dtype >= DT__COUNT)
 		return cause_set(cause, "malformed micro-op");
 	if (needs_peer && (u->peer < 0 || u->peer >= nranks))
-		return cause_set(cause, "peer %d out of range (world has %d ranks)",
-		    u->peer, nranks);
+		return cause_set(cause,
+		    "peer %d out of range (world has %d ranks)", u->peer, nranks);
 	if (u->count > UINT64_MAX / 8)
 		return cause_set(cause, "count %llu too large",
 		    (unsigned long long)u->count);
@@ -69,11 +69,13 @@ exec_check(const struct uop *u, int nranks, uint64_t area_size,
 	case UOP_NOTIFY:
 	case UOP_WAIT:
 		if (!span_ok(u->dst, 4, area_size) || u->dst % 4 != 0)
-			return cause_set(cause, "cell offset %llu outside the window area",
+			return cause_set(cause,
+			    "cell offset %llu outside the window area",
 			    (unsigned long long)u->dst);
 		if ((u->flags & UOP_F_FROM_CELL) &&
 		    (!span_ok(u->src, 4, area_size) || u->src % 4 != 0))
-			return cause_set(cause, "cell offset %llu outside the window area",
+			return cause_set(cause,
+			    "cell offset %llu outside the window area",
 			    (unsigned long long)u->src);
 		return 0;
 	case UOP_PUT:
@@ -85,9 +87,11 @@ exec_check(const struct uop *u, int nranks, uint64_t area_size,
 
 		if ((dacc || sacc) && !(u->flags & UOP_F_RAW))
 			return cause_set(cause, "malformed micro-op");
-		if (!span_ok(u->dst, u->count * esz, dacc ? acc_bytes : area_size) ||
-		    (u->kind != UOP_FILL && !span_ok(u->src, u->count * esz,
-			sacc ? acc_bytes : area_size)))
+		if (!span_ok(u->dst, u->count * esz,
+			dacc ? acc_bytes : area_size) ||
+		    (u->kind != UOP_FILL &&
+			!span_ok(u->src, u->count * esz,
+			    sacc ? acc_bytes : area_size)))
 			return cause_set(cause, "region outside the window area");
 		return 0;
 	}
@@ -126,7 +130,8 @@ operand(struct exec *ex, int space, int peer, uint64_t off, size_t bytes,
 		if (base != NULL)
 			return base + off;
 		if (!for_read) {
-			cause_set(cause, "transport %s cannot write peers directly",
+			cause_set(cause,
+			    "transport %s cannot write peers directly",
 			    t->ops->name);
 			return NULL;
 		}
@@ -156,14 +161,17 @@ fill(struct exec *ex, const struct uop *u)
 	enum dtype dt = u->dtype;
 	/* fval is the value for the other patterns: only random's is a seed
 	 * (and converting, say, 3.4e38 to an integer would be undefined) */
-	uint64_t seed = u->op != FILL_RANDOM || !(fabs(u->fval) < 0x1p63) ? 0 :
+	uint64_t seed = u->op != FILL_RANDOM || !(fabs(u->fval) < 0x1p63) ?
+	    0 :
 	    (uint64_t)(int64_t)u->fval * 1000003u + (uint64_t)ex->t->rank;
 
 	if ((u->flags & UOP_F_INT) && u->op != FILL_RANDOM) {
 		int64_t k = (int64_t)u->src;
 		for (uint64_t i = 0; i < u->count; i++)
-			dtype_put_int(dt, base, i, u->op == FILL_VALUE ? k :
-			    u->op == FILL_RANK ? k + ex->t->rank : k + (int64_t)i);
+			dtype_put_int(dt, base, i,
+			    u->op == FILL_VALUE	   ? k :
+				u->op == FILL_RANK ? k + ex->t->rank :
+						     k + (int64_t)i);
 		return;
 	}
 	for (uint64_t i = 0; i < u->count; i++) {
@@ -180,7 +188,8 @@ fill(struct exec *ex, const struct uop *u)
 		default: {
 			uint64_t r = splitmix64(&seed);
 			if (dtype_is_float(dt))
-				dtype_put(dt, base, i, (double)(r >> 11) * 0x1p-53);
+				dtype_put(dt, base, i,
+				    (double)(r >> 11) * 0x1p-53);
 			else
 				dtype_put_int(dt, base, i, (int64_t)(r % 100));
 		}
@@ -203,12 +212,14 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 
 		if (u->flags & UOP_F_FROM_CELL) {
 			/* a count read now from this rank's data, clamped */
-			int32_t c = atomic_load((_Atomic int32_t *)(void *)
-			    (t->ops->area(t, t->rank) + u->src));
+			int32_t c = atomic_load(
+			    (_Atomic int32_t *)(void *)(t->ops->area(t, t->rank) +
+				u->src));
 			v = c < u->value ? c : u->value;
 		}
 		if (t->ops->notify(t, u->peer, u->dst, v, u->op) != 0)
-			return cause_set(cause, "notify to rank %d failed", u->peer);
+			return cause_set(cause, "notify to rank %d failed",
+			    u->peer);
 		return EXEC_OK;
 	}
 	case UOP_WAIT:
@@ -222,9 +233,10 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 		return rc == 0 ? EXEC_OK : cause_set(cause, "wait failed");
 	case UOP_PUT:
 		s = u->ssp == SP_ACC ? (uint8_t *)ex->acc + u->src :
-		    t->ops->area(t, t->rank) + u->src;
-		if (u->op == ATOMIC_ADD && u->ssp != SP_ACC && u->peer == t->rank &&
-		    u->src < u->dst + bytes && u->dst < u->src + bytes) {
+				       t->ops->area(t, t->rank) + u->src;
+		if (u->op == ATOMIC_ADD && u->ssp != SP_ACC &&
+		    u->peer == t->rank && u->src < u->dst + bytes &&
+		    u->dst < u->src + bytes) {
 			/* onto itself: add what the source held before, as a
 			 * plain put copies it (memmove) */
 			ex->tmp = grow(ex->tmp, &ex->tmp_cap, bytes);
@@ -234,19 +246,22 @@ exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause)
 		rc = u->op == ATOMIC_ADD ?
 		    t->ops->put_add(t, u->peer, u->dst, s, u->count, dt) :
 		    t->ops->put(t, u->peer, u->dst, s, bytes);
-		return rc == 0 ? EXEC_OK : cause_set(cause, "put to rank %d failed", u->peer);
+		return rc == 0 ?
+		    EXEC_OK :
+		    cause_set(cause, "put to rank %d failed", u->peer);
 	case UOP_GET:
 		d = u->dsp == SP_ACC ? (uint8_t *)ex->acc + u->dst :
-		    t->ops->area(t, t->rank) + u->dst;
+				       t->ops->area(t, t->rank) + u->dst;
 		if (t->ops->get(t, u->peer, u->src, d, bytes) != 0)
-			return cause_set(cause, "get from rank %d failed", u->peer);
+			return cause_set(cause, "get from rank %d failed",
+			    u->peer);
 		return EXEC_OK;
 	case UOP_COPY:
 	case UOP_REDUCE: {
 		size_t sbytes;
 
 		if (u->flags & UOP_F_RAW)
-			adt = dt;	/* a staging tile holds the data as is */
+			adt = dt; /* a staging tile holds the data as is */
 		sbytes = u->count * dtype_size(u->ssp == SP_ACC ? adt : dt);
 		enum dtype sdt = u->ssp == SP_ACC ? adt : dt;
 		enum dtype ddt = u->dsp == SP_ACC ? adt : dt;

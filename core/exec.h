@@ -21,20 +21,20 @@
 #include "transport.h"
 
 enum exec_rc {
-	EXEC_ERROR = -1,	/* *cause says why; the op did nothing */
+	EXEC_ERROR = -1, /* *cause says why; the op did nothing */
 	EXEC_OK = 0,
-	EXEC_PENDING = 1,	/* wait not satisfied (nonblocking transport) */
-	EXEC_INTERRUPTED = 2,	/* wait cancelled by interrupt */
-	EXEC_GAVEUP = 3,	/* wait gave up (sim mode); treat as done */
-	EXEC_ENDED = 4,		/* a CALL ended by the shell's signal before
+	EXEC_PENDING = 1,     /* wait not satisfied (nonblocking transport) */
+	EXEC_INTERRUPTED = 2, /* wait cancelled by interrupt */
+	EXEC_GAVEUP = 3,      /* wait gave up (sim mode); treat as done */
+	EXEC_ENDED = 4,	      /* a CALL ended by the shell's signal before
 				 * its function returned (core/call.h) */
 };
 
 struct exec {
 	struct transport *t;
-	void *acc;		/* private accumulator */
+	void *acc; /* private accumulator */
 	size_t acc_cap;
-	void *tmp;		/* staging for transports without pointers */
+	void *tmp; /* staging for transports without pointers */
 	size_t tmp_cap;
 	/* Optional hook run after every FILL so other layers can react. */
 	void (*after_op)(struct exec *ex, const struct uop *u, void *arg);
@@ -47,8 +47,7 @@ void exec_release(struct exec *ex);
 void exec_reserve(struct exec *ex, size_t bytes);
 
 /* Execute u; for WAIT, *seen receives the observed cell value. */
-int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen,
-    char **cause);
+int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause);
 
 /*
  * Fusion: a COPY into the accumulator followed by a REDUCE of the same
@@ -59,8 +58,7 @@ int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen,
  * caller decides when fusing is allowed (nobody can observe the state
  * between the two: core/rank.c).
  */
-int exec_fusable(const struct exec *ex, const struct uop *a,
-    const struct uop *b);
+int exec_fusable(const struct exec *ex, const struct uop *a, const struct uop *b);
 int exec_fused(struct exec *ex, const struct uop *a, const struct uop *b);
 
 /* Check u's operands against the area size and world; 0 or -1 + cause. */

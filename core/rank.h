@@ -42,6 +42,12 @@ struct rank_ctx {
 				 * spans carry it; see span.h) */
 	int checked;		/* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
+	int chained;		/* the program running follows the previous
+				 * run back to back (a repetition): its
+				 * spans start where that one's ended, at
+				 * ended_ns, with no clock read of their own */
+	uint64_t ended_ns;	/* the clock read that ended the last run
+				 * with spans on (0: none) */
 	struct site site;	/* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 };
@@ -72,14 +78,18 @@ int rank_serve(struct rank_ctx *rc);
 
 /*
  * Pin the calling rank process to one CPU: rank r on the (r mod n)-th of
- * the n CPUs it may use.  When the world fits, two spinning ranks never
- * share a CPU (measured: ~150 us per notify/wait round trip when the
- * scheduler stacks both on one vCPU, ~2 us pinned); when it does not, the
- * ranks sharing a CPU are always the same ones, so a waiting rank's
+ * the n CPUs it may use, for worlds of up to RANK_PIN_PER_CPU ranks per
+ * CPU.  When the world fits, two spinning ranks never share a CPU
+ * (measured: ~150 us per notify/wait round trip when the scheduler stacks
+ * both on one vCPU, ~2 us pinned); when it is a little larger, the ranks
+ * sharing a CPU are always the same ones, so a waiting rank's
  * sched_yield() hands the CPU to a peer that has work (measured on 2 CPUs,
- * 4 ranks: a 64 KiB mesh allreduce in 37 us pinned, 67-71 us not).
- * Returns 1 if pinned; COLLDB_NO_PIN=1 in the environment disables it.
+ * 4 ranks: a 64 KiB mesh allreduce in 37 us pinned, 67-71 us not).  A
+ * larger crowd is left to the scheduler, which can move a woken rank to
+ * the CPU that has time.  Returns 1 if pinned; COLLDB_NO_PIN=1 in the
+ * environment disables it.
  */
+#define RANK_PIN_PER_CPU 2
 int rank_pin(int rank, int nranks);
 
 /*

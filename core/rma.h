@@ -42,27 +42,35 @@ enum rma_form { RMA_PUT, RMA_GET, RMA_REMOTE_STORE, RMA_REMOTE_LOAD };
 
 /* Which argument a validation error is about (for the caret). */
 enum rma_arg {
-	RARG_NONE, RARG_DST, RARG_SRC, RARG_DST_OFF, RARG_SRC_OFF, RARG_SHAPE,
-	RARG_VALID, RARG_CHUNK_ROWS, RARG_CHUNK_COLS, RARG_PIPELINE,
+	RARG_NONE,
+	RARG_DST,
+	RARG_SRC,
+	RARG_DST_OFF,
+	RARG_SRC_OFF,
+	RARG_SHAPE,
+	RARG_VALID,
+	RARG_CHUNK_ROWS,
+	RARG_CHUNK_COLS,
+	RARG_PIPELINE,
 	RARG_ATOMIC,
 };
 
 struct rma_args {
 	enum rma_form form;
 	int peer;
-	int atomic;		/* put/remote_store: atomic=add */
-	struct win_ref dst, src;	/* whole windows */
+	int atomic;		 /* put/remote_store: atomic=add */
+	struct win_ref dst, src; /* whole windows */
 	/* flat form (ndim == 0) */
 	uint64_t dst_first, src_first, count;
 	/* region form */
-	int ndim;		/* dimensions of the region (DST's) */
-	int have_dst_off, have_src_off, have_shape;	/* what was given */
+	int ndim; /* dimensions of the region (DST's) */
+	int have_dst_off, have_src_off, have_shape; /* what was given */
 	uint64_t dst_off[COLLDB_MAX_DIMS];
 	uint64_t src_off[COLLDB_MAX_DIMS];
 	uint64_t shape[COLLDB_MAX_DIMS];
 	int64_t dst_off_raw[COLLDB_MAX_DIMS], src_off_raw[COLLDB_MAX_DIMS],
-	    shape_raw[COLLDB_MAX_DIMS];	/* as typed (signs checked) */
-	int ndst_off, nsrc_off, nshape;	/* entries given */
+	    shape_raw[COLLDB_MAX_DIMS]; /* as typed (signs checked) */
+	int ndst_off, nsrc_off, nshape; /* entries given */
 	/* remote_load's valid_shape ([] when absent) */
 	int nvalid;
 	int64_t valid_raw[COLLDB_MAX_DIMS];

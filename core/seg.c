@@ -796,7 +796,15 @@ rank_state_name(enum rank_state st)
 void
 seg_set_state(struct seg_rank *b, enum rank_state st)
 {
-	atomic_store(&b->state_ns, mono_ns());
+	seg_set_state_at(b, st, mono_ns());
+}
+
+void
+seg_set_state_at(struct seg_rank *b, enum rank_state st, uint64_t now)
+{
+	/* the state's seq_cst store orders the time (and a caller's release
+	 * stores before it) */
+	atomic_store_explicit(&b->state_ns, now, memory_order_release);
 	atomic_store(&b->state, (uint32_t)st);
 }
 
@@ -836,7 +844,13 @@ seg_write_cur(struct seg_rank *b, const struct uop *cur, const char *title)
 	atomic_store_explicit(&b->cur_seq, seq + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 	memcpy(&b->cur, cur, sizeof *cur);
-	if (title != NULL)
-		snprintf(b->title, sizeof b->title, "%s", title);
+	if (title != NULL) {
+		/* not snprintf: this runs once a call, and formatting cost
+		 * more than a 4-micro-op program's own work */
+		size_t n = strnlen(title, sizeof b->title - 1);
+
+		memcpy(b->title, title, n);
+		b->title[n] = '\0';
+	}
 	atomic_store_explicit(&b->cur_seq, seq + 2, memory_order_release);
 }

@@ -394,8 +394,10 @@ struct seg_window *seg_win_at(struct seg *s, uint64_t off);
 /* Fill a win_ref from a window. */
 void seg_win_ref(const struct seg_window *w, struct win_ref *ref);
 
-/* Publish a rank state change (updates state_ns). */
+/* Publish a rank state change (updates state_ns: now, or the clock
+ * read the caller already made). */
 void seg_set_state(struct seg_rank *b, enum rank_state st);
+void seg_set_state_at(struct seg_rank *b, enum rank_state st, uint64_t now);
 const char *rank_state_name(enum rank_state st);
 
 /* Read a consistent copy of a board slot's current op and title; an op

@@ -124,7 +124,8 @@ shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
 		v = atomic_load_explicit(cell, memory_order_acquire);
 		if (wait_cmp_holds(cmp, v, expected))
 			goto out;
-		if (atomic_load_explicit(&b->interrupt, memory_order_relaxed))
+		if ((i & 15) == 15 &&
+		    atomic_load_explicit(&b->interrupt, memory_order_relaxed))
 			break;
 	}
 	atomic_store_explicit(&b->wait_off, off, memory_order_relaxed);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SITE_FILE_MAX 32	/* the file's last component, NUL included */
+#define SITE_FILE_MAX 32 /* the file's last component, NUL included */
 
 /* The operations a call site can name; FN_NONE: no call (an agent's
  * command, cdb_init). */
@@ -32,9 +32,9 @@ enum api_fn {
 };
 
 struct site {
-	char file[SITE_FILE_MAX];	/* "" when unknown (CDB_NO_LOCATION) */
-	int32_t line;			/* 0 when unknown */
-	uint8_t fn;			/* enum api_fn */
+	char file[SITE_FILE_MAX]; /* "" when unknown (CDB_NO_LOCATION) */
+	int32_t line;		  /* 0 when unknown */
+	uint8_t fn;		  /* enum api_fn */
 	uint8_t reserved[3];
 };
 

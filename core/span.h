@@ -104,7 +104,9 @@ struct span_rec {
 
 struct span_ring {
 	_Atomic uint64_t head;		/* records ever written (producer) */
-	char pad0[56];
+	uint64_t slot;			/* head % the ring's slots (the
+					 * producer's own, kept with head) */
+	char pad0[48];
 	_Atomic uint64_t tail;		/* records ever consumed (consumer) */
 	char pad1[56];
 	_Atomic uint64_t lost;		/* records dropped: ring full */
@@ -145,6 +147,10 @@ struct span_writer {
 	uint16_t rank;
 	uint8_t ops;		/* micro-op records wanted (SPAN_DETAIL_OPS) */
 	uint8_t max_level;	/* deepest phase recorded (1: roots only) */
+	uint8_t flat;		/* roots only, and one root over every micro-op:
+				 * the first micro-op is the only boundary */
+	uint8_t quiet;		/* no boundary ahead: spans off, or flat and
+				 * the root open (span_boundary's fast path) */
 	uint32_t started;	/* pc whose phases are open, UINT32_MAX none */
 	int open;		/* levels 1..open are open */
 	uint64_t last_end;	/* end of the last micro-op recorded */
@@ -203,7 +209,7 @@ span_boundary(struct span_writer *w, uint32_t pc)
 {
 	unsigned want, keep;
 
-	if (w->ring == NULL || w->started == pc)
+	if (w->quiet || w->started == pc)
 		return 0;
 	if (w->started == UINT32_MAX)
 		return 1;

@@ -31,9 +31,9 @@ __attribute__((returns_nonnull)) void *xreallocarray(void *ptr, size_t n,
 __attribute__((malloc, returns_nonnull, nonnull)) char *xstrdup(const char *s);
 __attribute__((malloc, returns_nonnull, nonnull)) char *xstrndup(const char *s,
     size_t n);
-__attribute__((returns_nonnull)) printflike(1, 2) char *xasprintf(
-    const char *fmt, ...);
-__attribute__((returns_nonnull)) printflike(1, 0) char *xvasprintf(
-    const char *fmt, va_list ap);
+__attribute__((returns_nonnull))
+printflike(1, 2) char *xasprintf(const char *fmt, ...);
+__attribute__((returns_nonnull))
+printflike(1, 0) char *xvasprintf(const char *fmt, va_list ap);
 
 #endif

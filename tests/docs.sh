@@ -119,5 +119,15 @@ for f in scripts/lessons/*.coll; do
 		{ echo "FAIL: docs: docs/tutorial.md's lesson table has no row '$b | $d' (as colldb learn lists it)"; fail=1; }
 done
 ./colldb learn nosuchlesson >/dev/null 2>&1; [ $? = 2 ] || { echo "FAIL: docs: learn of an unknown lesson is not a usage error"; fail=1; }
+# the repository stands on its own: it cites its own docs (man page,
+# docs/*.md), never a contract outside it; and no stray empty file at
+# the top (a merge brought back an empty '=' once)
+cites=$(grep -rnE 'SPEC( |\.md|§)|\.\./shared/' --include='*.[ch]' --include='*.md' \
+	--include='*.1' --include='*.sh' --include='*.py' --include='*.coll' \
+	--include=Makefile --include='*.mk' README.md Makefile core shell viz tests docs \
+	mk bench scripts examples 2>/dev/null | grep -v '^tests/docs.sh:')
+[ -z "$cites" ] || { echo "FAIL: docs: cites what is not in the repository:"; echo "$cites" | head -5; fail=1; }
+stray=$(find . -maxdepth 1 -type f -empty)
+[ -z "$stray" ] || { echo "FAIL: docs: empty file(s) at the top: $stray"; fail=1; }
 [ $fail = 0 ] && echo "  docs: every command documented; $n session blocks match; colldb learn lists and runs the lessons"
 exit $fail

@@ -41,8 +41,8 @@ chrome_sniff(const char *buf, size_t len)
 		return 1;
 	if (i >= len || buf[i] != '[')
 		return 0;
-	for (i++; i < len && strchr(" \t\r\n", buf[i]) != NULL &&
-	    buf[i] != '\0'; i++)
+	for (i++;
+	     i < len && strchr(" \t\r\n", buf[i]) != NULL && buf[i] != '\0'; i++)
 		;
 	return i < len && (buf[i] == '{' || buf[i] == ']');
 }
@@ -100,17 +100,18 @@ chrome_read(struct span_set *set, const char *buf, size_t len, char **cause)
 	if (root == NULL)
 		return cause_set(cause, "%d:%d: invalid JSON: %s", err.line,
 		    err.column, err.text);
-	events = json_is_array(root) ? root :
-	    json_object_get(root, "traceEvents");
+	events =
+	    json_is_array(root) ? root : json_object_get(root, "traceEvents");
 	if (!json_is_array(events)) {
-		cause_set(cause, "no \"traceEvents\" array: not a Chrome "
+		cause_set(cause,
+		    "no \"traceEvents\" array: not a Chrome "
 		    "trace-event file");
 		goto out;
 	}
 
-	lanes = xreallocarray(NULL, json_array_size(events) + 1,
-	    sizeof *lanes);
-	json_array_foreach(events, i, ev) {
+	lanes = xreallocarray(NULL, json_array_size(events) + 1, sizeof *lanes);
+	json_array_foreach(events, i, ev)
+	{
 		json_t *ph = json_object_get(ev, "ph");
 		json_t *nm = json_object_get(ev, "name");
 		json_t *args = json_object_get(ev, "args");
@@ -123,8 +124,7 @@ chrome_read(struct span_set *set, const char *buf, size_t len, char **cause)
 		    !json_is_integer(lp) || !json_is_object(args) ||
 		    !json_is_string(json_object_get(args, "name")))
 			continue;
-		pid = lane_pid(json_string_value(json_object_get(args,
-		    "name")));
+		pid = lane_pid(json_string_value(json_object_get(args, "name")));
 		if (pid < 0)
 			continue;
 		lanes[nlanes].lane = json_integer_value(lp);
@@ -132,7 +132,8 @@ chrome_read(struct span_set *set, const char *buf, size_t len, char **cause)
 	}
 	qsort(lanes, nlanes, sizeof *lanes, cmp_lane);
 
-	json_array_foreach(events, i, ev) {
+	json_array_foreach(events, i, ev)
+	{
 		json_t *ph = json_object_get(ev, "ph");
 		json_t *nm = json_object_get(ev, "name");
 		json_t *args = json_object_get(ev, "args");
@@ -167,8 +168,9 @@ chrome_read(struct span_set *set, const char *buf, size_t len, char **cause)
 			continue;
 		}
 		key.lane = json_integer_value(lp);
-		hit = nlanes ? bsearch(&key, lanes, nlanes, sizeof *lanes,
-		    cmp_lane) : NULL;
+		hit = nlanes ?
+		    bsearch(&key, lanes, nlanes, sizeof *lanes, cmp_lane) :
+		    NULL;
 		pid = hit != NULL ? hit->pid : (int64_t)key.lane;
 		if (json_is_string(jhid)) {
 			hid = json_string_value(jhid);
@@ -178,16 +180,17 @@ chrome_read(struct span_set *set, const char *buf, size_t len, char **cause)
 			attrs = json_string_value(jattrs);
 			attrs_len = json_string_length(jattrs);
 		}
-		span_set_add_n(set, pid, json_is_integer(tid) ?
-		    json_integer_value(tid) : 0,
+		span_set_add_n(set, pid,
+		    json_is_integer(tid) ? json_integer_value(tid) : 0,
 		    (uint64_t)json_integer_value(jinv), hid, hid_len,
 		    (int)json_integer_value(jdepth), json_string_value(nm),
 		    json_string_length(nm), ts, dur, attrs, attrs_len);
 	}
 	if (skipped != 0)
-		span_set_diag(set, 0, "%zu trace event%s without the "
-		    "inv/depth args of a span skipped", skipped,
-		    skipped == 1 ? "" : "s");
+		span_set_diag(set, 0,
+		    "%zu trace event%s without the "
+		    "inv/depth args of a span skipped",
+		    skipped, skipped == 1 ? "" : "s");
 	rc = 0;
 out:
 	free(lanes);

@@ -24,8 +24,16 @@
 #include "viz.h"
 
 static const int viz_signals[] = {
-    SIGSEGV, SIGBUS, SIGFPE, SIGILL,   SIGABRT,
-    SIGTERM, SIGINT, SIGHUP, SIGWINCH, SIGTSTP,
+	SIGSEGV,
+	SIGBUS,
+	SIGFPE,
+	SIGILL,
+	SIGABRT,
+	SIGTERM,
+	SIGINT,
+	SIGHUP,
+	SIGWINCH,
+	SIGTSTP,
 };
 #define VIZ_NCATCH 8 /* the first 8 get viz_fatal(); then WINCH, TSTP */
 
@@ -114,9 +122,8 @@ viz_atexit(void)
 int
 viz_init(char **cause)
 {
-	static const short colors[SCREEN_NCOLORS] = {
-	    -1,		COLOR_RED,     COLOR_GREEN, COLOR_YELLOW,
-	    COLOR_BLUE, COLOR_MAGENTA, COLOR_CYAN};
+	static const short colors[SCREEN_NCOLORS] = { -1, COLOR_RED, COLOR_GREEN,
+		COLOR_YELLOW, COLOR_BLUE, COLOR_MAGENTA, COLOR_CYAN };
 	const char *term = getenv("TERM");
 	short i, bg = -1;
 
@@ -138,7 +145,7 @@ viz_init(char **cause)
 		viz_unhook();
 		tcsetattr(STDIN_FILENO, TCSADRAIN, &viz_tio);
 		return cause_set(cause, "cannot use terminal type '%s'",
-				 term != NULL ? term : "");
+		    term != NULL ? term : "");
 	}
 	set_term(viz_term);
 	viz_on = 1;
@@ -229,7 +236,7 @@ viz_paint(const struct screen *s, int full)
 			if (viz_color && SCREEN_COLOR_OF(c->style) != 0)
 				attr |= COLOR_PAIR(SCREEN_COLOR_OF(c->style));
 			mvwaddch(stdscr, y, x,
-				 (chtype)(unsigned char)c->ch | attr);
+			    (chtype)(unsigned char)c->ch | attr);
 		}
 	}
 	wnoutrefresh(stdscr);

@@ -5,35 +5,41 @@
 #include "viz.h"
 
 static const char *const dump_attr_names[] = {
-    "bold",
-    "reverse",
-    "dim",
-    "underline",
+	"bold",
+	"reverse",
+	"dim",
+	"underline",
 };
 
 static const char *const dump_color_names[SCREEN_NCOLORS] = {
-    "default", "red", "green", "yellow", "blue", "magenta", "cyan",
+	"default",
+	"red",
+	"green",
+	"yellow",
+	"blue",
+	"magenta",
+	"cyan",
 };
 
 static const struct {
 	const char *name;
 	int key;
 } viz_key_names[] = {
-    {"tab", '\t'},
-    {"btab", VIZ_KEY_BTAB},
-    {"up", VIZ_KEY_UP},
-    {"down", VIZ_KEY_DOWN},
-    {"left", VIZ_KEY_LEFT},
-    {"right", VIZ_KEY_RIGHT},
-    {"pgup", VIZ_KEY_PGUP},
-    {"pgdn", VIZ_KEY_PGDN},
-    {"home", VIZ_KEY_HOME},
-    {"end", VIZ_KEY_END},
-    {"esc", VIZ_KEY_ESC},
-    {"enter", VIZ_KEY_ENTER},
-    {"resize", VIZ_KEY_RESIZE},
-    {"C-l", VIZ_CTRL('l')},
-    {"space", ' '},
+	{ "tab", '\t' },
+	{ "btab", VIZ_KEY_BTAB },
+	{ "up", VIZ_KEY_UP },
+	{ "down", VIZ_KEY_DOWN },
+	{ "left", VIZ_KEY_LEFT },
+	{ "right", VIZ_KEY_RIGHT },
+	{ "pgup", VIZ_KEY_PGUP },
+	{ "pgdn", VIZ_KEY_PGDN },
+	{ "home", VIZ_KEY_HOME },
+	{ "end", VIZ_KEY_END },
+	{ "esc", VIZ_KEY_ESC },
+	{ "enter", VIZ_KEY_ENTER },
+	{ "resize", VIZ_KEY_RESIZE },
+	{ "C-l", VIZ_CTRL('l') },
+	{ "space", ' ' },
 };
 
 int
@@ -57,11 +63,11 @@ dump_style_name(unsigned style, struct strbuf *out)
 	for (i = 0; i < ARRAY_SIZE(dump_attr_names); i++)
 		if (style & (1u << i))
 			strbuf_addf(out, "%s%s", out->len > len ? "," : "",
-				    dump_attr_names[i]);
+			    dump_attr_names[i]);
 	if (SCREEN_COLOR_OF(style) != SCREEN_DEFAULT &&
 	    SCREEN_COLOR_OF(style) < SCREEN_NCOLORS)
 		strbuf_addf(out, "%s%s", out->len > len ? "," : "",
-			    dump_color_names[SCREEN_COLOR_OF(style)]);
+		    dump_color_names[SCREEN_COLOR_OF(style)]);
 	if (out->len == len)
 		strbuf_addstr(out, "plain");
 }
@@ -94,9 +100,10 @@ dump_screen(const struct screen *s, struct strbuf *out, int flags)
 				;
 			if (k == nstyles && nstyles < (int)ARRAY_SIZE(styles))
 				styles[nstyles++] = c->style;
-			strbuf_addch(out, k < 26   ? 'A' + k
-					  : k < 52 ? 'a' + k - 26
-						   : '#');
+			strbuf_addch(out,
+			    k < 26     ? 'A' + k :
+				k < 52 ? 'a' + k - 26 :
+					 '#');
 		}
 		strbuf_rtrim(out);
 		if (out->len == mark + 1)

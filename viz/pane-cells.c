@@ -52,47 +52,45 @@ static void cells_init(struct pane *);
 static void cells_free(struct pane *);
 static int cells_update(struct pane *);
 static int cells_hist_update(struct cells_hist *, const struct snap_win *,
-			     const struct snap_win *, int);
+    const struct snap_win *, int);
 static void cells_widths(struct cells_hist *, const struct snap_win *);
 static void cells_draw(struct pane *, struct screen *,
-		       const struct screen_rect *);
+    const struct screen_rect *);
 static int cells_band(struct screen *, const struct snap *,
-		      const struct snap_win *, const struct cells_hist *,
-		      const struct cells_geom *, int, int, int, int, int, int);
+    const struct snap_win *, const struct cells_hist *,
+    const struct cells_geom *, int, int, int, int, int, int);
 static int cells_banded(const struct cells_geom *, const struct snap_win *, int,
-			int);
+    int);
 static int cells_fit(const struct cells_geom *, int, int);
 static int cells_max_left(const struct cells_geom *, int);
 static void cells_group_label(const struct snap_win *, int, char *, size_t);
 static void cells_header(struct screen *, const struct snap_win *,
-			 const struct cells_hist *, const struct cells_geom *,
-			 int, int, int);
+    const struct cells_hist *, const struct cells_geom *, int, int, int);
 static void cells_row(struct screen *, const struct snap_win *,
-		      const struct cells_hist *, const struct cells_geom *, int,
-		      int, int, int);
+    const struct cells_hist *, const struct cells_geom *, int, int, int, int);
 static int cells_group(const struct snap_win *);
 static void cells_next_awaited(struct pane *);
 static int cells_key(struct pane *, int);
 
 static const struct pane_help cells_help[] = {
-    {"Tab S-Tab", "next / previous signal window"},
-    {"Up Down", "scroll ranks by one"},
-    {"PgUp PgDn", "scroll ranks by a page"},
-    {"Left Right", "scroll cells by one"},
-    {"< >", "scroll cells by a page"},
-    {"Home End", "first / last ranks and cells"},
-    {"a", "scroll to the next awaited cell"},
-    {NULL, NULL},
+	{ "Tab S-Tab", "next / previous signal window" },
+	{ "Up Down", "scroll ranks by one" },
+	{ "PgUp PgDn", "scroll ranks by a page" },
+	{ "Left Right", "scroll cells by one" },
+	{ "< >", "scroll cells by a page" },
+	{ "Home End", "first / last ranks and cells" },
+	{ "a", "scroll to the next awaited cell" },
+	{ NULL, NULL },
 };
 
 const struct pane_class pane_cells_class = {
-    .name = "cells",
-    .help = cells_help,
-    .init = cells_init,
-    .free = cells_free,
-    .update = cells_update,
-    .draw = cells_draw,
-    .key = cells_key,
+	.name = "cells",
+	.help = cells_help,
+	.init = cells_init,
+	.free = cells_free,
+	.update = cells_update,
+	.draw = cells_draw,
+	.key = cells_key,
 };
 
 static void
@@ -130,9 +128,8 @@ cells_widths(struct cells_hist *h, const struct snap_win *w)
 		if (w->marks[k] & SNAP_AWAITED)
 			aw = 1;
 		if (w->marks[k] & SNAP_OWED)
-			by = MAX(by, w->marks[k] & SNAP_OWED_MANY
-					 ? 0
-					 : w->owed_by[k]);
+			by = MAX(by,
+			    w->marks[k] & SNAP_OWED_MANY ? 0 : w->owed_by[k]);
 	}
 	h->vw = MAX(h->vw, MAX(pane_digits(lo), pane_digits(hi)));
 	h->aw = MAX(h->aw, aw);
@@ -143,7 +140,7 @@ cells_widths(struct cells_hist *h, const struct snap_win *w)
 /* Returns 1 when anything shown for this window changed. */
 static int
 cells_hist_update(struct cells_hist *h, const struct snap_win *w,
-		  const struct snap_win *o, int hold)
+    const struct snap_win *o, int hold)
 {
 	size_t k, n = (size_t)w->nrows * w->ncells;
 	int vw = h->vw, aw = h->aw, ow = h->ow, changed = 0;
@@ -160,8 +157,9 @@ cells_hist_update(struct cells_hist *h, const struct snap_win *w,
 		cells_widths(h, w);
 		return 1;
 	}
-	if (o != NULL && (o->nrows != w->nrows || o->ncells != w->ncells ||
-			  strcmp(o->name, w->name) != 0))
+	if (o != NULL &&
+	    (o->nrows != w->nrows || o->ncells != w->ncells ||
+		strcmp(o->name, w->name) != 0))
 		o = NULL;
 	if (o != NULL && h->live == 0 &&
 	    memcmp(o->cells, w->cells, n * sizeof *w->cells) == 0 &&
@@ -196,26 +194,25 @@ cells_update(struct pane *p)
 	if (s->nwins > d->nhist) {
 		d->hist = xreallocarray(d->hist, s->nwins, sizeof *d->hist);
 		memset(d->hist + d->nhist, 0,
-		       (s->nwins - d->nhist) * sizeof *d->hist);
+		    (s->nwins - d->nhist) * sizeof *d->hist);
 		d->nhist = s->nwins;
 	}
 	for (i = 0; i < s->nwins; i++) {
 		ow = o != NULL && i < o->nwins ? &o->wins[i] : NULL;
 		changed |= cells_hist_update(&d->hist[i], &s->wins[i], ow,
-					     p->view->hold);
+		    p->view->hold);
 	}
 	/* Keep showing the same window by name when the list changes. */
 	if (s->nwins == 0)
 		p->view->win = 0;
 	else if (p->view->win >= s->nwins ||
-		 strcmp(s->wins[p->view->win].name, d->cur) != 0) {
+	    strcmp(s->wins[p->view->win].name, d->cur) != 0) {
 		k = snap_find_win(s, d->cur);
 		p->view->win = k >= 0 ? k : MIN(p->view->win, s->nwins - 1);
 		changed = 1;
 	}
 	if (s->nwins > 0)
-		snprintf(d->cur, sizeof d->cur, "%s",
-			 s->wins[p->view->win].name);
+		snprintf(d->cur, sizeof d->cur, "%s", s->wins[p->view->win].name);
 	if (o == NULL || o->nwins != s->nwins || o->nranks != s->nranks)
 		changed = 1;
 	return changed ? VIZ_REDRAW : 0;
@@ -265,15 +262,15 @@ cells_group_label(const struct snap_win *w, int g, char *buf, size_t size)
 	buf[0] = '\0';
 	for (d = 0; d <= w->ndim - 2 && len + 1 < size; d++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%d",
-					d == 0 ? "[" : ",", idx[d]);
+		    d == 0 ? "[" : ",", idx[d]);
 	if (len + 2 < size)
 		snprintf(buf + len, size - len, "]");
 }
 
 static void
 cells_header(struct screen *scr, const struct snap_win *w,
-	     const struct cells_hist *h, const struct cells_geom *g, int y,
-	     int left, int vis)
+    const struct cells_hist *h, const struct cells_geom *g, int y, int left,
+    int vis)
 {
 	char buf[48];
 	int i, x, lx, len, room, end0 = -1, end1 = -1;
@@ -292,8 +289,8 @@ cells_header(struct screen *scr, const struct snap_win *w,
 			room = (g->group - i % g->group) * g->stride - 1;
 			len = (int)strlen(buf);
 			if (x + 1 > end0 && len <= room)
-				end0 = screen_puts(scr, x + 1, y, buf,
-						   SCREEN_BOLD);
+				end0 =
+				    screen_puts(scr, x + 1, y, buf, SCREEN_BOLD);
 		}
 		snprintf(buf, sizeof buf, "%d", two ? i % g->group : i);
 		len = (int)strlen(buf);
@@ -306,8 +303,8 @@ cells_header(struct screen *scr, const struct snap_win *w,
 
 static void
 cells_row(struct screen *scr, const struct snap_win *w,
-	  const struct cells_hist *h, const struct cells_geom *g, int y, int r,
-	  int left, int vis)
+    const struct cells_hist *h, const struct cells_geom *g, int y, int r,
+    int left, int vis)
 {
 	char buf[16];
 	size_t k;
@@ -334,7 +331,7 @@ cells_row(struct screen *scr, const struct snap_win *w,
 		screen_field(scr, x + 1, y, h->vw, buf, 1, st);
 		if (h->aw && (m & SNAP_AWAITED))
 			screen_putc(scr, x + 1 + h->vw, y, '*',
-				    SCREEN_BOLD | SCREEN_FG(SCREEN_RED));
+			    SCREEN_BOLD | SCREEN_FG(SCREEN_RED));
 		if (h->ow && (m & SNAP_OWED)) {
 			by = w->owed_by[k];
 			if (m & SNAP_OWED_MANY)
@@ -342,7 +339,7 @@ cells_row(struct screen *scr, const struct snap_win *w,
 			else
 				snprintf(buf, sizeof buf, "<%d", by);
 			screen_puts(scr, x + 1 + h->vw + h->aw, y, buf,
-				    SCREEN_FG(SCREEN_CYAN));
+			    SCREEN_FG(SCREEN_CYAN));
 		}
 	}
 }
@@ -353,14 +350,14 @@ cells_row(struct screen *scr, const struct snap_win *w,
  */
 static int
 cells_band(struct screen *scr, const struct snap *s, const struct snap_win *w,
-	   const struct cells_hist *h, const struct cells_geom *g, int lw,
-	   int y, int left, int vis, int top, int nrows)
+    const struct cells_hist *h, const struct cells_geom *g, int lw, int y,
+    int left, int vis, int top, int nrows)
 {
 	char buf[16];
 	int hdr = g->group < w->ncells ? 2 : 1, i, r;
 
 	screen_field(scr, g->x0 - lw - 3, y + hdr - 1, lw + 2, "rank", 1,
-		     SCREEN_DIM);
+	    SCREEN_DIM);
 	cells_header(scr, w, h, g, y, left, vis);
 	y += hdr;
 	for (i = 0; i < nrows; i++, y++) {
@@ -369,12 +366,11 @@ cells_band(struct screen *scr, const struct snap *s, const struct snap_win *w,
 			break;
 		snprintf(buf, sizeof buf, "%d", s->ranks[r].rank);
 		screen_field(scr, g->x0 - lw - 3, y, lw, buf, 1,
-			     s->ranks[r].state == SNAP_BLOCKED
-				 ? SCREEN_BOLD | SCREEN_FG(SCREEN_RED)
-				 : SCREEN_BOLD);
+		    s->ranks[r].state == SNAP_BLOCKED ?
+			SCREEN_BOLD | SCREEN_FG(SCREEN_RED) :
+			SCREEN_BOLD);
 		screen_putc(scr, g->x0 - 2, y,
-			    "IRSBXD"[s->ranks[r].state % SNAP_NSTATES],
-			    SCREEN_DIM);
+		    "IRSBXD"[s->ranks[r].state % SNAP_NSTATES], SCREEN_DIM);
 		cells_row(scr, w, h, g, y, r, left, vis);
 	}
 	return y;
@@ -387,7 +383,7 @@ cells_band(struct screen *scr, const struct snap *s, const struct snap_win *w,
  */
 static int
 cells_banded(const struct cells_geom *g, const struct snap_win *w, int nranks,
-	     int rows)
+    int rows)
 {
 	int hdr = g->group < w->ncells ? 2 : 1, per, bands;
 
@@ -415,21 +411,20 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	size_t len;
 	int lw, hdr, rows, vis, per, i, y, dd;
 
-	screen_fill(scr, &(struct screen_rect){rc->x, rc->y, rc->w, 1}, ' ',
-		    SCREEN_REVERSE);
+	screen_fill(scr, &(struct screen_rect){ rc->x, rc->y, rc->w, 1 }, ' ',
+	    SCREEN_REVERSE);
 	if (s->nwins == 0 || v->win >= s->nwins || v->win >= d->nhist) {
 		screen_puts(scr, rc->x + 1, rc->y, "no signal windows",
-			    SCREEN_REVERSE);
+		    SCREEN_REVERSE);
 		screen_puts(scr, rc->x + 1, rc->y + 1,
-			    "(every i32 window shows here once allocated)",
-			    SCREEN_DIM);
+		    "(every i32 window shows here once allocated)", SCREEN_DIM);
 		return;
 	}
 	w = &s->wins[v->win];
 	h = &d->hist[v->win];
 
 	lw = MAX(2,
-		 pane_digits(s->nranks > 0 ? s->ranks[s->nranks - 1].rank : 0));
+	    pane_digits(s->nranks > 0 ? s->ranks[s->nranks - 1].rank : 0));
 	g.x0 = rc->x + lw + 3;
 	g.w = rc->x + rc->w - g.x0;
 	g.stride = 1 + h->vw + h->aw + h->ow;
@@ -447,20 +442,19 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	len = 0;
 	for (dd = 0; dd < w->ndim; dd++)
 		len += (size_t)snprintf(shape + len, sizeof shape - len, "%s%d",
-					dd == 0 ? "[" : ",", w->shape[dd]);
+		    dd == 0 ? "[" : ",", w->shape[dd]);
 	snprintf(shape + len, sizeof shape - len, "]");
 	snprintf(buf, sizeof buf,
-		 " %s %s  window %d/%d   ranks %d-%d of %d"
-		 "   cells %s%d-%d of %d%s",
-		 w->name, shape, v->win + 1, s->nwins,
-		 s->nranks > 0 ? v->top : 0,
-		 MAX(MIN(v->top + rows, s->nranks) - 1, 0), s->nranks,
-		 v->left > 0 ? "< " : "", v->left, v->left + vis - 1, w->ncells,
-		 v->left + vis < w->ncells ? " >" : "");
+	    " %s %s  window %d/%d   ranks %d-%d of %d"
+	    "   cells %s%d-%d of %d%s",
+	    w->name, shape, v->win + 1, s->nwins, s->nranks > 0 ? v->top : 0,
+	    MAX(MIN(v->top + rows, s->nranks) - 1, 0), s->nranks,
+	    v->left > 0 ? "< " : "", v->left, v->left + vis - 1, w->ncells,
+	    v->left + vis < w->ncells ? " >" : "");
 	screen_puts(scr, rc->x, rc->y, buf, SCREEN_REVERSE | SCREEN_BOLD);
 	if (s->nwins > 1 && (int)strlen(buf) + 12 <= rc->w)
 		screen_puts(scr, rc->x + rc->w - 11, rc->y, "Tab: next",
-			    SCREEN_REVERSE);
+		    SCREEN_REVERSE);
 
 	y = rc->y + 1;
 	if (per == 0) {
@@ -469,7 +463,7 @@ cells_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	}
 	for (i = 0; i < w->ncells; i += per)
 		y = cells_band(scr, s, w, h, &g, lw, y, i,
-			       MIN(per, w->ncells - i), 0, s->nranks);
+		    MIN(per, w->ncells - i), 0, s->nranks);
 }
 
 /*

@@ -16,18 +16,18 @@ static void ranks_init(struct pane *);
 static void ranks_free(struct pane *);
 static int ranks_update(struct pane *);
 static void ranks_draw(struct pane *, struct screen *,
-		       const struct screen_rect *);
+    const struct screen_rect *);
 static unsigned ranks_state_style(enum snap_state);
 static void ranks_time(char *, size_t, double);
 
 const struct pane_class pane_ranks_class = {
-    .name = "ranks",
-    .help = NULL,
-    .init = ranks_init,
-    .free = ranks_free,
-    .update = ranks_update,
-    .draw = ranks_draw,
-    .key = NULL,
+	.name = "ranks",
+	.help = NULL,
+	.init = ranks_init,
+	.free = ranks_free,
+	.update = ranks_update,
+	.draw = ranks_draw,
+	.key = NULL,
 };
 
 static void
@@ -133,11 +133,12 @@ ranks_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	unsigned hl;
 
 	rw = MAX(4,
-		 pane_digits(s->nranks > 0 ? s->ranks[s->nranks - 1].rank : 0));
+	    pane_digits(s->nranks > 0 ? s->ranks[s->nranks - 1].rank : 0));
 	for (r = 0; r < s->nranks; r++)
 		if (s->ranks[r].state == SNAP_BLOCKED)
-			nw = MAX(nw, pane_digits(s->ranks[r].now) + 1 +
-					 pane_digits(s->ranks[r].expected));
+			nw = MAX(nw,
+			    pane_digits(s->ranks[r].now) + 1 +
+				pane_digits(s->ranks[r].expected));
 	tw = s->show_times ? 8 : 0;
 	avail = rc->w - (rw + 1) - 8 - (nw + 1) - tw;
 	opw = avail < 24 ? avail : avail * 11 / 20;
@@ -148,8 +149,7 @@ ranks_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 	x = screen_field(scr, x, y, 7, "state", -1, SCREEN_BOLD) + 1;
 	x = screen_field(scr, x, y, opw, "op", -1, SCREEN_BOLD) + 1;
 	if (onw > 0)
-		x = screen_field(scr, x, y, onw, "blocked on", -1,
-				 SCREEN_BOLD) +
+		x = screen_field(scr, x, y, onw, "blocked on", -1, SCREEN_BOLD) +
 		    1;
 	x = screen_field(scr, x, y, nw, "now/exp", 1, SCREEN_BOLD) + 1;
 	if (tw > 0)
@@ -165,17 +165,15 @@ ranks_draw(struct pane *p, struct screen *scr, const struct screen_rect *rc)
 		snprintf(buf, sizeof buf, "%d", rk->rank);
 		x = screen_field(scr, rc->x, y, rw, buf, 1, hl) + 1;
 		x = screen_field(scr, x, y, 7, snap_state_name(rk->state), -1,
-				 ranks_state_style(rk->state)) +
+			ranks_state_style(rk->state)) +
 		    1;
 		x = screen_field(scr, x, y, opw, rk->op, -1, hl) + 1;
 		if (onw > 0)
 			x = screen_field(scr, x, y, onw, rk->on, -1, 0) + 1;
 		if (rk->state == SNAP_BLOCKED) {
-			snprintf(buf, sizeof buf, "%d/%d", rk->now,
-				 rk->expected);
+			snprintf(buf, sizeof buf, "%d/%d", rk->now, rk->expected);
 			screen_field(scr, x, y, nw, buf, 1,
-				     hl ? SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW)
-					: 0);
+			    hl ? SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW) : 0);
 		}
 		x += nw + 1;
 		if (tw > 0) {

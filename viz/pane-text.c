@@ -25,25 +25,24 @@ static void text_free(struct pane *);
 static void text_clear(struct text_data *);
 static int text_break(const char *, int, int, int, int *);
 static int text_wrap(const struct text_data *, int, int, struct screen *,
-		     const struct screen_rect *, int);
-static void text_draw(struct pane *, struct screen *,
-		      const struct screen_rect *);
+    const struct screen_rect *, int);
+static void text_draw(struct pane *, struct screen *, const struct screen_rect *);
 static int text_key(struct pane *, int);
 
 static const struct pane_help text_help[] = {
-    {"arrows, PgUp PgDn", "scroll an overlay"},
-    {"Esc q Enter", "close an overlay"},
-    {NULL, NULL},
+	{ "arrows, PgUp PgDn", "scroll an overlay" },
+	{ "Esc q Enter", "close an overlay" },
+	{ NULL, NULL },
 };
 
 const struct pane_class pane_text_class = {
-    .name = "text",
-    .help = text_help,
-    .init = text_init,
-    .free = text_free,
-    .update = NULL,
-    .draw = text_draw,
-    .key = text_key,
+	.name = "text",
+	.help = text_help,
+	.init = text_init,
+	.free = text_free,
+	.update = NULL,
+	.draw = text_draw,
+	.key = text_key,
 };
 
 static void
@@ -145,7 +144,7 @@ text_break(const char *l, int len, int from, int w, int *next)
  */
 static int
 text_wrap(const struct text_data *d, int i, int iw, struct screen *s,
-	  const struct screen_rect *in, int y)
+    const struct screen_rect *in, int y)
 {
 	const char *l = d->lines[i];
 	int len = (int)strlen(l), from = 0, end, next, n = 0, w, x;
@@ -156,7 +155,7 @@ text_wrap(const struct text_data *d, int i, int iw, struct screen *s,
 		end = text_break(l, len, from, w, &next);
 		if (s != NULL && y + n >= d->off && y + n < d->off + in->h)
 			screen_putn(s, in->x + x, in->y + y + n - d->off,
-				    l + from, end - from, 0);
+			    l + from, end - from, 0);
 		n++;
 		from = next;
 	} while (from < len);
@@ -176,9 +175,9 @@ text_draw(struct pane *p, struct screen *s, const struct screen_rect *rc)
 	for (i = total = 0; i < d->nlines; i++)
 		total += text_wrap(d, i, iw, NULL, NULL, 0);
 	bh = MIN(total + 2, rc->h);
-	box = (struct screen_rect){rc->x + (rc->w - bw) / 2,
-				   rc->y + (rc->h - bh) / 2, bw, bh};
-	in = (struct screen_rect){box.x + 1, box.y + 1, box.w - 2, box.h - 2};
+	box = (struct screen_rect){ rc->x + (rc->w - bw) / 2,
+		rc->y + (rc->h - bh) / 2, bw, bh };
+	in = (struct screen_rect){ box.x + 1, box.y + 1, box.w - 2, box.h - 2 };
 	d->page = MAX(in.h, 1);
 	d->total = total;
 	d->off = MAX(MIN(d->off, total - in.h), 0);
@@ -186,13 +185,12 @@ text_draw(struct pane *p, struct screen *s, const struct screen_rect *rc)
 	screen_fill(s, &box, ' ', 0);
 	screen_box(s, &box, SCREEN_BOLD);
 	if (d->title[0] != '\0')
-		screen_printf(s, box.x + 2, box.y, SCREEN_BOLD, " %s ",
-			      d->title);
+		screen_printf(s, box.x + 2, box.y, SCREEN_BOLD, " %s ", d->title);
 	if (total > in.h) {
 		snprintf(foot, sizeof foot, " %d-%d of %d ", d->off + 1,
-			 d->off + in.h, total);
+		    d->off + in.h, total);
 		screen_puts(s, box.x + box.w - 2 - (int)strlen(foot),
-			    box.y + box.h - 1, foot, SCREEN_BOLD);
+		    box.y + box.h - 1, foot, SCREEN_BOLD);
 	}
 	screen_clip(s, &in);
 	for (i = y = 0; i < d->nlines && y < d->off + in.h; i++)

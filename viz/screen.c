@@ -22,7 +22,7 @@ screen_release(struct screen *s)
 	free(s->cells);
 	s->cells = NULL;
 	s->cols = s->rows = 0;
-	s->clip = (struct screen_rect){0, 0, 0, 0};
+	s->clip = (struct screen_rect){ 0, 0, 0, 0 };
 }
 
 void
@@ -33,7 +33,7 @@ screen_resize(struct screen *s, int cols, int rows)
 	if (cols != s->cols || rows != s->rows || s->cells == NULL) {
 		free(s->cells);
 		s->cells = xreallocarray(NULL, (size_t)cols * rows + 1,
-					 sizeof *s->cells);
+		    sizeof *s->cells);
 		s->cols = cols;
 		s->rows = rows;
 	}
@@ -58,7 +58,7 @@ screen_clip(struct screen *s, const struct screen_rect *r)
 	int x0, y0, x1, y1;
 
 	if (r == NULL) {
-		s->clip = (struct screen_rect){0, 0, s->cols, s->rows};
+		s->clip = (struct screen_rect){ 0, 0, s->cols, s->rows };
 		return;
 	}
 	x0 = MAX(r->x, 0);
@@ -66,14 +66,14 @@ screen_clip(struct screen *s, const struct screen_rect *r)
 	x1 = MIN(r->x + MAX(r->w, 0), s->cols);
 	y1 = MIN(r->y + MAX(r->h, 0), s->rows);
 	s->clip =
-	    (struct screen_rect){x0, y0, MAX(x1 - x0, 0), MAX(y1 - y0, 0)};
+	    (struct screen_rect){ x0, y0, MAX(x1 - x0, 0), MAX(y1 - y0, 0) };
 }
 
 static int
 screen_visible(const struct screen *s, int x, int y)
 {
 	return x >= s->clip.x && x < s->clip.x + s->clip.w && y >= s->clip.y &&
-	       y < s->clip.y + s->clip.h;
+	    y < s->clip.y + s->clip.h;
 }
 
 const struct screen_cell *
@@ -100,7 +100,7 @@ screen_putc(struct screen *s, int x, int y, int ch, unsigned style)
 
 int
 screen_putn(struct screen *s, int x, int y, const char *str, int max,
-	    unsigned style)
+    unsigned style)
 {
 	int i;
 
@@ -113,12 +113,11 @@ int
 screen_puts(struct screen *s, int x, int y, const char *str, unsigned style)
 {
 	return screen_putn(s, x, y, str, (int)MIN(strlen(str), (size_t)1 << 30),
-			   style);
+	    style);
 }
 
 int
-screen_printf(struct screen *s, int x, int y, unsigned style, const char *fmt,
-	      ...)
+screen_printf(struct screen *s, int x, int y, unsigned style, const char *fmt, ...)
 {
 	va_list ap;
 	char *str;
@@ -133,7 +132,7 @@ screen_printf(struct screen *s, int x, int y, unsigned style, const char *fmt,
 
 int
 screen_field(struct screen *s, int x, int y, int w, const char *str, int align,
-	     unsigned style)
+    unsigned style)
 {
 	int len = (int)MIN(strlen(str), (size_t)1 << 30), pad;
 
@@ -145,14 +144,13 @@ screen_field(struct screen *s, int x, int y, int w, const char *str, int align,
 		return x + w;
 	}
 	pad = w - len;
-	screen_fill(s, &(struct screen_rect){x, y, w, 1}, ' ', style);
+	screen_fill(s, &(struct screen_rect){ x, y, w, 1 }, ' ', style);
 	screen_puts(s, align > 0 ? x + pad : x, y, str, style);
 	return x + w;
 }
 
 void
-screen_fill(struct screen *s, const struct screen_rect *r, int ch,
-	    unsigned style)
+screen_fill(struct screen *s, const struct screen_rect *r, int ch, unsigned style)
 {
 	int x, y;
 

@@ -97,16 +97,15 @@ void screen_putc(struct screen *s, int x, int y, int ch, unsigned style);
  * Put a string starting at (x, y), clipped.  Returns the column after the
  * last character, whether or not it was visible, so calls can be chained.
  */
-int screen_puts(struct screen *s, int x, int y, const char *str,
-		unsigned style);
+int screen_puts(struct screen *s, int x, int y, const char *str, unsigned style);
 
 /* Like screen_puts() but writes at most max characters of str. */
 int screen_putn(struct screen *s, int x, int y, const char *str, int max,
-		unsigned style);
+    unsigned style);
 
 /* screen_puts() of a printf-formatted string. */
 printflike(5, 6) int screen_printf(struct screen *s, int x, int y,
-				   unsigned style, const char *fmt, ...);
+    unsigned style, const char *fmt, ...);
 
 /*
  * Put str in a field of width w at (x, y): padded with spaces on the right
@@ -114,15 +113,15 @@ printflike(5, 6) int screen_printf(struct screen *s, int x, int y,
  * '~' in the last column to say so.  Returns x + w.
  */
 int screen_field(struct screen *s, int x, int y, int w, const char *str,
-		 int align, unsigned style);
+    int align, unsigned style);
 
 /* Fill the rectangle r (clipped) with ch in style. */
 void screen_fill(struct screen *s, const struct screen_rect *r, int ch,
-		 unsigned style);
+    unsigned style);
 
 /* Replace the style of every cell in r (clipped), keeping the characters. */
 void screen_restyle(struct screen *s, const struct screen_rect *r,
-		    unsigned style);
+    unsigned style);
 
 /* Draw a box outline around r with '+', '-' and '|'. */
 void screen_box(struct screen *s, const struct screen_rect *r, unsigned style);

@@ -8,14 +8,18 @@
 #include "snap.h"
 
 static const char *const snap_state_names[SNAP_NSTATES] = {
-    "idle", "running", "stopped", "blocked", "exited", "dead",
+	"idle",
+	"running",
+	"stopped",
+	"blocked",
+	"exited",
+	"dead",
 };
 
 static void snap_win_reserve(struct snap_win *, size_t);
 static int snap_rank_equal(const struct snap_rank *, const struct snap_rank *,
-			   int);
-static int snap_win_equal(const struct snap_win *, const struct snap_win *,
-			  int);
+    int);
+static int snap_win_equal(const struct snap_win *, const struct snap_win *, int);
 
 void
 snap_init(struct snap *s)
@@ -140,7 +144,7 @@ snap_copy(struct snap *dst, const struct snap *src)
 		return;
 	snap_clear(dst);
 	snap_set_ranks(dst, src->nranks);
-	if (src->nranks > 0)	/* an empty snapshot's arrays are NULL */
+	if (src->nranks > 0) /* an empty snapshot's arrays are NULL */
 		memcpy(dst->ranks, src->ranks, src->nranks * sizeof *src->ranks);
 	for (i = 0; i < src->nwins; i++) {
 		sw = &src->wins[i];
@@ -163,10 +167,9 @@ static int
 snap_rank_equal(const struct snap_rank *a, const struct snap_rank *b, int times)
 {
 	return a->rank == b->rank && a->state == b->state &&
-	       strcmp(a->op, b->op) == 0 && strcmp(a->on, b->on) == 0 &&
-	       a->now == b->now && a->expected == b->expected &&
-	       a->win == b->win && a->cell == b->cell &&
-	       (!times || a->secs == b->secs);
+	    strcmp(a->op, b->op) == 0 && strcmp(a->on, b->on) == 0 &&
+	    a->now == b->now && a->expected == b->expected && a->win == b->win &&
+	    a->cell == b->cell && (!times || a->secs == b->secs);
 }
 
 static int
@@ -175,11 +178,11 @@ snap_win_equal(const struct snap_win *a, const struct snap_win *b, int nranks)
 	size_t n = (size_t)nranks * a->ncells;
 
 	return strcmp(a->name, b->name) == 0 && a->ndim == b->ndim &&
-	       a->nrows == b->nrows &&
-	       memcmp(a->shape, b->shape, sizeof a->shape) == 0 &&
-	       memcmp(a->cells, b->cells, n * sizeof *a->cells) == 0 &&
-	       memcmp(a->marks, b->marks, n * sizeof *a->marks) == 0 &&
-	       memcmp(a->owed_by, b->owed_by, n * sizeof *a->owed_by) == 0;
+	    a->nrows == b->nrows &&
+	    memcmp(a->shape, b->shape, sizeof a->shape) == 0 &&
+	    memcmp(a->cells, b->cells, n * sizeof *a->cells) == 0 &&
+	    memcmp(a->marks, b->marks, n * sizeof *a->marks) == 0 &&
+	    memcmp(a->owed_by, b->owed_by, n * sizeof *a->owed_by) == 0;
 }
 
 int
@@ -288,7 +291,8 @@ snap_keep_rows(struct snap *s, const uint8_t *keep)
 			if (!keep[r])
 				continue;
 			if (k != r) {
-				size_t to = snap_idx(w, k, 0), from = snap_idx(w, r, 0);
+				size_t to = snap_idx(w, k, 0),
+				       from = snap_idx(w, r, 0);
 				memmove(w->cells + to, w->cells + from,
 				    (size_t)w->ncells * sizeof *w->cells);
 				memmove(w->marks + to, w->marks + from,

@@ -43,20 +43,19 @@ snapfile_word(struct snap_parser *ps)
 }
 
 static int
-snapfile_int(struct snap_parser *ps, const char *what, long lo, long hi,
-	     long *out)
+snapfile_int(struct snap_parser *ps, const char *what, long lo, long hi, long *out)
 {
 	char *w = snapfile_word(ps), *end;
 	long v;
 
 	if (w == NULL)
 		return cause_set(ps->cause, "line %d: missing %s", ps->line,
-				 what);
+		    what);
 	errno = 0;
 	v = strtol(w, &end, 10);
 	if (errno != 0 || *end != '\0' || v < lo || v > hi)
 		return cause_set(ps->cause, "line %d: bad %s '%s'", ps->line,
-				 what, w);
+		    what, w);
 	*out = v;
 	return 0;
 }
@@ -66,7 +65,7 @@ snapfile_row(struct snap_parser *ps, long *r)
 {
 	if (ps->s->nranks == 0)
 		return cause_set(ps->cause, "line %d: no 'ranks' line yet",
-				 ps->line);
+		    ps->line);
 	return snapfile_int(ps, "row", 0, ps->s->nranks - 1, r);
 }
 
@@ -78,7 +77,7 @@ snapfile_rows(struct snap_parser *ps, long *r0, long *r1)
 
 	if (ps->s->nranks == 0)
 		return cause_set(ps->cause, "line %d: no 'ranks' line yet",
-				 ps->line);
+		    ps->line);
 	if ((w = snapfile_word(ps)) == NULL)
 		return cause_set(ps->cause, "line %d: missing row", ps->line);
 	*r0 = strtol(w, &end, 10);
@@ -88,8 +87,7 @@ snapfile_rows(struct snap_parser *ps, long *r0, long *r1)
 		*r1 = strtol(dash + 1, &end, 10);
 	if (end == w || *end != '\0' || *r0 < 0 || *r1 < *r0 ||
 	    *r1 >= ps->s->nranks)
-		return cause_set(ps->cause, "line %d: bad row '%s'", ps->line,
-				 w);
+		return cause_set(ps->cause, "line %d: bad row '%s'", ps->line, w);
 	return 0;
 }
 
@@ -107,7 +105,7 @@ snapfile_value(struct snap_parser *ps, const char *w, long *v, long *rep)
 	if (errno != 0 || end == w || *end != '\0' || *v < INT32_MIN ||
 	    *v > INT32_MAX || *rep < 1 || *rep > 1 << 24)
 		return cause_set(ps->cause, "line %d: bad value '%s'", ps->line,
-				 w);
+		    w);
 	return 0;
 }
 
@@ -187,16 +185,15 @@ dir_rank(struct snap_parser *ps, const char *kw)
 		return -1;
 	w = snapfile_word(ps);
 	if (w == NULL || (st = snap_state_parse(w)) < 0)
-		return cause_set(ps->cause, "line %d: bad state '%s'",
-				 ps->line, w != NULL ? w : "");
+		return cause_set(ps->cause, "line %d: bad state '%s'", ps->line,
+		    w != NULL ? w : "");
 	s->ranks[r].state = st;
 	w = snapfile_word(ps);
 	if (w != NULL) {
 		s->ranks[r].secs = strtod(w, &end);
 		if (*end != '\0')
-			return cause_set(ps->cause,
-					 "line %d: bad seconds '%s'",
-					 ps->line, w);
+			return cause_set(ps->cause, "line %d: bad seconds '%s'",
+			    ps->line, w);
 	}
 	return 0;
 }
@@ -224,8 +221,7 @@ dir_on(struct snap_parser *ps, const char *kw)
 	if (snapfile_row(ps, &r) != 0)
 		return -1;
 	if ((w = snapfile_word(ps)) == NULL)
-		return cause_set(ps->cause, "line %d: missing window",
-				 ps->line);
+		return cause_set(ps->cause, "line %d: missing window", ps->line);
 	snprintf(ps->onwin[r], sizeof ps->onwin[r], "%s", w);
 	if (snapfile_int(ps, "cell", -1, INT_MAX, &i) != 0 ||
 	    snapfile_int(ps, "value", INT32_MIN, INT32_MAX, &v) != 0)
@@ -249,8 +245,7 @@ dir_win(struct snap_parser *ps, const char *kw)
 
 	(void)kw;
 	if ((w = snapfile_word(ps)) == NULL)
-		return cause_set(ps->cause, "line %d: missing name",
-				 ps->line);
+		return cause_set(ps->cause, "line %d: missing name", ps->line);
 	for (nd = 0; nd < SNAP_DIMS_MAX && *ps->p != '\0'; nd++) {
 		if (snapfile_int(ps, "dim", 1, 1 << 20, &dims[nd]) != 0)
 			return -1;
@@ -258,18 +253,15 @@ dir_win(struct snap_parser *ps, const char *kw)
 		ps->p += strspn(ps->p, " \t");
 	}
 	if (nd == 0 || *ps->p != '\0')
-		return cause_set(ps->cause,
-				 "line %d: want 1 to %d dims", ps->line,
-				 SNAP_DIMS_MAX);
+		return cause_set(ps->cause, "line %d: want 1 to %d dims",
+		    ps->line, SNAP_DIMS_MAX);
 	if (s->nranks == 0)
-		return cause_set(ps->cause,
-				 "line %d: no 'ranks' line yet",
-				 ps->line);
+		return cause_set(ps->cause, "line %d: no 'ranks' line yet",
+		    ps->line);
 	for (i = 0, v = s->nranks; i < nd; i++)
 		if ((v *= shape[i]) > 1 << 24)
-			return cause_set(ps->cause,
-					 "line %d: too many cells",
-					 ps->line);
+			return cause_set(ps->cause, "line %d: too many cells",
+			    ps->line);
 	ps->w = snap_add_win(s, w, nd, shape);
 	return 0;
 }
@@ -288,8 +280,8 @@ dir_row(struct snap_parser *ps, const char *kw)
 			return -1;
 		if (i + rep > ps->w->ncells)
 			return cause_set(ps->cause,
-					 "line %d: more than %d values",
-					 ps->line, ps->w->ncells);
+			    "line %d: more than %d values", ps->line,
+			    ps->w->ncells);
 		for (; rep > 0; rep--, i++)
 			for (k = r; k <= r2; k++)
 				snap_row(ps->w, (int)k)[i] = (int32_t)v;
@@ -320,25 +312,22 @@ dir_mark(struct snap_parser *ps, const char *kw)
 	    snapfile_int(ps, "cell", 0, ps->w->ncells - 1, &i) != 0)
 		return -1;
 	if (kw[0] == 'a') {
-		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
-		    SNAP_AWAITED;
+		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |= SNAP_AWAITED;
 		return 0;
 	}
 	if (snapfile_int(ps, "owing rank", 0, INT16_MAX, &by) != 0)
 		return -1;
 	snap_mark_owed(ps->w, (int)r, (int)i, (int)by);
 	if ((w = snapfile_word(ps)) != NULL && strcmp(w, "+") == 0)
-		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |=
-		    SNAP_OWED_MANY;
+		ps->w->marks[snap_idx(ps->w, (int)r, (int)i)] |= SNAP_OWED_MANY;
 	else if (w != NULL)
-		return cause_set(ps->cause, "line %d: junk '%s'",
-				 ps->line, w);
+		return cause_set(ps->cause, "line %d: junk '%s'", ps->line, w);
 	return 0;
 }
 
 static const struct directive {
 	const char *kw;
-	int in_win;		/* only after a 'win' line */
+	int in_win; /* only after a 'win' line */
 	int (*fn)(struct snap_parser *ps, const char *kw);
 } directives[] = {
 	{ "session", 0, dir_session },
@@ -366,12 +355,12 @@ snapfile_line(struct snap_parser *ps, const char *kw)
 		if (strcmp(kw, d->kw) != 0)
 			continue;
 		if (d->in_win && ps->w == NULL)
-			return cause_set(ps->cause, "line %d: %s before any 'win'",
-					 ps->line, kw);
+			return cause_set(ps->cause,
+			    "line %d: %s before any 'win'", ps->line, kw);
 		return d->fn(ps, kw);
 	}
-	return cause_set(ps->cause, "line %d: unknown directive '%s'",
-			 ps->line, kw);
+	return cause_set(ps->cause, "line %d: unknown directive '%s'", ps->line,
+	    kw);
 }
 
 static int
@@ -385,8 +374,7 @@ snapfile_resolve(struct snap_parser *ps)
 			continue;
 		k = snap_find_win(s, ps->onwin[r]);
 		if (k < 0)
-			return cause_set(
-			    ps->cause,
+			return cause_set(ps->cause,
 			    "row %d is blocked on unknown window '%s'", r,
 			    ps->onwin[r]);
 		s->ranks[r].win = k;
@@ -398,7 +386,7 @@ snapfile_resolve(struct snap_parser *ps)
 int
 snap_parse(struct snap *s, const char *text, char **cause)
 {
-	struct snap_parser ps = {.s = s, .cause = cause};
+	struct snap_parser ps = { .s = s, .cause = cause };
 	char *copy = xstrdup(text), *line, *next, *kw;
 	int rc = 0;
 
@@ -432,25 +420,24 @@ snap_format(const struct snap *s, struct strbuf *out)
 	int r, i, d;
 
 	strbuf_addf(out,
-		    "session %s\nworld %d\nranks %d\nreadonly %d\n"
-		    "times %d\n",
-		    s->session, s->world, s->nranks, s->readonly,
-		    s->show_times);
+	    "session %s\nworld %d\nranks %d\nreadonly %d\n"
+	    "times %d\n",
+	    s->session, s->world, s->nranks, s->readonly, s->show_times);
 	if (s->status[0] != '\0')
 		strbuf_addf(out, "status %s\n", s->status);
 	for (r = 0; r < s->nranks; r++) {
 		rk = &s->ranks[r];
 		strbuf_addf(out, "rank %d %s %.17g\n", r,
-			    snap_state_name(rk->state), rk->secs);
+		    snap_state_name(rk->state), rk->secs);
 		if (rk->op[0] != '\0')
 			strbuf_addf(out, "op %d %s\n", r, rk->op);
 		if (rk->win >= 0 || rk->on[0] != '\0' || rk->now != 0 ||
 		    rk->expected != 0 || rk->cell >= 0)
 			strbuf_addf(out, "on %d %s %d %d %d %s\n", r,
-				    rk->win >= 0 && rk->win < s->nwins
-					? s->wins[rk->win].name
-					: "-",
-				    rk->cell, rk->now, rk->expected, rk->on);
+			    rk->win >= 0 && rk->win < s->nwins ?
+				s->wins[rk->win].name :
+				"-",
+			    rk->cell, rk->now, rk->expected, rk->on);
 	}
 	for (i = 0; i < s->nwins; i++) {
 		w = &s->wins[i];
@@ -471,12 +458,11 @@ snap_format(const struct snap *s, struct strbuf *out)
 			r = (int)(k / w->ncells);
 			if (w->marks[k] & SNAP_AWAITED)
 				strbuf_addf(out, "await %d %zu\n", r,
-					    k % w->ncells);
+				    k % w->ncells);
 			if (w->marks[k] & SNAP_OWED)
 				strbuf_addf(out, "owe %d %zu %d%s\n", r,
-					    k % w->ncells, w->owed_by[k],
-					    w->marks[k] & SNAP_OWED_MANY ? " +"
-									 : "");
+				    k % w->ncells, w->owed_by[k],
+				    w->marks[k] & SNAP_OWED_MANY ? " +" : "");
 		}
 	}
 }

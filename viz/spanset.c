@@ -20,12 +20,12 @@ struct span_set {
 	size_t nspans;
 	size_t cap;
 
-	struct pool_ent *ents;		/* id -> string */
+	struct pool_ent *ents; /* id -> string */
 	uint32_t nents;
 	uint32_t capents;
-	uint32_t *slots;		/* open addressing: id + 1, 0 = empty */
-	uint32_t nslots;		/* power of two */
-	char **chunks;			/* arena; strings never move */
+	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+	uint32_t nslots; /* power of two */
+	char **chunks;	 /* arena; strings never move */
 	size_t nchunks;
 	char *cur;
 	size_t curleft;
@@ -40,8 +40,8 @@ struct span_set {
 	size_t ndiag_total;
 };
 
-static uint32_t	pool_hash(const char *, size_t);
-static void	pool_rehash(struct span_set *);
+static uint32_t pool_hash(const char *, size_t);
+static void pool_rehash(struct span_set *);
 
 struct span_set *
 span_set_new(void)
@@ -90,7 +90,7 @@ pool_rehash(struct span_set *set)
 
 	for (i = 0; i < set->nents; i++) {
 		for (j = set->ents[i].hash & mask; slots[j] != 0;
-		    j = (j + 1) & mask)
+		     j = (j + 1) & mask)
 			;
 		slots[j] = i + 1;
 	}
@@ -148,8 +148,8 @@ span_set_intern(struct span_set *set, const char *s, size_t len)
 	copy[len] = '\0';
 	if (set->nents == set->capents) {
 		set->capents = set->capents ? set->capents * 2 : 256;
-		set->ents = xreallocarray(set->ents, set->capents,
-		    sizeof *set->ents);
+		set->ents =
+		    xreallocarray(set->ents, set->capents, sizeof *set->ents);
 	}
 	id = set->nents++;
 	set->ents[id].s = copy;
@@ -188,26 +188,24 @@ span_set_push(struct span_set *set)
 {
 	if (set->nspans == set->cap) {
 		set->cap = set->cap ? set->cap * 2 : 4096;
-		set->spans = xreallocarray(set->spans, set->cap,
-		    sizeof *set->spans);
+		set->spans =
+		    xreallocarray(set->spans, set->cap, sizeof *set->spans);
 	}
 	return &set->spans[set->nspans++];
 }
 
 /* Flags that follow from the name and attrs alone. */
 uint32_t
-span_set_flags_for(const struct span_set *set, uint32_t name,
-    uint32_t attrs)
+span_set_flags_for(const struct span_set *set, uint32_t name, uint32_t attrs)
 {
-	static const char *const heads[] = {
-		"node", "network1", "network2", "network3", "ext"
-	};
+	static const char *const heads[] = { "node", "network1", "network2",
+		"network3", "ext" };
 	const char *n = span_set_str(set, name), *dot;
 	size_t len = span_set_strlen(set, name), hl, i;
 	uint32_t flags = 0;
 
 	if (memmem(span_set_str(set, attrs), span_set_strlen(set, attrs),
-	    "clk=dev", 7) != NULL)
+		"clk=dev", 7) != NULL)
 		flags |= SPAN_DEVICE;
 	/* bench.py's prefix list, then simpler's span_family(). */
 	if (len >= 3 && memcmp(n, "l3.", 3) == 0)
@@ -224,8 +222,7 @@ span_set_flags_for(const struct span_set *set, uint32_t name,
 size_t
 span_set_add_n(struct span_set *set, int64_t pid, int64_t tid, uint64_t inv,
     const char *hid, size_t hid_len, int depth, const char *name,
-    size_t name_len, int64_t ts, int64_t dur, const char *attrs,
-    size_t attrs_len)
+    size_t name_len, int64_t ts, int64_t dur, const char *attrs, size_t attrs_len)
 {
 	struct strbuf low = STRBUF_INIT;
 	struct span *sp;
@@ -260,8 +257,8 @@ span_set_add(struct span_set *set, int64_t pid, int64_t tid, uint64_t inv,
 {
 	if (attrs == NULL)
 		attrs = "";
-	return span_set_add_n(set, pid, tid, inv, hid, strlen(hid), depth,
-	    name, strlen(name), ts, dur, attrs, strlen(attrs));
+	return span_set_add_n(set, pid, tid, inv, hid, strlen(hid), depth, name,
+	    strlen(name), ts, dur, attrs, strlen(attrs));
 }
 
 const struct span *

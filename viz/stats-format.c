@@ -22,8 +22,8 @@ stats_union_suffix(const struct stats *st, struct strbuf *out)
 			for (s = 0; s < st->ranks[i].per_round; s++) {
 				const struct stats_inv *iv =
 				    stats_grid_at(st, i, k, s);
-				__int128 end = (__int128)iv->host_ts +
-				    iv->host_dur;
+				__int128 end =
+				    (__int128)iv->host_ts + iv->host_dur;
 
 				if (!(iv->flags & STATS_INV_HOST))
 					continue;
@@ -52,12 +52,13 @@ stats_dispatch_line(const struct stats *st, struct strbuf *out)
 	for (i = 0; i < st->nranks; i++)
 		ndisp += st->ranks[i].per_round;
 	if (ndisp <= st->nranks)
-		return;		/* one dispatch per rank: nothing fused */
+		return; /* one dispatch per rank: nothing fused */
 	v = xreallocarray(NULL, (size_t)st->rounds, sizeof *v);
 	strbuf_addstr(out, "\n  per-dispatch device mean us: ");
 	for (i = 0; i < st->nranks && shown < STR_MAX_DISPATCHES; i++) {
-		for (s = 0; s < st->ranks[i].per_round &&
-		    shown < STR_MAX_DISPATCHES; s++) {
+		for (s = 0;
+		     s < st->ranks[i].per_round && shown < STR_MAX_DISPATCHES;
+		     s++) {
 			const struct stats_inv *iv = stats_grid_at(st, i, 0, s);
 
 			for (k = 0; k < (size_t)st->rounds; k++)
@@ -90,7 +91,8 @@ stats_format(const struct stats *st, struct strbuf *out)
 	for (i = 0; i < n; i++)
 		nonzero |= d[i] != 0.0;
 	if (!nonzero) {
-		strbuf_addf(out, "BenchmarkStats(rounds=%ld): device_wall_us "
+		strbuf_addf(out,
+		    "BenchmarkStats(rounds=%ld): device_wall_us "
 		    "all 0 \xe2\x80\x94 runtime built without "
 		    "SIMPLER_HOST_STRACE or sim platform (use host_wall_us)",
 		    st->rounds);
@@ -101,17 +103,20 @@ stats_format(const struct stats *st, struct strbuf *out)
 		lo = d[i] < lo ? d[i] : lo;
 		hi = d[i] > hi ? d[i] : hi;
 	}
-	strbuf_addf(out, "BenchmarkStats(rounds=%ld, warmup=%ld): "
+	strbuf_addf(out,
+	    "BenchmarkStats(rounds=%ld, warmup=%ld): "
 	    "device_wall_us min=%.1f median=%.1f mean=%.1f max=%.1f "
-	    "stdev=%.1f", st->rounds, st->warmup, lo, stats_median(d, n),
-	    stats_fmean(d, n), hi, stats_stdev(d, n));
+	    "stdev=%.1f",
+	    st->rounds, st->warmup, lo, stats_median(d, n), stats_fmean(d, n),
+	    hi, stats_stdev(d, n));
 	if (st->grid) {
 		strbuf_addf(out, " [L3: %zu ranks, per-round max across ranks",
 		    st->nranks);
 		stats_union_suffix(st, out);
 		strbuf_addch(out, ']');
 	} else if (st->flattened)
-		strbuf_addstr(out, " [L3: flattened per-dispatch pool "
+		strbuf_addstr(out,
+		    " [L3: flattened per-dispatch pool "
 		    "\xe2\x80\x94 non-deterministic dispatch shape]");
 	stats_dispatch_line(st, out);
 }

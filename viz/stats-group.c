@@ -23,15 +23,14 @@ struct groups {
 	uint32_t *first_span;
 	size_t n;
 	size_t cap;
-	uint32_t *slots;	/* group + 1 */
+	uint32_t *slots; /* group + 1 */
 	size_t nslots;
 };
 
 static size_t
 groups_find(struct groups *g, const struct span *sp, size_t idx)
 {
-	uint64_t h = mix64((uint64_t)sp->pid * 0x9e3779b97f4a7c15ULL ^
-	    sp->inv);
+	uint64_t h = mix64((uint64_t)sp->pid * 0x9e3779b97f4a7c15ULL ^ sp->inv);
 	size_t mask, j, k;
 	uint32_t id;
 
@@ -40,11 +39,12 @@ groups_find(struct groups *g, const struct span *sp, size_t idx)
 		uint32_t *slots = xcalloc(ns, sizeof *slots);
 
 		for (k = 0; k < g->n; k++) {
-			uint64_t hk = mix64((uint64_t)g->pid[k] *
-			    0x9e3779b97f4a7c15ULL ^ g->inv[k]);
+			uint64_t hk =
+			    mix64((uint64_t)g->pid[k] * 0x9e3779b97f4a7c15ULL ^
+				g->inv[k]);
 
 			for (j = hk & (ns - 1); slots[j] != 0;
-			    j = (j + 1) & (ns - 1))
+			     j = (j + 1) & (ns - 1))
 				;
 			slots[j] = (uint32_t)k + 1;
 		}
@@ -62,8 +62,8 @@ groups_find(struct groups *g, const struct span *sp, size_t idx)
 		g->pid = xreallocarray(g->pid, g->cap, sizeof *g->pid);
 		g->inv = xreallocarray(g->inv, g->cap, sizeof *g->inv);
 		g->count = xreallocarray(g->count, g->cap, sizeof *g->count);
-		g->first_span = xreallocarray(g->first_span, g->cap,
-		    sizeof *g->first_span);
+		g->first_span =
+		    xreallocarray(g->first_span, g->cap, sizeof *g->first_span);
 	}
 	g->pid[g->n] = sp->pid;
 	g->inv[g->n] = sp->inv;
@@ -95,10 +95,10 @@ stats_index(struct stats *st, uint32_t view)
 	const struct span_set *set = st->set;
 	size_t n, i, k;
 	const struct span *sp = span_set_spans(set, &n);
-	uint32_t root = span_set_lookup(set, st->root_name,
-	    strlen(st->root_name));
-	uint32_t dev = span_set_lookup(set, st->device_name,
-	    strlen(st->device_name));
+	uint32_t root =
+	    span_set_lookup(set, st->root_name, strlen(st->root_name));
+	uint32_t dev =
+	    span_set_lookup(set, st->device_name, strlen(st->device_name));
 	struct groups g;
 	uint32_t *gid, *start, *pos, *perm;
 

@@ -11,12 +11,11 @@ static const char name_device[] = "chip.run.runner_run.device_wall";
 static void
 stats_reserve(struct stats *st, size_t n)
 {
-	st->measured = xreallocarray(st->measured, n ? n : 1,
-	    sizeof *st->measured);
-	st->device_us = xreallocarray(st->device_us, n ? n : 1,
-	    sizeof *st->device_us);
-	st->host_us = xreallocarray(st->host_us, n ? n : 1,
-	    sizeof *st->host_us);
+	st->measured =
+	    xreallocarray(st->measured, n ? n : 1, sizeof *st->measured);
+	st->device_us =
+	    xreallocarray(st->device_us, n ? n : 1, sizeof *st->device_us);
+	st->host_us = xreallocarray(st->host_us, n ? n : 1, sizeof *st->host_us);
 }
 
 /* L3 is assumed when more than one pid emits device_wall (whole log). */
@@ -56,7 +55,7 @@ cmp_inv_by_inv(const void *a, const void *b)
 
 	if (ix->inv != iy->inv)
 		return ix->inv < iy->inv ? -1 : 1;
-	return x < y ? -1 : x > y;	/* stable */
+	return x < y ? -1 : x > y; /* stable */
 }
 
 static void
@@ -107,7 +106,7 @@ stats_l2(struct stats *st, int default_rounds)
 
 struct pidrun {
 	int64_t pid;
-	size_t start;		/* into the dispatch list */
+	size_t start; /* into the dispatch list */
 	size_t count;
 	int device;
 };
@@ -168,7 +167,7 @@ l3_default_launches(const struct stats *st, const uint32_t *disp,
 		}
 	}
 	if (g == 0)
-		return 0;	/* no rank: nothing to measure */
+		return 0; /* no rank: nothing to measure */
 	if (have_host)
 		return host;
 	for (m = 1; m <= g / 2; m++) {
@@ -180,8 +179,7 @@ l3_default_launches(const struct stats *st, const uint32_t *disp,
 
 /* The dispatches in log order (disp) and the runs of one pid in it. */
 static size_t
-l3_runs(const struct stats *st, uint32_t *disp, struct pidrun *runs,
-    size_t *ndisp)
+l3_runs(const struct stats *st, uint32_t *disp, struct pidrun *runs, size_t *ndisp)
 {
 	size_t nruns = 0;
 
@@ -221,10 +219,8 @@ l3_flatten(struct stats *st, const uint32_t *disp, const struct pidrun *runs,
 			uint32_t x = disp[runs[i].start + j];
 
 			st->measured[st->nmeasured++] = x;
-			st->device_us[st->nsamples] =
-			    st->invs[x].device_early_us;
-			st->host_us[st->nsamples++] =
-			    st->invs[x].host_early_us;
+			st->device_us[st->nsamples] = st->invs[x].device_early_us;
+			st->host_us[st->nsamples++] = st->invs[x].host_early_us;
 		}
 	}
 }
@@ -309,7 +305,8 @@ stats_l3(struct stats *st, int default_rounds)
 	if (default_rounds) {
 		launches = l3_default_launches(st, disp, runs, nruns);
 		st->rounds = launches > (size_t)st->warmup ?
-		    (long)(launches - (size_t)st->warmup) : 0;
+		    (long)(launches - (size_t)st->warmup) :
+		    0;
 	}
 	for (size_t i = 0; i < nruns; i++)
 		nranks += runs[i].device != 0;
@@ -354,18 +351,19 @@ stats_new(const struct span_set *set, const struct stats_opts *opts)
 
 	st->set = set;
 	st->root_name = opts->root_name != NULL ? opts->root_name : name_root;
-	st->device_name = opts->device_name != NULL ? opts->device_name :
-	    name_device;
+	st->device_name =
+	    opts->device_name != NULL ? opts->device_name : name_device;
 	st->warmup = opts->warmup < 0 ? 0 : opts->warmup;
 	st->rounds = default_rounds ? 0 : opts->rounds;
-	st->level = opts->level != STATS_AUTO ? opts->level :
+	st->level = opts->level != STATS_AUTO ?
+	    opts->level :
 	    stats_detect(set, st->device_name);
 	timing = span_set_timing(set, &blocks);
 	if (st->level == STATS_L3 && timing != STRACE_TIMING_NONE) {
 		stats_index(st, SPAN_VIEW_TIMING);
 		if (default_rounds && timing == STRACE_TIMING_OK)
-			st->rounds = blocks > st->warmup ?
-			    blocks - st->warmup : 0;
+			st->rounds =
+			    blocks > st->warmup ? blocks - st->warmup : 0;
 		if (timing == STRACE_TIMING_BAD ||
 		    blocks != st->warmup + st->rounds) {
 			st->flattened = 1;

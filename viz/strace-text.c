@@ -27,14 +27,14 @@ strace_ws_len(const char *s, const char *e)
 	if (n < 3)
 		return 0;
 	if (u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80)
-		return 3;	/* U+1680 */
+		return 3; /* U+1680 */
 	if (u[0] == 0xe2 && u[1] == 0x80 &&
 	    (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 || u[2] == 0xaf))
-		return 3;	/* U+2000-200A, 2028, 2029, 202F */
+		return 3; /* U+2000-200A, 2028, 2029, 202F */
 	if (u[0] == 0xe2 && u[1] == 0x81 && u[2] == 0x9f)
-		return 3;	/* U+205F */
+		return 3; /* U+205F */
 	if (u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80)
-		return 3;	/* U+3000 */
+		return 3; /* U+3000 */
 	return 0;
 }
 
@@ -149,8 +149,7 @@ strace_decode_field(struct strbuf *out, const char *s, size_t len)
 	int hi, lo, v;
 
 	for (i = 0; i < len; i++) {
-		if (s[i] == '%' && i + 2 < len &&
-		    (hi = hexval(s[i + 1])) >= 0 &&
+		if (s[i] == '%' && i + 2 < len && (hi = hexval(s[i + 1])) >= 0 &&
 		    (lo = hexval(s[i + 2])) >= 0) {
 			/* chr(v) in Python: a code point, not a byte */
 			v = hi * 16 + lo;

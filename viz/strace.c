@@ -8,17 +8,17 @@
 
 /* Region state of the sentinel scanner (bench.py _extract_l3_swimlane_timing). */
 enum region {
-	REGION_BEFORE,		/* no timing begin seen yet */
-	REGION_IN,		/* inside begin .. end */
-	REGION_AFTER,		/* after an end, before the next begin */
+	REGION_BEFORE, /* no timing begin seen yet */
+	REGION_IN,     /* inside begin .. end */
+	REGION_AFTER,  /* after an end, before the next begin */
 };
 
 struct strace_parser {
 	struct span_set *set;
-	struct strbuf carry;		/* partial physical line */
-	struct strbuf fixed;		/* line with invalid UTF-8 replaced */
-	struct strbuf name;		/* scratch: decoded name */
-	struct strbuf hid;		/* scratch: lower-cased hid */
+	struct strbuf carry; /* partial physical line */
+	struct strbuf fixed; /* line with invalid UTF-8 replaced */
+	struct strbuf name;  /* scratch: decoded name */
+	struct strbuf hid;   /* scratch: lower-cased hid */
 	enum region region;
 	int bad;
 	int seen_begin;
@@ -32,13 +32,13 @@ static const char timing_begin[] = "[pypto] l3_swimlane_pass=timing event=begin"
 static const char timing_end[] = "[pypto] l3_swimlane_pass=timing event=end";
 #define LIT_LEN(s) (sizeof(s) - 1)
 
-static void	strace_line(struct strace_parser *, const char *, size_t);
-static void	parse_text(struct strace_parser *, const char *, const char *,
-		    uint32_t);
-static void	parse_logical(struct strace_parser *, const char *,
-		    const char *, uint32_t);
-static void	parse_record(struct strace_parser *, const char *,
-		    const char *, uint32_t);
+static void strace_line(struct strace_parser *, const char *, size_t);
+static void parse_text(struct strace_parser *, const char *, const char *,
+    uint32_t);
+static void parse_logical(struct strace_parser *, const char *, const char *,
+    uint32_t);
+static void parse_record(struct strace_parser *, const char *, const char *,
+    uint32_t);
 
 struct strace_parser *
 strace_parser_new(struct span_set *set)
@@ -99,9 +99,9 @@ strace_parser_finish(struct strace_parser *p)
 		strbuf_reset(&p->carry);
 	}
 	if (p->region == REGION_IN)
-		p->bad = 1;	/* a begin without its end */
+		p->bad = 1; /* a begin without its end */
 	if (!p->seen_begin && span_set_has_pass_marker(set))
-		p->bad = 1;	/* sentinels, but never a timing begin */
+		p->bad = 1; /* sentinels, but never a timing begin */
 	if (p->bad)
 		span_set_settle_timing(set, STRACE_TIMING_BAD, 0);
 	else if (p->seen_begin)
@@ -144,8 +144,9 @@ strace_line(struct strace_parser *p, const char *s, size_t len)
 
 	o = memmem(s, len, pass_prefix, LIT_LEN(pass_prefix));
 	if (o == NULL) {
-		parse_text(p, s, e, SPAN_VIEW_FULL |
-		    (p->region == REGION_IN ? SPAN_VIEW_TIMING : 0));
+		parse_text(p, s, e,
+		    SPAN_VIEW_FULL |
+			(p->region == REGION_IN ? SPAN_VIEW_TIMING : 0));
 		return;
 	}
 
@@ -180,8 +181,7 @@ strace_line(struct strace_parser *p, const char *s, size_t len)
 			skip = LIT_LEN(timing_end);
 		}
 		o += skip;
-		o = memmem(o, (size_t)(e - o), pass_prefix,
-		    LIT_LEN(pass_prefix));
+		o = memmem(o, (size_t)(e - o), pass_prefix, LIT_LEN(pass_prefix));
 	}
 	if (p->region == REGION_IN && seg != NULL)
 		parse_text(p, seg, e, SPAN_VIEW_TIMING);
@@ -189,8 +189,7 @@ strace_line(struct strace_parser *p, const char *s, size_t len)
 
 /* Text between line boundaries: split it as str.splitlines() does. */
 static void
-parse_text(struct strace_parser *p, const char *s, const char *e,
-    uint32_t view)
+parse_text(struct strace_parser *p, const char *s, const char *e, uint32_t view)
 {
 	const char *start = s;
 	size_t b;
@@ -211,8 +210,7 @@ parse_text(struct strace_parser *p, const char *s, const char *e,
 
 /* One logical line: every "[STRACE]" starts a record. */
 static void
-parse_logical(struct strace_parser *p, const char *s, const char *e,
-    uint32_t view)
+parse_logical(struct strace_parser *p, const char *s, const char *e, uint32_t view)
 {
 	const char *r, *next;
 
@@ -277,8 +275,10 @@ host_prefix_at(const char *s, const char *e, const char **colon)
 	if (c == s || (size_t)(e - c) < 5 || memcmp(c, "][T0x", 5) != 0)
 		return 0;
 	s = c + 5;
-	for (c = s; c < e && ((*c >= '0' && *c <= '9') ||
-	    (*c >= 'a' && *c <= 'f') || (*c >= 'A' && *c <= 'F')); c++)
+	for (c = s; c < e &&
+	     ((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f') ||
+		 (*c >= 'A' && *c <= 'F'));
+	     c++)
 		;
 	if (c == s || (size_t)(e - c) < 2 || memcmp(c, "][", 2) != 0)
 		return 0;
@@ -307,10 +307,10 @@ host_prefix_at(const char *s, const char *e, const char **colon)
 
 /* The fields of one record, as they stand in the line. */
 struct rec_fields {
-	uint64_t v[3];		/* pid, tid, inv */
+	uint64_t v[3]; /* pid, tid, inv */
 	uint64_t depth, ts, dur;
 	const char *hid, *hid_e, *name, *name_e;
-	const char *rest;	/* after dur= */
+	const char *rest; /* after dur= */
 };
 
 /*
@@ -326,40 +326,43 @@ rec_fields(const char *q, const char *e, struct rec_fields *f, int *ovf)
 
 	for (size_t i = 0; i < 3; i++) {
 		a = skip_ws(q, e);
-		if (a == q || (q = field_num(a, e, keys[i],
-		    i == 2 ? UINT64_MAX : INT64_MAX, &f->v[i], ovf)) == NULL)
+		if (a == q ||
+		    (q = field_num(a, e, keys[i],
+			 i == 2 ? UINT64_MAX : INT64_MAX, &f->v[i], ovf)) == NULL)
 			return keys[i];
 	}
 	a = skip_ws(q, e);
 	if (a == q || (size_t)(e - a) < 4 || memcmp(a, "hid=", 4) != 0)
 		return "hid=";
 	f->hid = a + 4;
-	for (f->hid_e = f->hid; f->hid_e < e && ((*f->hid_e >= '0' &&
-	    *f->hid_e <= '9') || (*f->hid_e >= 'a' && *f->hid_e <= 'f') ||
-	    (*f->hid_e >= 'A' && *f->hid_e <= 'F')); f->hid_e++)
+	for (f->hid_e = f->hid; f->hid_e < e &&
+	     ((*f->hid_e >= '0' && *f->hid_e <= '9') ||
+		 (*f->hid_e >= 'a' && *f->hid_e <= 'f') ||
+		 (*f->hid_e >= 'A' && *f->hid_e <= 'F'));
+	     f->hid_e++)
 		;
 	if (f->hid_e == f->hid)
 		return "hid=";
 	a = skip_ws(f->hid_e, e);
-	if (a == f->hid_e || (q = field_num(a, e, "depth=", INT32_MAX, &f->depth,
-	    ovf)) == NULL)
+	if (a == f->hid_e ||
+	    (q = field_num(a, e, "depth=", INT32_MAX, &f->depth, ovf)) == NULL)
 		return "depth=";
 	a = skip_ws(q, e);
 	if (a == q || (size_t)(e - a) < 5 || memcmp(a, "name=", 5) != 0)
 		return "name=";
 	f->name = a + 5;
-	for (f->name_e = f->name; f->name_e < e &&
-	    strace_ws_len(f->name_e, e) == 0; f->name_e++)
+	for (f->name_e = f->name;
+	     f->name_e < e && strace_ws_len(f->name_e, e) == 0; f->name_e++)
 		;
 	if (f->name_e == f->name)
 		return "name=";
 	a = skip_ws(f->name_e, e);
-	if (a == f->name_e || (q = field_num(a, e, "ts=", INT64_MAX, &f->ts,
-	    ovf)) == NULL)
+	if (a == f->name_e ||
+	    (q = field_num(a, e, "ts=", INT64_MAX, &f->ts, ovf)) == NULL)
 		return "ts=";
 	a = skip_ws(q, e);
-	if (a == q || (q = field_num(a, e, "dur=", INT64_MAX, &f->dur,
-	    ovf)) == NULL)
+	if (a == q ||
+	    (q = field_num(a, e, "dur=", INT64_MAX, &f->dur, ovf)) == NULL)
 		return "dur=";
 	f->rest = q;
 	return NULL;
@@ -374,7 +377,7 @@ rec_attrs(const char *q, const char *e, const char **a, const char **ae)
 
 	*ae = e;
 	for (m = q; (m = memmem(m, (size_t)(e - m), "[mono_ns=", 9)) != NULL;
-	    m++) {
+	     m++) {
 		if (host_prefix_at(m, e, &colon)) {
 			*ae = m;
 			break;
@@ -403,7 +406,8 @@ rec_push(struct strace_parser *p, const struct rec_fields *f, const char *a,
 
 	strbuf_reset(&p->name);
 	if (memchr(f->name, '%', (size_t)(f->name_e - f->name)) != NULL)
-		strace_decode_field(&p->name, f->name, (size_t)(f->name_e - f->name));
+		strace_decode_field(&p->name, f->name,
+		    (size_t)(f->name_e - f->name));
 	else
 		strbuf_add(&p->name, f->name, (size_t)(f->name_e - f->name));
 	strbuf_reset(&p->hid);
@@ -427,8 +431,7 @@ rec_push(struct strace_parser *p, const struct rec_fields *f, const char *a,
 }
 
 static void
-parse_record(struct strace_parser *p, const char *s, const char *e,
-    uint32_t view)
+parse_record(struct strace_parser *p, const char *s, const char *e, uint32_t view)
 {
 	struct span_set *set = p->set;
 	uint32_t line = span_set_lines(set);
@@ -447,13 +450,16 @@ parse_record(struct strace_parser *p, const char *s, const char *e,
 	ovf = 0;
 	if ((why = rec_fields(q, e, &f, &ovf)) != NULL) {
 		if (report)
-			span_set_diag(set, line, "malformed [STRACE] record (bad or missing "
-			    "\"%s\" field), skipped", why);
+			span_set_diag(set, line,
+			    "malformed [STRACE] record (bad or missing "
+			    "\"%s\" field), skipped",
+			    why);
 		return;
 	}
 	if (ovf) {
 		if (report)
-			span_set_diag(set, line, "[STRACE] record with a number "
+			span_set_diag(set, line,
+			    "[STRACE] record with a number "
 			    "too large for colldb (over 63 bits), skipped");
 		return;
 	}

@@ -46,40 +46,40 @@
 
 #include "../core/common.h"
 
-#define SPAN_NOSTR UINT32_MAX	/* "no such string" from span_set_lookup() */
+#define SPAN_NOSTR UINT32_MAX /* "no such string" from span_set_lookup() */
 
 enum span_flags {
-	SPAN_DEVICE = (1 << 0),		/* attrs contain "clk=dev" (device clock) */
-	SPAN_VIEW_FULL = (1 << 1),	/* in the whole-log view */
-	SPAN_VIEW_TIMING = (1 << 2),	/* in the L3 timing-region view */
-	SPAN_FOREIGN = (1 << 3),	/* l3./node./network1-3./ext. family: */
-					/* carries no invocation, never grouped */
+	SPAN_DEVICE = (1 << 0),	   /* attrs contain "clk=dev" (device clock) */
+	SPAN_VIEW_FULL = (1 << 1), /* in the whole-log view */
+	SPAN_VIEW_TIMING = (1 << 2), /* in the L3 timing-region view */
+	SPAN_FOREIGN = (1 << 3),     /* l3./node./network1-3./ext. family: */
+				     /* carries no invocation, never grouped */
 };
 
 struct span {
-	int64_t pid;		/* OS pid of the emitting process (rank) */
+	int64_t pid; /* OS pid of the emitting process (rank) */
 	int64_t tid;
-	uint64_t inv;		/* invocation id, unique per pid */
-	int64_t ts;		/* start, ns (host monotonic or device clock) */
-	int64_t dur;		/* duration, ns */
-	uint32_t name;		/* string id: decoded dotted name */
-	uint32_t hid;		/* string id: callable hash, lower case */
-	uint32_t attrs;		/* string id: raw attributes, stripped */
-	int32_t depth;		/* nesting level, 0 = invocation root */
-	uint32_t line;		/* 1-based source line, 0 if not from a log */
-	uint32_t flags;		/* enum span_flags */
+	uint64_t inv;	/* invocation id, unique per pid */
+	int64_t ts;	/* start, ns (host monotonic or device clock) */
+	int64_t dur;	/* duration, ns */
+	uint32_t name;	/* string id: decoded dotted name */
+	uint32_t hid;	/* string id: callable hash, lower case */
+	uint32_t attrs; /* string id: raw attributes, stripped */
+	int32_t depth;	/* nesting level, 0 = invocation root */
+	uint32_t line;	/* 1-based source line, 0 if not from a log */
+	uint32_t flags; /* enum span_flags */
 };
 
 /* How the L3 swimlane sentinels looked (see strace_timing_state). */
 enum strace_timing {
-	STRACE_TIMING_NONE = 0,	/* no "[pypto] l3_swimlane_pass=" at all */
+	STRACE_TIMING_NONE = 0, /* no "[pypto] l3_swimlane_pass=" at all */
 	STRACE_TIMING_OK,	/* complete begin/end regions, counted */
 	STRACE_TIMING_BAD,	/* malformed or incomplete sentinels */
 };
 
 struct strace_diag {
-	uint32_t line;		/* 1-based physical line (0: whole input) */
-	char *msg;		/* owned by the set */
+	uint32_t line; /* 1-based physical line (0: whole input) */
+	char *msg;     /* owned by the set */
 };
 
 struct span_set;
@@ -93,8 +93,7 @@ void span_set_free(struct span_set *set);
  * the length in bytes.  span_set_lookup() returns SPAN_NOSTR if absent.
  */
 uint32_t span_set_intern(struct span_set *set, const char *s, size_t len);
-uint32_t span_set_lookup(const struct span_set *set, const char *s,
-    size_t len);
+uint32_t span_set_lookup(const struct span_set *set, const char *s, size_t len);
 const char *span_set_str(const struct span_set *set, uint32_t id);
 size_t span_set_strlen(const struct span_set *set, uint32_t id);
 /* Number of interned strings: ids are 0 .. span_set_nstr() - 1. */
@@ -113,9 +112,9 @@ size_t span_set_add(struct span_set *set, int64_t pid, int64_t tid,
 
 /* span_set_add() with counted strings (NAME may contain NUL). */
 size_t span_set_add_n(struct span_set *set, int64_t pid, int64_t tid,
-    uint64_t inv, const char *hid, size_t hid_len, int depth,
-    const char *name, size_t name_len, int64_t ts, int64_t dur,
-    const char *attrs, size_t attrs_len);
+    uint64_t inv, const char *hid, size_t hid_len, int depth, const char *name,
+    size_t name_len, int64_t ts, int64_t dur, const char *attrs,
+    size_t attrs_len);
 
 const struct span *span_set_spans(const struct span_set *set, size_t *n);
 
@@ -133,8 +132,8 @@ int span_set_has_pass_marker(const struct span_set *set);
  * at most STRACE_DIAG_KEEP are kept, *total counts all of them.
  */
 #define STRACE_DIAG_KEEP 64
-const struct strace_diag *span_set_diags(const struct span_set *set,
-    size_t *n, size_t *total);
+const struct strace_diag *span_set_diags(const struct span_set *set, size_t *n,
+    size_t *total);
 /* Add a diagnostic (readers other than the log parser use this). */
 void span_set_diag(struct span_set *set, uint32_t line, const char *fmt, ...)
     printflike(3, 4);
@@ -146,8 +145,7 @@ void span_set_diag(struct span_set *set, uint32_t line, const char *fmt, ...)
 struct strace_parser;
 
 struct strace_parser *strace_parser_new(struct span_set *set);
-void strace_parser_feed(struct strace_parser *p, const char *buf,
-    size_t len);
+void strace_parser_feed(struct strace_parser *p, const char *buf, size_t len);
 void strace_parser_finish(struct strace_parser *p);
 void strace_parser_free(struct strace_parser *p);
 
@@ -165,11 +163,11 @@ size_t strace_utf8_len(const char *s, size_t len);
  * Internals shared by the readers (strace.c, strace-text.c, chrome-read.c)
  * and the set (spanset.c); not for other callers.
  */
-struct span *span_set_push(struct span_set *set);	/* uninitialised */
+struct span *span_set_push(struct span_set *set); /* uninitialised */
 uint32_t span_set_flags_for(const struct span_set *set, uint32_t name,
-    uint32_t attrs);	/* SPAN_DEVICE and SPAN_FOREIGN of a name/attrs */
-uint32_t span_set_next_line(struct span_set *set);	/* count a line */
-void span_set_mark_pass(struct span_set *set);	/* saw a pass sentinel */
+    uint32_t attrs); /* SPAN_DEVICE and SPAN_FOREIGN of a name/attrs */
+uint32_t span_set_next_line(struct span_set *set); /* count a line */
+void span_set_mark_pass(struct span_set *set);	   /* saw a pass sentinel */
 void span_set_settle_timing(struct span_set *set, enum strace_timing timing,
     long blocks);
 /* Bytes in the str.isspace() code point at S (< E), or 0. */
@@ -189,8 +187,7 @@ int strace_utf8_repair(const char *s, size_t n, struct strbuf *out);
  * that are not complete spans are skipped.  Returns 0, or -1 with *cause
  * (naming line and column for a JSON syntax error).
  */
-int chrome_read(struct span_set *set, const char *buf, size_t len,
-    char **cause);
+int chrome_read(struct span_set *set, const char *buf, size_t len, char **cause);
 
 /* Non-zero if BUF looks like JSON rather than a text log. */
 int chrome_sniff(const char *buf, size_t len);

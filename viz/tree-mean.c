@@ -28,16 +28,16 @@ mean_cols(void *arg, size_t key, char cols[TREE_MAX_COLS][TREE_COL_MAX])
 	int n = 0;
 
 	if (mc->o->ns & TREE_MASKED) {
-		snprintf(cols[n++], TREE_COL_MAX, "*%s", mc->o->ns & 1 ? "ns" :
-		    "us");
+		snprintf(cols[n++], TREE_COL_MAX, "*%s",
+		    mc->o->ns & 1 ? "ns" : "us");
 		if (sp == TREE_SPREAD_STDEV || sp == TREE_SPREAD_BOTH)
 			snprintf(cols[n++], TREE_COL_MAX, "\xc2\xb1*");
 		if (sp == TREE_SPREAD_MINMAX || sp == TREE_SPREAD_BOTH)
 			snprintf(cols[n++], TREE_COL_MAX, "[*..*]");
 		return n;
 	}
-	snprintf(cols[n++], TREE_COL_MAX, "%.1f%s",
-	    stats_iacc_fmean(a) / scale, mc->o->ns ? "ns" : "us");
+	snprintf(cols[n++], TREE_COL_MAX, "%.1f%s", stats_iacc_fmean(a) / scale,
+	    mc->o->ns ? "ns" : "us");
 	if (sp == TREE_SPREAD_STDEV || sp == TREE_SPREAD_BOTH)
 		snprintf(cols[n++], TREE_COL_MAX, "\xc2\xb1%.1f",
 		    a->n > 1 ? stats_iacc_stdev(a) / scale : 0.0);
@@ -72,8 +72,7 @@ render_mean(const struct stats *st, const uint32_t *idx, size_t n,
 		const struct stats_inv *iv = &st->invs[idx[i]];
 
 		for (j = 0; j < iv->nspans; j++) {
-			const struct span *sp = &spans[st->order[iv->first +
-			    j]];
+			const struct span *sp = &spans[st->order[iv->first + j]];
 			int32_t k = slot_of[sp->name];
 
 			if (k < 0) {
@@ -83,16 +82,15 @@ render_mean(const struct stats *st, const uint32_t *idx, size_t n,
 					    sizeof *nodes);
 					items = xreallocarray(items, cap,
 					    sizeof *items);
-					ids = xreallocarray(ids, cap,
-					    sizeof *ids);
+					ids =
+					    xreallocarray(ids, cap, sizeof *ids);
 				}
 				k = slot_of[sp->name] = (int32_t)nn++;
 				ids[k] = sp->name;
 				memset(&nodes[k], 0, sizeof nodes[k]);
 				/* template: the first span of the name */
 				items[k].name = span_set_str(st->set, sp->name);
-				items[k].len = span_set_strlen(st->set,
-				    sp->name);
+				items[k].len = span_set_strlen(st->set, sp->name);
 				items[k].device = (sp->flags & SPAN_DEVICE) != 0;
 				items[k].key = (size_t)k;
 			}
@@ -123,9 +121,11 @@ mean_header(const struct stats *st, struct strbuf *out,
 	strbuf_addf(out, " (warmup %ld excluded); each node: mean%s%s:\n",
 	    st->warmup,
 	    o->spread == TREE_SPREAD_STDEV || o->spread == TREE_SPREAD_BOTH ?
-	    " \xc2\xb1stdev" : "",
+		" \xc2\xb1stdev" :
+		"",
 	    o->spread == TREE_SPREAD_MINMAX || o->spread == TREE_SPREAD_BOTH ?
-	    " [min..max]" : "");
+		" [min..max]" :
+		"");
 }
 
 static void
@@ -183,16 +183,17 @@ tree_format_mean(const struct stats *st, struct strbuf *out,
 			if (o->has_slot && (long)s != o->slot)
 				continue;
 			for (k = 0; k < (size_t)st->rounds; k++)
-				idx[k] = st->measured[rk->base +
-				    k * rk->per_round + s];
+				idx[k] =
+				    st->measured[rk->base + k * rk->per_round + s];
 			if (ntrees++ != 0)
 				strbuf_addstr(out, "\n\n");
-			strbuf_addf(out, "dispatch pid=%lld slot=%zu task=%s "
-			    "\xe2\x80\x94 ", (long long)rk->pid, s,
+			strbuf_addf(out,
+			    "dispatch pid=%lld slot=%zu task=%s "
+			    "\xe2\x80\x94 ",
+			    (long long)rk->pid, s,
 			    span_set_str(st->set, st->invs[idx[0]].hid));
 			mean_header(st, out, o, (size_t)st->rounds);
-			render_mean(st, idx, (size_t)st->rounds, slot_of, out,
-			    o);
+			render_mean(st, idx, (size_t)st->rounds, slot_of, out, o);
 		}
 	}
 	if (ntrees == 0)

@@ -8,9 +8,11 @@
 #include "../core/xmalloc.h"
 #include "tree.h"
 
-const char tree_msg_no_tree[] = "BenchmarkStats: no span tree captured "
+const char tree_msg_no_tree[] =
+    "BenchmarkStats: no span tree captured "
     "(non-SIMPLER_HOST_STRACE build or *sim platform)";
-const char tree_msg_unstable[] = "BenchmarkStats: per-dispatch view "
+const char tree_msg_unstable[] =
+    "BenchmarkStats: per-dispatch view "
     "unavailable \xe2\x80\x94 a rank's dispatch order varies between rounds, "
     "so a slot does not identify one callable. The per-rank / per-round "
     "sums are unaffected.";
@@ -18,24 +20,24 @@ const char tree_msg_unstable[] = "BenchmarkStats: per-dispatch view "
 /* A name table local to one rendering: unique names in first-seen order. */
 struct names {
 	const struct tree_item *items;
-	size_t *first;		/* unique -> item index */
+	size_t *first; /* unique -> item index */
 	size_t n;
-	size_t *slots;		/* unique + 1 */
+	size_t *slots; /* unique + 1 */
 	size_t nslots;
 };
 
 struct row {
-	size_t label;		/* offset into the text buffer */
+	size_t label; /* offset into the text buffer */
 	size_t label_len;
 	int ncols;
-	size_t col[TREE_MAX_COLS];	/* offsets into the text buffer */
+	size_t col[TREE_MAX_COLS]; /* offsets into the text buffer */
 	size_t col_len[TREE_MAX_COLS];
 };
 
 struct walk {
-	size_t node;		/* unique name index */
-	size_t next;		/* next child to visit */
-	size_t pfx_len;		/* length of this node's child prefix */
+	size_t node;	/* unique name index */
+	size_t next;	/* next child to visit */
+	size_t pfx_len; /* length of this node's child prefix */
 };
 
 static const struct tree_item *sort_items;
@@ -65,8 +67,7 @@ names_find(const struct names *nm, const char *s, size_t len, uint64_t h,
 {
 	size_t mask = nm->nslots - 1, j, id;
 
-	for (j = h & mask; (id = nm->slots[j]) != 0;
-	    j = (j + 1) & mask) {
+	for (j = h & mask; (id = nm->slots[j]) != 0; j = (j + 1) & mask) {
 		const struct tree_item *it = &nm->items[nm->first[id - 1]];
 
 		if (it->len == len && memcmp(it->name, s, len) == 0)
@@ -110,7 +111,7 @@ names_build(struct names *nm, const struct tree_item *items, size_t n)
 	nm->slots = xcalloc(nm->nslots, sizeof *nm->slots);
 	for (size_t i = 0; i < n; i++) {
 		if (names_find(nm, items[i].name, items[i].len,
-		    name_hash(items[i].name, items[i].len), &slot) != SIZE_MAX)
+			name_hash(items[i].name, items[i].len), &slot) != SIZE_MAX)
 			continue;
 		nm->first[nm->n] = i;
 		nm->slots[slot] = ++nm->n;
@@ -119,9 +120,9 @@ names_build(struct names *nm, const struct tree_item *items, size_t n)
 
 /* Who is whose child: node nm->n is the roots' parent. */
 struct forest {
-	size_t *parent;		/* [nm->n] */
-	size_t *kid_off;	/* [nm->n + 2]: node i's kids at kids[kid_off[i]..] */
-	size_t *kids;		/* [nm->n], each node's sorted by ts */
+	size_t *parent;	 /* [nm->n] */
+	size_t *kid_off; /* [nm->n + 2]: node i's kids at kids[kid_off[i]..] */
+	size_t *kids;	 /* [nm->n], each node's sorted by ts */
 };
 
 /*
@@ -162,7 +163,7 @@ forest_build(struct forest *f, const struct names *nm)
 			p = names_find(nm, it->name, dots[ndots],
 			    dot_hash[ndots], NULL);
 		}
-		f->parent[i] = p == SIZE_MAX ? nm->n : p;	/* nm->n: the roots */
+		f->parent[i] = p == SIZE_MAX ? nm->n : p; /* nm->n: the roots */
 		f->kid_off[f->parent[i] + 1]++;
 	}
 	for (size_t i = 1; i <= nm->n + 1; i++)
@@ -238,7 +239,8 @@ rows_walk(struct rows *out, const struct names *nm, const struct forest *f,
 		strbuf_add(&out->text, pfx.buf, pfx.len);
 		if (w->node != nm->n)
 			strbuf_addstr(&out->text, last ? "`- " : "|- ");
-		cut = f->parent[u] == nm->n ? 0 :
+		cut = f->parent[u] == nm->n ?
+		    0 :
 		    items[nm->first[f->parent[u]]].len + 1;
 		strbuf_add(&out->text, it->name + cut, it->len - cut);
 		if (it->device)
@@ -273,11 +275,11 @@ rows_print(const struct rows *rw, struct strbuf *out)
 	for (size_t i = 0; i < rw->n; i++) {
 		const struct row *r = &rw->v[i];
 
-		name_w = MAX(name_w, strace_utf8_len(text + r->label,
-		    r->label_len));
+		name_w =
+		    MAX(name_w, strace_utf8_len(text + r->label, r->label_len));
 		for (int c = 0; c < r->ncols; c++)
-			col_w[c] = MAX(col_w[c], strace_utf8_len(text + r->col[c],
-			    r->col_len[c]));
+			col_w[c] = MAX(col_w[c],
+			    strace_utf8_len(text + r->col[c], r->col_len[c]));
 	}
 	for (size_t i = 0; i < rw->n; i++) {
 		const struct row *r = &rw->v[i];
@@ -324,8 +326,7 @@ tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
 int
 tree_parse_spread(const char *s, enum tree_spread *out)
 {
-	static const char *const names[] = { "stdev", "minmax", "both",
-	    "none" };
+	static const char *const names[] = { "stdev", "minmax", "both", "none" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
@@ -365,8 +366,8 @@ render_inv(const struct stats *st, const struct stats_inv *iv,
 {
 	size_t nsp, i;
 	const struct span *spans = span_set_spans(st->set, &nsp);
-	struct tree_item *items = xreallocarray(NULL, iv->nspans ?
-	    iv->nspans : 1, sizeof *items);
+	struct tree_item *items =
+	    xreallocarray(NULL, iv->nspans ? iv->nspans : 1, sizeof *items);
 	struct launch_ctx lc = { spans, ns };
 
 	for (i = 0; i < iv->nspans; i++) {
@@ -383,8 +384,8 @@ render_inv(const struct stats *st, const struct stats_inv *iv,
 }
 
 int
-tree_format_launches(const struct stats *st, struct strbuf *out,
-    int has_launch, long launch, int ns, char **cause)
+tree_format_launches(const struct stats *st, struct strbuf *out, int has_launch,
+    long launch, int ns, char **cause)
 {
 	size_t i, lo = 0, hi = st->nmeasured;
 	long n = (long)st->nmeasured;
@@ -397,9 +398,10 @@ tree_format_launches(const struct stats *st, struct strbuf *out,
 		long idx = launch < 0 ? n + launch : launch;
 
 		if (idx < 0 || idx >= n)
-			return cause_set(cause, "launch %ld out of range "
-			    "(%ld measured launch%s)", launch, n,
-			    n == 1 ? "" : "es");
+			return cause_set(cause,
+			    "launch %ld out of range "
+			    "(%ld measured launch%s)",
+			    launch, n, n == 1 ? "" : "es");
 		lo = (size_t)idx;
 		hi = lo + 1;
 	}
@@ -410,8 +412,7 @@ tree_format_launches(const struct stats *st, struct strbuf *out,
 			strbuf_addch(out, '\n');
 		strbuf_addf(out, "launch[%ld] (pid=%lld inv=%llu hid=%s",
 		    has_launch ? launch : (long)i, (long long)iv->pid,
-		    (unsigned long long)iv->inv,
-		    span_set_str(st->set, iv->hid));
+		    (unsigned long long)iv->inv, span_set_str(st->set, iv->hid));
 		if (st->grid && iv->round >= 0)
 			strbuf_addf(out, " round=%d slot=%d", iv->round,
 			    iv->slot);

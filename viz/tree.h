@@ -34,11 +34,11 @@ struct strbuf;
 #define TREE_COL_MAX 96
 
 struct tree_item {
-	const char *name;	/* dotted name, UTF-8, LEN bytes (may hold NUL) */
+	const char *name; /* dotted name, UTF-8, LEN bytes (may hold NUL) */
 	size_t len;
-	int64_t ts;		/* sibling order; ties keep input order */
-	int device;		/* non-zero: label gets " [dev]" */
-	size_t key;		/* handed back to the column callback */
+	int64_t ts; /* sibling order; ties keep input order */
+	int device; /* non-zero: label gets " [dev]" */
+	size_t key; /* handed back to the column callback */
 };
 
 /*
@@ -49,14 +49,14 @@ typedef int (*tree_cols_fn)(void *arg, size_t key,
     char cols[TREE_MAX_COLS][TREE_COL_MAX]);
 
 /* Render ITEMS (in emission order) as one tree; nothing for N == 0. */
-void tree_render(struct strbuf *out, const struct tree_item *items,
-    size_t n, tree_cols_fn fn, void *arg);
+void tree_render(struct strbuf *out, const struct tree_item *items, size_t n,
+    tree_cols_fn fn, void *arg);
 
 enum tree_spread {
-	TREE_SPREAD_STDEV,	/* mean ±stdev (the default) */
-	TREE_SPREAD_MINMAX,	/* mean [min..max] */
-	TREE_SPREAD_BOTH,	/* mean ±stdev [min..max] */
-	TREE_SPREAD_NONE,	/* mean */
+	TREE_SPREAD_STDEV,  /* mean ±stdev (the default) */
+	TREE_SPREAD_MINMAX, /* mean [min..max] */
+	TREE_SPREAD_BOTH,   /* mean ±stdev [min..max] */
+	TREE_SPREAD_NONE,   /* mean */
 };
 
 /* "stdev", "minmax", "both", "none" -> *out; -1 for anything else. */
@@ -84,10 +84,10 @@ int tree_format_launches(const struct stats *st, struct strbuf *out,
 
 struct tree_mean_opts {
 	enum tree_spread spread;
-	int ns;			/* values in ns instead of us; TREE_MASKED */
-	int has_pid;		/* select pid= (L3) */
+	int ns;	     /* values in ns instead of us; TREE_MASKED */
+	int has_pid; /* select pid= (L3) */
 	int64_t pid;
-	int has_slot;		/* select slot= (L3) */
+	int has_slot; /* select slot= (L3) */
 	long slot;
 };
 

@@ -30,8 +30,7 @@ watch_now_ms(void)
 }
 
 int
-watch_run(const struct watch_source *src, void *arg,
-	  const struct watch_opts *opts)
+watch_run(const struct watch_source *src, void *arg, const struct watch_opts *opts)
 {
 	struct watch_opts o = WATCH_OPTS_INIT;
 	struct watch *w;
@@ -81,20 +80,20 @@ watch_run(const struct watch_source *src, void *arg,
 				(o.linger_ms > 0 ? o.linger_ms : 3000))
 				break;
 		}
-		pfd[0] = (struct pollfd){.fd = viz_key_fd(), .events = POLLIN};
+		pfd[0] = (struct pollfd){ .fd = viz_key_fd(), .events = POLLIN };
 		nfd = 1;
 		if (fd > 0)
 			pfd[nfd++] =
-			    (struct pollfd){.fd = fd, .events = POLLIN};
+			    (struct pollfd){ .fd = fd, .events = POLLIN };
 		if (poll(pfd, nfd, (int)MAX(next - now, 0)) < 0 &&
 		    errno != EINTR) {
 			snprintf(watch_errbuf, sizeof watch_errbuf, "poll: %s",
-				 strerror(errno));
+			    strerror(errno));
 			goto out;
 		}
 		if (nfd > 1 && pfd[1].revents != 0) {
-			bits |= src->fd_ready != NULL ? src->fd_ready(arg)
-						      : VIZ_REFRESH;
+			bits |= src->fd_ready != NULL ? src->fd_ready(arg) :
+							VIZ_REFRESH;
 			if (pfd[1].revents & (POLLHUP | POLLERR | POLLNVAL))
 				fd = -1;
 		}

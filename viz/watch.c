@@ -28,9 +28,9 @@ struct watch {
 	struct pane *overlay; /* help, diag or NULL */
 	char *msg;	      /* transient message, or NULL */
 	int msg_ttl;
-	int waiting_only;     /* '/': only blocked and stopped ranks */
+	int waiting_only;	  /* '/': only blocked and stopped ranks */
 	int counts[SNAP_NSTATES]; /* ranks per state, before filtering */
-	int shown;	      /* rows left after filtering */
+	int shown;		  /* rows left after filtering */
 };
 
 /* Keys the watch handles itself; the help overlay is built from this. */
@@ -55,20 +55,20 @@ static void watch_title(struct watch *, struct screen *);
 static void watch_status(struct watch *, struct screen *, int);
 
 static const struct watch_cmd watch_cmds[] = {
-    {'s', "s", "step: every stopped rank runs one micro-op", 1,
-     watch_cmd_action},
-    {'c', "c", "continue: every rank runs freely", 1, watch_cmd_action},
-    {'d', "d", "diagnose: why nothing moves (overlay)", 0, watch_cmd_diagnose},
-    {'/', "/", "show only blocked and stopped ranks (again: all)", 0,
-     watch_cmd_filter},
-    {'?', "?", "show / hide this help", 0, watch_cmd_help},
-    {VIZ_CTRL('l'), "C-l", "repaint the terminal", 0, watch_cmd_redraw},
-    {'q', "q", "quit the pane (closes an overlay first)", 0, watch_cmd_quit},
+	{ 's', "s", "step: every stopped rank runs one micro-op", 1,
+	    watch_cmd_action },
+	{ 'c', "c", "continue: every rank runs freely", 1, watch_cmd_action },
+	{ 'd', "d", "diagnose: why nothing moves (overlay)", 0,
+	    watch_cmd_diagnose },
+	{ '/', "/", "show only blocked and stopped ranks (again: all)", 0,
+	    watch_cmd_filter },
+	{ '?', "?", "show / hide this help", 0, watch_cmd_help },
+	{ VIZ_CTRL('l'), "C-l", "repaint the terminal", 0, watch_cmd_redraw },
+	{ 'q', "q", "quit the pane (closes an overlay first)", 0, watch_cmd_quit },
 };
 
 struct watch *
-watch_new(const struct watch_source *src, void *arg,
-	  const struct watch_opts *opts)
+watch_new(const struct watch_source *src, void *arg, const struct watch_opts *opts)
 {
 	struct watch *w = xcalloc(1, sizeof *w);
 	struct watch_opts def = WATCH_OPTS_INIT;
@@ -163,7 +163,8 @@ watch_filter(struct watch *w, struct snap *sn)
 			ok = rk->rank >= 0 && rk->rank < w->opts.only_n &&
 			    w->opts.only[rk->rank];
 		if (w->waiting_only)
-			ok &= rk->state == SNAP_BLOCKED || rk->state == SNAP_STOPPED;
+			ok &= rk->state == SNAP_BLOCKED ||
+			    rk->state == SNAP_STOPPED;
 		keep[r] = (uint8_t)ok;
 	}
 	snap_keep_rows(sn, keep);
@@ -183,7 +184,7 @@ watch_refresh(struct watch *w)
 	if (w->src->snapshot(w->arg, next) != 0) {
 		w->ended = 1;
 		watch_msg(w, "session%s%s ended; press any key",
-			  old->session[0] != '\0' ? " " : "", old->session);
+		    old->session[0] != '\0' ? " " : "", old->session);
 		return VIZ_REDRAW;
 	}
 	watch_filter(w, next);
@@ -249,8 +250,8 @@ watch_cmd_diagnose(struct watch *w, int key)
 static void
 watch_help_text(struct watch *w, struct strbuf *sb)
 {
-	const struct pane_class *classes[] = {
-	    &pane_cells_class, &pane_ranks_class, &pane_text_class};
+	const struct pane_class *classes[] = { &pane_cells_class,
+		&pane_ranks_class, &pane_text_class };
 	const struct pane_help *h;
 	size_t i;
 	int kw = 0;
@@ -263,15 +264,14 @@ watch_help_text(struct watch *w, struct strbuf *sb)
 	strbuf_addstr(sb, "Keys\n");
 	for (i = 0; i < ARRAY_SIZE(watch_cmds); i++)
 		strbuf_addf(sb, "  %-*s  %s%s\n", kw, watch_cmds[i].keys,
-			    watch_cmds[i].help,
-			    watch_cmds[i].writes && watch_readonly(w)
-				? " (off: read-only)"
-				: "");
+		    watch_cmds[i].help,
+		    watch_cmds[i].writes && watch_readonly(w) ?
+			" (off: read-only)" :
+			"");
 	for (i = 0; i < ARRAY_SIZE(classes); i++)
 		for (h = classes[i]->help; h != NULL && h->keys != NULL; h++)
 			strbuf_addf(sb, "  %-*s  %s\n", kw, h->keys, h->text);
-	strbuf_addstr(
-	    sb,
+	strbuf_addstr(sb,
 	    "\nCells\n"
 	    "  bold yellow    changed in the last second\n"
 	    "  5*   reverse   awaited: this rank waits on the cell\n"
@@ -315,8 +315,9 @@ static int
 watch_cmd_filter(struct watch *w, int key)
 {
 	w->waiting_only = !w->waiting_only;
-	watch_msg(w, w->waiting_only ? "showing blocked and stopped ranks only (/: all)" :
-	    "showing every rank");
+	watch_msg(w,
+	    w->waiting_only ? "showing blocked and stopped ranks only (/: all)" :
+			      "showing every rank");
 	if (!w->ended && w->nsnaps > 0) {
 		/* a fresh picture, filtered anew; no row counts as changed */
 		watch_refresh(w);
@@ -351,8 +352,7 @@ watch_key(struct watch *w, int key)
 		if (c->key != key)
 			continue;
 		if (c->writes && watch_readonly(w)) {
-			watch_msg(w, "read-only: '%s' is not available",
-				  c->keys);
+			watch_msg(w, "read-only: '%s' is not available", c->keys);
 			return VIZ_REDRAW;
 		}
 		return c->fn(w, key);
@@ -375,8 +375,8 @@ watch_title(struct watch *w, struct screen *s)
 	const char *right = " ? help  q quit ";
 	int rl = (int)strlen(right);
 
-	screen_fill(s, &(struct screen_rect){0, 0, s->cols, 1}, ' ',
-		    SCREEN_REVERSE);
+	screen_fill(s, &(struct screen_rect){ 0, 0, s->cols, 1 }, ' ',
+	    SCREEN_REVERSE);
 	strbuf_addstr(&sb, " colldb watch");
 	if (sn->session[0] != '\0')
 		strbuf_addf(&sb, "  %s", sn->session);
@@ -388,13 +388,16 @@ watch_title(struct watch *w, struct screen *s)
 		for (int st = 0; st < SNAP_NSTATES; st++) {
 			if (w->counts[st] == 0)
 				continue;
-			strbuf_addf(&sb, "%s%c%d", sep, "IRSBXD"[st], w->counts[st]);
+			strbuf_addf(&sb, "%s%c%d", sep, "IRSBXD"[st],
+			    w -> counts[st]);
 			sep = " ";
 		}
 	}
 	if (w->waiting_only || w->opts.only != NULL)
-		strbuf_addf(&sb, "  [%s%s%s: %d shown]", w->opts.only != NULL &&
-		    w->opts.only_label != NULL ? w->opts.only_label : "",
+		strbuf_addf(&sb, "  [%s%s%s: %d shown]",
+		    w->opts.only != NULL && w->opts.only_label != NULL ?
+			w->opts.only_label :
+			"",
 		    w->opts.only != NULL && w->waiting_only ? " " : "",
 		    w->waiting_only ? "S+B" : "", w->shown);
 	if (watch_readonly(w))
@@ -434,14 +437,14 @@ watch_draw(struct watch *w, struct screen *s)
 	watch_title(w, s);
 	avail = s->rows - 2;
 	rh = pane_ranks_height(w->view.snap->nranks, avail);
-	ranks = (struct screen_rect){0, 1, s->cols, rh};
-	cells = (struct screen_rect){0, 1 + rh, s->cols, avail - rh};
+	ranks = (struct screen_rect){ 0, 1, s->cols, rh };
+	cells = (struct screen_rect){ 0, 1 + rh, s->cols, avail - rh };
 	/* Cells first: it clamps the scroll position both panes share. */
 	pane_draw(w->cells, s, &cells);
 	pane_draw(w->ranks, s, &ranks);
 	watch_status(w, s, s->rows - 1);
 	if (w->overlay != NULL) {
-		over = (struct screen_rect){0, 1, s->cols, s->rows - 2};
+		over = (struct screen_rect){ 0, 1, s->cols, s->rows - 2 };
 		pane_draw(w->overlay, s, &over);
 	}
 }

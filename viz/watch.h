@@ -76,16 +76,16 @@ struct watch_source {
 };
 
 struct watch_opts {
-	int interval_ms; /* snapshot period; <= 0: 100 (10 Hz) */
-	int readonly;	 /* 1: never offer s / c */
-	int fd;		 /* extra fd to poll; <= 0: none (0 is the
+	int interval_ms;     /* snapshot period; <= 0: 100 (10 Hz) */
+	int readonly;	     /* 1: never offer s / c */
+	int fd;		     /* extra fd to poll; <= 0: none (0 is the
 			    keyboard, so a zeroed struct means none) */
-	int hold;	 /* snapshots a change stays highlighted;
+	int hold;	     /* snapshots a change stays highlighted;
 			    <= 0: 10 (one second at 10 Hz) */
-	int linger_ms;	 /* after the session ended, return after
+	int linger_ms;	     /* after the session ended, return after
 			    this long or at a key; 0: 3000, < 0: wait
 			    for a key */
-	int waiting_only; /* start with the '/' filter on: only blocked
+	int waiting_only;    /* start with the '/' filter on: only blocked
 			     and stopped ranks are shown */
 	const uint8_t *only; /* NULL, or only_n bytes: show rank r only
 				when r < only_n and only[r] (borrowed) */
@@ -93,11 +93,11 @@ struct watch_opts {
 	const char *only_label; /* the set as typed ("@0-7"), for the title */
 };
 
-#define WATCH_OPTS_INIT                                                        \
-	{                                                                      \
-		.interval_ms = 100, .readonly = 0, .fd = -1, .hold = 10,       \
-		.linger_ms = 3000, .waiting_only = 0, .only = NULL,            \
-		.only_n = 0, .only_label = NULL                                \
+#define WATCH_OPTS_INIT \
+	{ \
+		.interval_ms = 100, .readonly = 0, .fd = -1, .hold = 10, \
+		.linger_ms = 3000, .waiting_only = 0, .only = NULL, \
+		.only_n = 0, .only_label = NULL \
 	}
 
 /* watch_run() results. */
@@ -116,7 +116,7 @@ enum watch_result {
  * NULL (defaults).  Returns an enum watch_result.
  */
 int watch_run(const struct watch_source *src, void *arg,
-	      const struct watch_opts *opts);
+    const struct watch_opts *opts);
 
 /* Why the last watch_run() returned WATCH_ERROR; borrowed, static. */
 const char *watch_error(void);
@@ -127,7 +127,7 @@ struct watch;
 
 /* src and arg are borrowed for the watch's life; opts is copied. */
 struct watch *watch_new(const struct watch_source *src, void *arg,
-			const struct watch_opts *opts);
+    const struct watch_opts *opts);
 void watch_free(struct watch *w);
 
 /* Take a snapshot and update the panes; returns viz_flags (VIZ_REDRAW). */

@@ -74,13 +74,13 @@ struct vctx {
 	char **cause;
 	enum coll_arg *bad;
 	const struct coll_args *a;
-	int n;			/* the collective's N (its domain's size) */
-	char what[48];		/* "ring allreduce", "builtin barrier" */
-	char scope[8];		/* "world" or "domain", for messages */
+	int n;	       /* the collective's N (its domain's size) */
+	char what[48]; /* "ring allreduce", "builtin barrier" */
+	char scope[8]; /* "world" or "domain", for messages */
 };
 
 static int printflike(3, 4)
-fail(struct vctx *v, enum coll_arg which, const char *fmt, ...)
+    fail(struct vctx *v, enum coll_arg which, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -158,16 +158,18 @@ check_mesh_sig(struct vctx *v, int allow_stride)
 	coll_shape_str(s, sh, sizeof sh);
 	if (builtin)
 		return fail(v, CARG_SIG,
-		    "%s needs a signal of shape [%d] or [%d,1], got %s", v->what,
-		    v->n, v->n, sh);
+		    "%s needs a signal of shape [%d] or [%d,1], got %s",
+		    v->what, v->n, v->n, sh);
 	if (s->ndim == 1 && s->shape[0] >= n)
 		return fail(v, CARG_SIG,
 		    "%s needs a signal of shape [%d,1], got %s (a rank-1 "
-		    "signal is for impl=builtin)", v->what, v->n, sh);
+		    "signal is for impl=builtin)",
+		    v->what, v->n, sh);
 	if (v->n > 1 && (is2(s, 2 * n - 2, n) || is2(s, 2 * n - 1, n)))
 		return fail(v, CARG_SIG,
 		    "%s needs a signal of shape [%d,1], got %s (shaped for a "
-		    "ring allreduce)", v->what, v->n, sh);
+		    "ring allreduce)",
+		    v->what, v->n, sh);
 	return fail(v, CARG_SIG, "%s needs a signal of shape [%d,1], got %s",
 	    v->what, v->n, sh);
 }
@@ -187,13 +189,13 @@ check_ring_sig(struct vctx *v)
 	if (builtin && is2(s, 2 * n - 2, n))
 		return fail(v, CARG_SIG,
 		    "%s needs a signal of shape [%llu,%d], got %s (the composite "
-		    "ring shape; the builtin has a final barrier row)", v->what,
-		    (unsigned long long)rows, v->n, sh);
+		    "ring shape; the builtin has a final barrier row)",
+		    v->what, (unsigned long long)rows, v->n, sh);
 	if (!builtin && is2(s, 2 * n - 1, n))
 		return fail(v, CARG_SIG,
 		    "%s needs a signal of shape [%llu,%d], got %s (the "
-		    "impl=builtin shape, with its final barrier row)", v->what,
-		    (unsigned long long)rows, v->n, sh);
+		    "impl=builtin shape, with its final barrier row)",
+		    v->what, (unsigned long long)rows, v->n, sh);
 	return fail(v, CARG_SIG, "%s needs a signal of shape [%llu,%d], got %s",
 	    v->what, (unsigned long long)rows, v->n, sh);
 }
@@ -213,11 +215,12 @@ check_sig(struct vctx *v)
 		return check_ring_sig(v);
 	if (a->kind == COLL_ALL_TO_ALL_V && !is2(&a->sig, (uint64_t)v->n, 1)) {
 		char sh[96];
-		return fail(v, CARG_SIG, "%s needs a signal of shape [%d,1], got %s",
-		    v->what, v->n, coll_shape_str(&a->sig, sh, sizeof sh));
+		return fail(v, CARG_SIG,
+		    "%s needs a signal of shape [%d,1], got %s", v->what, v->n,
+		    coll_shape_str(&a->sig, sh, sizeof sh));
 	}
-	return check_mesh_sig(v, a->kind == COLL_ALLREDUCE &&
-	    a->impl == IMPL_BUILTIN);
+	return check_mesh_sig(v,
+	    a->kind == COLL_ALLREDUCE && a->impl == IMPL_BUILTIN);
 }
 
 static int
@@ -249,20 +252,23 @@ strict_limits(struct vctx *v, const char **lifted)
 			*lifted = "the builtin ring allreduce's sum-on-f32 limit";
 			return fail(v, CARG_OPTION,
 			    "%s supports only op=sum on f32, got op=%s on %s "
-			    "(set strict off to allow it)", v->what,
-			    reduce_op_name(a->op), dtype_name(dt));
+			    "(set strict off to allow it)",
+			    v->what, reduce_op_name(a->op), dtype_name(dt));
 		}
 		if (dt == DT_F16 || dt == DT_F32)
 			return 0;
 		*lifted = "allreduce's f16/f32 dtype limit";
-		return fail(v, CARG_BUF, "%s supports f16 and f32, got %s (set "
-		    "strict off to allow it)", v->what, dtype_name(dt));
+		return fail(v, CARG_BUF,
+		    "%s supports f16 and f32, got %s (set "
+		    "strict off to allow it)",
+		    v->what, dtype_name(dt));
 	case COLL_REDUCE_SCATTER:
 		if (a->op != RED_SUM) {
 			*lifted = "reduce_scatter's sum-only limit";
-			return fail(v, CARG_OPTION, "%s supports only op=sum, got "
-			    "op=%s (set strict off to allow it)", v->what,
-			    reduce_op_name(a->op));
+			return fail(v, CARG_OPTION,
+			    "%s supports only op=sum, got "
+			    "op=%s (set strict off to allow it)",
+			    v->what, reduce_op_name(a->op));
 		}
 		/* FALLTHROUGH */
 	case COLL_BROADCAST:
@@ -272,8 +278,10 @@ strict_limits(struct vctx *v, const char **lifted)
 		if (!builtin || dt == DT_F32)
 			return 0;
 		*lifted = "the builtin kernels' f32-only limit";
-		return fail(v, CARG_BUF, "%s supports only f32, got %s (set "
-		    "strict off to allow it)", v->what, dtype_name(dt));
+		return fail(v, CARG_BUF,
+		    "%s supports only f32, got %s (set "
+		    "strict off to allow it)",
+		    v->what, dtype_name(dt));
 	default:
 		return 0;
 	}
@@ -286,8 +294,10 @@ check_reducible(struct vctx *v, const struct win_ref *w)
 
 	if (w->dtype != DT_U8)
 		return 0;
-	return fail(v, CARG_BUF, "%s cannot reduce the untyped window%s "
-	    "(allocate it with a dtype)", v->what, quoted(w, nm, sizeof nm));
+	return fail(v, CARG_BUF,
+	    "%s cannot reduce the untyped window%s "
+	    "(allocate it with a dtype)",
+	    v->what, quoted(w, nm, sizeof nm));
 }
 
 static int
@@ -297,20 +307,25 @@ check_generations(struct vctx *v)
 	uint64_t count = a->buf.count, esz = dtype_size(a->buf.dtype), need;
 
 	if (a->kind == COLL_ALLREDUCE && a->mode == MODE_MESH)
-		need = 1 + ceil_div(ceil_div(count, a->impl == IMPL_BUILTIN ?
-		    COLL_TILE : COLL_CHUNK_BYTES / esz),
-		    a->core_num > 1 ? (uint64_t)a->core_num : 1);
+		need = 1 +
+		    ceil_div(ceil_div(count,
+				 a->impl == IMPL_BUILTIN ? COLL_TILE :
+							   COLL_CHUNK_BYTES / esz),
+			a->core_num > 1 ? (uint64_t)a->core_num : 1);
 	else if (a->kind == COLL_ALLREDUCE && a->impl == IMPL_COMPOSITE)
-		need = 2 * ceil_div(ceil_div(count, (uint64_t)v->n) +
-		    COLL_ALIGN_BYTES, COLL_CHUNK_BYTES / esz);
+		need = 2 *
+		    ceil_div(ceil_div(count, (uint64_t)v->n) + COLL_ALIGN_BYTES,
+			COLL_CHUNK_BYTES / esz);
 	else if (a->kind == COLL_BROADCAST && a->impl == IMPL_BUILTIN)
 		need = ceil_div(count, COLL_TILE);
 	else
 		need = 2;
 	if (need <= INT32_MAX)
 		return 0;
-	return fail(v, CARG_BUF, "%s on %llu elements needs more barriers than "
-	    "an i32 signal cell can count", v->what, (unsigned long long)count);
+	return fail(v, CARG_BUF,
+	    "%s on %llu elements needs more barriers than "
+	    "an i32 signal cell can count",
+	    v->what, (unsigned long long)count);
 }
 
 /* allreduce's checks that come before the dtype limits. */
@@ -321,28 +336,40 @@ check_allreduce(struct vctx *v)
 	int ring = a->mode == MODE_RING, builtin = a->impl == IMPL_BUILTIN;
 
 	if (a->core_num < 0 || a->core_num > COLL_MAX_CORE_NUM)
-		return fail(v, CARG_OPTION, "core_num %d out of range (1..%d, the "
-		    "AIV cores of a 910B)", a->core_num, COLL_MAX_CORE_NUM);
+		return fail(v, CARG_OPTION,
+		    "core_num %d out of range (1..%d, the "
+		    "AIV cores of a 910B)",
+		    a->core_num, COLL_MAX_CORE_NUM);
 	if (a->core_num > 1 && (ring || !builtin))
-		return fail(v, CARG_OPTION, "core_num=%d needs impl=builtin "
+		return fail(v, CARG_OPTION,
+		    "core_num=%d needs impl=builtin "
 		    "mode=mesh (only the builtin mesh allreduce runs on several "
-		    "AIV blocks)", a->core_num);
+		    "AIV blocks)",
+		    a->core_num);
 	if (a->neighbour && !ring)
-		return fail(v, CARG_OPTION, "impl=builtin-neighbour is a ring "
+		return fail(v, CARG_OPTION,
+		    "impl=builtin-neighbour is a ring "
 		    "allreduce (PyPTO PR #2280's builtin ring): add mode=ring");
 	if (ring && !a->has_sig)
-		return fail(v, CARG_SIG, "%s needs an explicit signal of shape "
-		    "[%d,%d] (only mesh synthesizes one)", v->what,
-		    builtin ? 2 * v->n - 1 : 2 * v->n - 2, v->n);
+		return fail(v, CARG_SIG,
+		    "%s needs an explicit signal of shape "
+		    "[%d,%d] (only mesh synthesizes one)",
+		    v->what, builtin ? 2 * v->n - 1 : 2 * v->n - 2, v->n);
 	if (ring && !builtin && v->n < 2)
-		return fail(v, CARG_OPTION, "%s needs at least 2 ranks (its "
-		    "signal would be [0,1])", v->what);
+		return fail(v, CARG_OPTION,
+		    "%s needs at least 2 ranks (its "
+		    "signal would be [0,1])",
+		    v->what);
 	if (ring && builtin && v->n > COLL_BUILTIN_MAX_RANKS)
-		return fail(v, CARG_OPTION, "%s supports at most %d ranks (world "
-		    "has %d)", v->what, COLL_BUILTIN_MAX_RANKS, v->n);
+		return fail(v, CARG_OPTION,
+		    "%s supports at most %d ranks (world "
+		    "has %d)",
+		    v->what, COLL_BUILTIN_MAX_RANKS, v->n);
 	if (ring && builtin && a->buf.count % (uint64_t)v->n != 0)
-		return fail(v, CARG_BUF, "%s needs numel divisible by %d, got "
-		    "%llu", v->what, v->n, (unsigned long long)a->buf.count);
+		return fail(v, CARG_BUF,
+		    "%s needs numel divisible by %d, got "
+		    "%llu",
+		    v->what, v->n, (unsigned long long)a->buf.count);
 	return check_reducible(v, &a->buf);
 }
 
@@ -361,8 +388,9 @@ check_counts(struct vctx *v, const struct win_ref *w, const char *what,
 	if (is2(w, n, 1) || (rank1_ok && w->ndim == 1 && w->shape[0] == n))
 		return 0;
 	if (rank1_ok)
-		return fail(v, which, "%s needs %s of shape [%d] or [%d,1], got %s",
-		    v->what, what, v->n, v->n, coll_shape_str(w, sh, sizeof sh));
+		return fail(v, which,
+		    "%s needs %s of shape [%d] or [%d,1], got %s", v->what,
+		    what, v->n, v->n, coll_shape_str(w, sh, sizeof sh));
 	return fail(v, which, "%s needs %s of shape [%d,1], got %s", v->what,
 	    what, v->n, coll_shape_str(w, sh, sizeof sh));
 }
@@ -385,17 +413,19 @@ check_all_to_all_v(struct vctx *v)
 	if (s->count == 0 || s->ndim < 1)
 		return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
 	if (b->ndim != 2 || b->shape[0] % n != 0)
-		return fail(v, CARG_BUF, "%s needs DST of shape [%d*MAX_RECV,SIZE] "
-		    "(rows a multiple of %d), got %s", v->what, v->n, v->n,
-		    coll_shape_str(b, sh, sizeof sh));
+		return fail(v, CARG_BUF,
+		    "%s needs DST of shape [%d*MAX_RECV,SIZE] "
+		    "(rows a multiple of %d), got %s",
+		    v->what, v->n, v->n, coll_shape_str(b, sh, sizeof sh));
 	if (!is2(s, b->shape[0], b->shape[1]))
 		return fail(v, CARG_SRC, "%s needs SRC of DST's shape %s, got %s",
 		    v->what, coll_shape_str(b, sh, sizeof sh),
 		    coll_shape_str(s, sh2, sizeof sh2));
 	if (s->dtype != b->dtype)
-		return fail(v, CARG_SRC, "%s needs SRC and DST of one dtype, got "
-		    "%s and %s", v->what, dtype_name(s->dtype),
-		    dtype_name(b->dtype));
+		return fail(v, CARG_SRC,
+		    "%s needs SRC and DST of one dtype, got "
+		    "%s and %s",
+		    v->what, dtype_name(s->dtype), dtype_name(b->dtype));
 	if (check_counts(v, &a->scount, "SEND_COUNTS", 1, CARG_SCOUNT) != 0 ||
 	    check_counts(v, &a->rcount, "RECV_COUNTS", 0, CARG_RCOUNT) != 0)
 		return -1;
@@ -421,51 +451,62 @@ check_data(struct vctx *v)
 	switch (a->kind) {
 	case COLL_BROADCAST:
 		if (a->root < 0 || a->root >= v->n)
-			return fail(v, CARG_OPTION, "root %d out of range (%s "
-			    "has %d ranks)", a->root, v->scope, v->n);
+			return fail(v, CARG_OPTION,
+			    "root %d out of range (%s "
+			    "has %d ranks)",
+			    a->root, v->scope, v->n);
 		return 0;
 	case COLL_REDUCE_SCATTER:
 		if (b->ndim != 2 || b->shape[0] != n) {
 			if (b->ndim == 2)
-				return fail(v, CARG_BUF, "%s needs BUF of shape "
-				    "[%d,%llu], got %s", v->what, v->n,
+				return fail(v, CARG_BUF,
+				    "%s needs BUF of shape "
+				    "[%d,%llu], got %s",
+				    v->what, v->n,
 				    (unsigned long long)b->shape[1],
 				    coll_shape_str(b, sh, sizeof sh));
-			return fail(v, CARG_BUF, "%s needs BUF of shape [%d,SIZE], "
-			    "got %s", v->what, v->n,
-			    coll_shape_str(b, sh, sizeof sh));
+			return fail(v, CARG_BUF,
+			    "%s needs BUF of shape [%d,SIZE], "
+			    "got %s",
+			    v->what, v->n, coll_shape_str(b, sh, sizeof sh));
 		}
 		return check_reducible(v, b);
 	case COLL_ALLGATHER:
 		if (s->count == 0 || s->ndim < 1)
-			return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
-		if (s->off == b->off)	/* the same window twice: say that first */
+			return fail(v, CARG_SRC, "%s needs a SRC window",
+			    v->what);
+		if (s->off == b->off) /* the same window twice: say that first */
 			return check_distinct(v, s, "SRC", b, "DST", CARG_SRC);
 		if (s->ndim == 1 || (s->ndim == 2 && s->shape[0] == 1))
 			size = s->count;
 		else
-			return fail(v, CARG_SRC, "%s needs SRC of shape [1,SIZE] "
-			    "or [SIZE], got %s", v->what,
-			    coll_shape_str(s, sh, sizeof sh));
+			return fail(v, CARG_SRC,
+			    "%s needs SRC of shape [1,SIZE] "
+			    "or [SIZE], got %s",
+			    v->what, coll_shape_str(s, sh, sizeof sh));
 		if (!is2(b, n, size))
-			return fail(v, CARG_BUF, "%s needs DST of shape "
-			    "[%d,%llu], got %s", v->what, v->n,
-			    (unsigned long long)size,
+			return fail(v, CARG_BUF,
+			    "%s needs DST of shape "
+			    "[%d,%llu], got %s",
+			    v->what, v->n, (unsigned long long)size,
 			    coll_shape_str(b, sh, sizeof sh));
 		break;
 	case COLL_ALL_TO_ALL:
 		if (s->count == 0 || s->ndim < 1)
-			return fail(v, CARG_SRC, "%s needs a SRC window", v->what);
+			return fail(v, CARG_SRC, "%s needs a SRC window",
+			    v->what);
 		if (s->off == b->off)
 			return check_distinct(v, s, "SRC", b, "DST", CARG_SRC);
 		if (s->ndim != 2 || s->shape[0] != n)
-			return fail(v, CARG_SRC, "%s needs SRC of shape [%d,SIZE], "
-			    "got %s", v->what, v->n,
-			    coll_shape_str(s, sh, sizeof sh));
+			return fail(v, CARG_SRC,
+			    "%s needs SRC of shape [%d,SIZE], "
+			    "got %s",
+			    v->what, v->n, coll_shape_str(s, sh, sizeof sh));
 		if (!is2(b, n, s->shape[1]))
-			return fail(v, CARG_BUF, "%s needs DST of shape "
-			    "[%d,%llu], got %s", v->what, v->n,
-			    (unsigned long long)s->shape[1],
+			return fail(v, CARG_BUF,
+			    "%s needs DST of shape "
+			    "[%d,%llu], got %s",
+			    v->what, v->n, (unsigned long long)s->shape[1],
 			    coll_shape_str(b, sh, sizeof sh));
 		break;
 	case COLL_ALL_TO_ALL_V:
@@ -474,9 +515,10 @@ check_data(struct vctx *v)
 		return 0;
 	}
 	if (s->dtype != b->dtype)
-		return fail(v, CARG_SRC, "%s needs SRC and DST of one dtype, got "
-		    "%s and %s", v->what, dtype_name(s->dtype),
-		    dtype_name(b->dtype));
+		return fail(v, CARG_SRC,
+		    "%s needs SRC and DST of one dtype, got "
+		    "%s and %s",
+		    v->what, dtype_name(s->dtype), dtype_name(b->dtype));
 	return check_distinct(v, s, "SRC", b, "DST", CARG_SRC);
 }
 
@@ -488,7 +530,8 @@ describe(struct vctx *v)
 	snprintf(v->what, sizeof v->what, "%s%s%s",
 	    a->impl == IMPL_BUILTIN ? "builtin " : "",
 	    a->kind != COLL_ALLREDUCE ? "" :
-	    a->mode == MODE_RING ? "ring " : "mesh ",
+		a->mode == MODE_RING  ? "ring " :
+					"mesh ",
 	    coll_kind_name(a->kind));
 }
 
@@ -511,12 +554,15 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 	if (a->domain != 0) {
 		for (int r = nranks; r < COLL_MAX_RANKS; r++) {
 			if ((a->members[r / 64] >> (r % 64)) & 1)
-				return fail(&v, CARG_NONE, "domain rank %d out of range "
-				    "(world has %d ranks)", r, nranks);
+				return fail(&v, CARG_NONE,
+				    "domain rank %d out of range "
+				    "(world has %d ranks)",
+				    r, nranks);
 		}
 		v.n = coll_size(a, nranks);
 		if (v.n < 1)
-			return fail(&v, CARG_NONE, "the collective's domain has no ranks");
+			return fail(&v, CARG_NONE,
+			    "the collective's domain has no ranks");
 		snprintf(v.scope, sizeof v.scope, "domain");
 	}
 	if (a->kind != COLL_BARRIER && (a->buf.count == 0 || a->buf.ndim < 1))
@@ -534,10 +580,12 @@ coll_validate(const struct coll_args *a, int nranks, char **cause,
 	if (check_sig(&v) != 0)
 		return -1;
 	if (a->kind != COLL_BARRIER &&
-	    check_distinct(&v, &a->buf, a->kind == COLL_ALLGATHER ||
-		a->kind == COLL_ALL_TO_ALL || a->kind == COLL_ALL_TO_ALL_V ?
-		"DST" : "BUF", &a->sig, "SIG",
-		CARG_SIG) != 0)
+	    check_distinct(&v, &a->buf,
+		a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
+			a->kind == COLL_ALL_TO_ALL_V ?
+		    "DST" :
+		    "BUF",
+		&a->sig, "SIG", CARG_SIG) != 0)
 		return -1;
 	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL ||
 	    a->kind == COLL_ALL_TO_ALL_V) {
@@ -570,11 +618,11 @@ coll_warning(const struct coll_args *a, int nranks)
 	nranks = coll_size(a, nranks);
 	if (a->impl == IMPL_BUILTIN && nranks > COLL_BUILTIN_MAX_RANKS)
 		return "builtin kernels return at once on more than 16 ranks: "
-		    "this call does nothing (as in PyPTO)";
+		       "this call does nothing (as in PyPTO)";
 	if (a->kind == COLL_ALLREDUCE && a->core_num > 1 &&
 	    (uint64_t)a->core_num > stride)
 		return "core_num exceeds the signal's lanes (its second "
-		    "dimension): the blocks past it return at once, as the "
-		    "kernel clamps them, and the others do their tiles";
+		       "dimension): the blocks past it return at once, as the "
+		       "kernel clamps them, and the others do their tiles";
 	return NULL;
 }

@@ -24,7 +24,8 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 	for (int i = 0; keys[i] != NULL; i++) {
 		char key[16];
 
-		snprintf(key, sizeof key, "%.*s", (int)strlen(keys[i]) - 1, keys[i]);
+		snprintf(key, sizeof key, "%.*s", (int)strlen(keys[i]) - 1,
+		    keys[i]);
 		if (coll_option_allowed(k, key))
 			item[n++] = keys[i];
 	}
@@ -36,7 +37,10 @@ bench_expected(const struct bench_args *ba, char *buf, size_t size)
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && len < size; i++)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s",
-		    i == 0 ? "" : i + 1 == n ? " or " : ", ", item[i]);
+		    i == 0	   ? "" :
+			i + 1 == n ? " or " :
+				     ", ",
+		    item[i]);
 }
 
 static int
@@ -48,11 +52,12 @@ parse_count(struct cmdctx *ctx, size_t i, const char *key, const char *v,
 
 	if (parse_int(v, &x, 0, &cause) != 0 || x > INT32_MAX) {
 		free(cause);
-		return arg_error(ctx, i, "bad %s '%s' (expected a count)", key, v);
+		return arg_error(ctx, i, "bad %s '%s' (expected a count)", key,
+		    v);
 	}
 	if (x < min)
-		return arg_error(ctx, i, "%s must be at least %ld, got %lld", key,
-		    min, (long long)x);
+		return arg_error(ctx, i, "%s must be at least %ld, got %lld",
+		    key, min, (long long)x);
 	*out = (long)x;
 	return 0;
 }
@@ -65,12 +70,12 @@ parse_size(struct cmdctx *ctx, size_t i, const char *what, const char *v,
 
 	if (parse_uint(v, out, 1, &cause) != 0) {
 		free(cause);
-		return arg_error(ctx, i, "bad %s '%s' (expected bytes like 4096 or 4M)",
-		    what, v);
+		return arg_error(ctx, i,
+		    "bad %s '%s' (expected bytes like 4096 or 4M)", what, v);
 	}
 	if (*out == 0)
-		return arg_error(ctx, i, "%s must be at least one element, got 0",
-		    what);
+		return arg_error(ctx, i,
+		    "%s must be at least one element, got 0", what);
 	return 0;
 }
 
@@ -82,7 +87,8 @@ parse_time(struct cmdctx *ctx, size_t i, const char *v, double *out)
 	double t = strtod(v, &end);
 
 	if (end == v || *end != '\0' || !(t > 0) || t > BENCH_TIME_MAX)
-		return arg_error(ctx, i, "bad time '%s' (expected seconds per size, above 0 and at most %d, like time=0.5)",
+		return arg_error(ctx, i,
+		    "bad time '%s' (expected seconds per size, above 0 and at most %d, like time=0.5)",
 		    v, BENCH_TIME_MAX);
 	*out = t;
 	return 0;
@@ -99,14 +105,16 @@ enum bench_key { BK_ROUNDS, BK_WARMUP, BK_FACTOR, BK_MIN, BK_MAX, BK__COUNT };
 static const struct {
 	const char *key, *flag;
 } bench_keys[BK__COUNT] = {
-	[BK_ROUNDS] = { "rounds", "-n" }, [BK_WARMUP] = { "warmup", "-w" },
-	[BK_FACTOR] = { "factor", "-f" }, [BK_MIN] = { "MIN", "-b" },
+	[BK_ROUNDS] = { "rounds", "-n" },
+	[BK_WARMUP] = { "warmup", "-w" },
+	[BK_FACTOR] = { "factor", "-f" },
+	[BK_MIN] = { "MIN", "-b" },
 	[BK_MAX] = { "MAX", "-e" },
 };
 
 struct bench_parse {
-	size_t first[BK__COUNT];	/* word that gave it, + 1 (0: not yet) */
-	size_t vlen[BK__COUNT];		/* words it took (a flag: 1 or 2) */
+	size_t first[BK__COUNT]; /* word that gave it, + 1 (0: not yet) */
+	size_t vlen[BK__COUNT];	 /* words it took (a flag: 1 or 2) */
 };
 
 /* Word i is a flag of ours: which key, and where its value is. */
@@ -129,8 +137,9 @@ bench_flag(struct cmdctx *ctx, size_t i, enum bench_key *k, const char **val,
 		}
 		if (i + 1 >= nargs(ctx)) {
 			arg_error(ctx, i, "%s needs a value (%s)", f,
-			    j == BK_MIN ? "the sweep's MIN size" :
-			    j == BK_MAX ? "the sweep's MAX size" : bench_keys[j].key);
+			    j == BK_MIN	    ? "the sweep's MIN size" :
+				j == BK_MAX ? "the sweep's MAX size" :
+					      bench_keys[j].key);
 			return -1;
 		}
 		*val = arg(ctx, i + 1);
@@ -200,10 +209,12 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 	name = arg(ctx, i);
 	ba->at_coll = i;
 	if (coll_kind_from_name(name, &ba->cc.a.kind) != 0)
-		return arg_error(ctx, i, "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter or all_to_all)",
+		return arg_error(ctx, i,
+		    "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter or all_to_all)",
 		    name);
 	if (ba->cc.a.kind == COLL_ALL_TO_ALL_V)
-		return arg_error(ctx, i, "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
+		return arg_error(ctx, i,
+		    "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
 	if (has_range_flag(ctx, i + 1))
 		ba->flag_sweep = ba->sweep = 1;
 	for (i++; i < nargs(ctx); i++) {
@@ -217,10 +228,11 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			return -1;
 		if (fl) {
 			if (bk == BK_FACTOR && !ba->sweep)
-				return arg_error(ctx, i, "-f is the factor of a sweep (give -b MIN -e MAX, or 'bench sweep')");
-			if ((bk == BK_MIN || bk == BK_MAX) &&
-			    k == COLL_BARRIER)
-				return arg_error(ctx, i, "barrier moves no data: there is no size to sweep");
+				return arg_error(ctx, i,
+				    "-f is the factor of a sweep (give -b MIN -e MAX, or 'bench sweep')");
+			if ((bk == BK_MIN || bk == BK_MAX) && k == COLL_BARRIER)
+				return arg_error(ctx, i,
+				    "barrier moves no data: there is no size to sweep");
 			if (bench_once(ctx, &bp, bk, i, at - i + 1) != 0)
 				return -1;
 			i = at;
@@ -238,11 +250,11 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			if (parse_count(ctx, at, "factor", v, 2, &f) != 0)
 				return -1;
 			ba->factor = (uint64_t)f;
-		} else if (fl) {	/* -b / -e */
+		} else if (fl) { /* -b / -e */
 			uint64_t *out = bk == BK_MIN ? &ba->min : &ba->max;
 
 			if (parse_size(ctx, at, bk == BK_MIN ? "MIN" : "MAX", v,
-			    out) != 0)
+				out) != 0)
 				return -1;
 			ba->at_size = at;
 			npos++;
@@ -266,14 +278,20 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			ba->at_time = i;
 		} else if (arg_is_kv(a, "spans", &v)) {
 			if (span_detail_from_name(v, &ba->spans) != 0)
-				return arg_error(ctx, i, "unknown span detail '%s' (expected ops, phases or roots)", v);
+				return arg_error(ctx, i,
+				    "unknown span detail '%s' (expected ops, phases or roots)",
+				    v);
 		} else if (arg_is_kv(a, "dtype", &v)) {
-			if (dtype_from_name(v, &ba->dtype) != 0 || ba->dtype == DT_U8)
-				return arg_error(ctx, i, "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)", v);
+			if (dtype_from_name(v, &ba->dtype) != 0 ||
+			    ba->dtype == DT_U8)
+				return arg_error(ctx, i,
+				    "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)",
+				    v);
 			ba->at_dtype = i;
 		} else if (strcmp(a, "check") == 0) {
 			if (k == COLL_BARRIER)
-				return arg_error(ctx, i, "barrier moves no data: nothing to check");
+				return arg_error(ctx, i,
+				    "barrier moves no data: nothing to check");
 			ba->cc.check = 1;
 		} else if (strcmp(a, "json") == 0) {
 			ba->cc.json = 1;
@@ -281,22 +299,29 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			/* bench on a comm domain: its members run it */
 			int dk = seg_domain_find(&ctx->s->seg, v);
 			if (dk == 0)
-				return arg_error(ctx, i, "unknown domain '%s' (see 'domain')", v);
+				return arg_error(ctx, i,
+				    "unknown domain '%s' (see 'domain')", v);
 			ba->cc.a.domain = dk;
-			snprintf(ba->domain_name, sizeof ba->domain_name, "%s", v);
-			memcpy(ba->cc.a.members, seg_domain_get(&ctx->s->seg, dk)->ranks,
+			snprintf(ba->domain_name, sizeof ba->domain_name, "%s",
+			    v);
+			memcpy(ba->cc.a.members,
+			    seg_domain_get(&ctx->s->seg, dk)->ranks,
 			    sizeof ba->cc.a.members);
 		} else if (strchr(a, '=') != NULL) {
 			bench_expected(ba, expected, sizeof expected);
 			if (coll_option(ctx, i, k, &ba->cc, &have_root,
-			    expected) != 0)
+				expected) != 0)
 				return -1;
 		} else if (k == COLL_BARRIER && !ba->sweep) {
-			return arg_error(ctx, i, "barrier moves no data: 'bench barrier' takes no SIZE");
+			return arg_error(ctx, i,
+			    "barrier moves no data: 'bench barrier' takes no SIZE");
 		} else if (k == COLL_BARRIER) {
-			return arg_error(ctx, i, "barrier moves no data: there is no size to sweep");
+			return arg_error(ctx, i,
+			    "barrier moves no data: there is no size to sweep");
 		} else if (ba->flag_sweep) {
-			return arg_error(ctx, i, "unexpected '%s': -b and -e give the sweep's sizes", a);
+			return arg_error(ctx, i,
+			    "unexpected '%s': -b and -e give the sweep's sizes",
+			    a);
 		} else if (npos == 0 && !ba->sweep) {
 			if (parse_size(ctx, i, "size", a, &ba->size) != 0)
 				return -1;
@@ -307,41 +332,45 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 
 			if (bench_once(ctx, &bp, pk, i, 1) != 0 ||
 			    parse_size(ctx, i, npos ? "MAX" : "MIN", a,
-			    npos ? &ba->max : &ba->min) != 0)
+				npos ? &ba->max : &ba->min) != 0)
 				return -1;
 			ba->at_size = i;
 			npos++;
 		} else {
 			bench_expected(ba, expected, sizeof expected);
-			return arg_error(ctx, i, "unexpected '%s' (expected %s)", a,
-			    expected);
+			return arg_error(ctx, i,
+			    "unexpected '%s' (expected %s)", a, expected);
 		}
 	}
 	if (ba->cc.a.kind == COLL_BARRIER && ba->sweep) {
-		cmd_error(ctx, "barrier moves no data: there is no size to sweep");
+		cmd_error(ctx,
+		    "barrier moves no data: there is no size to sweep");
 		return -1;
 	}
 	if (ba->flag_sweep && (bp.first[BK_MIN] == 0 || bp.first[BK_MAX] == 0)) {
 		size_t at = bp.first[BK_MIN] ? bp.first[BK_MIN] - 1 :
-		    bp.first[BK_MAX] - 1;
+					       bp.first[BK_MAX] - 1;
 
-		return arg_error(ctx, at, "%s", bp.first[BK_MIN] ?
-		    "-b needs -e (the sweep's MAX size)" :
-		    "-e needs -b (the sweep's MIN size)");
+		return arg_error(ctx, at, "%s",
+		    bp.first[BK_MIN] ? "-b needs -e (the sweep's MAX size)" :
+				       "-e needs -b (the sweep's MIN size)");
 	}
 	if (ba->cc.a.kind != COLL_BARRIER && npos < (ba->sweep ? 2u : 1u)) {
-		cmd_usage_error(ctx, "'bench %s%s' needs %s", ba->sweep &&
-		    !ba->flag_sweep ? "sweep " : "", name, ba->sweep ?
-		    "MIN and MAX sizes" : "a SIZE");
+		cmd_usage_error(ctx, "'bench %s%s' needs %s",
+		    ba->sweep && !ba->flag_sweep ? "sweep " : "", name,
+		    ba->sweep ? "MIN and MAX sizes" : "a SIZE");
 		return -1;
 	}
 	if (ba->sweep && ba->max < ba->min)
-		return arg_error(ctx, bp.first[BK_MAX] - 1, "MAX %llu is below MIN %llu",
-		    (unsigned long long)ba->max, (unsigned long long)ba->min);
+		return arg_error(ctx, bp.first[BK_MAX] - 1,
+		    "MAX %llu is below MIN %llu", (unsigned long long)ba->max,
+		    (unsigned long long)ba->min);
 	if (ba->time > 0 && bp.first[BK_ROUNDS] != 0)
-		return arg_error(ctx, ba->at_time, "time= picks the rounds; give rounds= or time=, not both");
+		return arg_error(ctx, ba->at_time,
+		    "time= picks the rounds; give rounds= or time=, not both");
 	if (ba->time > 0 && ba->warmup == 0)
-		return arg_error(ctx, ba->at_time, "time= picks the rounds by timing the warmup rounds: it needs warmup=1 or more");
+		return arg_error(ctx, ba->at_time,
+		    "time= picks the rounds by timing the warmup rounds: it needs warmup=1 or more");
 	return 0;
 }
 
@@ -363,16 +392,18 @@ int
 bench_check_size(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size)
 {
 	uint64_t esz = dtype_size(ba->dtype),
-	    g = bench_granule(ba, coll_size(&ba->cc.a, ctx->s->nranks));
+		 g = bench_granule(ba, coll_size(&ba->cc.a, ctx->s->nranks));
 
 	if (size % esz != 0)
-		return arg_error(ctx, ba->at_size, "size %llu is not a multiple of the %s element size (%llu bytes)",
+		return arg_error(ctx, ba->at_size,
+		    "size %llu is not a multiple of the %s element size (%llu bytes)",
 		    (unsigned long long)size, dtype_name(ba->dtype),
 		    (unsigned long long)esz);
 	if (size % g != 0)
-		return arg_error(ctx, ba->at_size, "%s splits SIZE into one row per rank: %llu is not a multiple of %d ranks x %llu bytes = %llu",
+		return arg_error(ctx, ba->at_size,
+		    "%s splits SIZE into one row per rank: %llu is not a multiple of %d ranks x %llu bytes = %llu",
 		    coll_kind_name(ba->cc.a.kind), (unsigned long long)size,
-		    coll_size(&ba->cc.a, ctx->s->nranks), (unsigned long long)esz,
-		    (unsigned long long)g);
+		    coll_size(&ba->cc.a, ctx->s->nranks),
+		    (unsigned long long)esz, (unsigned long long)g);
 	return 0;
 }

@@ -100,17 +100,19 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	wait_counts(s, w0);
 	res->rounds = ba->rounds;
 	res->warmup = ba->warmup;
-	if (bench_run_job(s, &a, ba->time > 0 ? res->warmup :
-	    res->rounds + res->warmup, 0, ba->spans, tags) != 0)
+	if (bench_run_job(s, &a,
+		ba->time > 0 ? res->warmup : res->rounds + res->warmup, 0,
+		ba->spans, tags) != 0)
 		goto fail;
 	if (ba->time > 0) {
 		double pace = bench_pace(s, tags, ntags, res->warmup);
 		double fit = ba->time * 1e6 / (pace > 0.001 ? pace : 0.001);
 
-		res->rounds = fit < 1 ? 1 : fit > BENCH_ROUNDS_MAX ?
-		    BENCH_ROUNDS_MAX : (long)fit;
+		res->rounds = fit < 1	   ? 1 :
+		    fit > BENCH_ROUNDS_MAX ? BENCH_ROUNDS_MAX :
+					     (long)fit;
 		if (bench_run_job(s, &a, res->rounds, (uint32_t)res->warmup,
-		    ba->spans, tags + ntags) != 0)
+			ba->spans, tags + ntags) != 0)
 			goto fail;
 		ntags *= 2;
 	}
@@ -127,8 +129,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	}
 	if (res->median > 0) {
 		res->algbw = (double)size / res->median / 1e3;
-		res->busbw = res->algbw * coll_busbw_factor(a.kind,
-		    coll_size(&a, s->nranks));
+		res->busbw = res->algbw *
+		    coll_busbw_factor(a.kind, coll_size(&a, s->nranks));
 	}
 	s->bench = xcalloc(1, sizeof *s->bench);
 	snprintf(s->bench->root, sizeof s->bench->root, "%s",
@@ -138,7 +140,7 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	s->bench->rounds_timed = ba->time > 0;
 	s->bench->tags = tags;
 	s->bench->ntags = (int)ntags;
-	trace_pin(s, tags, ntags);	/* tree needs them later */
+	trace_pin(s, tags, ntags); /* tree needs them later */
 	s->bench->gen = tc.gen;
 	s->bench->lost = tc.lost;
 	s->bench->not_kept = tc.not_kept;

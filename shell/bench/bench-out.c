@@ -16,7 +16,8 @@ bench_what(const struct bench_args *ba, struct strbuf *sb)
 	if (a->kind == COLL_ALLREDUCE)
 		strbuf_addstr(sb, a->mode == MODE_RING ? " ring" : " mesh");
 	if (a->impl == IMPL_BUILTIN)
-		strbuf_addstr(sb, a->neighbour ? " builtin-neighbour" : " builtin");
+		strbuf_addstr(sb,
+		    a->neighbour ? " builtin-neighbour" : " builtin");
 	if (a->core_num > 1)
 		strbuf_addf(sb, " core_num=%d", a->core_num);
 	if ((a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER) &&
@@ -158,12 +159,12 @@ bench_json(struct session *s, const struct bench_args *ba,
 
 	strbuf_addf(sb, "{\"collective\": \"%s\"", coll_kind_name(a->kind));
 	if (a->kind == COLL_ALLREDUCE)
-		strbuf_addf(sb, ", \"mode\": \"%s\"", a->mode == MODE_RING ?
-		    "ring" : "mesh");
+		strbuf_addf(sb, ", \"mode\": \"%s\"",
+		    a->mode == MODE_RING ? "ring" : "mesh");
 	else
 		strbuf_addstr(sb, ", \"mode\": null");
-	strbuf_addf(sb, ", \"impl\": \"%s\"", a->impl == IMPL_BUILTIN ?
-	    "builtin" : "composite");
+	strbuf_addf(sb, ", \"impl\": \"%s\"",
+	    a->impl == IMPL_BUILTIN ? "builtin" : "composite");
 	if (a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER)
 		strbuf_addf(sb, ", \"op\": \"%s\"", reduce_op_name(a->op));
 	else
@@ -173,11 +174,13 @@ bench_json(struct session *s, const struct bench_args *ba,
 	else
 		strbuf_addstr(sb, ", \"root\": null");
 	if (a->kind != COLL_BARRIER)
-		strbuf_addf(sb, ", \"dtype\": \"%s\", \"bytes\": %llu, \"count\": %llu",
+		strbuf_addf(sb,
+		    ", \"dtype\": \"%s\", \"bytes\": %llu, \"count\": %llu",
 		    dtype_name(ba->dtype), (unsigned long long)res->bytes,
 		    (unsigned long long)res->count);
 	else
-		strbuf_addstr(sb, ", \"dtype\": null, \"bytes\": null, \"count\": null");
+		strbuf_addstr(sb,
+		    ", \"dtype\": null, \"bytes\": null, \"count\": null");
 	strbuf_addf(sb, ", \"ranks\": %d, \"rounds\": %ld, \"warmup\": %ld",
 	    coll_size(a, s->nranks), res->rounds, res->warmup);
 	strbuf_addstr(sb, ", \"time_s\": ");
@@ -204,10 +207,12 @@ bench_json(struct session *s, const struct bench_args *ba,
 		strbuf_addf(sb, ", \"wrong\": %lld", (long long)res->wrong);
 	else
 		strbuf_addstr(sb, ", \"wrong\": null");
-	strbuf_addf(sb, ", \"spans\": \"%s\", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
+	strbuf_addf(sb,
+	    ", \"spans\": \"%s\", \"spans_lost\": %llu, \"spans_not_kept\": %llu",
 	    span_detail_name(ba->spans), (unsigned long long)res->lost,
 	    (unsigned long long)res->not_kept);
-	strbuf_addf(sb, ", \"waits\": {\"yields\": %llu, \"sleeps\": %llu, \"wakes\": %llu}",
+	strbuf_addf(sb,
+	    ", \"waits\": {\"yields\": %llu, \"sleeps\": %llu, \"wakes\": %llu}",
 	    (unsigned long long)res->yields, (unsigned long long)res->sleeps,
 	    (unsigned long long)res->wakes);
 	strbuf_addstr(sb, ", \"stats\": ");
@@ -220,7 +225,7 @@ bench_json(struct session *s, const struct bench_args *ba,
 	strbuf_addstr(sb, "], \"per_rank_us\": [");
 	for (int r = 0, k0 = 0; r < s->nranks; r++) {
 		if (coll_dense(a, r) < 0)
-			continue;	/* outside the bench's domain */
+			continue; /* outside the bench's domain */
 		strbuf_addstr(sb, k0++ ? ", [" : "[");
 		for (long k = 0; k < res->rounds; k++) {
 			strbuf_addstr(sb, k ? ", " : "");
@@ -278,17 +283,17 @@ bench_sweep_header(struct session *s, const struct bench_args *ba)
 	{
 		/* the group label centred over its four columns, as
 		 * nccl-tests prints it */
-		const char *grp = bench_in_place(ba->cc.a.kind) ? "in-place" :
-		    "out-of-place";
+		const char *grp =
+		    bench_in_place(ba->cc.a.kind) ? "in-place" : "out-of-place";
 		int w = 37, l = (int)strlen(grp), pad = (w - l) / 2;
 
-		out_printf("# %10s %12s %5s %6s %5s %*s%s\n", "", "", "", "", "",
-		    pad, "", grp);
+		out_printf("# %10s %12s %5s %6s %5s %*s%s\n", "", "", "", "",
+		    "", pad, "", grp);
 	}
 	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s %7s\n", "size", "count",
 	    "type", "redop", "root", "time", "algbw", "busbw", "#wrong");
-	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s\n", "(B)", "(elements)",
-	    "", "", "", "(us)", "(GB/s)", "(GB/s)");
+	out_printf("# %10s %12s %5s %6s %5s %10s %8s %8s\n", "(B)",
+	    "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)");
 	strbuf_release(&sb);
 	strbuf_release(&how);
 }
@@ -301,10 +306,12 @@ bench_sweep_row(struct session *s, const struct bench_args *ba,
 	const struct coll_args *a = &ba->cc.a;
 	int show = bench_figures(s);
 
-	strbuf_addf(&sb, "  %10llu %12llu %5s %6s %5d", (unsigned long long)res->bytes,
-	    (unsigned long long)res->count, dtype_name(ba->dtype),
+	strbuf_addf(&sb, "  %10llu %12llu %5s %6s %5d",
+	    (unsigned long long)res->bytes, (unsigned long long)res->count,
+	    dtype_name(ba->dtype),
 	    a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER ?
-	    reduce_op_name(a->op) : "none",
+		reduce_op_name(a->op) :
+		"none",
 	    a->kind == COLL_BROADCAST ? a->root : -1);
 	sweep_cell(&sb, show, 10, res->median);
 	sweep_cell(&sb, show, 8, res->algbw);

@@ -28,8 +28,8 @@ bench_result_release(struct bench_result *res, int nranks)
 
 struct roots {
 	struct span_set *set;
-	uint64_t *count;	/* per rank */
-	uint64_t (*range)[2];	/* per round: min start, max end */
+	uint64_t *count;      /* per rank */
+	uint64_t (*range)[2]; /* per round: min start, max end */
 	double **rank_us;
 	long runs, warmup;
 };
@@ -96,7 +96,8 @@ bench_stats(struct session *s, const struct bench_args *ba,
 	st = stats_new(rt.set, &so);
 	stats_format(st, &res->stats);
 	res->nsamples = st->nsamples;
-	res->samples = xreallocarray(NULL, st->nsamples + 1, sizeof *res->samples);
+	res->samples =
+	    xreallocarray(NULL, st->nsamples + 1, sizeof *res->samples);
 	memcpy(res->samples, st->device_us, st->nsamples * sizeof *res->samples);
 	if (st->nsamples > 0) {
 		res->min = res->max = res->samples[0];
@@ -129,7 +130,7 @@ out:
 }
 
 struct pace {
-	double *worst;		/* per run: the slowest rank's us */
+	double *worst; /* per run: the slowest rank's us */
 	long runs;
 };
 

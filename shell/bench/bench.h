@@ -38,18 +38,18 @@
 
 /* The last bench, for `tree` and the header of `trace save`. */
 struct bench_last {
-	char root[32];		/* the collective: the run root span */
+	char root[32]; /* the collective: the run root span */
 	long rounds, warmup;
-	int rounds_timed;	/* time= picked the rounds (a figure) */
-	uint32_t *tags;		/* per rank: the jobs (time=: two each) */
+	int rounds_timed; /* time= picked the rounds (a figure) */
+	uint32_t *tags;	  /* per rank: the jobs (time=: two each) */
 	int ntags;
-	uint32_t gen;		/* trace generation holding its spans */
-	int complete;		/* none of its spans lost or not kept */
+	uint32_t gen; /* trace generation holding its spans */
+	int complete; /* none of its spans lost or not kept */
 	uint64_t lost, not_kept, kept;
 	uint64_t bytes;		/* its size (0: a barrier) */
 	int ring;		/* mode=ring */
 	int sweep;		/* the last size of a bench sweep */
-	enum span_detail spans;	/* what it recorded */
+	enum span_detail spans; /* what it recorded */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and
@@ -72,43 +72,43 @@ extern const struct session_hook bench_session_hook;
  * factor=, as nccl-tests spells them.
  */
 struct bench_args {
-	struct coll_call cc;	/* kind, op, mode, impl, root, check, json */
+	struct coll_call cc; /* kind, op, mode, impl, root, check, json */
 	enum dtype dtype;
 	long rounds, warmup;
-	double time;		/* seconds per size; 0: rounds= decides */
-	uint64_t size;		/* bytes (not for barrier) */
-	uint64_t min, max;	/* sweep */
+	double time;	   /* seconds per size; 0: rounds= decides */
+	uint64_t size;	   /* bytes (not for barrier) */
+	uint64_t min, max; /* sweep */
 	uint64_t factor;
 	int sweep;
 	int flag_sweep;		/* the sweep was asked for with -b/-e */
-	enum span_detail spans;	/* what the ranks record (core/span.h) */
-	size_t at_size, at_dtype, at_coll, at_time;	/* argument positions */
-	char domain_name[SEG_NAME_MAX];	/* domain=, "" for the world */
+	enum span_detail spans; /* what the ranks record (core/span.h) */
+	size_t at_size, at_dtype, at_coll, at_time; /* argument positions */
+	char domain_name[SEG_NAME_MAX]; /* domain=, "" for the world */
 };
 
 /* What one bench measured. */
 struct bench_result {
 	uint64_t bytes, count;
-	long rounds, warmup;	/* as run (time= picks the rounds) */
-	double *samples;	/* per round (us): max over ranks */
-	double **rank_us;	/* [rank][round] */
+	long rounds, warmup; /* as run (time= picks the rounds) */
+	double *samples;     /* per round (us): max over ranks */
+	double **rank_us;    /* [rank][round] */
 	size_t nsamples;
 	double min, median, mean, max, stdev, union_mean;
-	double algbw, busbw;	/* GB/s */
-	int64_t wrong;		/* -1: not checked */
+	double algbw, busbw; /* GB/s */
+	int64_t wrong;	     /* -1: not checked */
 	uint64_t lost, not_kept;
 	/* how the ranks waited during the timed calls (all ranks, summed:
 	 * the board's n_yield, n_sleep, n_wake) */
 	uint64_t yields, sleeps, wakes;
-	struct strbuf stats;	/* the BenchmarkStats line */
+	struct strbuf stats; /* the BenchmarkStats line */
 };
 
 /* The windows of one bench, placed where seg_win_alloc() will put them. */
 struct bench_wins {
 	struct win_ref buf, src, sig;
 	int has_buf, has_src;
-	int domain;		/* the comm domain they are on (0: the world) */
-	uint64_t need;		/* bytes of window area per rank */
+	int domain;    /* the comm domain they are on (0: the world) */
+	uint64_t need; /* bytes of window area per rank */
 };
 
 /* bench-args.c */
@@ -144,8 +144,8 @@ int bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 /* The progress line of a long bench (interactive only, never captured). */
 struct progress {
 	uint64_t start_ns, last_ns;
-	uint64_t *base;		/* per rank: board progress at the start */
-	uint64_t *nops;		/* per rank: micro-ops of one run */
+	uint64_t *base; /* per rank: board progress at the start */
+	uint64_t *nops; /* per rank: micro-ops of one run */
 	long runs;
 	int shown;
 };
@@ -157,9 +157,8 @@ int bench_wait(struct session *s, const uint32_t *tags, struct progress *pg);
 /* Send the collective a, run `repeat` times (iterations first_iter ..)
  * recording spans at the given detail, to every rank; tags[r] receives
  * rank r's job.  0, or -1 (reported). */
-int bench_submit(struct session *s, const struct coll_args *a,
-    uint32_t repeat, uint32_t first_iter, enum span_detail spans,
-    uint32_t *tags);
+int bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
+    uint32_t first_iter, enum span_detail spans, uint32_t *tags);
 
 /* bench-check.c */
 /* `check` on the windows bw: *wrong receives the mismatches; 0 or -1. */

@@ -47,7 +47,7 @@ sweep_next(const struct bench_args *ba, uint64_t g, uint64_t *raw)
 		uint64_t sz = *raw / g * g;
 
 		*raw = *raw > UINT64_MAX / ba->factor ? UINT64_MAX :
-		    *raw * ba->factor;
+							*raw * ba->factor;
 		if (sz > 0)
 			return sz;
 		if (*raw == UINT64_MAX)
@@ -69,7 +69,8 @@ bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 	enum cmd_retval rv = CMD_OK;
 
 	if (sweep_next(ba, g, &raw) == 0) {
-		arg_error(ctx, ba->at_size, "no size in %llu..%llu gives every rank an element: %s needs a multiple of %llu bytes",
+		arg_error(ctx, ba->at_size,
+		    "no size in %llu..%llu gives every rank an element: %s needs a multiple of %llu bytes",
 		    (unsigned long long)ba->min, (unsigned long long)ba->max,
 		    coll_kind_name(ba->cc.a.kind), (unsigned long long)g);
 		return CMD_ERROR;
@@ -137,25 +138,29 @@ cmd_bench_exec(struct cmdctx *ctx)
 }
 
 static const char *const bench_keywords[] = { "sweep", "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "rounds=",
-	"warmup=", "dtype=", "mode=mesh", "mode=ring", "op=sum", "op=max",
-	"op=min", "op=prod", "impl=composite", "impl=builtin", "root=",
-	"factor=", "time=", "spans=ops", "spans=phases", "spans=roots", "check",
-	"json", NULL };
+	"broadcast", "allgather", "reduce_scatter", "all_to_all",
+	"rounds=", "warmup=", "dtype=", "mode=mesh", "mode=ring", "op=sum",
+	"op=max", "op=min", "op=prod", "impl=composite", "impl=builtin",
+	"root=", "factor=", "time=", "spans=ops", "spans=phases", "spans=roots",
+	"check", "json", NULL };
 
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",
-	.usage = "COLL SIZE [rounds=100|time=SECS] [warmup=3] [dtype=f32] "
+	.usage =
+	    "COLL SIZE [rounds=100|time=SECS] [warmup=3] [dtype=f32] "
 	    "[mode=mesh|ring] [op=sum|max|min|prod] [impl=composite|builtin] "
 	    "[root=R] [spans=roots|phases|ops] [check] [json]"
 	    " | sweep COLL MIN MAX [factor=2] [the same options]"
 	    " | COLL -b MIN -e MAX [-f 2] [-n ROUNDS] [-w WARMUP] [the same options]",
 	.summary = "time a collective: BenchmarkStats, algbw and busbw",
 	.example = "bench allreduce -b 4k -e 64M -f 4 time=0.2 mode=ring check",
-	.group = GRP_BENCH, .min_args = 1, .max_args = -1,
+	.group = GRP_BENCH,
+	.min_args = 1,
+	.max_args = -1,
 	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
-	    CMD_NEEDS_NO_BREAKS | CMD_NEEDS_ALL_IDLE, .keywords = bench_keywords,
+	    CMD_NEEDS_NO_BREAKS | CMD_NEEDS_ALL_IDLE,
+	.keywords = bench_keywords,
 	.agents_why = "bench times colldb's own collectives; these ranks run "
-	    "their program",
+		      "their program",
 	.exec = cmd_bench_exec,
 };

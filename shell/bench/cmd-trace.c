@@ -61,10 +61,12 @@ bench_fits(const struct bench_last *b, struct strbuf *sb)
 		while (size * 2 <= (uint64_t)((double)b->bytes * fit))
 			size *= 2;
 	}
-	strbuf_addf(sb, "tree shows one bench of one size; try 'bench %s ", b->root);
+	strbuf_addf(sb, "tree shows one bench of one size; try 'bench %s ",
+	    b->root);
 	if (b->bytes > 0 && size >= 1024) {
 		size_word(size, sb);
-		strbuf_addf(sb, "%s rounds=%ld", b->ring ? " mode=ring" : "", b->rounds);
+		strbuf_addf(sb, "%s rounds=%ld", b->ring ? " mode=ring" : "",
+		    b->rounds);
 	} else {
 		if (b->bytes > 0) {
 			size_word(b->bytes, sb);
@@ -72,7 +74,7 @@ bench_fits(const struct bench_last *b, struct strbuf *sb)
 		}
 		strbuf_addf(sb, "rounds=%ld", rounds > 1 ? rounds : 1);
 	}
-	if (b->spans != SPAN_DETAIL_ROOTS)	/* the same detail, not the default */
+	if (b->spans != SPAN_DETAIL_ROOTS) /* the same detail, not the default */
 		strbuf_addf(sb, " spans=%s", span_detail_name(b->spans));
 	strbuf_addstr(sb, "', then 'tree'");
 }
@@ -86,12 +88,14 @@ last_bench(struct cmdctx *ctx)
 	struct trace_counts tc;
 
 	if (b == NULL) {
-		cmd_error(ctx, "no bench yet: tree shows the spans of the last bench (see 'help bench')");
+		cmd_error(ctx,
+		    "no bench yet: tree shows the spans of the last bench (see 'help bench')");
 		return NULL;
 	}
 	trace_summary(s, &tc);
 	if (tc.gen != b->gen) {
-		cmd_error(ctx, "the spans of the last bench were cleared ('trace clear'); bench again");
+		cmd_error(ctx,
+		    "the spans of the last bench were cleared ('trace clear'); bench again");
 		return NULL;
 	}
 	if (!b->complete) {
@@ -103,13 +107,16 @@ last_bench(struct cmdctx *ctx)
 			strbuf_addch(&what, ' ');
 			size_word(b->bytes, &what);
 		}
-		strbuf_addstr(&what, b->sweep ? ", the last size of the sweep)" : ")");
+		strbuf_addstr(&what,
+		    b->sweep ? ", the last size of the sweep)" : ")");
 		bench_fits(b, &sb);
 		if (b->lost > 0)
-			cmd_error(ctx, "%s lost %llu of its spans (a rank's span ring was full), so its tree would be partial: %s",
+			cmd_error(ctx,
+			    "%s lost %llu of its spans (a rank's span ring was full), so its tree would be partial: %s",
 			    what.buf, (unsigned long long)b->lost, sb.buf);
 		else
-			cmd_error(ctx, "%s made %llu spans, more than the %lu the trace keeps, so its tree would be partial: %s",
+			cmd_error(ctx,
+			    "%s made %llu spans, more than the %lu the trace keeps, so its tree would be partial: %s",
 			    what.buf, (unsigned long long)(b->kept + b->not_kept),
 			    trace_keep(), sb.buf);
 		strbuf_release(&what);
@@ -150,30 +157,35 @@ cmd_tree_exec(struct cmdctx *ctx)
 		} else if (!mean && arg_is_kv(a, "launch", &v)) {
 			if (parse_int(v, &x, 0, &cause) != 0) {
 				free(cause);
-				arg_error(ctx, i, "bad launch '%s' (expected an index; -1 is the last)", v);
+				arg_error(ctx, i,
+				    "bad launch '%s' (expected an index; -1 is the last)",
+				    v);
 				return CMD_ERROR;
 			}
 			has_launch = 1;
 			launch = (long)x;
 		} else if (mean && arg_is_kv(a, "spread", &v)) {
 			if (tree_parse_spread(v, &mo.spread) != 0) {
-				arg_error(ctx, i, "unknown spread '%s' (expected stdev, minmax, both or none)", v);
+				arg_error(ctx, i,
+				    "unknown spread '%s' (expected stdev, minmax, both or none)",
+				    v);
 				return CMD_ERROR;
 			}
 		} else if (mean && arg_is_kv(a, "rank", &v)) {
 			if (parse_int(v, &x, 0, &cause) != 0 || x < 0 ||
 			    x >= s->nranks) {
 				free(cause);
-				arg_error(ctx, i, "bad rank '%s' (world has %d ranks)", v,
+				arg_error(ctx, i,
+				    "bad rank '%s' (world has %d ranks)", v,
 				    s->nranks);
 				return CMD_ERROR;
 			}
 			mo.has_pid = 1;
 			mo.pid = x;
 		} else {
-			arg_error(ctx, i, "unexpected '%s' (expected %s)", a, mean ?
-			    "spread=stdev|minmax|both|none, rank=R or ns" :
-			    "mean, launch=I or ns");
+			arg_error(ctx, i, "unexpected '%s' (expected %s)", a,
+			    mean ? "spread=stdev|minmax|both|none, rank=R or ns" :
+				   "mean, launch=I or ns");
 			return CMD_ERROR;
 		}
 	}
@@ -193,7 +205,7 @@ cmd_tree_exec(struct cmdctx *ctx)
 		mo.ns = ns;
 		tree_format_mean(st, &out, &mo);
 	} else if (tree_format_launches(st, &out, has_launch, launch, ns,
-	    &cause) != 0) {
+		       &cause) != 0) {
 		arg_error(ctx, 0, "%s", cause);
 		free(cause);
 		rv = CMD_ERROR;
@@ -202,7 +214,7 @@ cmd_tree_exec(struct cmdctx *ctx)
 		/* a long tree pages at the terminal, as git does */
 		strbuf_addch(&out, '\n');
 		out_paged(out.buf, s->interactive);
-		shell_interrupted = 0;	/* Ctrl-C in the pager was the pager's */
+		shell_interrupted = 0; /* Ctrl-C in the pager was the pager's */
 	}
 	strbuf_release(&out);
 	stats_free(st);
@@ -215,23 +227,27 @@ static const char *const tree_keywords[] = { "mean", "launch=", "spread=stdev",
 
 const struct cmd_entry cmd_tree_entry = {
 	.name = "tree",
-	.usage = "[launch=I] [ns] | mean [spread=stdev|minmax|both|none] [rank=R] [ns]",
+	.usage =
+	    "[launch=I] [ns] | mean [spread=stdev|minmax|both|none] [rank=R] [ns]",
 	.summary = "span tree of the last bench, as PyPTO prints it",
-	.example = "tree mean spread=both", .group = GRP_BENCH, .min_args = 0,
-	.max_args = 4, .flags = CMD_NO_SETTLE | CMD_AGENTS_ONLY,
+	.example = "tree mean spread=both",
+	.group = GRP_BENCH,
+	.min_args = 0,
+	.max_args = 4,
+	.flags = CMD_NO_SETTLE | CMD_AGENTS_ONLY,
 	.keywords = tree_keywords,
 	.agents_why = "tree shows the spans of colldb's own bench; 'trace save' "
-	    "exports these ranks' spans",
+		      "exports these ranks' spans",
 	.exec = cmd_tree_exec,
 };
 
 /* ---- trace ----------------------------------------------------------------- */
 
 struct meta_scan {
-	const char *root;	/* first root name seen (borrowed copy below) */
+	const char *root; /* first root name seen (borrowed copy below) */
 	char name[64];
-	int mixed;		/* roots of different names */
-	int foreign;		/* records outside the last bench */
+	int mixed;   /* roots of different names */
+	int foreign; /* records outside the last bench */
 	const uint32_t *tags;
 	size_t ntags;
 };
@@ -265,8 +281,7 @@ scan_foreign(void *arg, const struct trace_span *sp)
 
 /* What the file says about itself: see trace-meta.h. */
 static void
-save_meta(struct session *s, struct trace_meta *meta, char *root,
-    size_t rootlen)
+save_meta(struct session *s, struct trace_meta *meta, char *root, size_t rootlen)
 {
 	struct meta_scan m;
 	struct trace_counts tc;
@@ -278,8 +293,9 @@ save_meta(struct session *s, struct trace_meta *meta, char *root,
 	trace_visit(s, NULL, 0, 1, scan_roots, &m);
 	/* a name the header can carry as is (trace-meta.h) */
 	if (m.root == NULL || m.mixed || m.name[0] == '\0' ||
-	    m.name[strspn(m.name, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")] != '\0')
+	    m.name[strspn(m.name,
+		"abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")] != '\0')
 		return;
 	snprintf(root, rootlen, "%s", m.name);
 	meta->root = root;
@@ -311,7 +327,8 @@ trace_save_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (nargs(ctx) > 3) {
-		arg_error(ctx, 3, "unexpected '%s' (usage: trace save FILE [json|strace])",
+		arg_error(ctx, 3,
+		    "unexpected '%s' (usage: trace save FILE [json|strace])",
 		    arg(ctx, 3));
 		return CMD_ERROR;
 	}
@@ -319,7 +336,8 @@ trace_save_exec(struct cmdctx *ctx)
 		if (strcmp(arg(ctx, 2), "strace") == 0)
 			fmt = TRACE_STRACE;
 		else if (strcmp(arg(ctx, 2), "json") != 0) {
-			arg_error(ctx, 2, "unknown format '%s' (expected json or strace)",
+			arg_error(ctx, 2,
+			    "unknown format '%s' (expected json or strace)",
 			    arg(ctx, 2));
 			return CMD_ERROR;
 		}
@@ -331,14 +349,15 @@ trace_save_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	trace_summary(s, &tc);
-	out_printf("trace: %llu spans saved to %s (%s)\n", (unsigned long long)n,
-	    arg(ctx, 1), fmt == TRACE_JSON ?
-	    "Chrome trace-event JSON: open it in https://ui.perfetto.dev" :
-	    "[STRACE] lines: colldb tree / colldb stats read it");
+	out_printf("trace: %llu spans saved to %s (%s)\n",
+	    (unsigned long long)n, arg(ctx, 1),
+	    fmt == TRACE_JSON ?
+		"Chrome trace-event JSON: open it in https://ui.perfetto.dev" :
+		"[STRACE] lines: colldb tree / colldb stats read it");
 	if (tc.lost > 0 || tc.not_kept > 0)
 		out_warning("the trace is incomplete: %llu spans lost (span ring full), %llu not kept (over %lu)",
-		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
-		    trace_keep());
+		    (unsigned long long)tc.lost,
+		    (unsigned long long)tc.not_kept, trace_keep());
 	if (tc.dropped > 0)
 		out_printf("note: %llu spans of older commands were dropped (the trace keeps the last %d commands' and the last bench's)\n",
 		    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
@@ -365,14 +384,16 @@ cmd_trace_exec(struct cmdctx *ctx)
 		return trace_save_exec(ctx);
 	if (sub != NULL && strcmp(sub, "clear") == 0) {
 		if (nargs(ctx) > 1) {
-			arg_error(ctx, 1, "unexpected '%s' (usage: trace clear)", arg(ctx, 1));
+			arg_error(ctx, 1,
+			    "unexpected '%s' (usage: trace clear)", arg(ctx, 1));
 			return CMD_ERROR;
 		}
 		trace_clear(s);
 		return CMD_OK;
 	}
 	if (sub != NULL) {
-		arg_error(ctx, 0, "unknown trace command '%s' (expected save or clear)", sub);
+		arg_error(ctx, 0,
+		    "unknown trace command '%s' (expected save or clear)", sub);
 		return CMD_ERROR;
 	}
 	{
@@ -386,24 +407,29 @@ cmd_trace_exec(struct cmdctx *ctx)
 			    (unsigned long long)per_rank[r]);
 		out_printf(")\n");
 		out_printf("lost %llu (span ring full), not kept %llu (over %lu)\n",
-		    (unsigned long long)tc.lost, (unsigned long long)tc.not_kept,
-		    trace_keep());
+		    (unsigned long long)tc.lost,
+		    (unsigned long long)tc.not_kept, trace_keep());
 		if (tc.dropped > 0)
 			out_printf("dropped %llu (of the commands before the last %d)\n",
-			    (unsigned long long)tc.dropped, TRACE_PROGS_MAX * 3 / 4);
+			    (unsigned long long)tc.dropped,
+			    TRACE_PROGS_MAX * 3 / 4);
 		free(per_rank);
 	}
 	return CMD_OK;
 }
 
-static const char *const trace_keywords[] = { "save", "clear", "json",
-	"strace", NULL };
+static const char *const trace_keywords[] = { "save", "clear", "json", "strace",
+	NULL };
 
 const struct cmd_entry cmd_trace_entry = {
 	.name = "trace",
 	.usage = "[save FILE [json|strace] | clear]",
 	.summary = "save the spans as Perfetto JSON or [STRACE] lines",
-	.example = "trace save ring.json", .group = GRP_BENCH, .min_args = 0,
-	.max_args = -1, .flags = CMD_NO_SETTLE, .keywords = trace_keywords,
+	.example = "trace save ring.json",
+	.group = GRP_BENCH,
+	.min_args = 0,
+	.max_args = -1,
+	.flags = CMD_NO_SETTLE,
+	.keywords = trace_keywords,
 	.exec = cmd_trace_exec,
 };

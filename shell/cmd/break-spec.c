@@ -14,8 +14,8 @@
 #include "cmd/cmd.h"
 #include "xmalloc.h"
 
-const char *const break_kinds[] = { "notify", "wait", "put", "get",
-	"reduce", "barrier", "copy", NULL };
+const char *const break_kinds[] = { "notify", "wait", "put", "get", "reduce",
+	"barrier", "copy", NULL };
 
 static unsigned
 kind_bits(const char *k)
@@ -53,13 +53,16 @@ parse_file_line(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 	if (parse_uint(colon + 1, &line, 0, &cause) != 0 || line == 0 ||
 	    line > INT32_MAX) {
 		free(cause);
-		return arg_error(ctx, i, "bad line number in '%s' (expected FILE:LINE, a line from 1)", a);
+		return arg_error(ctx, i,
+		    "bad line number in '%s' (expected FILE:LINE, a line from 1)",
+		    a);
 	}
 	base = memrchr(a, '/', (size_t)(colon - a));
 	base = base != NULL ? base + 1 : a;
 	n = (size_t)(colon - base);
 	if (n == 0 || n >= sizeof nb->file)
-		return arg_error(ctx, i, "bad file name in '%s' (expected FILE:LINE, a name of 1..%zu characters)",
+		return arg_error(ctx, i,
+		    "bad file name in '%s' (expected FILE:LINE, a name of 1..%zu characters)",
 		    a, sizeof nb->file - 1);
 	memcpy(nb->file, base, n);
 	nb->file[n] = '\0';
@@ -98,18 +101,21 @@ check_cells(struct cmdctx *ctx, size_t i, const struct seg_window *w,
 {
 	if (nb->hi > 0) {
 		if (nb->hi > w->count)
-			return arg_error(ctx, i, "'%s' runs past the end of '%s' (%llu elements)",
+			return arg_error(ctx, i,
+			    "'%s' runs past the end of '%s' (%llu elements)",
 			    arg(ctx, i), w->name, (unsigned long long)w->count);
 		return 0;
 	}
 	if (nb->row < 0 && nb->col < 0)
 		return 0;
 	if (w->ndim != 2)
-		return arg_error(ctx, i, "'%s': '%s' has %d dimension%s; [ROW,COL] needs 2 (or give a flat index)",
+		return arg_error(ctx, i,
+		    "'%s': '%s' has %d dimension%s; [ROW,COL] needs 2 (or give a flat index)",
 		    arg(ctx, i), w->name, w->ndim, w->ndim == 1 ? "" : "s");
 	if (nb->row >= (int64_t)w->shape[0] || nb->col >= (int64_t)w->shape[1])
-		return arg_error(ctx, i, "'%s' is outside '%s' [%llu,%llu]", arg(ctx, i),
-		    w->name, (unsigned long long)w->shape[0], (unsigned long long)w->shape[1]);
+		return arg_error(ctx, i, "'%s' is outside '%s' [%llu,%llu]",
+		    arg(ctx, i), w->name, (unsigned long long)w->shape[0],
+		    (unsigned long long)w->shape[1]);
 	return 0;
 }
 
@@ -125,28 +131,41 @@ parse_cells(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 	nb->flags |= BRK_CELLS;
 	nb->row = nb->col = -1;
 	if (n == 0 || n >= sizeof nb->win)
-		return arg_error(ctx, i, "bad cells '%s' (expected WINDOW[ROW,COL], '*' for any)", a);
+		return arg_error(ctx, i,
+		    "bad cells '%s' (expected WINDOW[ROW,COL], '*' for any)", a);
 	memcpy(nb->win, a, n);
 	nb->win[n] = '\0';
 	if (lb != NULL) {
 		in = lb + 1;
 		end = strchr(in, ']');
 		if (end == NULL || end[1] != '\0')
-			return arg_error(ctx, i, "bad cells '%s' (expected WINDOW[ROW,COL], '*' for any)", a);
+			return arg_error(ctx, i,
+			    "bad cells '%s' (expected WINDOW[ROW,COL], '*' for any)",
+			    a);
 		comma = memchr(in, ',', (size_t)(end - in));
 		if (comma != NULL) {
 			if (parse_index(in, (size_t)(comma - in), &x) != 0 ||
-			    parse_index(comma + 1, (size_t)(end - comma - 1), &y) != 0)
-				return arg_error(ctx, i, "bad cells '%s' (expected WINDOW[ROW,COL], each a number or '*')", a);
+			    parse_index(comma + 1, (size_t)(end - comma - 1),
+				&y) != 0)
+				return arg_error(ctx, i,
+				    "bad cells '%s' (expected WINDOW[ROW,COL], each a number or '*')",
+				    a);
 			nb->row = x;
 			nb->col = y;
 		} else {
 			const char *colon = memchr(in, ':', (size_t)(end - in));
-			if (parse_index(in, colon != NULL ? (size_t)(colon - in) :
-			    (size_t)(end - in), &x) != 0 || x < 0 ||
-			    (colon != NULL && (parse_index(colon + 1,
-			    (size_t)(end - colon - 1), &y) != 0 || y <= x)))
-				return arg_error(ctx, i, "bad cells '%s' (expected WINDOW[I], WINDOW[A:B] or WINDOW[ROW,COL])", a);
+			if (parse_index(in,
+				colon != NULL ? (size_t)(colon - in) :
+						(size_t)(end - in),
+				&x) != 0 ||
+			    x < 0 ||
+			    (colon != NULL &&
+				(parse_index(colon + 1,
+				     (size_t)(end - colon - 1), &y) != 0 ||
+				    y <= x)))
+				return arg_error(ctx, i,
+				    "bad cells '%s' (expected WINDOW[I], WINDOW[A:B] or WINDOW[ROW,COL])",
+				    a);
 			nb->lo = (uint64_t)x;
 			nb->hi = colon != NULL ? (uint64_t)y : (uint64_t)x + 1;
 		}
@@ -154,7 +173,7 @@ parse_cells(struct cmdctx *ctx, size_t i, struct seg_break *nb)
 	if ((w = view_win_find(&ctx->s->view, nb->win)) != NULL)
 		return check_cells(ctx, i, w, nb);
 	if (ctx->s->kind->own_code)
-		return 0;	/* the program allocates it later */
+		return 0; /* the program allocates it later */
 	return win_lookup(ctx, i, nb->win) == NULL ? -1 : 0;
 }
 
@@ -172,7 +191,8 @@ break_spec_parse(struct cmdctx *ctx, size_t *ip, struct seg_break *nb)
 	nb->kinds = BREAK_ANY_KIND;
 	if (strncmp(a, "cdb_", 4) == 0) {
 		if (api_fn_from_name(a, &fn) != 0)
-			return arg_error(ctx, i, "'%s' is no operation of colldb.h (expected cdb_notify, cdb_wait, cdb_put, cdb_get or a collective such as cdb_allreduce)",
+			return arg_error(ctx, i,
+			    "'%s' is no operation of colldb.h (expected cdb_notify, cdb_wait, cdb_put, cdb_get or a collective such as cdb_allreduce)",
 			    a);
 		nb->flags |= BRK_AT_CALL;
 		nb->fn = (uint8_t)fn;
@@ -188,9 +208,12 @@ break_spec_parse(struct cmdctx *ctx, size_t *ip, struct seg_break *nb)
 			cmd_usage_error(ctx, "'row' needs a row number");
 			return -1;
 		}
-		if (parse_uint(arg(ctx, i + 1), &row, 0, &cause) != 0 || row > INT32_MAX) {
+		if (parse_uint(arg(ctx, i + 1), &row, 0, &cause) != 0 ||
+		    row > INT32_MAX) {
 			free(cause);
-			return arg_error(ctx, i + 1, "bad row '%s' (expected a row number, 0 or more)", arg(ctx, i + 1));
+			return arg_error(ctx, i + 1,
+			    "bad row '%s' (expected a row number, 0 or more)",
+			    arg(ctx, i + 1));
 		}
 		nb->flags |= BRK_CELLS;
 		nb->row = (int64_t)row;
@@ -198,14 +221,16 @@ break_spec_parse(struct cmdctx *ctx, size_t *ip, struct seg_break *nb)
 		i++;
 	} else if (strcmp(a, "cell") == 0) {
 		if (i + 1 >= nargs(ctx)) {
-			cmd_usage_error(ctx, "'cell' needs cells, such as sig[3,*]");
+			cmd_usage_error(ctx,
+			    "'cell' needs cells, such as sig[3,*]");
 			return -1;
 		}
 		if (parse_cells(ctx, i + 1, nb) != 0)
 			return -1;
 		i++;
 	} else {
-		return arg_error(ctx, i, "unknown breakpoint location '%s' (expected FILE:LINE, cdb_FUNCTION, row R, cell WIN[R,C] or a micro-op kind: notify, wait, put, get, reduce, copy, barrier)",
+		return arg_error(ctx, i,
+		    "unknown breakpoint location '%s' (expected FILE:LINE, cdb_FUNCTION, row R, cell WIN[R,C] or a micro-op kind: notify, wait, put, get, reduce, copy, barrier)",
 		    a);
 	}
 	*ip = i + 1;
@@ -268,7 +293,8 @@ break_spec_format(struct session *s, const struct seg_break *bp,
 	t = rankset_format(&set, s->nranks);
 	if (bp->flags & BRK_AT_CALL) {
 		if (bp->flags & BRK_LINE_AFTER)
-			strbuf_addf(sb, "a line after %s:%d ", bp->file, (int)bp->line);
+			strbuf_addf(sb, "a line after %s:%d ", bp->file,
+			    (int)bp->line);
 		else if (bp->file[0] != '\0')
 			strbuf_addf(sb, "%s:%d ", bp->file, (int)bp->line);
 		if (bp->fn != FN_NONE)
@@ -278,7 +304,8 @@ break_spec_format(struct session *s, const struct seg_break *bp,
 		format_cells(bp, sb);
 		strbuf_addch(sb, ' ');
 	}
-	for (int i = 0; break_kinds[i] != NULL && bp->kinds != BREAK_ANY_KIND; i++) {
+	for (int i = 0; break_kinds[i] != NULL && bp->kinds != BREAK_ANY_KIND;
+	     i++) {
 		if (bp->kinds & kind_bits(break_kinds[i]))
 			strbuf_addf(sb, "%s ", break_kinds[i]);
 	}
@@ -305,7 +332,8 @@ breaks_gc(struct session *s)
 		if (bp->id == 0)
 			continue;
 		for (int w = 0; w < SEG_MAX_RANKS / 64; w++)
-			left |= __atomic_load_n(&bp->ranks[w], __ATOMIC_ACQUIRE) != 0;
+			left |= __atomic_load_n(&bp->ranks[w],
+				    __ATOMIC_ACQUIRE) != 0;
 		if (((bp->flags & BRK_ONCE) && atomic_load(&bp->hits) > 0) ||
 		    ((bp->flags & BRK_ONCE_PER_RANK) && !left)) {
 			ctl_break_clear(&s->seg, bp);
@@ -331,7 +359,8 @@ break_add(struct cmdctx *ctx, const struct seg_break *nb,
 			slot = &s->seg.h->breaks[k];
 	}
 	if (slot == NULL) {
-		cmd_error(ctx, "too many breakpoints (at most %d; see 'delete')", SEG_MAX_BREAKS);
+		cmd_error(ctx, "too many breakpoints (at most %d; see 'delete')",
+		    SEG_MAX_BREAKS);
 		return NULL;
 	}
 	memset(body.ranks, 0, sizeof body.ranks);

@@ -24,13 +24,15 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		if (!arg_is_kv(arg(ctx, i), "domain", &dv))
 			continue;
 		if (i != na - 1) {
-			arg_error(ctx, i, "domain= goes last (alloc NAME SIZE [DTYPE] domain=D)");
+			arg_error(ctx, i,
+			    "domain= goes last (alloc NAME SIZE [DTYPE] domain=D)");
 			return CMD_ERROR;
 		}
 		if ((domain = seg_domain_find(&s->seg, dv)) == 0) {
 			arg_error(ctx, i, "unknown domain '%s' (%s)", dv,
 			    domain_count(s) > 0 ?
-			    "see 'domain'" : "declare it first: domain NAME @RANKS");
+				"see 'domain'" :
+				"declare it first: domain NAME @RANKS");
 			return CMD_ERROR;
 		}
 		na--;
@@ -40,16 +42,19 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (seg_win_find(&s->seg, name) != NULL) {
-		arg_error(ctx, 0, "window '%s' already exists (free it first)", name);
+		arg_error(ctx, 0, "window '%s' already exists (free it first)",
+		    name);
 		return CMD_ERROR;
 	}
 	if (size[0] == '[') {
-		if (parse_shape(size, shape, COLLDB_MAX_DIMS, &ndim, &cause) != 0) {
+		if (parse_shape(size, shape, COLLDB_MAX_DIMS, &ndim, &cause) !=
+		    0) {
 			arg_error(ctx, 1, "%s", cause);
 			goto fail;
 		}
 		if (na < 3) {
-			arg_error(ctx, 1, "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
+			arg_error(ctx, 1,
+			    "shape %s needs a dtype after it (i8 i16 i32 i64 f16 bf16 f32 f64)",
 			    size);
 			return CMD_ERROR;
 		}
@@ -59,18 +64,21 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 		if (dtype_from_name(arg(ctx, 2), &dt) != 0 || dt == DT_U8) {
-			arg_error(ctx, 2, "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)",
+			arg_error(ctx, 2,
+			    "unknown dtype '%s' (expected i8 i16 i32 i64 f16 bf16 f32 f64)",
 			    arg(ctx, 2));
 			return CMD_ERROR;
 		}
 	} else {
 		if (na > 2) {
-			arg_error(ctx, 2, "a byte size takes no dtype (use 'alloc %s [N] %s' for a typed window)",
+			arg_error(ctx, 2,
+			    "a byte size takes no dtype (use 'alloc %s [N] %s' for a typed window)",
 			    name, arg(ctx, 2));
 			return CMD_ERROR;
 		}
 		if (parse_uint(size, &shape[0], 1, &cause) != 0) {
-			arg_error(ctx, 1, "bad size '%s' (expected BYTES like 4096 or 1M, or a shape like [4,1])",
+			arg_error(ctx, 1,
+			    "bad size '%s' (expected BYTES like 4096 or 1M, or a shape like [4,1])",
 			    size);
 			goto fail;
 		}
@@ -86,7 +94,8 @@ cmd_alloc_exec(struct cmdctx *ctx)
 		uint64_t n = dtype_size(dt);
 		for (int d = 0; d < ndim; d++) {
 			if (shape[d] > UINT64_MAX / n) {
-				arg_error(ctx, 1, "window of shape %s does not fit the window area (%llu bytes per rank)",
+				arg_error(ctx, 1,
+				    "window of shape %s does not fit the window area (%llu bytes per rank)",
 				    size, (unsigned long long)s->seg.area_size);
 				return CMD_ERROR;
 			}
@@ -95,7 +104,7 @@ cmd_alloc_exec(struct cmdctx *ctx)
 	}
 	seg_lock(&s->seg);
 	if (seg_win_alloc_in(&s->seg, name, shape, ndim, dt, flags, domain,
-	    &cause) == NULL) {
+		&cause) == NULL) {
 		seg_unlock(&s->seg);
 		arg_error(ctx, 1, "%s", cause);
 		goto fail;
@@ -119,7 +128,8 @@ window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w)
 		const struct seg_defer *d = &s->defers[k];
 		if (d->used && d->off >= w->off && d->off < w->off + w->bytes) {
 			describe_cell(&s->view, d->off, 1, &sb);
-			arg_error(ctx, i, "window '%s' has a deferred condition of rank %d (%s >= %d) waiting for its next command",
+			arg_error(ctx, i,
+			    "window '%s' has a deferred condition of rank %d (%s >= %d) waiting for its next command",
 			    w->name, d->rank, sb.buf, d->expected);
 			strbuf_release(&sb);
 			return -1;
@@ -158,7 +168,8 @@ cmd_free_exec(struct cmdctx *ctx)
 		struct seg_break *bp = &s->seg.h->breaks[i];
 		if (bp->id != 0 && bp->has_cond && bp->cell_off >= w->off &&
 		    bp->cell_off < w->off + w->bytes) {
-			arg_error(ctx, 0, "window '%s' is used by breakpoint %u (delete it first)",
+			arg_error(ctx, 0,
+			    "window '%s' is used by breakpoint %u (delete it first)",
 			    w->name, bp->id);
 			return CMD_ERROR;
 		}
@@ -173,19 +184,28 @@ static const char *const alloc_keywords[] = { "i8", "i16", "i32", "i64", "f16",
 	"bf16", "f32", "f64", "domain=", NULL };
 
 const struct cmd_entry cmd_alloc_entry = {
-	.name = "alloc", .usage = "NAME BYTES | NAME [d0,d1,...] DTYPE; [domain=D]",
+	.name = "alloc",
+	.usage = "NAME BYTES | NAME [d0,d1,...] DTYPE; [domain=D]",
 	.summary = "allocate a symmetric window on every rank (zero-filled)",
-	.example = "alloc sig [4,1] i32", .group = GRP_WINDOWS, .min_args = 2,
-	.max_args = 4, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
-	.keywords = alloc_keywords, .exec = cmd_alloc_exec,
+	.example = "alloc sig [4,1] i32",
+	.group = GRP_WINDOWS,
+	.min_args = 2,
+	.max_args = 4,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
+	.keywords = alloc_keywords,
+	.exec = cmd_alloc_exec,
 };
 
 const struct cmd_entry cmd_free_entry = {
-	.name = "free", .usage = "NAME",
+	.name = "free",
+	.usage = "NAME",
 	.summary = "release a window on every rank",
-	.example = "free buf", .group = GRP_WINDOWS, .min_args = 1,
-	.max_args = 1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
+	.example = "free buf",
+	.group = GRP_WINDOWS,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
 	.agents_why = "the program keeps pointers into its windows; they live "
-	    "until the session ends",
+		      "until the session ends",
 	.exec = cmd_free_exec,
 };

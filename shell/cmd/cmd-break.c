@@ -52,7 +52,9 @@ break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
 		char *cause = NULL;
 
 		if (strcmp(arg(ctx, i), "if") != 0)
-			return arg_error(ctx, i, "unexpected '%s' (expected @RANKS or 'if CELL CMP V')", arg(ctx, i));
+			return arg_error(ctx, i,
+			    "unexpected '%s' (expected @RANKS or 'if CELL CMP V')",
+			    arg(ctx, i));
 		if (nargs(ctx) != i + 4) {
 			cmd_usage_error(ctx, "a condition is 'if CELL CMP V'");
 			return -1;
@@ -60,12 +62,14 @@ break_tail_parse(struct cmdctx *ctx, size_t i, struct seg_break *nb,
 		if (cell_arg(ctx, i + 1, &cell) != 0)
 			return -1;
 		if (parse_cmp(arg(ctx, i + 2), &cmp) != 0)
-			return arg_error(ctx, i + 2, "bad comparison '%s' (expected ==, >=, !=, >, < or <=)",
+			return arg_error(ctx, i + 2,
+			    "bad comparison '%s' (expected ==, >=, !=, >, < or <=)",
 			    arg(ctx, i + 2));
-		if (parse_int(arg(ctx, i + 3), &v, 0, &cause) != 0 || v < INT32_MIN ||
-		    v > INT32_MAX) {
+		if (parse_int(arg(ctx, i + 3), &v, 0, &cause) != 0 ||
+		    v < INT32_MIN || v > INT32_MAX) {
 			free(cause);
-			return arg_error(ctx, i + 3, "bad value '%s' (expected an i32)", arg(ctx, i + 3));
+			return arg_error(ctx, i + 3,
+			    "bad value '%s' (expected an i32)", arg(ctx, i + 3));
 		}
 		nb->has_cond = 1;
 		nb->cmp = (uint8_t)cmp;
@@ -112,9 +116,12 @@ cmd_delete_exec(struct cmdctx *ctx)
 	char *cause = NULL;
 	int found = 0;
 
-	if (nargs(ctx) == 1 && (parse_uint(arg(ctx, 0), &id, 0, &cause) != 0 || id == 0)) {
+	if (nargs(ctx) == 1 &&
+	    (parse_uint(arg(ctx, 0), &id, 0, &cause) != 0 || id == 0)) {
 		free(cause);
-		arg_error(ctx, 0, "bad breakpoint number '%s' (expected an ID from 'info breaks': 1, 2, ...)", arg(ctx, 0));
+		arg_error(ctx, 0,
+		    "bad breakpoint number '%s' (expected an ID from 'info breaks': 1, 2, ...)",
+		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
 	struct strbuf sb = STRBUF_INIT;
@@ -122,23 +129,26 @@ cmd_delete_exec(struct cmdctx *ctx)
 	for (int k = 0; k < SEG_MAX_BREAKS; k++) {
 		struct seg_break *bp = &s->seg.h->breaks[k];
 		if (bp->id != 0 && (id == 0 || bp->id == id)) {
-			if (id != 0)	/* what it was, as `break` said it */
+			if (id != 0) /* what it was, as `break` said it */
 				break_spec_format(s, bp, NULL, &sb);
 			ctl_break_clear(&s->seg, bp);
 			found++;
 		}
 	}
 	if (id != 0 && !found) {
-		arg_error(ctx, 0, "no breakpoint %llu (see 'info breaks')", (unsigned long long)id);
+		arg_error(ctx, 0, "no breakpoint %llu (see 'info breaks')",
+		    (unsigned long long)id);
 		strbuf_release(&sb);
 		return CMD_ERROR;
 	}
 	ctl_breaks_changed(&s->seg);
 	session_update_gate(s);
 	if (id == 0)
-		out_printf("deleted %d breakpoint%s\n", found, found == 1 ? "" : "s");
+		out_printf("deleted %d breakpoint%s\n", found,
+		    found == 1 ? "" : "s");
 	else
-		out_printf("deleted breakpoint %llu: %s\n", (unsigned long long)id, sb.buf);
+		out_printf("deleted breakpoint %llu: %s\n",
+		    (unsigned long long)id, sb.buf);
 	strbuf_release(&sb);
 	return CMD_OK;
 }
@@ -178,27 +188,45 @@ breaks_list(struct session *s)
 	strbuf_release(&sb);
 }
 
-#define BREAK_USAGE "FILE:LINE|cdb_FUNCTION|row R|cell WIN[R,C]|notify|wait|put|get|reduce|copy|barrier [@RANKS] [if CELL CMP V]"
+#define BREAK_USAGE \
+	"FILE:LINE|cdb_FUNCTION|row R|cell WIN[R,C]|notify|wait|put|get|reduce|copy|barrier [@RANKS] [if CELL CMP V]"
 
 const struct cmd_entry cmd_break_entry = {
-	.name = "break", .alias = "b", .usage = BREAK_USAGE,
+	.name = "break",
+	.alias = "b",
+	.usage = BREAK_USAGE,
 	.summary = "a breakpoint at a source line, cdb_* call, row, cell, op kind",
-	.example = "break ring.c:76 @1", .group = GRP_CONTROL,
-	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
-	.keywords = break_kinds, .exec = cmd_break_exec,
+	.example = "break ring.c:76 @1",
+	.group = GRP_CONTROL,
+	.min_args = 1,
+	.max_args = 7,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.keywords = break_kinds,
+	.exec = cmd_break_exec,
 };
 
 const struct cmd_entry cmd_tbreak_entry = {
-	.name = "tbreak", .usage = BREAK_USAGE,
+	.name = "tbreak",
+	.usage = BREAK_USAGE,
 	.summary = "a breakpoint deleted by its first hit (on any rank)",
-	.example = "tbreak cdb_wait", .group = GRP_CONTROL,
-	.min_args = 1, .max_args = 7, .flags = CMD_TARGETS | CMD_NO_SETTLE,
-	.keywords = break_kinds, .exec = cmd_break_exec,
+	.example = "tbreak cdb_wait",
+	.group = GRP_CONTROL,
+	.min_args = 1,
+	.max_args = 7,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.keywords = break_kinds,
+	.exec = cmd_break_exec,
 };
 
 const struct cmd_entry cmd_delete_entry = {
-	.name = "delete", .alias = "d", .usage = "[ID]",
+	.name = "delete",
+	.alias = "d",
+	.usage = "[ID]",
 	.summary = "delete a breakpoint, or all of them",
-	.example = "delete 1", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_delete_exec,
+	.example = "delete 1",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_delete_exec,
 };

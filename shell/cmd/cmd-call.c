@@ -23,9 +23,8 @@
 
 /* ---- call ---------------------------------------------------------------------- */
 
-static int
-arg_fail(struct cmdctx *ctx, const struct call_word *a, const char *fmt, ...)
-    printflike(3, 4);
+static int arg_fail(struct cmdctx *ctx, const struct call_word *a,
+    const char *fmt, ...) printflike(3, 4);
 
 static int
 arg_fail(struct cmdctx *ctx, const struct call_word *a, const char *fmt, ...)
@@ -52,17 +51,18 @@ window(struct cmdctx *ctx, const struct call_word *a, const char *name)
 		return w;
 	best = nearest_window(&ctx->s->view, name);
 	if (best != NULL)
-		arg_fail(ctx, a, "unknown window '%s' (did you mean '%s'?)", name, best);
+		arg_fail(ctx, a, "unknown window '%s' (did you mean '%s'?)",
+		    name, best);
 	else
-		arg_fail(ctx, a, "unknown window '%s' (arguments are numbers, strings, windows, &WINDOW[I], rank, nranks or NULL)",
+		arg_fail(ctx, a,
+		    "unknown window '%s' (arguments are numbers, strings, windows, &WINDOW[I], rank, nranks or NULL)",
 		    name);
 	return NULL;
 }
 
 /* Argument a of the call for rank r, as the rank will get it. */
 static int
-resolve(struct cmdctx *ctx, const struct call_word *a, int r,
-    struct call_arg *out)
+resolve(struct cmdctx *ctx, const struct call_word *a, int r, struct call_arg *out)
 {
 	struct region_syntax rs;
 	struct seg_window *w;
@@ -86,8 +86,8 @@ resolve(struct cmdctx *ctx, const struct call_word *a, int r,
 			goto bad;
 		if ((w = window(ctx, a, rs.name)) == NULL)
 			return -1;
-		if (region_resolve(&rs, w->shape, w->ndim, &first, &count, &is_cell,
-			&cause) != 0)
+		if (region_resolve(&rs, w->shape, w->ndim, &first, &count,
+			&is_cell, &cause) != 0)
 			goto bad;
 		out->kind = CA_WIN;
 		out->off = w->off + first * dtype_size((enum dtype)w->dtype);
@@ -144,7 +144,8 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!rankset_has(&live, r))
 			continue;
 		if (fc.lib != NULL && shlib_path(fc.lib, r) == NULL) {
-			cmd_error(ctx, "no library named '%s' is loaded on rank %d (see 'load')",
+			cmd_error(ctx,
+			    "no library named '%s' is loaded on rank %d (see 'load')",
 			    fc.lib, r);
 			out_caret(c0 + fc.lib_col, strlen(fc.lib));
 			goto out;
@@ -188,11 +189,13 @@ cmd_call_exec(struct cmdctx *ctx)
 		if (!res[i].done || res[i].status == DONE_ERROR)
 			continue;
 		if (res[i].status == DONE_ABORTED) {
-			out_event(res[i].rank, "[rank %d] %s interrupted%s%s", res[i].rank,
-			    fc.text, res[i].text[0] ? ": " : "", res[i].text);
+			out_event(res[i].rank, "[rank %d] %s interrupted%s%s",
+			    res[i].rank, fc.text, res[i].text[0] ? ": " : "",
+			    res[i].text);
 		} else {
 			call_value_format(s, res[i].text, &sb);
-			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank, fc.text, sb.buf);
+			out_event(res[i].rank, "[rank %d] %s %s", res[i].rank,
+			    fc.text, sb.buf);
 		}
 		strbuf_release(&sb);
 	}
@@ -209,16 +212,20 @@ out:
 }
 
 static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
-	"void", "ptr", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f32",
-	"f64", NULL };
+	"void", "ptr", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+	"f32", "f64", NULL };
 
 const struct cmd_entry cmd_call_entry = {
-	.name = "call", .usage = "[LIB:]SYM(ARGS) [-> TYPE]",
+	.name = "call",
+	.usage = "[LIB:]SYM(ARGS) [-> TYPE]",
 	.summary = "call a C function in the ranks; TYPE: void, ptr or a dtype",
-	.example = "call scale(buf, 256, 2.0) -> i32", .group = GRP_CODE,
-	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
+	.example = "call scale(buf, 256, 2.0) -> i32",
+	.group = GRP_CODE,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_TARGETS | CMD_AGENTS_ONLY,
 	.keywords = call_keywords,
 	.agents_why = "load and call run in colldb's own ranks (colldb -n N); "
-	    "these ranks are the program",
+		      "these ranks are the program",
 	.exec = cmd_call_exec,
 };

@@ -16,8 +16,9 @@ cmd_diagnose_exec(struct cmdctx *ctx)
 	diag_format(ctx->s, &in, &res, &sb);
 	out_printf("%s", sb.buf);
 	diag_state_shown(ctx->s);
-	if (ctx->s->set.times)	/* what `make bench` reports */
-		out_printf("diagnosed in %.1f ms\n", (double)(mono_ns() - t0) / 1e6);
+	if (ctx->s->set.times) /* what `make bench` reports */
+		out_printf("diagnosed in %.1f ms\n",
+		    (double)(mono_ns() - t0) / 1e6);
 	strbuf_release(&sb);
 	diag_result_release(&res);
 	diag_in_release(&in);
@@ -25,8 +26,14 @@ cmd_diagnose_exec(struct cmdctx *ctx)
 }
 
 const struct cmd_entry cmd_diagnose_entry = {
-	.name = "diagnose", .alias = "why", .usage = "",
+	.name = "diagnose",
+	.alias = "why",
+	.usage = "",
 	.summary = "why nothing moves: who waits, who owes, the likely cause",
-	.example = "diagnose", .group = GRP_OBSERVE, .min_args = 0,
-	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_diagnose_exec,
+	.example = "diagnose",
+	.group = GRP_OBSERVE,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_diagnose_exec,
 };

@@ -24,8 +24,9 @@ list_one(struct session *s, int k)
 	t = rankset_format(&set, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(&set, r))
-			strbuf_addf(&sb, "%srank %d = %s:%d", dense ? ", " : "", r,
-			    d->name, dense), dense++;
+			strbuf_addf(&sb, "%srank %d = %s:%d", dense ? ", " : "",
+			    r, d->name, dense),
+			    dense++;
 	}
 	out_printf("%s  %s  %u rank%s: %s\n", d->name, t, d->nranks,
 	    d->nranks == 1 ? "" : "s", sb.buf);
@@ -43,7 +44,8 @@ cmd_domain_exec(struct cmdctx *ctx)
 
 	if (nargs(ctx) == 0) {
 		if (domain_count(s) == 0) {
-			out_printf("no domains (declare one: domain NAME @RANKS)\n");
+			out_printf(
+			    "no domains (declare one: domain NAME @RANKS)\n");
 			return CMD_OK;
 		}
 		for (k = 1; k <= SEG_MAX_DOMAINS; k++) {
@@ -55,7 +57,8 @@ cmd_domain_exec(struct cmdctx *ctx)
 	if (nargs(ctx) == 1) {
 		if ((k = seg_domain_find(&s->seg, arg(ctx, 0))) == 0) {
 			arg_error(ctx, 0, "unknown domain '%s' (%s)", arg(ctx, 0),
-			    domain_count(s) ? "see 'domain'" : "declare it: domain NAME @RANKS");
+			    domain_count(s) ? "see 'domain'" :
+					      "declare it: domain NAME @RANKS");
 			return CMD_ERROR;
 		}
 		list_one(s, k);
@@ -64,12 +67,14 @@ cmd_domain_exec(struct cmdctx *ctx)
 	if (name_check(ctx, 0, arg(ctx, 0), "domain") != 0)
 		return CMD_ERROR;
 	if (seg_domain_find(&s->seg, arg(ctx, 0)) != 0) {
-		arg_error(ctx, 0, "domain '%s' already exists (domains are fixed once declared, as PyPTO's are)",
+		arg_error(ctx, 0,
+		    "domain '%s' already exists (domains are fixed once declared, as PyPTO's are)",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
 	if (arg(ctx, 1)[0] != '@') {
-		arg_error(ctx, 1, "expected the domain's ranks as @R,S,... or @R-S, got '%s'",
+		arg_error(ctx, 1,
+		    "expected the domain's ranks as @R,S,... or @R-S, got '%s'",
 		    arg(ctx, 1));
 		return CMD_ERROR;
 	}
@@ -91,8 +96,13 @@ cmd_domain_exec(struct cmdctx *ctx)
 }
 
 const struct cmd_entry cmd_domain_entry = {
-	.name = "domain", .usage = "[NAME [@RANKS]]",
+	.name = "domain",
+	.usage = "[NAME [@RANKS]]",
 	.summary = "declare a comm domain (a rank subset with its own windows)",
-	.example = "domain d1 @0,2,3", .group = GRP_WINDOWS, .min_args = 0,
-	.max_args = 2, .flags = CMD_NO_SETTLE, .exec = cmd_domain_exec,
+	.example = "domain d1 @0,2,3",
+	.group = GRP_WINDOWS,
+	.min_args = 0,
+	.max_args = 2,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_domain_exec,
 };

@@ -304,6 +304,26 @@ explore_script(struct cmdctx *ctx, struct xopts *xo)
 	return rc == 0 ? CMD_OK : CMD_ERROR;
 }
 
+/* `explore repeat=2 allreduce ...` reads as `explore allreduce ...
+ * repeat=2`: explore's own options may come first (each word keeps its
+ * column, so an error still points at it). */
+static void
+lead_opts_last(struct cmdctx *ctx)
+{
+	size_t k = 0, n = nargs(ctx);
+	struct word *v = ctx->w.v, t;
+
+	while (k < n && is_opt(v[k].s))
+		k++;
+	if (k == 0 || k == n)
+		return;
+	for (size_t i = 0; i < k; i++) {
+		t = v[0];
+		memmove(v, v + 1, (n - 1) * sizeof *v);
+		v[n - 1] = t;
+	}
+}
+
 static enum cmd_retval
 cmd_explore_exec(struct cmdctx *ctx)
 {
@@ -314,6 +334,7 @@ cmd_explore_exec(struct cmdctx *ctx)
 	xo.o.time = 60;
 	xo.repeat = 1;
 	xo.save = ".";
+	lead_opts_last(ctx);
 	if (strcmp(arg(ctx, 0), "show") == 0) {
 		uint64_t id;
 		char *cause = NULL;

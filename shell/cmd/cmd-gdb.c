@@ -26,19 +26,20 @@ static char *
 frame_script(const struct site *st)
 {
 	return xasprintf("python exec(\"import gdb, os\\n"
-	    "f = gdb.newest_frame(); pick = None; api = None\\n"
-	    "while f is not None:\\n"
-	    "  sal = f.find_sal()\\n"
-	    "  name = f.name() or ''\\n"
-	    "  if sal.symtab is not None and os.path.basename(sal.symtab.filename) == '%s' and sal.line == %d:\\n"
-	    "    pick = f; break\\n"
-	    "  if api is None and name.startswith('cdb_') and f.older() is not None:\\n"
-	    "    api = f.older()\\n"
-	    "  f = f.older()\\n"
-	    "pick = pick or api\\n"
-	    "if pick is not None:\\n"
-	    "  pick.select()\\n"
-	    "\")", st->file, (int)st->line);
+			 "f = gdb.newest_frame(); pick = None; api = None\\n"
+			 "while f is not None:\\n"
+			 "  sal = f.find_sal()\\n"
+			 "  name = f.name() or ''\\n"
+			 "  if sal.symtab is not None and os.path.basename(sal.symtab.filename) == '%s' and sal.line == %d:\\n"
+			 "    pick = f; break\\n"
+			 "  if api is None and name.startswith('cdb_') and f.older() is not None:\\n"
+			 "    api = f.older()\\n"
+			 "  f = f.older()\\n"
+			 "pick = pick or api\\n"
+			 "if pick is not None:\\n"
+			 "  pick.select()\\n"
+			 "\")",
+	    st->file, (int)st->line);
 }
 
 static int
@@ -50,7 +51,7 @@ have_gdb(void)
 
 	dup = xstrdup(path != NULL ? path : "/usr/bin:/bin");
 	for (dir = strtok_r(dup, ":", &save); dir != NULL && !found;
-	    dir = strtok_r(NULL, ":", &save)) {
+	     dir = strtok_r(NULL, ":", &save)) {
 		char *f = xasprintf("%s/gdb", dir);
 		found = access(f, X_OK) == 0;
 		free(f);
@@ -72,25 +73,34 @@ cmd_gdb_exec(struct cmdctx *ctx)
 	pid_t child;
 
 	if (rankset_count(&ctx->targets) != 1)
-		return cmd_error(ctx, "gdb attaches to one rank (gdb @R)"), CMD_ERROR;
+		return cmd_error(ctx, "gdb attaches to one rank (gdb @R)"),
+		       CMD_ERROR;
 	if (!rank_alive(s, r))
-		return cmd_error(ctx, "rank %d is not alive (see 'ranks')", r), CMD_ERROR;
+		return cmd_error(ctx, "rank %d is not alive (see 'ranks')", r),
+		       CMD_ERROR;
 	view_board(&s->view, r, &b);
 	if (b.state != RS_STOPPED)
-		return cmd_error(ctx, "rank %d is %s; gdb attaches to a rank stopped at its gate ('break', 'step' or 'interrupt @%d' first)",
-		    r, rank_state_name(b.state), r), CMD_ERROR;
+		return cmd_error(ctx,
+			   "rank %d is %s; gdb attaches to a rank stopped at its gate ('break', 'step' or 'interrupt @%d' first)",
+			   r, rank_state_name(b.state), r),
+		       CMD_ERROR;
 	if (!have_gdb())
-		return cmd_error(ctx, "gdb is not installed (apt-get install gdb)"), CMD_ERROR;
+		return cmd_error(ctx,
+			   "gdb is not installed (apt-get install gdb)"),
+		       CMD_ERROR;
 	in_tmux = getenv("TMUX") != NULL && getenv("TMUX")[0] != '\0';
 	if (!in_tmux && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)))
-		return cmd_error(ctx, "gdb needs a terminal: run colldb inside tmux (a new window) or at a terminal"), CMD_ERROR;
+		return cmd_error(ctx,
+			   "gdb needs a terminal: run colldb inside tmux (a new window) or at a terminal"),
+		       CMD_ERROR;
 	describe_rank(s, r, &where, 0);
 	snprintf(pid, sizeof pid, "%d", (int)s->rp[r].pid);
 	snprintf(title, sizeof title, "gdb-rank%d", r);
 	gscript = frame_script(&b.site);
-	banner = xasprintf("echo colldb: rank %d, stopped at its gate: %s\\n"
-	    "colldb: 'detach' (or quit) gives it back to colldb where it was\\n",
-	    r, where.buf);
+	banner =
+	    xasprintf("echo colldb: rank %d, stopped at its gate: %s\\n"
+		      "colldb: 'detach' (or quit) gives it back to colldb where it was\\n",
+		r, where.buf);
 	if (in_tmux) {
 		argv[n++] = "tmux";
 		argv[n++] = "new-window";
@@ -119,11 +129,12 @@ cmd_gdb_exec(struct cmdctx *ctx)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "colldb: cannot run %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "colldb: cannot run %s: %s\n", argv[0],
+		    strerror(errno));
 		_exit(127);
 	}
 	if (!in_tmux) {
-		void (*was)(int) = signal(SIGINT, SIG_IGN);	/* gdb's ^C */
+		void (*was)(int) = signal(SIGINT, SIG_IGN); /* gdb's ^C */
 		int st = 0;
 
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
@@ -151,8 +162,13 @@ out:
 }
 
 const struct cmd_entry cmd_gdb_entry = {
-	.name = "gdb", .usage = "@R",
+	.name = "gdb",
+	.usage = "@R",
 	.summary = "attach gdb to a rank stopped at its gate (tmux: new window)",
-	.example = "gdb @2", .group = GRP_CONTROL, .min_args = 0, .max_args = 0,
-	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_gdb_exec,
+	.example = "gdb @2",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_gdb_exec,
 };

@@ -15,9 +15,11 @@ help_one(const struct cmd_entry *e)
 	if (e->flags & CMD_ALL_RANKS_ONLY)
 		out_printf("  runs on all ranks (no @ prefix)\n");
 	else if (e->flags & CMD_TARGETS)
-		out_printf("  applies to the focus ranks, or to an @RANKS prefix\n");
+		out_printf(
+		    "  applies to the focus ranks, or to an @RANKS prefix\n");
 	if (e->flags & CMD_AGENTS_ONLY)
-		out_printf("  not under 'colldb run' (needs colldb's own ranks)\n");
+		out_printf(
+		    "  not under 'colldb run' (needs colldb's own ranks)\n");
 	if (e->flags & CMD_REPEAT)
 		out_printf("  at the prompt, an empty line repeats it\n");
 	if (e->example != NULL)
@@ -44,7 +46,8 @@ mentions(const char *text, const char *word)
 	for (; *text != '\0'; text++) {
 		size_t k = 0;
 		while (k < n && text[k] != '\0' &&
-		    tolower((unsigned char)text[k]) == tolower((unsigned char)word[k]))
+		    tolower((unsigned char)text[k]) ==
+			tolower((unsigned char)word[k]))
 			k++;
 		if (k == n)
 			return 1;
@@ -60,8 +63,9 @@ cmd_apropos_exec(struct cmdctx *ctx)
 	const char *word = arg(ctx, 0);
 	int width = name_width(), n = 0;
 
-	if (word[0] == '\0') {	/* it would list every command */
-		arg_error(ctx, 0, "empty word (expected a word to look for, as in 'apropos breakpoint')");
+	if (word[0] == '\0') { /* it would list every command */
+		arg_error(ctx, 0,
+		    "empty word (expected a word to look for, as in 'apropos breakpoint')");
 		return CMD_ERROR;
 	}
 	for (int i = 0; cmd_table[i] != NULL; i++) {
@@ -75,7 +79,8 @@ cmd_apropos_exec(struct cmdctx *ctx)
 		}
 	}
 	if (n == 0)
-		out_printf("apropos: no command mentions '%s' (see 'help')\n", word);
+		out_printf("apropos: no command mentions '%s' (see 'help')\n",
+		    word);
 	return CMD_OK;
 }
 
@@ -102,25 +107,38 @@ cmd_help_exec(struct cmdctx *ctx)
 			if ((int)e->group != g)
 				continue;
 			if (!shown++)
-				out_printf("%s%s:\n", g ? "\n" : "", cmd_group_names[g]);
+				out_printf("%s%s:\n", g ? "\n" : "",
+				    cmd_group_names[g]);
 			out_printf("  %-*s  %s\n", width, e->name, e->summary);
 		}
 	}
-	out_printf("\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,\n"
+	out_printf(
+	    "\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,\n"
 	    "@R-S, @all or @!R to aim it at ranks; 'focus' changes the default.\n");
 	return CMD_OK;
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help", .alias = "?", .usage = "[CMD]",
+	.name = "help",
+	.alias = "?",
+	.usage = "[CMD]",
 	.summary = "list commands by group, or show one command's usage",
-	.example = "help notify", .group = GRP_SESSION, .min_args = 0,
-	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_help_exec,
+	.example = "help notify",
+	.group = GRP_SESSION,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_help_exec,
 };
 
 const struct cmd_entry cmd_apropos_entry = {
-	.name = "apropos", .usage = "WORD",
+	.name = "apropos",
+	.usage = "WORD",
 	.summary = "list the commands whose name or summary mentions WORD",
-	.example = "apropos breakpoint", .group = GRP_SESSION, .min_args = 1,
-	.max_args = 1, .flags = CMD_NO_SETTLE, .exec = cmd_apropos_exec,
+	.example = "apropos breakpoint",
+	.group = GRP_SESSION,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_apropos_exec,
 };

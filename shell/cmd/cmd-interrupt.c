@@ -23,15 +23,21 @@ cmd_interrupt_exec(struct cmdctx *ctx)
 		rankset_add(&hit, r);
 	}
 	if (!any)
-		out_printf("nothing to interrupt: no target rank is running, blocked or stopped\n");
+		out_printf(
+		    "nothing to interrupt: no target rank is running, blocked or stopped\n");
 	else
-		report_moved(s, &hit);	/* where each one ended up */
+		report_moved(s, &hit); /* where each one ended up */
 	return CMD_OK;
 }
 
 const struct cmd_entry cmd_interrupt_entry = {
-	.name = "interrupt", .usage = "[@RANKS]",
+	.name = "interrupt",
+	.usage = "[@RANKS]",
 	.summary = "cancel a blocked wait, or stop a running rank",
-	.example = "interrupt @2", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_interrupt_exec,
+	.example = "interrupt @2",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_interrupt_exec,
 };

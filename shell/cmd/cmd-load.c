@@ -25,7 +25,7 @@
 struct shlib {
 	char *name;
 	char *path;
-	struct rankset ranks;	/* where it is loaded */
+	struct rankset ranks; /* where it is loaded */
 };
 
 static struct shlib *shlibs;
@@ -98,18 +98,23 @@ check_file(struct cmdctx *ctx, const char *path)
 	uint16_t type;
 
 	if (fd < 0)
-		return arg_error(ctx, 0, "cannot open '%s': %s", path, strerror(errno));
+		return arg_error(ctx, 0, "cannot open '%s': %s", path,
+		    strerror(errno));
 	n = read(fd, h, sizeof h);
 	close(fd);
 	if (n < (ssize_t)sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0)
-		return arg_error(ctx, 0, "'%s' is not a shared object (no ELF header)", path);
+		return arg_error(ctx, 0,
+		    "'%s' is not a shared object (no ELF header)", path);
 	memcpy(&type, h + EI_NIDENT, sizeof type);
 	if (h[EI_DATA] == ELFDATA2MSB)
 		type = (uint16_t)(type >> 8 | type << 8);
 	if (type != ET_DYN)
-		return arg_error(ctx, 0, "'%s' is not a shared object (ELF type %s)", path,
-		    type == ET_EXEC ? "executable" : type == ET_REL ? "relocatable object" :
-		    type == ET_CORE ? "core file" : "unknown");
+		return arg_error(ctx, 0,
+		    "'%s' is not a shared object (ELF type %s)", path,
+		    type == ET_EXEC	? "executable" :
+			type == ET_REL	? "relocatable object" :
+			type == ET_CORE ? "core file" :
+					  "unknown");
 	return 0;
 }
 
@@ -143,24 +148,31 @@ cmd_load_exec(struct cmdctx *ctx)
 		list(s);
 		return CMD_OK;
 	}
-	if (nargs(ctx) != 1 && (nargs(ctx) != 3 || strcmp(arg(ctx, 1), "as") != 0)) {
-		arg_error(ctx, 1, "expected 'as NAME' after the library, got '%s'", arg(ctx, 1));
+	if (nargs(ctx) != 1 &&
+	    (nargs(ctx) != 3 || strcmp(arg(ctx, 1), "as") != 0)) {
+		arg_error(ctx, 1,
+		    "expected 'as NAME' after the library, got '%s'",
+		    arg(ctx, 1));
 		return CMD_ERROR;
 	}
 	if (nargs(ctx) == 3) {
 		if (!name_ok(arg(ctx, 2))) {
-			arg_error(ctx, 2, "bad library name '%s' (letters, digits and _, at most %d)",
+			arg_error(ctx, 2,
+			    "bad library name '%s' (letters, digits and _, at most %d)",
 			    arg(ctx, 2), SEG_NAME_MAX - 1);
 			return CMD_ERROR;
 		}
 		name = xstrdup(arg(ctx, 2));
 	} else if ((name = default_name(path)) == NULL) {
-		arg_error(ctx, 0, "cannot make a name from '%s'; use 'load %s as NAME'", path, path);
+		arg_error(ctx, 0,
+		    "cannot make a name from '%s'; use 'load %s as NAME'", path,
+		    path);
 		return CMD_ERROR;
 	}
 	/* the same library again extends it to more ranks */
 	if ((l = shlib_find(name)) != NULL && strcmp(l->path, path) != 0) {
-		arg_error(ctx, nargs(ctx) == 3 ? 2 : 0, "a library named '%s' is already loaded (%s); use 'load LIB as OTHER'",
+		arg_error(ctx, nargs(ctx) == 3 ? 2 : 0,
+		    "a library named '%s' is already loaded (%s); use 'load LIB as OTHER'",
 		    name, l->path);
 		goto out;
 	}
@@ -174,7 +186,8 @@ cmd_load_exec(struct cmdctx *ctx)
 				rankset_del(&live, r);
 		if (rankset_count(&live) == 0) {
 			t = rankset_format(&l->ranks, s->nranks);
-			arg_error(ctx, 0, "%s is already loaded as %s on %s", path, name, t);
+			arg_error(ctx, 0, "%s is already loaded as %s on %s",
+			    path, name, t);
 			free(t);
 			goto out;
 		}
@@ -232,12 +245,16 @@ out:
 static const char *const load_keywords[] = { "as", NULL };
 
 const struct cmd_entry cmd_load_entry = {
-	.name = "load", .usage = "[LIB [as NAME]]",
+	.name = "load",
+	.usage = "[LIB [as NAME]]",
 	.summary = "dlopen a library in the target ranks; alone, list them",
-	.example = "load ./libkern.so as kern", .group = GRP_CODE,
-	.min_args = 0, .max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
+	.example = "load ./libkern.so as kern",
+	.group = GRP_CODE,
+	.min_args = 0,
+	.max_args = 3,
+	.flags = CMD_TARGETS | CMD_AGENTS_ONLY,
 	.keywords = load_keywords,
 	.agents_why = "load and call run in colldb's own ranks (colldb -n N); "
-	    "these ranks are the program",
+		      "these ranks are the program",
 	.exec = cmd_load_exec,
 };

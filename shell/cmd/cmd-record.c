@@ -20,15 +20,15 @@
 #include "xmalloc.h"
 
 static struct {
-	int fd;			/* -1: not recording */
+	int fd; /* -1: not recording */
 	char *path;
-	int suppress;		/* inside `start CMD`: start is the record */
-	int depth;		/* commands running (nested: start, source) */
-	int expect;		/* `record FILE expect`: state as expect lines */
-	int ran;		/* the outermost command was recorded */
-	struct strbuf pending;	/* events of the running command: they
+	int suppress;	       /* inside `start CMD`: start is the record */
+	int depth;	       /* commands running (nested: start, source) */
+	int expect;	       /* `record FILE expect`: state as expect lines */
+	int ran;	       /* the outermost command was recorded */
+	struct strbuf pending; /* events of the running command: they
 				 * follow its line in the file */
-	char *inner;		/* the ranks a domain's window narrowed the
+	char *inner;	       /* the ranks a domain's window narrowed the
 				 * focus to in `start CMD`'s CMD, or NULL */
 } rec = { -1, NULL, 0, 0, 0, 0, STRBUF_INIT, NULL };
 
@@ -105,7 +105,8 @@ record_command(struct cmdctx *ctx)
 		line++;
 	if ((e->flags & CMD_TARGETS) && !ctx->explicit_targets &&
 	    !targets_in_args(ctx) && !start_all_ranks(ctx) &&
-	    !(strcmp(e->name, "set") == 0 && (nargs(ctx) == 0 || settings_is(arg(ctx, 0))))) {
+	    !(strcmp(e->name, "set") == 0 &&
+		(nargs(ctx) == 0 || settings_is(arg(ctx, 0))))) {
 		/* a domain's window narrowed the focus to its members (in
 		 * start's CMD too): an explicit target outside the domain
 		 * would be an error */
@@ -115,13 +116,14 @@ record_command(struct cmdctx *ctx)
 			t = rankset_format(&ctx->targets, ctx->s->nranks);
 		else if (strcmp(e->name, "start") == 0 && rec.inner != NULL)
 			t = xstrdup(rec.inner);
-		text = xasprintf("%s %s\n", t != NULL ? t : ctx->target_text, line);
+		text =
+		    xasprintf("%s %s\n", t != NULL ? t : ctx->target_text, line);
 		free(t);
 	} else
 		text = xasprintf("%s\n", line);
 	rec_write(text);
 	free(text);
-	flush_pending();	/* what happened while it ran, after it */
+	flush_pending(); /* what happened while it ran, after it */
 	rec.ran = 1;
 }
 
@@ -135,7 +137,7 @@ record_event(const char *text)
 	line = xasprintf("# %s\n", text);
 	for (char *p = line + 2; *p != '\0' && p[1] != '\0'; p++) {
 		if (*p == '\n')
-			*p = ' ';	/* one comment line per event */
+			*p = ' '; /* one comment line per event */
 	}
 	if (rec.depth > 0)
 		strbuf_addstr(&rec.pending, line);
@@ -222,7 +224,8 @@ cmd_record_exec(struct cmdctx *ctx)
 		return CMD_OK;
 	}
 	if (nargs(ctx) == 2 && strcmp(arg(ctx, 1), "expect") != 0) {
-		arg_error(ctx, 1, "unexpected '%s' (expected 'expect': record FILE expect)",
+		arg_error(ctx, 1,
+		    "unexpected '%s' (expected 'expect': record FILE expect)",
 		    arg(ctx, 1));
 		return CMD_ERROR;
 	}
@@ -231,7 +234,8 @@ cmd_record_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (rec.fd >= 0) {
-		arg_error(ctx, 0, "already recording to %s (record stop first)", rec.path);
+		arg_error(ctx, 0, "already recording to %s (record stop first)",
+		    rec.path);
 		return CMD_ERROR;
 	}
 	fd = outfile_append(path, 0644, &why);
@@ -244,8 +248,8 @@ cmd_record_exec(struct cmdctx *ctx)
 	rec.path = xstrdup(path);
 	rec.expect = nargs(ctx) == 2;
 	/* a replay needs the same world size; the name stays the replayer's */
-	head = xasprintf("#! args: -n %d\n# recorded by colldb %s\n", ctx->s->nranks,
-	    COLLDB_VERSION);
+	head = xasprintf("#! args: -n %d\n# recorded by colldb %s\n",
+	    ctx->s->nranks, COLLDB_VERSION);
 	if (lseek(fd, 0, SEEK_END) == 0)
 		rec_write(head);
 	free(head);
@@ -255,9 +259,14 @@ cmd_record_exec(struct cmdctx *ctx)
 static const char *const record_keywords[] = { "stop", "expect", NULL };
 
 const struct cmd_entry cmd_record_entry = {
-	.name = "record", .usage = "[FILE [expect] | stop]",
+	.name = "record",
+	.usage = "[FILE [expect] | stop]",
 	.summary = "append every command to FILE (expect: and the state it saw)",
-	.example = "record session.coll expect", .group = GRP_SCRIPT, .min_args = 0,
-	.max_args = 2, .flags = CMD_NO_SETTLE, .keywords = record_keywords,
+	.example = "record session.coll expect",
+	.group = GRP_SCRIPT,
+	.min_args = 0,
+	.max_args = 2,
+	.flags = CMD_NO_SETTLE,
+	.keywords = record_keywords,
 	.exec = cmd_record_exec,
 };

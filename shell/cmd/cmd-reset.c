@@ -27,7 +27,8 @@ reset_names(struct cmdctx *ctx, char **names, size_t n, size_t argi)
 		nw = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS);
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			struct seg_window *w = win_lookup(ctx, argi + i, names[i]);
+			struct seg_window *w =
+			    win_lookup(ctx, argi + i, names[i]);
 			if (w == NULL)
 				return -1;
 			list[nw++] = w;
@@ -54,7 +55,8 @@ cmd_reset_exec(struct cmdctx *ctx)
 
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(arg(ctx, i), "all") == 0 && n > 1) {
-			arg_error(ctx, i, "'all' resets every window; give it alone");
+			arg_error(ctx, i,
+			    "'all' resets every window; give it alone");
 			return CMD_ERROR;
 		}
 		if (i >= SEG_MAX_WINDOWS) {
@@ -77,8 +79,8 @@ windows_reset_each(struct session *s)
 	if (s->set.reset_windows[0] == '\0')
 		return 0;
 	list = xstrdup(s->set.reset_windows);
-	for (char *t = strtok_r(list, ",", &save); t != NULL && n < SEG_MAX_WINDOWS;
-	    t = strtok_r(NULL, ",", &save))
+	for (char *t = strtok_r(list, ",", &save);
+	     t != NULL && n < SEG_MAX_WINDOWS; t = strtok_r(NULL, ",", &save))
 		names[n++] = t;
 	memset(&ctx, 0, sizeof ctx);
 	ctx.s = s;
@@ -95,7 +97,8 @@ static enum cmd_retval
 cmd_repeat_exec(struct cmdctx *ctx)
 {
 	(void)ctx;
-	cmd_error(ctx, "'repeat' opens a block: write it on a line of its own, the commands on the lines after it, then 'end'");
+	cmd_error(ctx,
+	    "'repeat' opens a block: write it on a line of its own, the commands on the lines after it, then 'end'");
 	return CMD_ERROR;
 }
 
@@ -103,30 +106,46 @@ static enum cmd_retval
 cmd_end_exec(struct cmdctx *ctx)
 {
 	(void)ctx;
-	cmd_error(ctx, "'end' closes a repeat block and goes on a line of its own");
+	cmd_error(ctx,
+	    "'end' closes a repeat block and goes on a line of its own");
 	return CMD_ERROR;
 }
 
 static const char *const reset_keywords[] = { "all", NULL };
 
 const struct cmd_entry cmd_reset_entry = {
-	.name = "reset", .usage = "WINDOW... | all",
+	.name = "reset",
+	.usage = "WINDOW... | all",
 	.summary = "re-zero windows on every rank (reset_persistent_windows)",
-	.example = "reset sig", .group = GRP_WINDOWS, .min_args = 1,
-	.max_args = -1, .flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
-	.keywords = reset_keywords, .exec = cmd_reset_exec,
+	.example = "reset sig",
+	.group = GRP_WINDOWS,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_NO_SETTLE,
+	.keywords = reset_keywords,
+	.exec = cmd_reset_exec,
 };
 
 const struct cmd_entry cmd_repeat_entry = {
-	.name = "repeat", .usage = "N",
+	.name = "repeat",
+	.usage = "N",
 	.summary = "run the lines up to the matching 'end' N times (blocks nest)",
-	.example = "repeat 3", .group = GRP_SCRIPT, .min_args = 0,
-	.max_args = -1, .flags = CMD_NO_SETTLE, .exec = cmd_repeat_exec,
+	.example = "repeat 3",
+	.group = GRP_SCRIPT,
+	.min_args = 0,
+	.max_args = -1,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_repeat_exec,
 };
 
 const struct cmd_entry cmd_end_entry = {
-	.name = "end", .usage = "",
+	.name = "end",
+	.usage = "",
 	.summary = "close a repeat block",
-	.example = "end", .group = GRP_SCRIPT, .min_args = 0, .max_args = -1,
-	.flags = CMD_NO_SETTLE, .exec = cmd_end_exec,
+	.example = "end",
+	.group = GRP_SCRIPT,
+	.min_args = 0,
+	.max_args = -1,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_end_exec,
 };

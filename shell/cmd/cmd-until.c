@@ -63,8 +63,9 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 
 			view_board(&s->view, r, &b);
 			if (!rank_alive(s, r) || b.state != RS_STOPPED)
-				continue;	/* it stops when it gets there: it cannot */
-			cmd_error(ctx, "rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
+				continue; /* it stops when it gets there: it cannot */
+			cmd_error(ctx,
+			    "rank %d is stopped %s, not at a call of its program; give %s a location (FILE:LINE or cdb_FUNCTION)",
 			    r, b.nops == 0 ? "in cdb_init" : "in a command",
 			    ctx->entry->name);
 			return -1;
@@ -82,7 +83,8 @@ add_per_site(struct cmdctx *ctx, const struct rankset *set, int32_t line,
 		memcpy(nb.file, st.file, sizeof nb.file);
 		nb.line = line > 0 ? line : st.line;
 		nb.flags |= BRK_AT_CALL | (line > 0 ? 0 : BRK_LINE_AFTER);
-		if (break_add(ctx, &nb, &group, BREAK_ID_UNTIL | ++until_seq) == NULL)
+		if (break_add(ctx, &nb, &group, BREAK_ID_UNTIL | ++until_seq) ==
+		    NULL)
 			return -1;
 	}
 	return 0;
@@ -110,13 +112,17 @@ cmd_until_exec(struct cmdctx *ctx)
 		uint64_t v;
 
 		if (!break_spec_is_location(a)) {
-			arg_error(ctx, 0, "bad location '%s' (expected FILE:LINE, LINE or cdb_FUNCTION)", a);
+			arg_error(ctx, 0,
+			    "bad location '%s' (expected FILE:LINE, LINE or cdb_FUNCTION)",
+			    a);
 			return CMD_ERROR;
 		}
 		if (strchr(a, ':') == NULL && strncmp(a, "cdb_", 4) != 0) {
-			if (parse_uint(a, &v, 0, &cause) != 0 || v == 0 || v > INT32_MAX) {
+			if (parse_uint(a, &v, 0, &cause) != 0 || v == 0 ||
+			    v > INT32_MAX) {
 				free(cause);
-				arg_error(ctx, 0, "bad line '%s' (expected a line from 1)", a);
+				arg_error(ctx, 0,
+				    "bad line '%s' (expected a line from 1)", a);
 				return CMD_ERROR;
 			}
 			line = (int32_t)v;
@@ -133,7 +139,8 @@ cmd_until_exec(struct cmdctx *ctx)
 			drop_untils(s);
 			return CMD_ERROR;
 		}
-	} else if (break_add(ctx, &nb, &set, BREAK_ID_UNTIL | ++until_seq) == NULL) {
+	} else if (break_add(ctx, &nb, &set, BREAK_ID_UNTIL | ++until_seq) ==
+	    NULL) {
 		return CMD_ERROR;
 	}
 	if (ranks_release(s, &set, 0, 0, &moved, &cause) != 0) {
@@ -149,17 +156,26 @@ cmd_until_exec(struct cmdctx *ctx)
 }
 
 const struct cmd_entry cmd_until_entry = {
-	.name = "until", .alias = "u", .usage = "[FILE:LINE|LINE|cdb_FUNCTION] [@RANKS]",
+	.name = "until",
+	.alias = "u",
+	.usage = "[FILE:LINE|LINE|cdb_FUNCTION] [@RANKS]",
 	.summary = "run stopped targets to a location (none: out of the loop)",
-	.example = "until ring.c:90", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
+	.example = "until ring.c:90",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 2,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_until_exec,
 };
 
 const struct cmd_entry cmd_advance_entry = {
-	.name = "advance", .usage = "FILE:LINE|LINE|cdb_FUNCTION [@RANKS]",
+	.name = "advance",
+	.usage = "FILE:LINE|LINE|cdb_FUNCTION [@RANKS]",
 	.summary = "run stopped targets until each reaches the location",
-	.example = "advance cdb_allreduce", .group = GRP_CONTROL, .min_args = 1,
-	.max_args = 2, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
+	.example = "advance cdb_allreduce",
+	.group = GRP_CONTROL,
+	.min_args = 1,
+	.max_args = 2,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_until_exec,
 };

@@ -60,7 +60,7 @@ src_diagnose(void *arg)
 	struct strbuf sb = STRBUF_INIT;
 	int color = ws->sess->set.color;
 
-	ws->sess->set.color = 0;	/* the pane draws plain text */
+	ws->sess->set.color = 0; /* the pane draws plain text */
 	diag_run(ws->sess, &res, &in);
 	diag_format(ws->sess, &in, &res, &sb);
 	ws->sess->set.color = color;
@@ -106,7 +106,9 @@ watch_dump(struct cmdctx *ctx)
 			flags |= DUMP_STYLES;
 		else if (sscanf(a, "%dx%d", &cols, &rows) != 2 || cols < 20 ||
 		    rows < 5 || cols > 500 || rows > 500) {
-			arg_error(ctx, i, "bad size '%s' (expected COLSxROWS, 20x5 to 500x500, or styles)", a);
+			arg_error(ctx, i,
+			    "bad size '%s' (expected COLSxROWS, 20x5 to 500x500, or styles)",
+			    a);
 			return CMD_ERROR;
 		}
 	}
@@ -132,7 +134,9 @@ static enum cmd_retval
 cmd_watch_exec(struct cmdctx *ctx)
 {
 	static const struct watch_source src = { .snapshot = src_snapshot,
-		.step = src_step, .cont = src_cont, .diagnose = src_diagnose };
+		.step = src_step,
+		.cont = src_cont,
+		.diagnose = src_diagnose };
 	struct watch_opts opts = WATCH_OPTS_INIT;
 	struct watch_src ws;
 	uint8_t *map;
@@ -140,13 +144,16 @@ cmd_watch_exec(struct cmdctx *ctx)
 
 	if (nargs(ctx) > 0) {
 		if (strcmp(arg(ctx, 0), "dump") != 0) {
-			arg_error(ctx, 0, "unknown watch mode '%s' (expected dump)", arg(ctx, 0));
+			arg_error(ctx, 0,
+			    "unknown watch mode '%s' (expected dump)",
+			    arg(ctx, 0));
 			return CMD_ERROR;
 		}
 		return watch_dump(ctx);
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		cmd_error(ctx, "watch needs a terminal (in scripts: 'watch dump', 'where', 'print')");
+		cmd_error(ctx,
+		    "watch needs a terminal (in scripts: 'watch dump', 'where', 'print')");
 		return CMD_ERROR;
 	}
 	memset(&ws, 0, sizeof ws);
@@ -156,10 +163,10 @@ cmd_watch_exec(struct cmdctx *ctx)
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
 	if (rc == WATCH_INTERRUPTED)
-		shell_interrupted = 0;	/* Ctrl-C closed the pane: that was all
+		shell_interrupted = 0; /* Ctrl-C closed the pane: that was all
 					 * (else the prompt would see it too) */
 	free(map);
-	out_flush_events();	/* what happened while the pane was up */
+	out_flush_events(); /* what happened while the pane was up */
 	if (rc == WATCH_ERROR) {
 		cmd_error(ctx, "watch: %s", watch_error());
 		return CMD_ERROR;
@@ -192,13 +199,16 @@ watch_main(int argc, char **argv)
 	if (argc < 2 || argc > 3 || argv[1][0] == '-' ||
 	    (argc == 3 && argv[2][0] != '@')) {
 		if (argv[1][0] == '-')
-			fprintf(stderr, "error: unknown option '%s' (usage: colldb watch [SESSION [@RANKS]])\n",
+			fprintf(stderr,
+			    "error: unknown option '%s' (usage: colldb watch [SESSION [@RANKS]])\n",
 			    argv[1]);
 		else if (argc == 3)
-			fprintf(stderr, "error: '%s' is not a rank target (usage: colldb watch [SESSION [@RANKS]])\n",
+			fprintf(stderr,
+			    "error: '%s' is not a rank target (usage: colldb watch [SESSION [@RANKS]])\n",
 			    argv[2]);
 		else
-			fprintf(stderr, "error: too many arguments (usage: colldb watch [SESSION [@RANKS]])\n");
+			fprintf(stderr,
+			    "error: too many arguments (usage: colldb watch [SESSION [@RANKS]])\n");
 		return 2;
 	}
 	fd = registry_open(argv[1], &pid, &cause);
@@ -232,7 +242,8 @@ watch_main(int argc, char **argv)
 	ws.pid = pid;
 	ws.readonly = 1;
 	opts.readonly = 1;
-	snprintf(ws.status, sizeof ws.status, "watching %s read-only (q quits)", argv[1]);
+	snprintf(ws.status, sizeof ws.status, "watching %s read-only (q quits)",
+	    argv[1]);
 	rc = watch_run(&src, &ws, &opts);
 	watch_src_release(&ws);
 	seg_close(&sg);
@@ -247,8 +258,13 @@ watch_main(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_watch_entry = {
-	.name = "watch", .usage = "[dump [COLSxROWS] [styles]]",
+	.name = "watch",
+	.usage = "[dump [COLSxROWS] [styles]]",
 	.summary = "full-screen live pane of ranks and signal cells",
-	.example = "@0-7 watch", .group = GRP_OBSERVE, .min_args = 0, .max_args = 3,
-	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_watch_exec,
+	.example = "@0-7 watch",
+	.group = GRP_OBSERVE,
+	.min_args = 0,
+	.max_args = 3,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_watch_exec,
 };

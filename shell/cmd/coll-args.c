@@ -10,18 +10,21 @@
 
 /* Positional operands per collective, in order. */
 static const struct {
-	int n, nopt;		/* required, optional (allreduce's SIG) */
+	int n, nopt; /* required, optional (allreduce's SIG) */
 	enum coll_arg role[5];
 	const char *usage;
 } shapes[COLL__COUNT] = {
 	[COLL_ALLREDUCE] = { 1, 1, { CARG_BUF, CARG_SIG }, "BUF [SIG]" },
 	[COLL_BARRIER] = { 1, 0, { CARG_SIG }, "SIG" },
 	[COLL_BROADCAST] = { 2, 0, { CARG_BUF, CARG_SIG }, "BUF SIG" },
-	[COLL_ALLGATHER] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
+	[COLL_ALLGATHER] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG },
+	    "SRC DST SIG" },
 	[COLL_REDUCE_SCATTER] = { 2, 0, { CARG_BUF, CARG_SIG }, "BUF SIG" },
-	[COLL_ALL_TO_ALL] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG }, "SRC DST SIG" },
-	[COLL_ALL_TO_ALL_V] = { 5, 0, { CARG_SRC, CARG_BUF, CARG_SIG, CARG_SCOUNT,
-		CARG_RCOUNT }, "SRC DST SIG SEND_COUNTS RECV_COUNTS" },
+	[COLL_ALL_TO_ALL] = { 3, 0, { CARG_SRC, CARG_BUF, CARG_SIG },
+	    "SRC DST SIG" },
+	[COLL_ALL_TO_ALL_V] = { 5, 0,
+	    { CARG_SRC, CARG_BUF, CARG_SIG, CARG_SCOUNT, CARG_RCOUNT },
+	    "SRC DST SIG SEND_COUNTS RECV_COUNTS" },
 };
 
 int
@@ -64,40 +67,54 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 	char key[32], *cause = NULL;
 
 	if (eq == NULL)
-		return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
-		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
+		return arg_error(ctx, i,
+		    "unknown option '%s' for %s (expected %s)", a,
+		    coll_kind_name(kind),
+		    expected ? expected : options_text(kind));
 	v = eq + 1;
 	snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
 	if (!coll_option_allowed(kind, key))
-		return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
-		    a, coll_kind_name(kind), expected ? expected : options_text(kind));
+		return arg_error(ctx, i,
+		    "unknown option '%s' for %s (expected %s)", a,
+		    coll_kind_name(kind),
+		    expected ? expected : options_text(kind));
 	cc->argpos[CARG_OPTION] = i;
 	if (strcmp(key, "op") == 0) {
 		if (reduce_op_from_name(v, &cc->a.op) != 0)
-			return arg_error(ctx, i, "unknown reduce op '%s' (expected sum, max, min or prod)", v);
+			return arg_error(ctx, i,
+			    "unknown reduce op '%s' (expected sum, max, min or prod)",
+			    v);
 	} else if (strcmp(key, "mode") == 0) {
 		if (strcmp(v, "mesh") == 0)
 			cc->a.mode = MODE_MESH;
 		else if (strcmp(v, "ring") == 0)
 			cc->a.mode = MODE_RING;
 		else
-			return arg_error(ctx, i, "unknown mode '%s' (expected mesh or ring)", v);
+			return arg_error(ctx, i,
+			    "unknown mode '%s' (expected mesh or ring)", v);
 	} else if (strcmp(key, "impl") == 0) {
 		if (strcmp(v, "composite") == 0)
 			cc->a.impl = IMPL_COMPOSITE;
 		else if (strcmp(v, "builtin") == 0)
 			cc->a.impl = IMPL_BUILTIN;
-		else if (strcmp(v, "builtin-neighbour") == 0 && kind == COLL_ALLREDUCE) {
+		else if (strcmp(v, "builtin-neighbour") == 0 &&
+		    kind == COLL_ALLREDUCE) {
 			cc->a.impl = IMPL_BUILTIN;
 			cc->a.neighbour = true;
 		} else
-			return arg_error(ctx, i, "unknown impl '%s' (expected composite or builtin%s)",
-			    v, kind == COLL_ALLREDUCE ? ", or builtin-neighbour for mode=ring" : "");
+			return arg_error(ctx, i,
+			    "unknown impl '%s' (expected composite or builtin%s)",
+			    v,
+			    kind == COLL_ALLREDUCE ?
+				", or builtin-neighbour for mode=ring" :
+				"");
 	} else if (strcmp(key, "core_num") == 0) {
 		int64_t c;
-		if (parse_int(v, &c, 0, &cause) != 0 || c < 1 || c > COLL_MAX_CORE_NUM) {
+		if (parse_int(v, &c, 0, &cause) != 0 || c < 1 ||
+		    c > COLL_MAX_CORE_NUM) {
 			free(cause);
-			return arg_error(ctx, i, "bad core_num '%s' (expected 1..%d, the AIV cores of a 910B)",
+			return arg_error(ctx, i,
+			    "bad core_num '%s' (expected 1..%d, the AIV cores of a 910B)",
 			    v, COLL_MAX_CORE_NUM);
 		}
 		cc->a.core_num = (int)c;
@@ -105,10 +122,12 @@ coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
 		int64_t r;
 		if (parse_int(v, &r, 0, &cause) != 0) {
 			free(cause);
-			return arg_error(ctx, i, "bad root '%s' (expected a rank number)", v);
+			return arg_error(ctx, i,
+			    "bad root '%s' (expected a rank number)", v);
 		}
 		if (r < 0 || r >= s->nranks)
-			return arg_error(ctx, i, "root %lld out of range (world has %d ranks)",
+			return arg_error(ctx, i,
+			    "root %lld out of range (world has %d ranks)",
 			    (long long)r, s->nranks);
 		cc->a.root = (int)r;
 		*have_root = 1;
@@ -125,7 +144,8 @@ window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name,
 	struct seg_window *w;
 
 	if (strchr(a, '[') != NULL)
-		return arg_error(ctx, i, "collectives take whole windows, not regions ('%.*s')",
+		return arg_error(ctx, i,
+		    "collectives take whole windows, not regions ('%.*s')",
 		    (int)strcspn(a, "["), a);
 	w = win_lookup(ctx, i, a);
 	if (w == NULL)
@@ -143,7 +163,8 @@ window_operand(struct cmdctx *ctx, size_t i, struct win_ref *ref, char *name,
 		domain_describe(s, cc->a.domain, &sb);
 		strbuf_addf(&sb, ", '%s' on ", w->name);
 		domain_describe(s, w->domain, &sb);
-		arg_error(ctx, i, "%s's windows must be on one domain: '%s' is on %s",
+		arg_error(ctx, i,
+		    "%s's windows must be on one domain: '%s' is on %s",
 		    coll_kind_name(cc->a.kind), arg(ctx, *dom_at - 1), sb.buf);
 		strbuf_release(&sb);
 		return -1;
@@ -164,7 +185,7 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 	int have_root = 0;
 	char *cause = NULL;
 	enum coll_arg bad = CARG_NONE;
-	size_t dom_at = 0;	/* the window that gave the domain, + 1 */
+	size_t dom_at = 0; /* the window that gave the domain, + 1 */
 
 	memset(cc, 0, sizeof *cc);
 	if (extra != NULL)
@@ -181,7 +202,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 	for (size_t i = first; i < nargs(ctx); i++) {
 		const char *a = arg(ctx, i), *eq = strchr(a, '=');
 
-		if (eq == NULL && strcmp(a, "check") == 0 && kind != COLL_BARRIER) {
+		if (eq == NULL && strcmp(a, "check") == 0 &&
+		    kind != COLL_BARRIER) {
 			cc->check = 1;
 			continue;
 		}
@@ -197,7 +219,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 				return -1;
 
 			snprintf(key, sizeof key, "%.*s", (int)(eq - a), a);
-			for (int k = 0; extra_keys != NULL && extra_keys[k] != NULL; k++)
+			for (int k = 0;
+			     extra_keys != NULL && extra_keys[k] != NULL; k++)
 				skip |= strcmp(extra_keys[k], key) == 0;
 			if (skip) {
 				if (i < 64)
@@ -209,24 +232,29 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			continue;
 		}
 		if (npos == (size_t)(shapes[kind].n + shapes[kind].nopt))
-			return arg_error(ctx, i, "unexpected '%s' (usage: %s %s)", a,
-			    coll_kind_name(kind),
+			return arg_error(ctx, i, "unexpected '%s' (usage: %s %s)",
+			    a, coll_kind_name(kind),
 			    strcmp(ctx->entry->name, coll_kind_name(kind)) == 0 ?
-			    ctx->entry->usage : shapes[kind].usage);
+				ctx->entry->usage :
+				shapes[kind].usage);
 		{
 			enum coll_arg role = shapes[kind].role[npos];
-			int idx = role == CARG_BUF ? 0 : role == CARG_SRC ? 1 :
-			    role == CARG_SIG ? 2 : role == CARG_SCOUNT ? 3 : 4;
+			int idx = role == CARG_BUF ? 0 :
+			    role == CARG_SRC	   ? 1 :
+			    role == CARG_SIG	   ? 2 :
+			    role == CARG_SCOUNT	   ? 3 :
+						     4;
 			cc->argpos[role] = i;
-			if (window_operand(ctx, i, slot[role], cc->names[idx], cc,
-			    &dom_at) != 0)
+			if (window_operand(ctx, i, slot[role], cc->names[idx],
+				cc, &dom_at) != 0)
 				return -1;
 		}
 		npos++;
 	}
 	if (npos < (size_t)shapes[kind].n) {
-		cmd_error(ctx, "%s needs %s (usage: %s %s)", coll_kind_name(kind),
-		    shapes[kind].usage, coll_kind_name(kind), shapes[kind].usage);
+		cmd_error(ctx, "%s needs %s (usage: %s %s)",
+		    coll_kind_name(kind), shapes[kind].usage,
+		    coll_kind_name(kind), shapes[kind].usage);
 		return -1;
 	}
 	if (kind == COLL_BROADCAST && !have_root) {
@@ -238,7 +266,8 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
 			int n = coll_size(&cc->a, s->nranks);
-			cmd_error(ctx, "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
+			cmd_error(ctx,
+			    "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
 			    2 * (n - 1), n);
 			return -1;
 		}
@@ -275,8 +304,8 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 	w = seg_win_find(&s->seg, cc->synth_name);
 	if (w == NULL && !dry) {
 		seg_lock(&s->seg);
-		w = seg_win_alloc_in(&s->seg, cc->synth_name, ref.shape, ref.ndim,
-		    DT_I32, WIN_SYNTH, cc->a.domain, &cause);
+		w = seg_win_alloc_in(&s->seg, cc->synth_name, ref.shape,
+		    ref.ndim, DT_I32, WIN_SYNTH, cc->a.domain, &cause);
 		seg_unlock(&s->seg);
 		if (w == NULL) {
 			cmd_error(ctx, "cannot synthesize a signal: %s", cause);
@@ -295,8 +324,10 @@ coll_synth_signal(struct cmdctx *ctx, struct coll_call *cc, int dry)
 		int n = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS);
 		uint64_t top = 0;
 		for (int i = 0; i < n; i++)
-			top = MAX(top, list[i]->off + (list[i]->bytes + SEG_ALIGN - 1) /
-			    SEG_ALIGN * SEG_ALIGN);
+			top = MAX(top,
+			    list[i]->off +
+				(list[i]->bytes + SEG_ALIGN - 1) / SEG_ALIGN *
+				    SEG_ALIGN);
 		cc->a.sig = ref;
 		cc->a.sig.off = top;
 	}

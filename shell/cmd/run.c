@@ -68,8 +68,9 @@ split_raw(const char *line, struct words *out)
 		if (q != NULL) {
 			const char *after = q + 1 + strspn(q + 1, " \t");
 			if (*after == '\0' || *after == '#') {
-				push_word(out, line + rest + 1, (size_t)(q - line) - rest - 1,
-				    rest, (size_t)(q - line) - rest + 1, 1);
+				push_word(out, line + rest + 1,
+				    (size_t)(q - line) - rest - 1, rest,
+				    (size_t)(q - line) - rest + 1, 1);
 				return 1;
 			}
 		}
@@ -174,29 +175,33 @@ resolve(struct cmdctx *ctx, struct words *all, size_t *first)
 		return -1;
 	}
 	if (s->sink != NULL && !(e->flags & CMD_EXPLORE)) {
-		msg = xasprintf("'%s' cannot be explored (an explore script takes notify, wait, put, get, remote_store, remote_load, fill, set, expect and collectives)",
-		    e->name);
+		msg =
+		    xasprintf("'%s' cannot be explored (an explore script takes notify, wait, put, get, remote_store, remote_load, fill, set, expect and collectives)",
+			e->name);
 		word_error(ctx, name, msg);
 		free(msg);
 		return -1;
 	}
 	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
-		msg = xasprintf("'%s' always runs on all ranks; drop '%s'", name->s,
-		    pre->s);
+		msg = xasprintf("'%s' always runs on all ranks; drop '%s'",
+		    name->s, pre->s);
 		word_error(ctx, pre, msg);
 		free(msg);
 		return -1;
 	}
 	if (s->kind->own_code && (e->flags & CMD_AGENTS_ONLY)) {
 		msg = xasprintf("'%s' is not available under 'colldb run': %s",
-		    e->name, e->agents_why != NULL ? e->agents_why :
-		    "these ranks run their program's own collectives; the shell "
-		    "cannot issue one for them");
+		    e->name,
+		    e->agents_why != NULL ?
+			e->agents_why :
+			"these ranks run their program's own collectives; the shell "
+			"cannot issue one for them");
 		word_error(ctx, name, msg);
 		free(msg);
 		return -1;
 	}
-	if (ctx->explicit_targets && !(e->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY))) {
+	if (ctx->explicit_targets &&
+	    !(e->flags & (CMD_TARGETS | CMD_ALL_RANKS_ONLY))) {
 		msg = xasprintf("'%s' does not take a rank target; drop '%s'",
 		    name->s, pre->s);
 		word_error(ctx, pre, msg);
@@ -264,19 +269,23 @@ preconditions(struct cmdctx *ctx)
 		return cmd_error(ctx, "'%s' needs explicit ranks, e.g. '@2 %s'",
 		    e->name, e->name);
 	if ((e->flags & CMD_NEEDS_NO_COLL) && coll_in_progress(s, &what))
-		return cmd_error(ctx, "%s is still in progress; wait for it to finish (or interrupt it) before %s",
+		return cmd_error(ctx,
+		    "%s is still in progress; wait for it to finish (or interrupt it) before %s",
 		    what, e->group == GRP_COLL ? "another collective" : e->name);
-	for (int i = 0; (e->flags & CMD_NEEDS_NO_BREAKS) && i < SEG_MAX_BREAKS; i++) {
+	for (int i = 0; (e->flags & CMD_NEEDS_NO_BREAKS) && i < SEG_MAX_BREAKS;
+	     i++) {
 		if (s->seg.h->breaks[i].id != 0)
-			return cmd_error(ctx, "%s runs free of breakpoints; delete breakpoint %u first (see 'info breaks')",
+			return cmd_error(ctx,
+			    "%s runs free of breakpoints; delete breakpoint %u first (see 'info breaks')",
 			    e->name, s->seg.h->breaks[i].id);
 	}
 	for (int r = 0; (e->flags & CMD_NEEDS_ALL_IDLE) && r < s->nranks; r++) {
 		struct strbuf sb = STRBUF_INIT;
 
 		if (!rank_alive(s, r))
-			return cmd_error(ctx, "%s needs every rank; rank %d is %s",
-			    e->name, r, rank_state_name(rank_state_of(s, r)));
+			return cmd_error(ctx,
+			    "%s needs every rank; rank %d is %s", e->name, r,
+			    rank_state_name(rank_state_of(s, r)));
 		if (rank_job(s, r) == NULL)
 			continue;
 		describe_rank(s, r, &sb, 0);
@@ -320,7 +329,7 @@ run_line(struct session *s, const char *line, int *incomplete)
 	ctx.line = line;
 	out_set_line(line);
 	prc = split_raw(line, &all) ? PARSE_OK :
-	    parse_line(line, &all, &cause, &err_col);
+				      parse_line(line, &all, &cause, &err_col);
 	if (prc == PARSE_INCOMPLETE) {
 		*incomplete = 1;
 		free(cause);

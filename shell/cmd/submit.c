@@ -31,9 +31,9 @@ cmd_submit_done(struct cmdctx *ctx, int r, struct prog *p, char *desc,
 		return -1;
 	}
 	if (j == NULL)
-		return 0;	/* it ran at once */
+		return 0; /* it ran at once */
 	j->done = done;
-	j->domain = ctx->dom;	/* its windows' domain: shown both ways */
+	j->domain = ctx->dom; /* its windows' domain: shown both ways */
 	ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
 	ctx->subs[ctx->nsubs].rank = r;
 	ctx->subs[ctx->nsubs].tag = j->tag;
@@ -69,7 +69,7 @@ cmd_report(struct cmdctx *ctx)
 		enum rank_state st;
 
 		if (j == NULL || j->tag != ctx->subs[i].tag || !rank_alive(s, r))
-			continue;	/* done, or queued (said so already) */
+			continue; /* done, or queued (said so already) */
 		st = rank_state_of(s, r);
 		if (st == RS_BLOCKED) {
 			/* blocked on a cell that already holds is about to
@@ -78,7 +78,8 @@ cmd_report(struct cmdctx *ctx)
 
 			view_board(&s->view, r, &b);
 			if (wait_cmp_holds(b.wait_cmp,
-			    view_cell(&s->view, r, b.wait_off), b.wait_expected))
+				view_cell(&s->view, r, b.wait_off),
+				b.wait_expected))
 				st = RS_RUNNING;
 		}
 		strbuf_reset(&sb);
@@ -86,24 +87,23 @@ cmd_report(struct cmdctx *ctx)
 		if (st == RS_BLOCKED) {
 			out_event(r, "[rank %d] blocked: %s", r, sb.buf);
 			j->flags |= JOB_SAID_BLOCKED;
-		}
-		else if (st == RS_STOPPED) {
+		} else if (st == RS_STOPPED) {
 			/* with "[breakpoint N]" when one stopped it */
 			strbuf_reset(&sb);
 			describe_rank(s, r, &sb, 1);
 			out_event(r, "[rank %d] stopped before %s", r, sb.buf);
 			break_stop_said(s, r);
-		}
-		else
-			out_event(r, "[rank %d] still running: %s", r, sb.len ? sb.buf : j->desc);
+		} else
+			out_event(r, "[rank %d] still running: %s", r,
+			    sb.len ? sb.buf : j->desc);
 		j->flags |= JOB_ANNOUNCE;
 	}
 	/* A queued program that started meanwhile and blocked says so too. */
 	for (int r = 0; r < s->nranks; r++) {
 		struct job *j = rank_job(s, r);
-		if (j == NULL || !(j->flags & JOB_ANNOUNCE) || (j->flags & JOB_COLL) ||
-		    (j->flags & JOB_SAID_BLOCKED) || !rank_alive(s, r) ||
-		    rank_state_of(s, r) != RS_BLOCKED ||
+		if (j == NULL || !(j->flags & JOB_ANNOUNCE) ||
+		    (j->flags & JOB_COLL) || (j->flags & JOB_SAID_BLOCKED) ||
+		    !rank_alive(s, r) || rank_state_of(s, r) != RS_BLOCKED ||
 		    prog_tag_of(s, r) != j->tag)
 			continue;
 		strbuf_reset(&sb);

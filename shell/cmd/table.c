@@ -7,85 +7,40 @@
 
 #include "cmd/cmd.h"
 
-extern const struct cmd_entry cmd_help_entry, cmd_apropos_entry, cmd_world_entry,
-    cmd_ranks_entry, cmd_info_entry, cmd_focus_entry, cmd_alloc_entry,
-    cmd_free_entry, cmd_windows_entry, cmd_fill_entry, cmd_print_entry,
-    cmd_set_entry, cmd_notify_entry, cmd_wait_entry, cmd_put_entry,
-    cmd_get_entry, cmd_interrupt_entry, cmd_source_entry, cmd_expect_entry,
-    cmd_sleep_entry, cmd_say_entry, cmd_pause_entry, cmd_quit_entry,
-    cmd_kill_entry, cmd_allreduce_entry, cmd_barrier_entry,
+extern const struct cmd_entry cmd_help_entry, cmd_apropos_entry,
+    cmd_world_entry, cmd_ranks_entry, cmd_info_entry, cmd_focus_entry,
+    cmd_alloc_entry, cmd_free_entry, cmd_windows_entry, cmd_fill_entry,
+    cmd_print_entry, cmd_set_entry, cmd_notify_entry, cmd_wait_entry,
+    cmd_put_entry, cmd_get_entry, cmd_interrupt_entry, cmd_source_entry,
+    cmd_expect_entry, cmd_sleep_entry, cmd_say_entry, cmd_pause_entry,
+    cmd_quit_entry, cmd_kill_entry, cmd_allreduce_entry, cmd_barrier_entry,
     cmd_broadcast_entry, cmd_allgather_entry, cmd_reduce_scatter_entry,
     cmd_all_to_all_entry, cmd_plan_entry, cmd_start_entry, cmd_step_entry,
     cmd_continue_entry, cmd_where_entry, cmd_break_entry, cmd_delete_entry,
     cmd_tbreak_entry, cmd_until_entry, cmd_advance_entry, cmd_gdb_entry,
     cmd_diagnose_entry, cmd_explore_entry, cmd_watch_entry, cmd_record_entry,
-    cmd_bench_entry,
-    cmd_tree_entry, cmd_trace_entry, cmd_load_entry, cmd_call_entry,
-    cmd_reset_entry, cmd_repeat_entry, cmd_end_entry, cmd_remote_store_entry,
-    cmd_remote_load_entry, cmd_defer_wait_entry, cmd_all_to_all_v_entry,
-    cmd_domain_entry;
+    cmd_bench_entry, cmd_tree_entry, cmd_trace_entry, cmd_load_entry,
+    cmd_call_entry, cmd_reset_entry, cmd_repeat_entry, cmd_end_entry,
+    cmd_remote_store_entry, cmd_remote_load_entry, cmd_defer_wait_entry,
+    cmd_all_to_all_v_entry, cmd_domain_entry;
 
-const struct cmd_entry *const cmd_table[] = {
-	&cmd_help_entry,
-	&cmd_world_entry,
-	&cmd_ranks_entry,
-	&cmd_info_entry,
-	&cmd_focus_entry,
-	&cmd_alloc_entry,
-	&cmd_free_entry,
-	&cmd_windows_entry,
-	&cmd_domain_entry,
-	&cmd_reset_entry,
-	&cmd_fill_entry,
-	&cmd_print_entry,
-	&cmd_set_entry,
-	&cmd_notify_entry,
-	&cmd_wait_entry,
-	&cmd_defer_wait_entry,
-	&cmd_put_entry,
-	&cmd_get_entry,
-	&cmd_remote_store_entry,
-	&cmd_remote_load_entry,
-	&cmd_interrupt_entry,
-	&cmd_kill_entry,
-	&cmd_allreduce_entry,
-	&cmd_barrier_entry,
-	&cmd_broadcast_entry,
-	&cmd_allgather_entry,
-	&cmd_reduce_scatter_entry,
-	&cmd_all_to_all_entry,
-	&cmd_all_to_all_v_entry,
-	&cmd_plan_entry,
-	&cmd_start_entry,
-	&cmd_step_entry,
-	&cmd_continue_entry,
-	&cmd_break_entry,
-	&cmd_tbreak_entry,
-	&cmd_until_entry,
-	&cmd_advance_entry,
-	&cmd_gdb_entry,
-	&cmd_delete_entry,
-	&cmd_where_entry,
-	&cmd_diagnose_entry,
-	&cmd_explore_entry,
-	&cmd_watch_entry,
-	&cmd_bench_entry,
-	&cmd_tree_entry,
-	&cmd_trace_entry,
-	&cmd_load_entry,
-	&cmd_call_entry,
-	&cmd_source_entry,
-	&cmd_repeat_entry,
-	&cmd_end_entry,
-	&cmd_expect_entry,
-	&cmd_sleep_entry,
-	&cmd_record_entry,
-	&cmd_say_entry,
-	&cmd_pause_entry,
-	&cmd_apropos_entry,
-	&cmd_quit_entry,
-	NULL
-};
+const struct cmd_entry *const cmd_table[] = { &cmd_help_entry, &cmd_world_entry,
+	&cmd_ranks_entry, &cmd_info_entry, &cmd_focus_entry, &cmd_alloc_entry,
+	&cmd_free_entry, &cmd_windows_entry, &cmd_domain_entry, &cmd_reset_entry,
+	&cmd_fill_entry, &cmd_print_entry, &cmd_set_entry, &cmd_notify_entry,
+	&cmd_wait_entry, &cmd_defer_wait_entry, &cmd_put_entry, &cmd_get_entry,
+	&cmd_remote_store_entry, &cmd_remote_load_entry, &cmd_interrupt_entry,
+	&cmd_kill_entry, &cmd_allreduce_entry, &cmd_barrier_entry,
+	&cmd_broadcast_entry, &cmd_allgather_entry, &cmd_reduce_scatter_entry,
+	&cmd_all_to_all_entry, &cmd_all_to_all_v_entry, &cmd_plan_entry,
+	&cmd_start_entry, &cmd_step_entry, &cmd_continue_entry,
+	&cmd_break_entry, &cmd_tbreak_entry, &cmd_until_entry,
+	&cmd_advance_entry, &cmd_gdb_entry, &cmd_delete_entry, &cmd_where_entry,
+	&cmd_diagnose_entry, &cmd_explore_entry, &cmd_watch_entry,
+	&cmd_bench_entry, &cmd_tree_entry, &cmd_trace_entry, &cmd_load_entry,
+	&cmd_call_entry, &cmd_source_entry, &cmd_repeat_entry, &cmd_end_entry,
+	&cmd_expect_entry, &cmd_sleep_entry, &cmd_record_entry, &cmd_say_entry,
+	&cmd_pause_entry, &cmd_apropos_entry, &cmd_quit_entry, NULL };
 
 const char *const cmd_group_names[GRP__COUNT] = {
 	[GRP_WORLD] = "World and ranks",
@@ -134,17 +89,20 @@ cmd_find(const char *name, char **cause)
 		return found;
 	}
 	if (nfound > 1) {
-		cause_set(cause, "ambiguous command '%s', could be: %s", name, sb.buf);
+		cause_set(cause, "ambiguous command '%s', could be: %s", name,
+		    sb.buf);
 	} else {
 		struct nearest near = NEAREST_INIT;
 
 		for (int i = 0; cmd_table[i] != NULL; i++)
 			nearest_try(&near, name, cmd_table[i]->name);
 		if (near.best != NULL)
-			cause_set(cause, "unknown command '%s' (did you mean '%s'?)", name,
+			cause_set(cause,
+			    "unknown command '%s' (did you mean '%s'?)", name,
 			    near.best);
 		else
-			cause_set(cause, "unknown command '%s' (try 'help')", name);
+			cause_set(cause, "unknown command '%s' (try 'help')",
+			    name);
 	}
 	strbuf_release(&sb);
 	return NULL;

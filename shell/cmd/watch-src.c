@@ -241,7 +241,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	struct shown sh;
 	char *corrupt;
 	uint64_t now = mono_ns();
-	int n = view_nranks(v);
+	int n = view_nranks(v), obs_domain = 0;
 
 	if (s != NULL && s->rp != NULL)
 		session_pump(s, 0);	/* events wait until the pane closes */
@@ -254,20 +254,31 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);
+	if (s == NULL) {
+		/* an observer: the collective in progress says its domain */
+		struct coll_args cur;
+		obs_domain = view_cur_coll(v, &cur) != 0 ? cur.domain : 0;
+	}
 	for (int r = 0; r < n; r++) {
 		struct snap_rank *rk = &out->ranks[r];
 		struct view_board b;
+		int dk = 0;
 
 		view_board(v, r, &b);
 		rk->state = snap_state_of(b.state);
 		rk->secs = (double)(now - b.state_ns) / 1e9;
 		strbuf_reset(&sb);
-		if (s != NULL && rank_job(s, r) != NULL && rank_job(s, r)->domain != 0) {
+		if (s != NULL && rank_job(s, r) != NULL)
+			dk = rank_job(s, r)->domain;
+		else if (s == NULL && (b.state == RS_RUNNING ||
+		    b.state == RS_STOPPED || b.state == RS_BLOCKED))
+			dk = obs_domain;
+		if (dk != 0 && view_domain_rank(v, dk, r) >= 0) {
 			/* a domain's job: the rank's place in it too */
-			const struct seg_domain *d = view_domain(v, rank_job(s, r)->domain);
+			const struct seg_domain *d = view_domain(v, dk);
 			if (d != NULL)
-				strbuf_addf(&sb, "(%s:%d) ", d->name, view_domain_rank(v,
-				    rank_job(s, r)->domain, r));
+				strbuf_addf(&sb, "(%s:%d) ", d->name,
+				    view_domain_rank(v, dk, r));
 		}
 		if (s != NULL && s->rp[r].death != NULL)
 			strbuf_addstr(&sb, s->rp[r].death);

@@ -18,14 +18,14 @@
 #define LEFTOVER_MAX 32
 
 static struct leftover {
-	uint64_t off, bytes;	/* the signal window */
-	struct coll_args a;	/* names cleared */
+	uint64_t off, bytes; /* the signal window */
+	struct coll_args a;  /* names cleared */
 	char title[64];
 	int completed;
 	int nranks;
 } last[LEFTOVER_MAX];
 static size_t nlast;
-static int inflight;		/* collectives issued and not ended */
+static int inflight; /* collectives issued and not ended */
 
 /* The collective in progress started on a signal that was not zero. */
 static struct {
@@ -52,7 +52,8 @@ leftover_note_start(struct session *s, const struct coll_args *a,
 	started.off = a->sig.off;
 	started.bytes = a->sig.count * 4;
 	snprintf(started.title, sizeof started.title, "%s", title);
-	snprintf(started.sig, sizeof started.sig, "%s", w != NULL ? w->name : "SIG");
+	snprintf(started.sig, sizeof started.sig, "%s",
+	    w != NULL ? w->name : "SIG");
 	snprintf(started.why, sizeof started.why, "%s", why);
 }
 
@@ -65,7 +66,7 @@ leftover_note_end(struct session *s, const struct coll_args *a,
 	if (started.valid && started.off == a->sig.off)
 		started.valid = 0;
 	if (completed < 0)
-		return;		/* it was never sent */
+		return; /* it was never sent */
 	if (inflight > 0)
 		inflight--;
 	if (a->sig.count == 0)
@@ -108,16 +109,19 @@ leftover_why(struct session *s, uint64_t off, struct strbuf *sb)
 	if (l == NULL)
 		return 0;
 	if (!l->completed) {
-		strbuf_addf(sb, "credits left by %s, which did not complete", l->title);
+		strbuf_addf(sb, "credits left by %s, which did not complete",
+		    l->title);
 		return 1;
 	}
 	if (!(l->a.kind == COLL_ALLREDUCE && l->a.neighbour))
 		return 0;
 	if (l->nranks == 2)
-		strbuf_addf(sb, "left by %s (PyPTO PR #2280): at N=2 its neighbour barrier notifies the one peer twice per row (left and right are the same rank) and the epilogue takes back 1, so +1 stays in every row after each call and the next call's waits pass on a stale credit",
+		strbuf_addf(sb,
+		    "left by %s (PyPTO PR #2280): at N=2 its neighbour barrier notifies the one peer twice per row (left and right are the same rank) and the epilogue takes back 1, so +1 stays in every row after each call and the next call's waits pass on a stale credit",
 		    l->title);
 	else
-		strbuf_addf(sb, "left by %s (PyPTO PR #2280): its neighbour barrier credits only the left and right neighbours' cells, but the epilogue takes 1 from every non-self cell of every row, so each non-neighbour cell goes down by 1 per call",
+		strbuf_addf(sb,
+		    "left by %s (PyPTO PR #2280): its neighbour barrier credits only the left and right neighbours' cells, but the epilogue takes 1 from every non-self cell of every row, so each non-neighbour cell goes down by 1 per call",
 		    l->title);
 	return 1;
 }
@@ -129,21 +133,23 @@ leftover_diagnose(struct session *s, const struct diag_in *in,
 	if (started.valid && inflight > 0) {
 		for (size_t i = 0; i < res->nblocked; i++) {
 			uint64_t off = in->r[res->blocked[i].rank].wait_off;
-			if (off >= started.off && off < started.off + started.bytes) {
-				strbuf_addf(sb, "likely cause: %s started on %s while it was not zero: %s\n",
+			if (off >= started.off &&
+			    off < started.off + started.bytes) {
+				strbuf_addf(sb,
+				    "likely cause: %s started on %s while it was not zero: %s\n",
 				    started.title, started.sig, started.why);
 				break;
 			}
 		}
 	}
 	if (inflight > 0)
-		return;		/* its epilogue may still come */
+		return; /* its epilogue may still come */
 	for (size_t i = 0; i < nlast; i++) {
 		const struct leftover *l = &last[i];
 		struct seg_window *w = seg_win_at(&s->seg, l->off);
 
 		if (w == NULL || w->off != l->off)
-			continue;	/* freed since */
+			continue; /* freed since */
 		for (int r = 0; r < s->nranks; r++) {
 			struct strbuf c = STRBUF_INIT, why = STRBUF_INIT;
 			uint64_t k;
@@ -154,12 +160,14 @@ leftover_diagnose(struct session *s, const struct diag_in *in,
 				if (v != 0)
 					break;
 			}
-			if (k == l->bytes / 4 || !leftover_why(s, l->off + 4 * k, &why)) {
+			if (k == l->bytes / 4 ||
+			    !leftover_why(s, l->off + 4 * k, &why)) {
 				strbuf_release(&why);
 				continue;
 			}
 			describe_cell(&s->view, l->off + 4 * k, 1, &c);
-			strbuf_addf(sb, "note: %s is not zero after %s (rank %d: %s = %d): %s\n",
+			strbuf_addf(sb,
+			    "note: %s is not zero after %s (rank %d: %s = %d): %s\n",
 			    w->name, l->title, r, c.buf, v, why.buf);
 			strbuf_release(&c);
 			strbuf_release(&why);

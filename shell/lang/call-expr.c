@@ -32,8 +32,7 @@ struct lexer {
 	size_t *col, *len;
 };
 
-static int
-fail(struct lexer *lx, size_t col, size_t len, const char *fmt, ...)
+static int fail(struct lexer *lx, size_t col, size_t len, const char *fmt, ...)
     printflike(4, 5);
 
 static int
@@ -93,7 +92,8 @@ parse_string(struct lexer *lx, struct call_word *a)
 
 		if (c == '\0') {
 			strbuf_release(&sb);
-			return fail(lx, start, lx->i - start, "unterminated string");
+			return fail(lx, start, lx->i - start,
+			    "unterminated string");
 		}
 		lx->i++;
 		if (c == q)
@@ -105,9 +105,13 @@ parse_string(struct lexer *lx, struct call_word *a)
 			lx->i++;
 			if (e == '0') {
 				strbuf_release(&sb);
-				return fail(lx, lx->i - 2, 2, "strings cannot hold \\0");
+				return fail(lx, lx->i - 2, 2,
+				    "strings cannot hold \\0");
 			}
-			strbuf_addch(&sb, e == 'n' ? '\n' : e == 't' ? '\t' : e);
+			strbuf_addch(&sb,
+			    e == 'n'	 ? '\n' :
+				e == 't' ? '\t' :
+					   e);
 			continue;
 		}
 		strbuf_addch(&sb, c);
@@ -140,20 +144,22 @@ parse_num(struct lexer *lx, struct call_word *a)
 	char *text = xstrndup(p, n), *end, *cause = NULL;
 	int is_float = strpbrk(text, ".eEnN") != NULL &&
 	    !(text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) &&
-	    !(text[0] == '-' && text[1] == '0' && (text[2] == 'x' || text[2] == 'X'));
+	    !(text[0] == '-' && text[1] == '0' &&
+		(text[2] == 'x' || text[2] == 'X'));
 	int rc = 0;
 
 	if (is_float) {
 		a->kind = CW_FLOAT;
 		errno = 0;
 		a->f = strtod(text, &end);
-		if (*end != '\0' || end == text || (errno == ERANGE && isinf(a->f)))
-			rc = -1;	/* 1e400 is no double */
+		if (*end != '\0' || end == text ||
+		    (errno == ERANGE && isinf(a->f)))
+			rc = -1; /* 1e400 is no double */
 	} else if (parse_int(text, &a->i, 0, &cause) == 0) {
 		a->kind = CW_INT;
 	} else if (parse_u64(text, &a->u) == 0) {
 		a->kind = CW_INT;
-		a->big = 1;	/* past INT64_MAX */
+		a->big = 1; /* past INT64_MAX */
 	} else {
 		rc = -1;
 	}
@@ -183,13 +189,15 @@ parse_arg(struct lexer *lx, struct call_word *a)
 
 		k = strcspn(lx->s + c0, ")");
 		if (lx->s[c0 + k] != ')' || k == 0 || k >= sizeof t)
-			return fail(lx, lx->i, word_len(lx->s + lx->i), "bad cast (expected (TYPE) with TYPE one of %s)",
+			return fail(lx, lx->i, word_len(lx->s + lx->i),
+			    "bad cast (expected (TYPE) with TYPE one of %s)",
 			    cast_names);
 		memcpy(t, lx->s + c0, k);
 		t[k] = '\0';
-		if (call_type_from_name(t, &a->cast) != 0 || a->cast == CT_VOID ||
-		    a->cast == CT_PTR)
-			return fail(lx, c0, k, "unknown type '%s' in a cast (expected %s)", t,
+		if (call_type_from_name(t, &a->cast) != 0 ||
+		    a->cast == CT_VOID || a->cast == CT_PTR)
+			return fail(lx, c0, k,
+			    "unknown type '%s' in a cast (expected %s)", t,
 			    cast_names);
 		lx->i = c0 + k + 1;
 		skip_space(lx);
@@ -203,12 +211,14 @@ parse_arg(struct lexer *lx, struct call_word *a)
 		n = ident_len(p + 1);
 		if (n > 0 && p[1 + n] == '[') {
 			const char *close = strchr(p + 1 + n, ']');
-			n = close != NULL ? (size_t)(close - (p + 1)) + 1 :
-			    strlen(p + 1);	/* region_resolve says what is wrong */
+			n = close != NULL ?
+			    (size_t)(close - (p + 1)) + 1 :
+			    strlen(p + 1); /* region_resolve says what is wrong */
 		}
 		if (n == 0) {
 			n = strcspn(p + 1, ",) \t");
-			return fail(lx, lx->i, n + 1, "bad address '%.*s' (expected &WINDOW or &WINDOW[INDEX])",
+			return fail(lx, lx->i, n + 1,
+			    "bad address '%.*s' (expected &WINDOW or &WINDOW[INDEX])",
 			    (int)n + 1, p);
 		}
 		a->kind = CW_ADDR;
@@ -218,19 +228,23 @@ parse_arg(struct lexer *lx, struct call_word *a)
 		a->s = xstrndup(p, n);
 		a->kind = strcmp(a->s, "NULL") == 0 ? CW_NULL : CW_NAME;
 		lx->i += n;
-	} else if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' || *p == '.') {
+	} else if (isdigit((unsigned char)*p) || *p == '-' || *p == '+' ||
+	    *p == '.') {
 		if (parse_num(lx, a) != 0)
 			return -1;
 	} else {
 		n = word_len(p);
-		return fail(lx, lx->i, n, "bad argument '%.*s' (expected a number, a string, a window, &WINDOW[I], rank, nranks or NULL)",
+		return fail(lx, lx->i, n,
+		    "bad argument '%.*s' (expected a number, a string, a window, &WINDOW[I], rank, nranks or NULL)",
 		    (int)n, p);
 	}
 	a->len = lx->i - a->col;
-	if (a->cast != CT__COUNT && (a->kind == CW_STR || a->kind == CW_ADDR ||
-	    a->kind == CW_NULL || (a->kind == CW_NAME && strcmp(a->s, "rank") != 0 &&
-	    strcmp(a->s, "nranks") != 0)))
-		return fail(lx, a->col, a->len, "a cast applies to numbers, rank and nranks, not to '%.*s'",
+	if (a->cast != CT__COUNT &&
+	    (a->kind == CW_STR || a->kind == CW_ADDR || a->kind == CW_NULL ||
+		(a->kind == CW_NAME && strcmp(a->s, "rank") != 0 &&
+		    strcmp(a->s, "nranks") != 0)))
+		return fail(lx, a->col, a->len,
+		    "a cast applies to numbers, rank and nranks, not to '%.*s'",
 		    (int)(lx->i - atom), lx->s + atom);
 	return 0;
 }
@@ -256,27 +270,32 @@ parse_ret(struct lexer *lx, struct call_expr *c)
 	if (lx->s[lx->i] == '\0')
 		return 0;
 	if (strncmp(lx->s + lx->i, "->", 2) != 0)
-		return fail(lx, lx->i, word_len(lx->s + lx->i), "unexpected '%.*s' after the call (expected -> TYPE)",
+		return fail(lx, lx->i, word_len(lx->s + lx->i),
+		    "unexpected '%.*s' after the call (expected -> TYPE)",
 		    (int)word_len(lx->s + lx->i), lx->s + lx->i);
 	lx->i += 2;
 	skip_space(lx);
 	p = lx->s + lx->i;
 	n = strcspn(p, " \t");
 	if (n == 0)
-		return fail(lx, lx->i ? lx->i - 1 : 0, 2, "missing return type after -> (expected " CALL_RET_TYPES ")");
+		return fail(lx, lx->i ? lx->i - 1 : 0, 2,
+		    "missing return type after -> (expected " CALL_RET_TYPES ")");
 	{
 		char *t = xstrndup(p, n);
 		int ok = call_type_from_name(t, &c->ret) == 0;
 		free(t);
 		if (!ok)
-			return fail(lx, lx->i, n, "unknown return type '%.*s' (expected " CALL_RET_TYPES ")",
+			return fail(lx, lx->i, n,
+			    "unknown return type '%.*s' (expected " CALL_RET_TYPES
+			    ")",
 			    (int)n, p);
 	}
 	c->ret_col = lx->i;
 	lx->i += n;
 	skip_space(lx);
 	if (lx->s[lx->i] != '\0')
-		return fail(lx, lx->i, word_len(lx->s + lx->i), "unexpected '%.*s' after the return type",
+		return fail(lx, lx->i, word_len(lx->s + lx->i),
+		    "unexpected '%.*s' after the return type",
 		    (int)word_len(lx->s + lx->i), lx->s + lx->i);
 	return 0;
 }
@@ -300,8 +319,9 @@ call_expr_parse(const char *text, struct call_expr *c, char **cause,
 	}
 	if (n == 0) {
 		n = word_len(text + lx.i);
-		fail(&lx, lx.i, n, "bad function '%.*s' (expected [LIB:]SYMBOL(ARGS))",
-		    (int)n, text + lx.i);
+		fail(&lx, lx.i, n,
+		    "bad function '%.*s' (expected [LIB:]SYMBOL(ARGS))", (int)n,
+		    text + lx.i);
 		goto err;
 	}
 	c->sym = xstrndup(text + lx.i, n);
@@ -309,7 +329,8 @@ call_expr_parse(const char *text, struct call_expr *c, char **cause,
 	lx.i += n;
 	skip_space(&lx);
 	if (text[lx.i] != '(') {
-		fail(&lx, c->sym_col, n, "'%s' needs an argument list, like %s() or %s(buf, 4)",
+		fail(&lx, c->sym_col, n,
+		    "'%s' needs an argument list, like %s() or %s(buf, 4)",
 		    c->sym, c->sym, c->sym);
 		goto err;
 	}
@@ -326,7 +347,8 @@ call_expr_parse(const char *text, struct call_expr *c, char **cause,
 				goto err;
 			}
 			if (c->nargs == CALL_MAX_ARGS) {
-				fail(&lx, a.col, a.len, "too many arguments (at most %d)",
+				fail(&lx, a.col, a.len,
+				    "too many arguments (at most %d)",
 				    CALL_MAX_ARGS);
 				free(a.s);
 				goto err;
@@ -341,9 +363,10 @@ call_expr_parse(const char *text, struct call_expr *c, char **cause,
 				lx.i++;
 				break;
 			}
-			fail(&lx, lx.i, word_len(text + lx.i), text[lx.i] == '\0' ?
-			    "missing ')' after the arguments" :
-			    "expected ',' or ')' after an argument, got '%.*s'",
+			fail(&lx, lx.i, word_len(text + lx.i),
+			    text[lx.i] == '\0' ?
+				"missing ')' after the arguments" :
+				"expected ',' or ')' after an argument, got '%.*s'",
 			    (int)word_len(text + lx.i), text + lx.i);
 			goto err;
 		}
@@ -396,15 +419,17 @@ call_word_number(const struct call_word *a, struct call_arg *out, char **cause)
 	}
 	out->kind = CA_INT;
 	if (t == CT__COUNT)
-		t = a->big ? CT_U64 : a->i >= INT32_MIN && a->i <= INT32_MAX ? CT_I32 :
-		    CT_I64;
+		t = a->big				   ? CT_U64 :
+		    a->i >= INT32_MIN && a->i <= INT32_MAX ? CT_I32 :
+							     CT_I64;
 	if (a->big ? a->u > int_range[t].hi :
-	    a->i < int_range[t].lo || (a->i > 0 && (uint64_t)a->i > int_range[t].hi)) {
+		     a->i < int_range[t].lo ||
+		    (a->i > 0 && (uint64_t)a->i > int_range[t].hi)) {
 		if (a->big)
 			return cause_set(cause, "%llu does not fit (%s)",
 			    (unsigned long long)a->u, call_type_name(t));
-		return cause_set(cause, "%lld does not fit (%s)", (long long)a->i,
-		    call_type_name(t));
+		return cause_set(cause, "%lld does not fit (%s)",
+		    (long long)a->i, call_type_name(t));
 	}
 	out->type = t;
 	out->i = a->big ? (int64_t)a->u : a->i;

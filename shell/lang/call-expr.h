@@ -15,31 +15,31 @@
 #include "call.h"
 
 enum call_word_kind {
-	CW_INT,		/* i (or u when big) */
-	CW_FLOAT,	/* f */
-	CW_STR,		/* s: the text, unquoted */
-	CW_NAME,	/* s: a window name, rank or nranks */
-	CW_ADDR,	/* s: the region after '&' ("buf[4]", "sig[1,0]") */
+	CW_INT,	  /* i (or u when big) */
+	CW_FLOAT, /* f */
+	CW_STR,	  /* s: the text, unquoted */
+	CW_NAME,  /* s: a window name, rank or nranks */
+	CW_ADDR,  /* s: the region after '&' ("buf[4]", "sig[1,0]") */
 	CW_NULL,
 };
 
 struct call_word {
 	enum call_word_kind kind;
-	enum call_type cast;	/* CT__COUNT when none */
+	enum call_type cast; /* CT__COUNT when none */
 	int64_t i;
 	uint64_t u;
-	int big;		/* an integer past INT64_MAX: in u */
+	int big; /* an integer past INT64_MAX: in u */
 	double f;
-	char *s;		/* owned */
-	size_t col, len;	/* where it is in the text */
+	char *s;	 /* owned */
+	size_t col, len; /* where it is in the text */
 };
 
 struct call_expr {
-	char *lib;		/* NULL when no LIB: was given (owned) */
-	char *sym;		/* owned */
-	char *text;		/* "SYM(ARGS)" as typed, for messages (owned) */
+	char *lib;  /* NULL when no LIB: was given (owned) */
+	char *sym;  /* owned */
+	char *text; /* "SYM(ARGS)" as typed, for messages (owned) */
 	size_t lib_col, sym_col, ret_col;
-	enum call_type ret;	/* CT_I32 unless -> TYPE */
+	enum call_type ret; /* CT_I32 unless -> TYPE */
 	int nargs;
 	struct call_word args[CALL_MAX_ARGS];
 };

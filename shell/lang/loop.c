@@ -18,7 +18,7 @@ loop_classify(const char *line, loop_resolve_fn resolve, uint64_t *count,
 
 	if (parse_line(line, &w, &why, &ecol) != PARSE_OK) {
 		free(why);
-		return LOOP_PLAIN;	/* the command parser says what is wrong */
+		return LOOP_PLAIN; /* the command parser says what is wrong */
 	}
 	if (w.n == 0 || w.v[0].quoted || w.v[0].s[0] == '@' ||
 	    (name = resolve(w.v[0].s)) == NULL)
@@ -27,8 +27,8 @@ loop_classify(const char *line, loop_resolve_fn resolve, uint64_t *count,
 		k = LOOP_END;
 		if (w.n > 1) {
 			k = LOOP_BAD;
-			cause_set(cause, "'end' takes nothing after it, got '%s'",
-			    w.v[1].s);
+			cause_set(cause,
+			    "'end' takes nothing after it, got '%s'", w.v[1].s);
 			*col = w.v[1].col;
 			*len = w.v[1].len;
 		}
@@ -39,11 +39,13 @@ loop_classify(const char *line, loop_resolve_fn resolve, uint64_t *count,
 		if (w.n != 2) {
 			k = LOOP_BAD;
 			if (w.n < 2) {
-				cause_set(cause, "repeat needs a count (usage: repeat N, then the commands, then end)");
+				cause_set(cause,
+				    "repeat needs a count (usage: repeat N, then the commands, then end)");
 				*col = w.v[0].col;
 				*len = w.v[0].len;
 			} else {
-				cause_set(cause, "repeat takes only a count, got '%s' after it (the commands go on the lines that follow)",
+				cause_set(cause,
+				    "repeat takes only a count, got '%s' after it (the commands go on the lines that follow)",
 				    w.v[2].s);
 				*col = w.v[2].col;
 				*len = w.v[2].len;
@@ -51,7 +53,8 @@ loop_classify(const char *line, loop_resolve_fn resolve, uint64_t *count,
 		} else if (parse_uint(w.v[1].s, &n, 0, &why) != 0 ||
 		    n > LOOP_MAX_COUNT) {
 			k = LOOP_BAD;
-			cause_set(cause, "bad count '%s' for repeat (expected a number 0..%llu)",
+			cause_set(cause,
+			    "bad count '%s' for repeat (expected a number 0..%llu)",
 			    w.v[1].s, LOOP_MAX_COUNT);
 			*col = w.v[1].col;
 			*len = w.v[1].len;
@@ -84,8 +87,8 @@ block_add(struct loop_block *b, const char *line)
 }
 
 int
-loop_block_feed(struct loop_block *b, const char *line,
-    loop_resolve_fn resolve, char **cause, size_t *col, size_t *len)
+loop_block_feed(struct loop_block *b, const char *line, loop_resolve_fn resolve,
+    char **cause, size_t *col, size_t *len)
 {
 	uint64_t n;
 
@@ -128,7 +131,8 @@ nested(const struct loop_block *b, size_t *i, uint64_t count,
 
 	loop_block_init(out, count, b->lines[*i]);
 	for ((*i)++; *i < b->nlines; (*i)++) {
-		int rc = loop_block_feed(out, b->lines[*i], resolve, &cause, &col, &len);
+		int rc = loop_block_feed(out, b->lines[*i], resolve, &cause,
+		    &col, &len);
 		free(cause);
 		cause = NULL;
 		if (rc == 1)
@@ -138,8 +142,7 @@ nested(const struct loop_block *b, size_t *i, uint64_t count,
 }
 
 int
-loop_block_run(const struct loop_block *b, const struct loop_ops *ops,
-    void *arg)
+loop_block_run(const struct loop_block *b, const struct loop_ops *ops, void *arg)
 {
 	int rc = 0;
 
@@ -152,8 +155,8 @@ loop_block_run(const struct loop_block *b, const struct loop_ops *ops,
 			size_t col, len;
 			uint64_t n = 0;
 
-			switch (loop_classify(b->lines[i], ops->resolve, &n, &cause,
-			    &col, &len)) {
+			switch (loop_classify(b->lines[i], ops->resolve, &n,
+			    &cause, &col, &len)) {
 			case LOOP_REPEAT:
 				if (nested(b, &i, n, ops->resolve, &inner) != 0)
 					rc = ops->bad(arg, inner.head,
@@ -163,7 +166,8 @@ loop_block_run(const struct loop_block *b, const struct loop_ops *ops,
 				loop_block_release(&inner);
 				break;
 			case LOOP_END:
-				rc = ops->bad(arg, b->lines[i], "'end' without a repeat");
+				rc = ops->bad(arg, b->lines[i],
+				    "'end' without a repeat");
 				break;
 			case LOOP_BAD:
 				rc = ops->bad(arg, b->lines[i], cause);
@@ -190,7 +194,8 @@ expand_line(void *arg, const char *text)
 	struct expand *x = arg;
 
 	if (x->n == x->max) {
-		x->cause = xasprintf("the loops unroll to more than %zu lines", x->max);
+		x->cause =
+		    xasprintf("the loops unroll to more than %zu lines", x->max);
 		return -1;
 	}
 	if (x->n == x->a) {
@@ -211,8 +216,8 @@ expand_bad(void *arg, const char *head, const char *cause)
 }
 
 int
-loop_expand(char *const *lines, size_t n, loop_resolve_fn resolve,
-    size_t max, char ***out, size_t *nout, char **cause)
+loop_expand(char *const *lines, size_t n, loop_resolve_fn resolve, size_t max,
+    char ***out, size_t *nout, char **cause)
 {
 	struct loop_ops ops = { NULL, expand_line, expand_bad, resolve };
 	struct expand x = { NULL, 0, 0, max, NULL };

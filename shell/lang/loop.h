@@ -27,10 +27,10 @@
 #define LOOP_MAX_COUNT 100000000ull
 
 enum loop_line {
-	LOOP_PLAIN,	/* any other line (commands, comments, blank) */
-	LOOP_REPEAT,	/* repeat N: *count set */
-	LOOP_END,	/* end */
-	LOOP_BAD,	/* a malformed repeat or end: cause, col, len set */
+	LOOP_PLAIN,  /* any other line (commands, comments, blank) */
+	LOOP_REPEAT, /* repeat N: *count set */
+	LOOP_END,    /* end */
+	LOOP_BAD,    /* a malformed repeat or end: cause, col, len set */
 };
 
 /* Canonical command name of a word, or NULL when it is none. */
@@ -44,11 +44,11 @@ enum loop_line loop_classify(const char *line, loop_resolve_fn resolve,
     uint64_t *count, char **cause, size_t *col, size_t *len);
 
 struct loop_block {
-	uint64_t count;		/* iterations */
-	char *head;		/* the repeat line, for messages */
-	char **lines;		/* the body, verbatim */
+	uint64_t count; /* iterations */
+	char *head;	/* the repeat line, for messages */
+	char **lines;	/* the body, verbatim */
 	size_t nlines, alines;
-	int depth;		/* nested blocks open while collecting */
+	int depth; /* nested blocks open while collecting */
 };
 
 void loop_block_init(struct loop_block *b, uint64_t count, const char *head);

@@ -10,8 +10,7 @@
 #include "xmalloc.h"
 
 static void
-words_push(struct words *w, struct strbuf *sb, size_t col, size_t len,
-    int quoted)
+words_push(struct words *w, struct strbuf *sb, size_t col, size_t len, int quoted)
 {
 	if (w->n == w->alloc) {
 		w->alloc = w->alloc ? w->alloc * 2 : 8;
@@ -49,7 +48,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 	memset(out, 0, sizeof *out);
 	while (i < n) {
 		char stack[32];
-		size_t opened[32];	/* where each open bracket is */
+		size_t opened[32]; /* where each open bracket is */
 		size_t depth = 0, start;
 		int quoted = 0;
 
@@ -66,10 +65,13 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 				size_t q = i++;
 				quoted = 1;
 				while (i < n && line[i] != c) {
-					if (c == '"' && line[i] == '\\' && i + 1 < n) {
+					if (c == '"' && line[i] == '\\' &&
+					    i + 1 < n) {
 						char e = line[++i];
-						strbuf_addch(&sb, e == 'n' ? '\n' :
-						    e == 't' ? '\t' : e);
+						strbuf_addch(&sb,
+						    e == 'n'	 ? '\n' :
+							e == 't' ? '\t' :
+								   e);
 					} else {
 						strbuf_addch(&sb, line[i]);
 					}
@@ -79,7 +81,8 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 					rc = PARSE_INCOMPLETE;
 					if (err_col != NULL)
 						*err_col = q;
-					cause_set(cause, "unclosed quote (%c)", c);
+					cause_set(cause, "unclosed quote (%c)",
+					    c);
 					goto out;
 				}
 				i++;
@@ -88,7 +91,8 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 			if (c == '[' || c == '(') {
 				if (depth == sizeof stack) {
 					rc = PARSE_ERROR;
-					cause_set(cause, "brackets nested too deeply");
+					cause_set(cause,
+					    "brackets nested too deeply");
 					goto out;
 				}
 				opened[depth] = i;
@@ -103,7 +107,7 @@ parse_line(const char *line, struct words *out, char **cause, size_t *err_col)
 				}
 				depth--;
 			}
-			if (!(depth > 0 && isspace((unsigned char)c) && c != ' ') )
+			if (!(depth > 0 && isspace((unsigned char)c) && c != ' '))
 				strbuf_addch(&sb, c);
 			i++;
 		}
@@ -156,7 +160,8 @@ rankset_del(struct rankset *s, int r)
 int
 rankset_has(const struct rankset *s, int r)
 {
-	return r >= 0 && r < 64 * RANKSET_WORDS && ((s->w[r / 64] >> (r % 64)) & 1);
+	return r >= 0 && r < 64 * RANKSET_WORDS &&
+	    ((s->w[r / 64] >> (r % 64)) & 1);
 }
 
 void
@@ -234,8 +239,9 @@ parse_rank_num(const char *s, size_t len, int nranks, int *out, char **cause)
 		return cause_set(cause, "bad rank '%s' (expected a number)", buf);
 	}
 	if (v < 0 || v >= nranks)
-		return cause_set(cause, "rank %lld out of range (world has %d ranks)",
-		    (long long)v, nranks);
+		return cause_set(cause,
+		    "rank %lld out of range (world has %d ranks)", (long long)v,
+		    nranks);
 	*out = (int)v;
 	return 0;
 }
@@ -248,7 +254,9 @@ parse_ranks(const char *s, int nranks, struct rankset *out, char **cause)
 	int negate = 0;
 
 	if (s[0] != '@')
-		return cause_set(cause, "bad rank target '%s' (expected @R, @R,S, @R-S, @all or @!R)", s);
+		return cause_set(cause,
+		    "bad rank target '%s' (expected @R, @R,S, @R-S, @all or @!R)",
+		    s);
 	p = s + 1;
 	if (strcmp(p, "all") == 0) {
 		rankset_all(out, nranks);
@@ -259,7 +267,9 @@ parse_ranks(const char *s, int nranks, struct rankset *out, char **cause)
 		p++;
 	}
 	if (*p == '\0')
-		return cause_set(cause, "bad rank target '%s' (expected @R, @R,S, @R-S, @all or @!R)", s);
+		return cause_set(cause,
+		    "bad rank target '%s' (expected @R, @R,S, @R-S, @all or @!R)",
+		    s);
 	rankset_clear(&set);
 	while (*p != '\0') {
 		size_t len = strcspn(p, ",");
@@ -267,13 +277,15 @@ parse_ranks(const char *s, int nranks, struct rankset *out, char **cause)
 		int lo, hi;
 
 		if (dash != NULL && dash != p) {
-			if (parse_rank_num(p, (size_t)(dash - p), nranks, &lo, cause) != 0 ||
-			    parse_rank_num(dash + 1, len - (size_t)(dash - p) - 1, nranks,
-				&hi, cause) != 0)
+			if (parse_rank_num(p, (size_t)(dash - p), nranks, &lo,
+				cause) != 0 ||
+			    parse_rank_num(dash + 1, len - (size_t)(dash - p) - 1,
+				nranks, &hi, cause) != 0)
 				return -1;
 			if (hi < lo)
-				return cause_set(cause, "bad rank range '%.*s' (%d > %d)",
-				    (int)len, p, lo, hi);
+				return cause_set(cause,
+				    "bad rank range '%.*s' (%d > %d)", (int)len,
+				    p, lo, hi);
 		} else {
 			if (parse_rank_num(p, len, nranks, &lo, cause) != 0)
 				return -1;
@@ -285,7 +297,8 @@ parse_ranks(const char *s, int nranks, struct rankset *out, char **cause)
 		if (*p == ',') {
 			p++;
 			if (*p == '\0')
-				return cause_set(cause, "bad rank target '%s' (trailing comma)", s);
+				return cause_set(cause,
+				    "bad rank target '%s' (trailing comma)", s);
 		}
 	}
 	if (negate) {
@@ -295,7 +308,8 @@ parse_ranks(const char *s, int nranks, struct rankset *out, char **cause)
 			all.w[i] &= ~set.w[i];
 		set = all;
 		if (rankset_count(&set) == 0)
-			return cause_set(cause, "rank target '%s' selects no rank", s);
+			return cause_set(cause,
+			    "rank target '%s' selects no rank", s);
 	}
 	*out = set;
 	return 0;
@@ -347,16 +361,19 @@ parse_int(const char *s, int64_t *out, int with_suffix, char **cause)
 	if (*end != '\0') {
 		if (!with_suffix || suffix_shift(end, &shift) != 0)
 			goto bad;
-		if (shift != 0 && (v > (INT64_MAX >> shift) || v < (INT64_MIN >> shift)))
+		if (shift != 0 &&
+		    (v > (INT64_MAX >> shift) || v < (INT64_MIN >> shift)))
 			goto bad;
 		v = (long long)((uint64_t)v << shift);
 	}
 	*out = v;
 	return 0;
 bad:
-	return cause_set(cause, with_suffix ?
-	    "bad number '%s' (expected an integer, optionally with k/M/G)" :
-	    "bad number '%s' (expected an integer)", s);
+	return cause_set(cause,
+	    with_suffix ?
+		"bad number '%s' (expected an integer, optionally with k/M/G)" :
+		"bad number '%s' (expected an integer)",
+	    s);
 }
 
 int
@@ -367,7 +384,8 @@ parse_uint(const char *s, uint64_t *out, int with_suffix, char **cause)
 	if (parse_int(s, &v, with_suffix, cause) != 0)
 		return -1;
 	if (v < 0)
-		return cause_set(cause, "bad number '%s' (expected a non-negative integer)", s);
+		return cause_set(cause,
+		    "bad number '%s' (expected a non-negative integer)", s);
 	*out = (uint64_t)v;
 	return 0;
 }
@@ -387,7 +405,8 @@ parse_number(const char *s, double *out, char **cause)
 	if (end == s || *end != '\0' || isspace((unsigned char)*s))
 		return cause_set(cause, "bad number '%s' (expected a number)", s);
 	if (errno == ERANGE && isinf(*out))
-		return cause_set(cause, "number '%s' out of range (beyond a double's 1.8e308)", s);
+		return cause_set(cause,
+		    "number '%s' out of range (beyond a double's 1.8e308)", s);
 	return 0;
 }
 
@@ -411,7 +430,8 @@ parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause)
 
 	*ndim = 0;
 	if (n < 3 || s[0] != '[' || s[n - 1] != ']')
-		return cause_set(cause, "bad shape '%s' (expected [d0,d1,...])", s);
+		return cause_set(cause, "bad shape '%s' (expected [d0,d1,...])",
+		    s);
 	body = xstrndup(s + 1, n - 2);
 	/* every dimension written out: [4,] is a slip, not [4] */
 	for (p = body; p != NULL; p = comma != NULL ? comma + 1 : NULL) {
@@ -421,16 +441,21 @@ parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause)
 			*comma = '\0';
 		p = trim(p);
 		if (*ndim == max) {
-			rc = cause_set(cause, "shape '%s' has more than %d dimensions", s, max);
+			rc = cause_set(cause,
+			    "shape '%s' has more than %d dimensions", s, max);
 			break;
 		}
 		if (*p == '\0') {
-			rc = cause_set(cause, "empty dimension in shape %s (expected a positive integer between the commas)", s);
+			rc = cause_set(cause,
+			    "empty dimension in shape %s (expected a positive integer between the commas)",
+			    s);
 			break;
 		}
 		if (parse_uint(p, &dims[*ndim], 0, &c2) != 0 || dims[*ndim] == 0) {
 			free(c2);
-			rc = cause_set(cause, "bad dimension '%s' in shape %s (expected a positive integer)", p, s);
+			rc = cause_set(cause,
+			    "bad dimension '%s' in shape %s (expected a positive integer)",
+			    p, s);
 			break;
 		}
 		(*ndim)++;
@@ -450,11 +475,13 @@ parse_int_list(const char *s, int64_t *out, int max, int *n, char **cause)
 
 	*n = 0;
 	if (len < 2 || s[0] != '[' || s[len - 1] != ']')
-		return cause_set(cause, "bad list '%s' (expected [i0,i1,...])", s);
+		return cause_set(cause, "bad list '%s' (expected [i0,i1,...])",
+		    s);
 	body = xstrndup(s + 1, len - 2);
 	if (*trim(body) == '\0') {
 		free(body);
-		return cause_set(cause, "empty list '%s' (expected [i0,i1,...])", s);
+		return cause_set(cause,
+		    "empty list '%s' (expected [i0,i1,...])", s);
 	}
 	for (p = body; p != NULL; p = comma != NULL ? comma + 1 : NULL) {
 		char *c2 = NULL;
@@ -463,16 +490,20 @@ parse_int_list(const char *s, int64_t *out, int max, int *n, char **cause)
 			*comma = '\0';
 		p = trim(p);
 		if (*n == max) {
-			rc = cause_set(cause, "list '%s' has more than %d entries", s, max);
+			rc = cause_set(cause,
+			    "list '%s' has more than %d entries", s, max);
 			break;
 		}
 		if (*p == '\0') {
-			rc = cause_set(cause, "empty entry in %s (expected an integer between the commas)", s);
+			rc = cause_set(cause,
+			    "empty entry in %s (expected an integer between the commas)",
+			    s);
 			break;
 		}
 		if (parse_int(p, &out[*n], 0, &c2) != 0) {
 			free(c2);
-			rc = cause_set(cause, "bad entry '%s' in %s (expected an integer)", p, s);
+			rc = cause_set(cause,
+			    "bad entry '%s' in %s (expected an integer)", p, s);
 			break;
 		}
 		(*n)++;
@@ -491,10 +522,14 @@ parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 
 	memset(out, 0, sizeof *out);
 	if (nlen == 0 || nlen >= sizeof out->name)
-		return cause_set(cause, "bad region '%s' (expected NAME, NAME[i], NAME[i,j] or NAME[a:b])", s);
+		return cause_set(cause,
+		    "bad region '%s' (expected NAME, NAME[i], NAME[i,j] or NAME[a:b])",
+		    s);
 	for (size_t i = 0; i < nlen; i++) {
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
-			return cause_set(cause, "bad window name '%.*s'", (int)nlen, s);
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '.' && s[i] != '-')
+			return cause_set(cause, "bad window name '%.*s'",
+			    (int)nlen, s);
 	}
 	memcpy(out->name, s, nlen);
 	if (br == NULL)
@@ -523,18 +558,21 @@ parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 			hi = trim(colon + 1);
 			if (*p != '\0') {
 				out->idx[out->nidx].has_lo = 1;
-				if (parse_int(p, &out->idx[out->nidx].lo, 0, &c2) != 0)
+				if (parse_int(p, &out->idx[out->nidx].lo, 0,
+					&c2) != 0)
 					goto badnum;
 			}
 			if (*hi != '\0') {
 				out->idx[out->nidx].has_hi = 1;
-				if (parse_int(hi, &out->idx[out->nidx].hi, 0, &c2) != 0) {
+				if (parse_int(hi, &out->idx[out->nidx].hi, 0,
+					&c2) != 0) {
 					p = hi;
 					goto badnum;
 				}
 			}
 		} else {
-			if (*p == '\0' || parse_int(p, &out->idx[out->nidx].lo, 0, &c2) != 0)
+			if (*p == '\0' ||
+			    parse_int(p, &out->idx[out->nidx].lo, 0, &c2) != 0)
 				goto badnum;
 		}
 		out->nidx++;
@@ -544,8 +582,8 @@ parse_region_syntax(const char *s, struct region_syntax *out, char **cause)
 		continue;
 badnum:
 		free(c2);
-		rc = cause_set(cause, "bad index '%s' in '%s' (expected an integer or a:b)",
-		    p, s);
+		rc = cause_set(cause,
+		    "bad index '%s' in '%s' (expected an integer or a:b)", p, s);
 		break;
 	}
 	free(body);
@@ -570,8 +608,10 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 		int64_t lo = rs->idx[0].lo, hi;
 		if (!rs->idx[0].slice) {
 			if (lo < 0 || (uint64_t)lo >= total)
-				return cause_set(cause, "index %lld out of range for %s (%llu elements)",
-				    (long long)lo, rs->name, (unsigned long long)total);
+				return cause_set(cause,
+				    "index %lld out of range for %s (%llu elements)",
+				    (long long)lo, rs->name,
+				    (unsigned long long)total);
 			*first = (uint64_t)lo;
 			*count = 1;
 			*is_cell = 1;
@@ -580,11 +620,14 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 		lo = rs->idx[0].has_lo ? rs->idx[0].lo : 0;
 		hi = rs->idx[0].has_hi ? rs->idx[0].hi : (int64_t)total;
 		if (hi == lo && lo >= 0 && (uint64_t)hi <= total)
-			return cause_set(cause, "empty slice %lld:%lld of %s (a:b takes b > a)",
+			return cause_set(cause,
+			    "empty slice %lld:%lld of %s (a:b takes b > a)",
 			    (long long)lo, (long long)hi, rs->name);
 		if (lo < 0 || hi < lo || (uint64_t)hi > total)
-			return cause_set(cause, "slice %lld:%lld out of range for %s (%llu elements)",
-			    (long long)lo, (long long)hi, rs->name, (unsigned long long)total);
+			return cause_set(cause,
+			    "slice %lld:%lld out of range for %s (%llu elements)",
+			    (long long)lo, (long long)hi, rs->name,
+			    (unsigned long long)total);
 		*first = (uint64_t)lo;
 		*count = (uint64_t)(hi - lo);
 		return 0;
@@ -597,21 +640,29 @@ region_resolve(const struct region_syntax *rs, const uint64_t *shape, int ndim,
 		for (int d = 0; d < ndim; d++) {
 			stride /= shape[d];
 			if (rs->idx[d].slice) {
-				int64_t lo = rs->idx[d].has_lo ? rs->idx[d].lo : 0;
-				int64_t hi = rs->idx[d].has_hi ? rs->idx[d].hi : (int64_t)shape[d];
+				int64_t lo =
+				    rs->idx[d].has_lo ? rs->idx[d].lo : 0;
+				int64_t hi = rs->idx[d].has_hi ?
+				    rs->idx[d].hi :
+				    (int64_t)shape[d];
 				if (d != ndim - 1)
-					return cause_set(cause, "only the last index of %s may be a slice",
+					return cause_set(cause,
+					    "only the last index of %s may be a slice",
 					    rs->name);
 				if (lo < 0 || hi <= lo || (uint64_t)hi > shape[d])
-					return cause_set(cause, "slice %lld:%lld out of range for dimension %d of %s (size %llu)",
-					    (long long)lo, (long long)hi, d, rs->name,
+					return cause_set(cause,
+					    "slice %lld:%lld out of range for dimension %d of %s (size %llu)",
+					    (long long)lo, (long long)hi, d,
+					    rs->name,
 					    (unsigned long long)shape[d]);
 				*first = off + (uint64_t)lo;
 				*count = (uint64_t)(hi - lo);
 				return 0;
 			}
-			if (rs->idx[d].lo < 0 || (uint64_t)rs->idx[d].lo >= shape[d])
-				return cause_set(cause, "index %lld out of range for dimension %d of %s (size %llu)",
+			if (rs->idx[d].lo < 0 ||
+			    (uint64_t)rs->idx[d].lo >= shape[d])
+				return cause_set(cause,
+				    "index %lld out of range for dimension %d of %s (size %llu)",
 				    (long long)rs->idx[d].lo, d, rs->name,
 				    (unsigned long long)shape[d]);
 			off += (uint64_t)rs->idx[d].lo * stride;
@@ -640,7 +691,8 @@ nearest_try(struct nearest *n, const char *typed, const char *cand)
 		if (p <= 1)
 			d = MIN(d, p);
 	}
-	if (d <= 2 && d < MAX(lt, lc) && (d < n->d || (d == n->d && whole < n->whole))) {
+	if (d <= 2 && d < MAX(lt, lc) &&
+	    (d < n->d || (d == n->d && whole < n->whole))) {
 		n->best = cand;
 		n->d = d;
 		n->whole = whole;
@@ -661,11 +713,13 @@ edit_distance(const char *a, const char *b)
 		m[j] = j;
 	for (size_t i = 1; i <= la; i++) {
 		for (size_t j = 1; j <= lb; j++) {
-			size_t c = m[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]);
+			size_t c =
+			    m[(i - 1) * w + j - 1] + (a[i - 1] != b[j - 1]);
 
 			c = MIN(c, m[(i - 1) * w + j] + 1);
 			c = MIN(c, m[i * w + j - 1] + 1);
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1])
 				c = MIN(c, m[(i - 2) * w + j - 2] + 1);
 			m[i * w + j] = c;
 		}

@@ -17,7 +17,7 @@
 #include "strbuf.h"
 #include "xmalloc.h"
 
-#define MAX_LINKS 40	/* as the kernel's ELOOP limit */
+#define MAX_LINKS 40 /* as the kernel's ELOOP limit */
 
 static void
 sb_swap(struct strbuf *a, struct strbuf *b)
@@ -36,13 +36,14 @@ link_allowed(const char *dir, const char *link, const struct stat *lst,
 	struct stat d;
 
 	if (lst->st_uid == geteuid() || stat(dir, &d) != 0)
-		return 0;	/* ours; or nothing to protect: open says why */
+		return 0; /* ours; or nothing to protect: open says why */
 	if ((d.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH) ||
 	    d.st_uid == lst->st_uid)
 		return 0;
-	return cause_set(cause, "%s is a symlink owned by uid %u in the sticky "
-	    "world-writable directory %s (not followed)", link,
-	    (unsigned)lst->st_uid, dir);
+	return cause_set(cause,
+	    "%s is a symlink owned by uid %u in the sticky "
+	    "world-writable directory %s (not followed)",
+	    link, (unsigned)lst->st_uid, dir);
 }
 
 /* Walk path the way open() would, checking each symlink on the way.  What
@@ -85,7 +86,7 @@ check_links(const char *path, char **cause)
 		}
 		rc = link_allowed(cur.buf, cand.buf, &st, cause);
 		if (rc != 0 || ++links > MAX_LINKS)
-			break;	/* a loop: open says so */
+			break; /* a loop: open says so */
 		tn = readlink(cand.buf, target, sizeof target - 1);
 		if (tn <= 0)
 			break;
@@ -120,8 +121,9 @@ static int
 in_shared_dir(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
-	    xstrndup(path, (size_t)(slash - path));
+	char *dir = slash == NULL ? xstrdup(".") :
+	    slash == path	  ? xstrdup("/") :
+				    xstrndup(path, (size_t)(slash - path));
 	struct stat d;
 	int shared = stat(dir, &d) == 0 &&
 	    (d.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH);
@@ -150,26 +152,27 @@ outfile_open(struct outfile *of, const char *path, char **cause)
 	if (outfile_check(path, cause) != 0)
 		return -1;
 	exists = lstat(path, &st) == 0;
-	if (!exists || (S_ISREG(st.st_mode) && (st.st_nlink == 1 ||
-	    in_shared_dir(path)))) {
+	if (!exists ||
+	    (S_ISREG(st.st_mode) && (st.st_nlink == 1 || in_shared_dir(path)))) {
 		/* a new name next to the target, renamed onto it */
 		slash = strrchr(path, '/');
 		if (slash == NULL)
 			of->tmp = xasprintf(".%s.XXXXXX", path);
 		else
-			of->tmp = xasprintf("%.*s/.%s.XXXXXX", (int)(slash - path),
-			    path, slash + 1);
+			of->tmp = xasprintf("%.*s/.%s.XXXXXX",
+			    (int)(slash - path), path, slash + 1);
 		fd = mkostemp(of->tmp, O_CLOEXEC);
-		if (fd >= 0 && fchmod(fd, exists ? st.st_mode & 07777 :
-		    new_file_mode()) != 0) {
+		if (fd >= 0 &&
+		    fchmod(fd, exists ? st.st_mode & 07777 : new_file_mode()) !=
+			0) {
 			close(fd);
 			unlink(of->tmp);
 			fd = -1;
 		}
 	} else {
 		/* a device, a pipe, or a link the rules above allow */
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC,
-		    0666);
+		fd = open(path,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0666);
 	}
 	if (fd < 0 || (of->fp = fdopen(fd, "w")) == NULL) {
 		cause_set(cause, "%s", strerror(errno));
@@ -227,21 +230,27 @@ outfile_append(const char *path, int mode, char **cause)
 	for (int tries = 0; fd < 0 && tries < 2; tries++) {
 		if (outfile_check(path, cause) != 0)
 			return -1;
-		if (lstat(path, &st) != 0)	/* new: never through a link */
-			fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL |
-			    O_NOFOLLOW | O_CLOEXEC, mode);
-		else if (S_ISLNK(st.st_mode))	/* one the rules allow */
-			fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY |
-			    O_CLOEXEC, mode);
-		else if (S_ISREG(st.st_mode) && st.st_nlink > 1 && in_shared_dir(path))
-			return cause_set(cause, "it has %ju links in a sticky "
+		if (lstat(path, &st) != 0) /* new: never through a link */
+			fd = open(path,
+			    O_WRONLY | O_APPEND | O_CREAT | O_EXCL |
+				O_NOFOLLOW | O_CLOEXEC,
+			    mode);
+		else if (S_ISLNK(st.st_mode)) /* one the rules allow */
+			fd = open(path,
+			    O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC,
+			    mode);
+		else if (S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+		    in_shared_dir(path))
+			return cause_set(cause,
+			    "it has %ju links in a sticky "
 			    "world-writable directory (not appended to)",
 			    (uintmax_t)st.st_nlink);
 		else
-			fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY |
-			    O_CLOEXEC);
+			fd = open(path,
+			    O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY |
+				O_CLOEXEC);
 		if (fd < 0 && errno != EEXIST && errno != ELOOP)
-			break;	/* EEXIST, ELOOP: it changed under us; look again */
+			break; /* EEXIST, ELOOP: it changed under us; look again */
 	}
 	if (fd < 0)
 		return cause_set(cause, "%s", strerror(errno));

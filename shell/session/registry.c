@@ -27,10 +27,10 @@
 #include "registry.h"
 #include "xmalloc.h"
 
-#define REG_MAX 8	/* directories looked at: the usual one, fallbacks */
+#define REG_MAX 8 /* directories looked at: the usual one, fallbacks */
 
 struct regdir {
-	int fd;		/* O_DIRECTORY | O_NOFOLLOW */
+	int fd; /* O_DIRECTORY | O_NOFOLLOW */
 	char *path;
 };
 
@@ -47,7 +47,8 @@ reg_base(void)
 {
 	const char *x = getenv("XDG_RUNTIME_DIR");
 
-	return x != NULL && *x == '/' ? xstrdup("colldb") :
+	return x != NULL && *x == '/' ?
+	    xstrdup("colldb") :
 	    xasprintf("colldb-%u", (unsigned)geteuid());
 }
 
@@ -70,13 +71,15 @@ dir_open_ours(int pfd, const char *path, const char *name, char **why)
 	else if (st.st_uid != geteuid())
 		cause_set(why, "%s belongs to uid %u", path, (unsigned)st.st_uid);
 	else if ((st.st_mode & 07777) != 0700)
-		cause_set(why, "%s has mode %04o", path, (unsigned)(st.st_mode & 07777));
+		cause_set(why, "%s has mode %04o", path,
+		    (unsigned)(st.st_mode & 07777));
 	if (*why != NULL)
 		return -1;
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)) {
-		close(fd);	/* changed between the looks */
+	if (fd >= 0 &&
+	    (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+		st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)) {
+		close(fd); /* changed between the looks */
 		cause_set(why, "%s changed while colldb looked at it", path);
 		fd = -1;
 	}
@@ -133,7 +136,7 @@ reg_dirs(int create, struct regdir *out, int max, char **note)
 	if (pfd < 0)
 		goto out;
 	if (create && mkdirat(pfd, base, 0700) == 0)
-		fchmodat(pfd, base, 0700, 0);	/* whatever the umask */
+		fchmodat(pfd, base, 0700, 0); /* whatever the umask */
 	fd = dir_open_ours(pfd, path, base, &why);
 	if (fd >= 0) {
 		out[n].fd = fd;
@@ -145,8 +148,9 @@ reg_dirs(int create, struct regdir *out, int max, char **note)
 	if (create && n == 0) {
 		char *tmpl = xasprintf("%s-XXXXXX", path);
 
-		if (mkdtemp(tmpl) != NULL && (fd = open(tmpl, O_RDONLY |
-		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
+		if (mkdtemp(tmpl) != NULL &&
+		    (fd = open(tmpl,
+			 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0) {
 			out[n].fd = fd;
 			out[n++].path = tmpl;
 		} else {
@@ -154,14 +158,17 @@ reg_dirs(int create, struct regdir *out, int max, char **note)
 		}
 	}
 	if (why != NULL && n == 0)
-		cause_set(note, "not using %s for the session registry (%s, expected "
+		cause_set(note,
+		    "not using %s for the session registry (%s, expected "
 		    "a directory of uid %u with mode 0700); no private directory "
-		    "either", path, why, (unsigned)geteuid());
+		    "either",
+		    path, why, (unsigned)geteuid());
 	else if (why != NULL)
-		cause_set(note, "not using %s for the session registry (%s, expected "
-		    "a directory of uid %u with mode 0700); %s %s instead", path, why,
-		    (unsigned)geteuid(), create ? "registering in" : "looking in",
-		    out[0].path);
+		cause_set(note,
+		    "not using %s for the session registry (%s, expected "
+		    "a directory of uid %u with mode 0700); %s %s instead",
+		    path, why, (unsigned)geteuid(),
+		    create ? "registering in" : "looking in", out[0].path);
 out:
 	if (pfd >= 0)
 		close(pfd);
@@ -198,8 +205,10 @@ proc_start(long pid)
 	buf[n] = '\0';
 	/* after the command name, which may hold spaces and parentheses */
 	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
-	    "%*d %*d %*d %*d %*d %*d %llu", &t) != 1)
+	    sscanf(p + 1,
+		" %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+		"%*d %*d %*d %*d %*d %*d %llu",
+		&t) != 1)
 		return 0;
 	return t;
 }
@@ -222,8 +231,8 @@ read_entry(int dfd, const char *name, struct entry *e)
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (n = read(fd, buf, sizeof buf - 1)) <= 0) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != geteuid() || (n = read(fd, buf, sizeof buf - 1)) <= 0) {
 		close(fd);
 		return -1;
 	}
@@ -232,8 +241,8 @@ read_entry(int dfd, const char *name, struct entry *e)
 	e->start = 0;
 	nf = sscanf(buf, "%ld %d %d %llu %c", &e->pid, &e->fd, &e->nranks,
 	    &e->start, &extra);
-	if ((nf != 3 && nf != 4) || e->pid <= 0 || e->fd < 0 || e->nranks <= 0 ||
-	    buf[n - 1] != '\n')
+	if ((nf != 3 && nf != 4) || e->pid <= 0 || e->fd < 0 ||
+	    e->nranks <= 0 || buf[n - 1] != '\n')
 		return -1;
 	return 0;
 }
@@ -254,7 +263,7 @@ void
 registry_forget(void)
 {
 	if (entry_path[0] != '\0')
-		unlink(entry_path);	/* async-signal-safe */
+		unlink(entry_path); /* async-signal-safe */
 	entry_path[0] = '\0';
 }
 
@@ -268,22 +277,26 @@ registry_add(const char *name, int fd, int nranks, char **note, char **cause)
 	FILE *fp;
 
 	if (reg_dirs(1, &d, 1, note) == 0)
-		return cause_set(cause, "no private directory for the session registry");
+		return cause_set(cause,
+		    "no private directory for the session registry");
 	if (strchr(name, '/') != NULL || name[0] == '.') {
 		cause_set(cause, "'%s' cannot name a registry entry", name);
 		goto out;
 	}
-	if (read_entry(d.fd, name, &e) == 0 && entry_live(&e) && e.pid != getpid()) {
-		cause_set(cause, "a session named '%s' is already running (pid %ld)",
-		    name, e.pid);
+	if (read_entry(d.fd, name, &e) == 0 && entry_live(&e) &&
+	    e.pid != getpid()) {
+		cause_set(cause,
+		    "a session named '%s' is already running (pid %ld)", name,
+		    e.pid);
 		goto out;
 	}
 	tmp = xasprintf(".%s.%ld", name, (long)getpid());
-	unlinkat(d.fd, tmp, 0);	/* ours, from an earlier run with this pid */
-	ofd = openat(d.fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
+	unlinkat(d.fd, tmp, 0); /* ours, from an earlier run with this pid */
+	ofd = openat(d.fd, tmp,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (ofd < 0 || (fp = fdopen(ofd, "w")) == NULL) {
-		cause_set(cause, "cannot write %s/%s: %s", d.path, tmp, strerror(errno));
+		cause_set(cause, "cannot write %s/%s: %s", d.path, tmp,
+		    strerror(errno));
 		if (ofd >= 0)
 			close(ofd);
 		goto out;
@@ -343,15 +356,19 @@ registry_list(FILE *fp)
 		while ((de = readdir(dir)) != NULL) {
 			struct entry e;
 
-			if (de->d_name[0] == '.' || read_entry(d[i].fd, de->d_name, &e) != 0)
-				continue;	/* not an entry: not ours to remove */
+			if (de->d_name[0] == '.' ||
+			    read_entry(d[i].fd, de->d_name, &e) != 0)
+				continue; /* not an entry: not ours to remove */
 			if (!entry_live(&e)) {
-				unlinkat(d[i].fd, de->d_name, 0);	/* its shell is gone */
+				unlinkat(d[i].fd, de->d_name,
+				    0); /* its shell is gone */
 				continue;
 			}
 			if (count++ == 0)
-				fprintf(fp, "%-24s %8s %6s\n", "SESSION", "PID", "RANKS");
-			fprintf(fp, "%-24s %8ld %6d\n", de->d_name, e.pid, e.nranks);
+				fprintf(fp, "%-24s %8s %6s\n", "SESSION", "PID",
+				    "RANKS");
+			fprintf(fp, "%-24s %8ld %6d\n", de->d_name, e.pid,
+			    e.nranks);
 		}
 		closedir(dir);
 	}
@@ -375,14 +392,16 @@ registry_open(const char *name, pid_t *pid_out, char **cause)
 		    read_entry(d[i].fd, name, &e) == 0 && entry_live(&e))
 			break;
 	if (i == n) {
-		cause_set(cause, "no running session named '%s' (colldb watch lists them)%s%s",
+		cause_set(cause,
+		    "no running session named '%s' (colldb watch lists them)%s%s",
 		    name, note != NULL ? "; " : "", note != NULL ? note : "");
 		goto out;
 	}
 	proc = xasprintf("/proc/%ld/fd/%d", e.pid, e.fd);
 	sfd = open(proc, O_RDONLY | O_CLOEXEC);
 	if (sfd < 0)
-		cause_set(cause, "cannot open session '%s': %s", name, strerror(errno));
+		cause_set(cause, "cannot open session '%s': %s", name,
+		    strerror(errno));
 	free(proc);
 	*pid_out = (pid_t)e.pid;
 out:

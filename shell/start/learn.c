@@ -74,7 +74,8 @@ lesson_head(const char *path, char *desc, size_t dlen, char *args, size_t alen)
 	for (int i = 0; i < 4 && fgets(line, sizeof line, fp) != NULL; i++) {
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "#! args:", 8) == 0)
-			snprintf(args, alen, "%.*s", (int)(alen - 1), line + 8 + strspn(line + 8, " "));
+			snprintf(args, alen, "%.*s", (int)(alen - 1),
+			    line + 8 + strspn(line + 8, " "));
 		else if (line[0] == '#' && desc[0] == '\0' && line[1] == ' ')
 			snprintf(desc, dlen, "%.*s", (int)(dlen - 1), line + 2);
 	}
@@ -100,10 +101,12 @@ learn_main(int argc, char **argv)
 	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
 		if (argc == 2)
-			fprintf(stderr, "error: unknown option '%s' (usage: colldb learn [LESSON])\n",
+			fprintf(stderr,
+			    "error: unknown option '%s' (usage: colldb learn [LESSON])\n",
 			    argv[1]);
 		else
-			fprintf(stderr, "error: too many arguments (usage: colldb learn [LESSON])\n");
+			fprintf(stderr,
+			    "error: too many arguments (usage: colldb learn [LESSON])\n");
 		rc = 2;
 		goto out;
 	}
@@ -111,8 +114,8 @@ learn_main(int argc, char **argv)
 		char *path = xasprintf("%s/%s", dir, list[i]->d_name);
 		char name[NAME_MAX];
 
-		snprintf(name, sizeof name, "%.*s", (int)strlen(list[i]->d_name) - 5,
-		    list[i]->d_name);
+		snprintf(name, sizeof name, "%.*s",
+		    (int)strlen(list[i]->d_name) - 5, list[i]->d_name);
 		lesson_head(path, desc, sizeof desc, args, sizeof args);
 		free(path);
 		if (argc == 1) {
@@ -124,7 +127,8 @@ learn_main(int argc, char **argv)
 		}
 	}
 	if (argc == 1) {
-		printf("\nrun one with: colldb learn NAME (a word of its name is enough)\n");
+		printf(
+		    "\nrun one with: colldb learn NAME (a word of its name is enough)\n");
 		goto out;
 	}
 	if (nmatch != 1) {
@@ -143,7 +147,7 @@ learn_main(int argc, char **argv)
 		lesson_head(path, desc, sizeof desc, args, sizeof args);
 		av[ac++] = (char *)"colldb";
 		for (tok = strtok_r(args, " ", &save); tok != NULL && ac < 12;
-		    tok = strtok_r(NULL, " ", &save))
+		     tok = strtok_r(NULL, " ", &save))
 			av[ac++] = tok;
 		/* a lesson shows the commands it types (not its narration) */
 		setenv("COLLDB_LESSON", "1", 1);

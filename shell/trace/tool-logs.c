@@ -26,15 +26,24 @@ enum logs_cmd {
 };
 
 enum logs_opt {
-	OPT_MEAN, OPT_NS, OPT_SPREAD, OPT_LAUNCH, OPT_PID, OPT_SLOT,
-	OPT_ROUNDS, OPT_WARMUP, OPT_L2, OPT_L3, OPT_HELP,
+	OPT_MEAN,
+	OPT_NS,
+	OPT_SPREAD,
+	OPT_LAUNCH,
+	OPT_PID,
+	OPT_SLOT,
+	OPT_ROUNDS,
+	OPT_WARMUP,
+	OPT_L2,
+	OPT_L3,
+	OPT_HELP,
 };
 
 struct logs_optdef {
 	const char *name;
-	const char *value;	/* metavar if it takes an argument */
+	const char *value; /* metavar if it takes an argument */
 	enum logs_opt id;
-	unsigned cmds;		/* enum logs_cmd */
+	unsigned cmds; /* enum logs_cmd */
 	const char *help;
 };
 
@@ -59,12 +68,13 @@ static const struct logs_optdef logs_opts[] = {
 	{ "help", NULL, OPT_HELP, LOGS_TREE | LOGS_STATS, "this help" },
 };
 
-static const char tree_usage[] = "usage: colldb tree [--mean] [--ns] "
+static const char tree_usage[] =
+    "usage: colldb tree [--mean] [--ns] "
     "[--spread stdev|minmax|both|none] [--launch I]\n"
     "                   [--pid P] [--slot S] [--rounds R] [--warmup W] "
     "[--l2|--l3] LOG";
 static const char stats_usage[] = "usage: colldb stats [--rounds R] "
-    "[--warmup W] [--l2|--l3] LOG";
+				  "[--warmup W] [--l2|--l3] LOG";
 
 struct logs_args {
 	enum logs_cmd cmd;
@@ -79,15 +89,15 @@ struct logs_args {
 	long long pid;
 	int has_slot;
 	long slot;
-	long rounds;		/* -1: default */
+	long rounds; /* -1: default */
 	long warmup;
 	int has_warmup;
 	enum stats_level level;
 	int help;
 };
 
-static int	logs_usage_error(const struct logs_args *, const char *, ...)
-		    printflike(2, 3);
+static int logs_usage_error(const struct logs_args *, const char *, ...)
+    printflike(2, 3);
 
 static int
 logs_usage_error(const struct logs_args *a, const char *fmt, ...)
@@ -111,8 +121,7 @@ logs_number(const char *s, long long lo, long long *out)
 
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0 || v < lo ||
-	    v > LONG_MAX)
+	if (*s == '\0' || *end != '\0' || errno != 0 || v < lo || v > LONG_MAX)
 		return -1;
 	*out = v;
 	return 0;
@@ -124,12 +133,13 @@ logs_help(const struct logs_args *a)
 	size_t i;
 
 	printf("%s\n\n", a->cmd == LOGS_TREE ? tree_usage : stats_usage);
-	printf("%s\n\n", a->cmd == LOGS_TREE ?
-	    "Print the span tree(s) of a PyPTO/simpler [STRACE] log (or Chrome "
-	    "trace JSON)\nexactly as BenchmarkStats.print_tree / "
-	    "print_mean_tree do." :
-	    "Print str(BenchmarkStats) for a PyPTO/simpler [STRACE] log (or "
-	    "Chrome trace\nJSON), with PyPTO's L2/L3 aggregation.");
+	printf("%s\n\n",
+	    a->cmd == LOGS_TREE ?
+		"Print the span tree(s) of a PyPTO/simpler [STRACE] log (or Chrome "
+		"trace JSON)\nexactly as BenchmarkStats.print_tree / "
+		"print_mean_tree do." :
+		"Print str(BenchmarkStats) for a PyPTO/simpler [STRACE] log (or "
+		"Chrome trace\nJSON), with PyPTO's L2/L3 aggregation.");
 	for (i = 0; i < ARRAY_SIZE(logs_opts); i++) {
 		const struct logs_optdef *d = &logs_opts[i];
 		char left[32];
@@ -141,7 +151,7 @@ logs_help(const struct logs_args *a)
 		printf("  %-14s %s\n", left, d->help);
 	}
 	printf("\nLOG '-' reads stdin.  Exit status: 0 ok, 1 nothing to show "
-	    "or unreadable input,\n2 bad usage.\n");
+	       "or unreadable input,\n2 bad usage.\n");
 }
 
 /* getopt_long's table for a's command; long options' values are
@@ -158,7 +168,8 @@ logs_longopts(const struct logs_args *a, struct option *lo)
 		if ((d->cmds & a->cmd) == 0)
 			continue;
 		lo[n].name = d->name;
-		lo[n].has_arg = d->value != NULL ? required_argument : no_argument;
+		lo[n].has_arg =
+		    d->value != NULL ? required_argument : no_argument;
 		lo[n].flag = NULL;
 		lo[n].val = OPT_BASE + (int)d->id;
 		n++;
@@ -173,7 +184,7 @@ logs_bad_option(const struct logs_args *a, int c, const char *word)
 	if (c == ':')
 		return logs_usage_error(a, "%.*s needs a value",
 		    (int)strcspn(word, "="), word);
-	if (optopt >= OPT_BASE)	/* a flag given a value */
+	if (optopt >= OPT_BASE) /* a flag given a value */
 		return logs_usage_error(a, "%.*s takes no value",
 		    (int)strcspn(word, "="), word);
 	return logs_usage_error(a, "unknown option '%.*s'",
@@ -195,47 +206,63 @@ logs_option(struct logs_args *a, enum logs_opt id, const char *val)
 		break;
 	case OPT_SPREAD:
 		if (tree_parse_spread(val, &a->spread) != 0)
-			return logs_usage_error(a, "--spread must be "
-			    "stdev, minmax, both or none, got '%s'", val);
+			return logs_usage_error(a,
+			    "--spread must be "
+			    "stdev, minmax, both or none, got '%s'",
+			    val);
 		a->has_spread = 1;
 		break;
 	case OPT_LAUNCH:
 		if (logs_number(val, LONG_MIN, &v) != 0)
-			return logs_usage_error(a, "--launch expects "
-			    "an integer, got '%s'", val);
+			return logs_usage_error(a,
+			    "--launch expects "
+			    "an integer, got '%s'",
+			    val);
 		a->has_launch = 1;
 		a->launch = (long)v;
 		break;
 	case OPT_PID:
 		if (logs_number(val, LLONG_MIN, &v) != 0)
-			return logs_usage_error(a, "--pid expects an "
-			    "integer, got '%s'", val);
+			return logs_usage_error(a,
+			    "--pid expects an "
+			    "integer, got '%s'",
+			    val);
 		a->has_pid = 1;
 		a->pid = v;
 		break;
 	case OPT_SLOT:
 		if (logs_number(val, LONG_MIN, &v) != 0)
-			return logs_usage_error(a, "--slot expects an "
-			    "integer, got '%s'", val);
+			return logs_usage_error(a,
+			    "--slot expects an "
+			    "integer, got '%s'",
+			    val);
 		a->has_slot = 1;
 		a->slot = (long)v;
 		break;
 	case OPT_ROUNDS:
 		if (logs_number(val, LONG_MIN, &v) != 0)
-			return logs_usage_error(a, "--rounds expects "
-			    "an integer, got '%s'", val);
+			return logs_usage_error(a,
+			    "--rounds expects "
+			    "an integer, got '%s'",
+			    val);
 		if (v <= 0)
-			return logs_usage_error(a, "--rounds must be "
-			    "positive, got %lld", v);
+			return logs_usage_error(a,
+			    "--rounds must be "
+			    "positive, got %lld",
+			    v);
 		a->rounds = (long)v;
 		break;
 	case OPT_WARMUP:
 		if (logs_number(val, LONG_MIN, &v) != 0)
-			return logs_usage_error(a, "--warmup expects "
-			    "an integer, got '%s'", val);
+			return logs_usage_error(a,
+			    "--warmup expects "
+			    "an integer, got '%s'",
+			    val);
 		if (v < 0)
-			return logs_usage_error(a, "--warmup must be "
-			    "non-negative, got %lld", v);
+			return logs_usage_error(a,
+			    "--warmup must be "
+			    "non-negative, got %lld",
+			    v);
 		a->warmup = (long)v;
 		a->has_warmup = 1;
 		break;
@@ -243,7 +270,8 @@ logs_option(struct logs_args *a, enum logs_opt id, const char *val)
 	case OPT_L3:
 		if (a->level != STATS_AUTO &&
 		    a->level != (id == OPT_L2 ? STATS_L2 : STATS_L3))
-			return logs_usage_error(a, "--l2 and --l3 are "
+			return logs_usage_error(a,
+			    "--l2 and --l3 are "
 			    "mutually exclusive");
 		a->level = id == OPT_L2 ? STATS_L2 : STATS_L3;
 		break;
@@ -261,8 +289,10 @@ logs_combinations(const struct logs_args *a)
 	if (a->mean && a->has_launch)
 		return logs_usage_error(a, "--launch does not apply to --mean");
 	if (!a->mean && (a->has_pid || a->has_slot || a->has_spread))
-		return logs_usage_error(a, "--%s needs --mean", a->has_pid ?
-		    "pid" : a->has_slot ? "slot" : "spread");
+		return logs_usage_error(a, "--%s needs --mean",
+		    a->has_pid	    ? "pid" :
+			a->has_slot ? "slot" :
+				      "spread");
 	return 0;
 }
 
@@ -274,13 +304,14 @@ logs_parse(struct logs_args *a, int argc, char **argv)
 
 	logs_longopts(a, lo);
 	opterr = 0;
-	optind = 0;	/* a fresh scan (glibc) */
+	optind = 0; /* a fresh scan (glibc) */
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		if (c == 'h')
 			c = OPT_BASE + OPT_HELP;
 		if (c == '?' || c == ':')
 			return logs_bad_option(a, c, argv[optind - 1]);
-		if ((rc = logs_option(a, (enum logs_opt)(c - OPT_BASE), optarg)) != 0)
+		if ((rc = logs_option(a, (enum logs_opt)(c - OPT_BASE), optarg)) !=
+		    0)
 			return rc;
 		if (a->help)
 			return 0;
@@ -289,7 +320,8 @@ logs_parse(struct logs_args *a, int argc, char **argv)
 		return logs_usage_error(a, "more than one LOG ('%s' and '%s')",
 		    argv[optind], argv[optind + 1]);
 	if (optind == argc)
-		return logs_usage_error(a, "missing LOG: a [STRACE] log, a "
+		return logs_usage_error(a,
+		    "missing LOG: a [STRACE] log, a "
 		    "Chrome trace JSON file, or - for stdin");
 	a->log = argv[optind];
 	return logs_combinations(a);
@@ -391,8 +423,10 @@ logs_report_diags(const struct span_set *set, const char *name)
 			fprintf(stderr, "colldb: %s: %s\n", name, d[i].msg);
 	}
 	if (total > i)
-		fprintf(stderr, "colldb: %s: %zu more malformed record%s not "
-		    "shown\n", name, total - i, total - i == 1 ? "" : "s");
+		fprintf(stderr,
+		    "colldb: %s: %zu more malformed record%s not "
+		    "shown\n",
+		    name, total - i, total - i == 1 ? "" : "s");
 }
 
 static int
@@ -418,30 +452,40 @@ logs_explain_empty(const struct stats *st, const struct span_set *set,
 
 	span_set_spans(set, &nspans);
 	if (nspans == 0)
-		fprintf(stderr, "colldb: %s: no [STRACE] spans found (%u "
-		    "line%s read)\n", name, span_set_lines(set),
+		fprintf(stderr,
+		    "colldb: %s: no [STRACE] spans found (%u "
+		    "line%s read)\n",
+		    name, span_set_lines(set),
 		    span_set_lines(set) == 1 ? "" : "s");
 	else if (st->level == STATS_L3 && timing == STRACE_TIMING_BAD)
-		fprintf(stderr, "colldb: %s: incomplete or malformed "
+		fprintf(stderr,
+		    "colldb: %s: incomplete or malformed "
 		    "l3_swimlane_pass sentinels; PyPTO discards the capture\n",
 		    name);
 	else if (st->level == STATS_L3 && timing == STRACE_TIMING_OK &&
 	    blocks != st->warmup + st->rounds)
-		fprintf(stderr, "colldb: %s: %ld timing region%s, but warmup "
-		    "%ld + rounds %ld = %ld launches\n", name, blocks,
-		    blocks == 1 ? "" : "s", st->warmup, st->rounds,
-		    st->warmup + st->rounds);
+		fprintf(stderr,
+		    "colldb: %s: %ld timing region%s, but warmup "
+		    "%ld + rounds %ld = %ld launches\n",
+		    name, blocks, blocks == 1 ? "" : "s", st->warmup,
+		    st->rounds, st->warmup + st->rounds);
 	else if (st->ninvs == 0)
-		fprintf(stderr, "colldb: %s: none of its %zu [STRACE] spans "
-		    "belongs to an invocation\n", name, nspans);
+		fprintf(stderr,
+		    "colldb: %s: none of its %zu [STRACE] spans "
+		    "belongs to an invocation\n",
+		    name, nspans);
 	else if (st->level == STATS_L3 && !logs_any_device(st))
-		fprintf(stderr, "colldb: %s: no pid emits "
+		fprintf(stderr,
+		    "colldb: %s: no pid emits "
 		    "chip.run.runner_run.device_wall, and L3 counts only the "
-		    "pids that do (try --l2)\n", name);
+		    "pids that do (try --l2)\n",
+		    name);
 	else
-		fprintf(stderr, "colldb: %s: no measured launch (%s, warmup "
-		    "%ld, rounds %ld)\n", name, st->level == STATS_L3 ? "L3" :
-		    "L2", st->warmup, st->rounds);
+		fprintf(stderr,
+		    "colldb: %s: no measured launch (%s, warmup "
+		    "%ld, rounds %ld)\n",
+		    name, st->level == STATS_L3 ? "L3" : "L2", st->warmup,
+		    st->rounds);
 }
 
 static int
@@ -498,11 +542,11 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 		stats_format(st, &out);
 	else if (a.mean) {
 		struct tree_mean_opts mo = { a.spread, a.ns, a.has_pid,
-		    (int64_t)a.pid, a.has_slot, a.slot };
+			(int64_t)a.pid, a.has_slot, a.slot };
 
 		tree_format_mean(st, &out, &mo);
-	} else if (tree_format_launches(st, &out, a.has_launch, a.launch,
-	    a.ns, &cause) != 0) {
+	} else if (tree_format_launches(st, &out, a.has_launch, a.launch, a.ns,
+		       &cause) != 0) {
 		fprintf(stderr, "colldb: %s: %s\n", name, cause);
 		rc = 1;
 		goto out;

@@ -25,14 +25,14 @@
 
 /* A notify or wait span, for the flow arrows. */
 struct sig_ev {
-	uint64_t coll;		/* collective instance, 0 if none */
+	uint64_t coll; /* collective instance, 0 if none */
 	uint64_t iter;
-	uint64_t target;	/* rank whose cell it is */
-	uint64_t cell;		/* byte offset */
-	uint64_t other;		/* notify: its rank; wait: the rank owing it */
-	uint64_t seq;		/* record order; waits: expected value */
-	uint64_t ts, end;	/* the span (ns) */
-	int positive;		/* notify: a positive add or a set */
+	uint64_t target;  /* rank whose cell it is */
+	uint64_t cell;	  /* byte offset */
+	uint64_t other;	  /* notify: its rank; wait: the rank owing it */
+	uint64_t seq;	  /* record order; waits: expected value */
+	uint64_t ts, end; /* the span (ns) */
+	int positive;	  /* notify: a positive add or a set */
 };
 
 struct trace_flows {
@@ -92,7 +92,7 @@ trace_flows_note(struct trace_flows *c, const struct trace_span *sp)
 		e->seq = c->nnotes;
 		e->positive = u->op == NOTIFY_SET || u->value > 0;
 		if (u->op == NOTIFY_SET || u->value <= 0)
-			e->coll = 0;	/* not a credit: no generation */
+			e->coll = 0; /* not a credit: no generation */
 	} else {
 		e->target = rec->rank;
 		e->other = (uint64_t)u->peer;
@@ -106,9 +106,9 @@ cmp_credit(const void *a, const void *b)
 {
 	const struct sig_ev *x = a, *y = b;
 	const uint64_t kx[] = { x->coll, x->iter, x->target, x->cell, x->other,
-	    x->seq };
+		x->seq };
 	const uint64_t ky[] = { y->coll, y->iter, y->target, y->cell, y->other,
-	    y->seq };
+		y->seq };
 
 	for (size_t i = 0; i < ARRAY_SIZE(kx); i++) {
 		if (kx[i] != ky[i])
@@ -141,7 +141,7 @@ find_credit(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 
 	if (w->coll == 0 || (int64_t)w->seq < 1)
 		return NULL;
-	key.seq = 0;	/* first of the group */
+	key.seq = 0; /* first of the group */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -168,8 +168,9 @@ find_last(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 		size_t mid = lo + (hi - lo) / 2;
 		const struct sig_ev *e = &v[mid];
 		int before = e->target < w->target ||
-		    (e->target == w->target && (e->cell < w->cell ||
-		    (e->cell == w->cell && e->end <= w->end)));
+		    (e->target == w->target &&
+			(e->cell < w->cell ||
+			    (e->cell == w->cell && e->end <= w->end)));
 
 		if (before)
 			lo = mid + 1;
@@ -198,14 +199,18 @@ json_flow(struct strbuf *sb, uint64_t id, const struct sig_ev *from,
 
 	if (to->end < from->ts)
 		return 0;
-	strbuf_addf(sb, ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
+	strbuf_addf(sb,
+	    ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
 	    "\"ph\": \"s\", \"id\": %" PRIu64 ", \"pid\": %" PRIu64
-	    ", \"tid\": 0, \"ts\": ", id, from->other);
+	    ", \"tid\": 0, \"ts\": ",
+	    id, from->other);
 	trace_json_us(sb, s);
 	strbuf_addch(sb, '}');
-	strbuf_addf(sb, ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
-	    "\"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64 ", \"pid\": %"
-	    PRIu64 ", \"tid\": 0, \"ts\": ", id, to->target);
+	strbuf_addf(sb,
+	    ",\n{\"name\": \"signal\", \"cat\": \"signal\", "
+	    "\"ph\": \"f\", \"bp\": \"e\", \"id\": %" PRIu64
+	    ", \"pid\": %" PRIu64 ", \"tid\": 0, \"ts\": ",
+	    id, to->target);
 	trace_json_us(sb, f);
 	strbuf_addch(sb, '}');
 	return 1;
@@ -214,10 +219,10 @@ json_flow(struct strbuf *sb, uint64_t id, const struct sig_ev *from,
 void
 trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 {
-	struct sig_ev *credits = xreallocarray(NULL, c->nnotes + 1,
-	    sizeof *credits);
-	struct sig_ev *bycell = xreallocarray(NULL, c->nnotes + 1,
-	    sizeof *bycell);
+	struct sig_ev *credits =
+	    xreallocarray(NULL, c->nnotes + 1, sizeof *credits);
+	struct sig_ev *bycell =
+	    xreallocarray(NULL, c->nnotes + 1, sizeof *bycell);
 	size_t ncred = 0;
 	uint64_t id = 0;
 
@@ -225,7 +230,7 @@ trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 		if (c->notes[i].coll != 0)
 			credits[ncred++] = c->notes[i];
 	}
-	if (c->nnotes > 0)	/* notes is NULL when there are none */
+	if (c->nnotes > 0) /* notes is NULL when there are none */
 		memcpy(bycell, c->notes, c->nnotes * sizeof *bycell);
 	qsort(credits, ncred, sizeof *credits, cmp_credit);
 	qsort(bycell, c->nnotes, sizeof *bycell, cmp_cell_end);

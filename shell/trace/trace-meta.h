@@ -28,10 +28,10 @@
 struct strbuf;
 
 struct trace_meta {
-	int ranks;		/* 0 if unknown */
-	char *root;		/* the run root span, NULL if none */
-	long rounds;		/* -1: not a bench */
-	long warmup;		/* -1: not said */
+	int ranks;   /* 0 if unknown */
+	char *root;  /* the run root span, NULL if none */
+	long rounds; /* -1: not a bench */
+	long warmup; /* -1: not said */
 };
 
 /* The header line or JSON member for m, appended (no newline). */

@@ -27,7 +27,7 @@ struct save_ctx {
 	FILE *fp;
 	enum trace_format fmt;
 	uint64_t nspans;
-	int first;		/* no JSON event written yet */
+	int first; /* no JSON event written yet */
 	struct strbuf sb;
 	struct trace_flows *flows;
 };
@@ -112,8 +112,8 @@ trace_attrs(const struct trace_span *sp, struct strbuf *sb)
 		break;
 	}
 	if (rec->flags & SPAN_R_VALUE)
-		strbuf_addf(sb, " %s=%d", u->kind == UOP_WAIT ? "seen" : "value",
-		    rec->value);
+		strbuf_addf(sb, " %s=%d",
+		    u->kind == UOP_WAIT ? "seen" : "value", rec->value);
 	if (rec->flags & SPAN_R_GAVEUP)
 		strbuf_addstr(sb, " gaveup=1");
 	strbuf_release(&cell);
@@ -143,8 +143,10 @@ json_counter(struct save_ctx *c, const struct trace_span *sp, int rank,
 	json_event(c);
 	strbuf_addstr(&c->sb, "{\"name\": ");
 	strbuf_add_json(&c->sb, cell.buf);
-	strbuf_addf(&c->sb, ", \"cat\": \"cell\", \"ph\": \"C\", \"pid\": %d, "
-	    "\"ts\": ", rank);
+	strbuf_addf(&c->sb,
+	    ", \"cat\": \"cell\", \"ph\": \"C\", \"pid\": %d, "
+	    "\"ts\": ",
+	    rank);
 	trace_json_us(&c->sb, ts);
 	strbuf_addf(&c->sb, ", \"args\": {\"value\": %d}}", v);
 	strbuf_release(&cell);
@@ -165,9 +167,11 @@ json_span(struct save_ctx *c, const struct trace_span *sp)
 	trace_json_us(&c->sb, rec->ts);
 	strbuf_addstr(&c->sb, ", \"dur\": ");
 	trace_json_us(&c->sb, rec->dur);
-	strbuf_addf(&c->sb, ", \"pid\": %u, \"tid\": 0, \"args\": {\"inv\": %"
-	    PRIu64 ", \"hid\": \"%016" PRIx64 "\", \"depth\": %d, "
-	    "\"attrs\": ", (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
+	strbuf_addf(&c->sb,
+	    ", \"pid\": %u, \"tid\": 0, \"args\": {\"inv\": %" PRIu64
+	    ", \"hid\": \"%016" PRIx64 "\", \"depth\": %d, "
+	    "\"attrs\": ",
+	    (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
 	strbuf_add_json(&c->sb, attrs.buf);
 	if (sp->op != NULL) {
 		struct view v;
@@ -194,9 +198,11 @@ strace_span(struct save_ctx *c, const struct trace_span *sp)
 {
 	const struct span_rec *rec = sp->rec;
 
-	strbuf_addf(&c->sb, "[STRACE] v=1 pid=%u tid=%u inv=%" PRIu64
-	    " hid=%016" PRIx64 " depth=%d name=", (unsigned)rec->rank,
-	    (unsigned)rec->rank, sp->inv, sp->hid, sp->depth);
+	strbuf_addf(&c->sb,
+	    "[STRACE] v=1 pid=%u tid=%u inv=%" PRIu64 " hid=%016" PRIx64
+	    " depth=%d name=",
+	    (unsigned)rec->rank, (unsigned)rec->rank, sp->inv, sp->hid,
+	    sp->depth);
 	pct_encode(&c->sb, sp->name);
 	strbuf_addf(&c->sb, " ts=%" PRIu64 " dur=%" PRIu64, rec->ts, rec->dur);
 	if (sp->op != NULL) {
@@ -223,26 +229,27 @@ visit(void *arg, const struct trace_span *sp)
 }
 
 static void
-json_header(struct save_ctx *c, struct session *s,
-    const struct trace_meta *meta)
+json_header(struct save_ctx *c, struct session *s, const struct trace_meta *meta)
 {
 	strbuf_addstr(&c->sb, "{\"colldb\": ");
 	trace_meta_json(meta, &c->sb);
-	strbuf_addstr(&c->sb, ", \"displayTimeUnit\": \"ms\", \"traceEvents\": [");
+	strbuf_addstr(&c->sb,
+	    ", \"displayTimeUnit\": \"ms\", \"traceEvents\": [");
 	for (int r = 0; r < s->nranks; r++) {
 		json_event(c);
-		strbuf_addf(&c->sb, "{\"name\": \"process_name\", \"ph\": \"M\", "
+		strbuf_addf(&c->sb,
+		    "{\"name\": \"process_name\", \"ph\": \"M\", "
 		    "\"pid\": %d, \"args\": {\"name\": \"rank %d\"}},\n"
 		    "{\"name\": \"process_sort_index\", \"ph\": \"M\", "
 		    "\"pid\": %d, \"args\": {\"sort_index\": %d}},\n"
 		    "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, "
-		    "\"tid\": 0, \"args\": {\"name\": \"spans\"}}", r, r, r, r, r);
+		    "\"tid\": 0, \"args\": {\"name\": \"spans\"}}",
+		    r, r, r, r, r);
 	}
 }
 
 static void
-strace_header(struct save_ctx *c, struct session *s,
-    const struct trace_meta *meta)
+strace_header(struct save_ctx *c, struct session *s, const struct trace_meta *meta)
 {
 	struct timespec wall;
 	uint64_t mono = mono_ns(), wall_ns;
@@ -253,10 +260,11 @@ strace_header(struct save_ctx *c, struct session *s,
 	strbuf_addch(&c->sb, '\n');
 	/* simpler's anchor: host ts -> wall time (one clock for all ranks) */
 	for (int r = 0; r < s->nranks; r++)
-		strbuf_addf(&c->sb, "[mono_ns=%" PRIu64 "][T0x%x][TIMING] "
+		strbuf_addf(&c->sb,
+		    "[mono_ns=%" PRIu64 "][T0x%x][TIMING] "
 		    "clock_anchor: [CLOCK_ANCHOR] v=1 pid=%d mono_ns=%" PRIu64
-		    " wall_ns=%" PRIu64 "\n", mono, (unsigned)r, r, mono,
-		    wall_ns);
+		    " wall_ns=%" PRIu64 "\n",
+		    mono, (unsigned)r, r, mono, wall_ns);
 }
 
 int

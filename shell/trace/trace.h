@@ -44,23 +44,23 @@ struct span_rec;
 struct trace_span {
 	const struct span_rec *rec;
 	const struct prog *prog;
-	const struct uop *op;	/* the micro-op, NULL for a phase */
-	struct seg *wins;	/* window table when the program was sent */
-	const char *name;	/* dotted span name */
-	int depth;		/* components - 1 */
-	uint64_t inv;		/* per rank: 1 + runs (tag, iteration) before */
-	uint64_t hid;		/* hash of the program's description */
-	int coll;		/* collective instance, 0 if none */
+	const struct uop *op; /* the micro-op, NULL for a phase */
+	struct seg *wins;     /* window table when the program was sent */
+	const char *name;     /* dotted span name */
+	int depth;	      /* components - 1 */
+	uint64_t inv;	      /* per rank: 1 + runs (tag, iteration) before */
+	uint64_t hid;	      /* hash of the program's description */
+	int coll;	      /* collective instance, 0 if none */
 };
 
 /* What trace_summary() reports. */
 struct trace_counts {
-	uint64_t kept;		/* records held */
-	uint64_t not_kept;	/* drained past TRACE_KEEP */
-	uint64_t dropped;	/* of commands older than TRACE_PROGS_MAX */
-	uint64_t lost;		/* dropped by full rings (all ranks) */
-	uint64_t unnamed;	/* records of a program the shell no longer had */
-	uint32_t gen;		/* bumped by every trace_clear() */
+	uint64_t kept;	   /* records held */
+	uint64_t not_kept; /* drained past TRACE_KEEP */
+	uint64_t dropped;  /* of commands older than TRACE_PROGS_MAX */
+	uint64_t lost;	   /* dropped by full rings (all ranks) */
+	uint64_t unnamed;  /* records of a program the shell no longer had */
+	uint32_t gen;	   /* bumped by every trace_clear() */
 };
 
 /* trace_init, trace_drain, trace_job_done and trace_free as a session

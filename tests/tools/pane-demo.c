@@ -54,14 +54,14 @@ demo_ms(const struct demo *d)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (ts.tv_sec - d->t0.tv_sec) * 1000 +
-	       (ts.tv_nsec - d->t0.tv_nsec) / 1000000;
+	    (ts.tv_nsec - d->t0.tv_nsec) / 1000000;
 }
 
 static int
 demo_snapshot(void *arg, struct snap *out)
 {
-	static const enum snap_state cycle[] = {SNAP_RUNNING, SNAP_BLOCKED,
-						SNAP_STOPPED, SNAP_IDLE};
+	static const enum snap_state cycle[] = { SNAP_RUNNING, SNAP_BLOCKED,
+		SNAP_STOPPED, SNAP_IDLE };
 	struct demo *d = arg;
 	struct snap_rank *rk;
 	struct snap_win *sig, *flags;
@@ -69,7 +69,7 @@ demo_snapshot(void *arg, struct snap *out)
 	long t;
 
 	if (d->segv_ms > 0 && demo_ms(d) >= d->segv_ms)
-		raise(SIGSEGV);	/* a crash, without undefined behaviour */
+		raise(SIGSEGV); /* a crash, without undefined behaviour */
 	if (d->end_after > 0 && d->snaps >= d->end_after)
 		return -1;
 	d->snaps++;
@@ -81,34 +81,34 @@ demo_snapshot(void *arg, struct snap *out)
 	snap_set_ranks(out, n);
 	snprintf(out->session, sizeof out->session, "demo");
 	snprintf(out->status, sizeof out->status, "demo tick %ld (%s)", t,
-		 d->paused ? "paused" : "running");
+	    d->paused ? "paused" : "running");
 	out->show_times = d->show_times;
-	sig = snap_add_win(out, "sig", 2, (int[]){steps, n});
-	flags = snap_add_win(out, "flags", 1, (int[]){d->ncells});
+	sig = snap_add_win(out, "sig", 2, (int[]){ steps, n });
+	flags = snap_add_win(out, "flags", 1, (int[]){ d->ncells });
 	for (r = 0; r < n; r++) {
 		for (c = 0; c < steps * n; c++)
 			snap_row(sig, r)[c] =
 			    (int)((t + steps * n - c) / (steps * n) +
-				  (c % n == r));
+				(c % n == r));
 		for (c = 0; c < d->ncells; c++)
 			snap_row(flags, r)[c] =
 			    c == (int)(t % d->ncells) ? (int)(t * (r + 1)) : 0;
 		rk = &out->ranks[r];
-		rk->state = d->paused ? SNAP_STOPPED
-				      : cycle[(r + t / 5) % ARRAY_SIZE(cycle)];
+		rk->state = d->paused ? SNAP_STOPPED :
+					cycle[(r + t / 5) % ARRAY_SIZE(cycle)];
 		rk->secs = (double)((t + r) % 50) / 10;
 		left = (r + n - 1) % n;
 		snprintf(rk->op, sizeof rk->op,
-			 "ring step %d/%d notify "
-			 "sig[%d,%d] -> %d",
-			 k + 1, steps, k, r, (r + 1) % n);
+		    "ring step %d/%d notify "
+		    "sig[%d,%d] -> %d",
+		    k + 1, steps, k, r, (r + 1) % n);
 		if (rk->state == SNAP_BLOCKED) {
 			rk->win = 0;
 			rk->cell = k * n + left;
 			rk->now = snap_row(sig, r)[rk->cell];
 			rk->expected = rk->now + 1;
 			snprintf(rk->on, sizeof rk->on, "sig[%d,%d] >= %d", k,
-				 left, rk->expected);
+			    left, rk->expected);
 			snap_mark_owed(sig, r, rk->cell, left);
 		}
 	}
@@ -152,17 +152,17 @@ demo_diagnose(void *arg)
 }
 
 static const struct watch_source demo_source = {
-    .snapshot = demo_snapshot,
-    .step = demo_step,
-    .cont = demo_cont,
-    .diagnose = demo_diagnose,
+	.snapshot = demo_snapshot,
+	.step = demo_step,
+	.cont = demo_cont,
+	.diagnose = demo_diagnose,
 };
 
 int
 main(int argc, char **argv)
 {
 	struct watch_opts opts = WATCH_OPTS_INIT;
-	struct demo d = {.nranks = 4, .ncells = 16};
+	struct demo d = { .nranks = 4, .ncells = 16 };
 	const char *pidfile = NULL;
 	FILE *f;
 	int c, rc;
@@ -197,9 +197,10 @@ main(int argc, char **argv)
 			signal(SIGINT, demo_on_sigint);
 			break;
 		default:
-			fprintf(stderr, "usage: pane-demo [-Irt] [-n RANKS] "
-					"[-c CELLS] [-i MS] [-e SNAPS] [-S MS] "
-					"[-p PIDFILE]\n");
+			fprintf(stderr,
+			    "usage: pane-demo [-Irt] [-n RANKS] "
+			    "[-c CELLS] [-i MS] [-e SNAPS] [-S MS] "
+			    "[-p PIDFILE]\n");
 			return 2;
 		}
 	}
@@ -227,7 +228,7 @@ main(int argc, char **argv)
 		return 3;
 	case WATCH_INTERRUPTED:
 		printf("pane-demo: interrupted (our SIGINT handler %s)\n",
-		       demo_sigint ? "ran" : "did not run");
+		    demo_sigint ? "ran" : "did not run");
 		return 4;
 	default:
 		fprintf(stderr, "pane-demo: %s\n", watch_error());

@@ -80,10 +80,10 @@ drv_diagnose(void *arg)
 }
 
 static const struct watch_source drv_source = {
-    .snapshot = drv_snapshot,
-    .step = drv_step,
-    .cont = drv_cont,
-    .diagnose = drv_diagnose,
+	.snapshot = drv_snapshot,
+	.step = drv_step,
+	.cont = drv_cont,
+	.diagnose = drv_diagnose,
 };
 
 static int
@@ -104,7 +104,7 @@ int
 main(int argc, char **argv)
 {
 	struct watch_opts opts = WATCH_OPTS_INIT;
-	struct driver d = {.diag = STRBUF_INIT};
+	struct driver d = { .diag = STRBUF_INIT };
 	struct strbuf in = STRBUF_INIT, block = STRBUF_INIT, out = STRBUF_INIT;
 	struct screen scr;
 	struct watch *w = NULL;
@@ -149,9 +149,9 @@ main(int argc, char **argv)
 			}
 			if (snap_parse(&d.snap, block.buf, &cause) != 0) {
 				fprintf(stderr,
-					"viz-dump: %s: snapshot at line "
-					"%d: %s\n",
-					argv[optind], start, cause);
+				    "viz-dump: %s: snapshot at line "
+				    "%d: %s\n",
+				    argv[optind], start, cause);
 				goto out;
 			}
 			strbuf_reset(&block);
@@ -190,7 +190,7 @@ main(int argc, char **argv)
 			watch_draw(w, &scr);
 		} else if (strcmp(cmd, "dump") == 0) {
 			strbuf_addf(&out, "-- dump %d (%dx%d)\n", ++dumps, cols,
-				    rows);
+			    rows);
 			dump_screen(&scr, &out, flags);
 		} else {
 			rc = drv_fail(argv[optind], lineno, "bad directive");

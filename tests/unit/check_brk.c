@@ -21,7 +21,8 @@ setup(void)
 	char *cause = NULL;
 	uint64_t ss[2] = { 6, 4 }, bs[1] = { 16 };
 
-	ck_assert_msg(seg_create(&s, "unit-brk", 4, 1 << 16, 4096, &cause) == 0, "%s", cause);
+	ck_assert_msg(seg_create(&s, "unit-brk", 4, 1 << 16, 4096, &cause) == 0,
+	    "%s", cause);
 	seg_unlink(&s);
 	buf = seg_win_alloc(&s, "buf", bs, 1, DT_F32, 0, &cause);
 	sig = seg_win_alloc(&s, "sig", ss, 2, DT_I32, 0, &cause);
@@ -67,7 +68,7 @@ cells(const char *win, int64_t row, int64_t col)
 START_TEST(cells_of_each_kind)
 {
 	struct seg_break row3 = cells("", 3, -1), col2 = cells("sig", -1, 2),
-	    one = cells("sig", 3, 2), flat = cells("buf", -1, -1);
+			 one = cells("sig", 3, 2), flat = cells("buf", -1, -1);
 	struct uop n = cellop(UOP_NOTIFY, 3, 1), w = cellop(UOP_WAIT, 2, 2), p;
 
 	ck_assert(brk_touches(&s, &row3, &n));
@@ -86,7 +87,7 @@ START_TEST(cells_of_each_kind)
 	/* a put of columns 0..1 misses column 2, wrapping or not */
 	p.count = 2;
 	ck_assert(!brk_touches(&s, &col2, &p));
-	p.dst = sig->off + (3 * 4 + 3) * 4;	/* [3,3] and [4,0] */
+	p.dst = sig->off + (3 * 4 + 3) * 4; /* [3,3] and [4,0] */
 	p.src = p.dst;
 	ck_assert(!brk_touches(&s, &col2, &p));
 	ck_assert(brk_touches(&s, &row3, &p));
@@ -159,17 +160,18 @@ START_TEST(one_shots)
 	b.flags |= BRK_ONCE;
 	put_break(0, &b, 7);
 	ck_assert_uint_eq(brk_match(&s, 2, &at, 5, &n), 7);
-	ck_assert_uint_eq(brk_match(&s, 1, &at, 5, &n), 0);	/* spent */
+	ck_assert_uint_eq(brk_match(&s, 1, &at, 5, &n), 0); /* spent */
 	ck_assert_uint_eq(brk_match(&s, 2, &at, 5, &n), 0);
 	b.flags = BRK_ONCE_PER_RANK | BRK_AT_CALL;
 	b.fn = FN_NOTIFY;
 	put_break(0, &b, BREAK_ID_UNTIL | 1);
-	ck_assert_uint_eq(brk_match(&s, 1, &at, 1, &n), 0);	/* not a call's first op */
+	ck_assert_uint_eq(brk_match(&s, 1, &at, 1, &n),
+	    0); /* not a call's first op */
 	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &n), BREAK_ID_UNTIL | 1);
 	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &n), 0);
 	ck_assert_uint_eq(brk_match(&s, 3, &at, 0, &n), BREAK_ID_UNTIL | 1);
 	ck_assert_uint_eq(s.h->breaks[0].ranks[0], 0x5);
-	ck_assert_uint_eq(brk_match(&s, 0, NULL, 0, &n), 0);	/* no call */
+	ck_assert_uint_eq(brk_match(&s, 0, NULL, 0, &n), 0); /* no call */
 	ck_assert_uint_eq(atomic_load(&s.h->breaks[0].hits), 2);
 }
 END_TEST
@@ -197,7 +199,7 @@ START_TEST(until_spent_by_a_breakpoint_there)
 	put_break(1, &u, BREAK_ID_UNTIL | 1);
 	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &w), 1);
 	ck_assert_uint_eq(s.h->breaks[1].ranks[0], 0x4);
-	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &w), 0);	/* next pass */
+	ck_assert_uint_eq(brk_match(&s, 1, &at, 0, &w), 0); /* next pass */
 	ck_assert_uint_eq(brk_match(&s, 2, &at, 0, &w), BREAK_ID_UNTIL | 1);
 	ck_assert_uint_eq(s.h->breaks[1].ranks[0], 0);
 	ck_assert_uint_eq(atomic_load(&s.h->breaks[1].hits), 1);

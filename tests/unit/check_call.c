@@ -26,10 +26,12 @@ setup(void)
 	uint64_t shape = 64;
 	char *cause = NULL;
 
-	ck_assert_msg(seg_create(&s, "unit", 1, 1 << 20, 4096, &cause) == 0, "%s", cause);
+	ck_assert_msg(seg_create(&s, "unit", 1, 1 << 20, 4096, &cause) == 0,
+	    "%s", cause);
 	seg_unlink(&s);
-	ck_assert_int_eq(rank_attach(&rc, fcntl(s.fd, F_DUPFD_CLOEXEC, 0), -1, 0,
-	    &cause), 0);
+	ck_assert_int_eq(rank_attach(&rc, fcntl(s.fd, F_DUPFD_CLOEXEC, 0), -1,
+			     0, &cause),
+	    0);
 	shape = 64;
 	seg_win_alloc(&s, "pad", &shape, 1, DT_U8, WIN_BYTES, &cause);
 	w = seg_win_alloc(&s, "buf", &shape, 1, DT_U8, WIN_BYTES, &cause);
@@ -55,10 +57,13 @@ START_TEST(descriptor_round_trip)
 	d.ret = CT_PTR;
 	d.args[0] = (struct call_arg){ .kind = CA_INT, .type = CT_I8, .i = -5 };
 	d.args[1] = (struct call_arg){ .kind = CA_INT, .type = CT_U64, .i = -1 };
-	d.args[2] = (struct call_arg){ .kind = CA_FLOAT, .type = CT_F32, .f = 0.1 };
-	d.args[3] = (struct call_arg){ .kind = CA_STR, .type = CT_PTR,
+	d.args[2] =
+	    (struct call_arg){ .kind = CA_FLOAT, .type = CT_F32, .f = 0.1 };
+	d.args[3] = (struct call_arg){ .kind = CA_STR,
+		.type = CT_PTR,
 		.s = xstrdup("100% \x1f sure\n") };
-	d.args[4] = (struct call_arg){ .kind = CA_WIN, .type = CT_PTR, .off = 96 };
+	d.args[4] =
+	    (struct call_arg){ .kind = CA_WIN, .type = CT_PTR, .off = 96 };
 	d.args[5] = (struct call_arg){ .kind = CA_NULL, .type = CT_PTR };
 	d.nargs = 6;
 	call_desc_encode(&d, &sb);
@@ -71,7 +76,7 @@ START_TEST(descriptor_round_trip)
 	ck_assert_int_eq(e.args[0].type, CT_I8);
 	ck_assert_int_eq(e.args[1].i, -1);
 	ck_assert_int_eq(e.args[1].type, CT_U64);
-	ck_assert_double_eq(e.args[2].f, 0.1);	/* %a is exact */
+	ck_assert_double_eq(e.args[2].f, 0.1); /* %a is exact */
 	ck_assert_str_eq(e.args[3].s, "100% \x1f sure\n");
 	ck_assert_int_eq(e.args[4].kind, CA_WIN);
 	ck_assert_uint_eq(e.args[4].off, 96);
@@ -99,16 +104,30 @@ START_TEST(malformed_descriptors)
 {
 	bad_desc("", "malformed call descriptor");
 	bad_desc("L\x1fk\x1fpath", "malformed call descriptor");
-	bad_desc("C\x1f\x1f" "f\x1fint", "bad return type 'int'");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fq:1", "malformed call argument");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fni33:1", "unknown argument type 'i33'");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fnf32:1", "integer argument of type f32");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fni32:1x", "malformed call argument");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fw:", "malformed window argument");
-	bad_desc("C\x1f\x1f" "f\x1fi32\x1fni32:1\x1fni32:2\x1fni32:3\x1fni32:4"
-	    "\x1fni32:5\x1fni32:6\x1fni32:7\x1fni32:8\x1fni32:9\x1fni32:10"
-	    "\x1fni32:11\x1fni32:12\x1fni32:13\x1fni32:14\x1fni32:15\x1fni32:16"
-	    "\x1fni32:17", "too many call arguments (at most 16)");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fint",
+	    "bad return type 'int'");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fq:1",
+	    "malformed call argument");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fni33:1",
+	    "unknown argument type 'i33'");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fnf32:1",
+	    "integer argument of type f32");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fni32:1x",
+	    "malformed call argument");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fw:",
+	    "malformed window argument");
+	bad_desc("C\x1f\x1f"
+		 "f\x1fi32\x1fni32:1\x1fni32:2\x1fni32:3\x1fni32:4"
+		 "\x1fni32:5\x1fni32:6\x1fni32:7\x1fni32:8\x1fni32:9\x1fni32:10"
+		 "\x1fni32:11\x1fni32:12\x1fni32:13\x1fni32:14\x1fni32:15\x1fni32:16"
+		 "\x1fni32:17",
+	    "too many call arguments (at most 16)");
 }
 END_TEST
 
@@ -158,29 +177,56 @@ START_TEST(calls_run_on_the_rank)
 	uint8_t *buf = seg_area(&s, 0) + w->off;
 	char d[128];
 
-	call_ok("C\x1f\x1f" "abs\x1fi32\x1fni32:-42", "i32 42");
-	call_ok("C\x1f\x1f" "labs\x1fi64\x1fni64:-5000000000", "i64 5000000000");
-	call_ok("C\x1f\x1f" "strlen\x1fi64\x1fs:h%25llo", "i64 5");
-	call_ok("C\x1f\x1f" "getpid\x1fvoid", "void");
+	call_ok("C\x1f\x1f"
+		"abs\x1fi32\x1fni32:-42",
+	    "i32 42");
+	call_ok("C\x1f\x1f"
+		"labs\x1fi64\x1fni64:-5000000000",
+	    "i64 5000000000");
+	call_ok("C\x1f\x1f"
+		"strlen\x1fi64\x1fs:h%25llo",
+	    "i64 5");
+	call_ok("C\x1f\x1f"
+		"getpid\x1fvoid",
+	    "void");
 	/* a window pointer in, a pointer into the area out */
-	snprintf(d, sizeof d, "C\x1f\x1fmemset\x1fptr\x1fw:%llu\x1fni32:7\x1fnu64:5",
+	snprintf(d, sizeof d,
+	    "C\x1f\x1fmemset\x1fptr\x1fw:%llu\x1fni32:7\x1fnu64:5",
 	    (unsigned long long)w->off);
 	snprintf(d + 100, 28, "ptr area+%llu", (unsigned long long)w->off);
 	call_ok(d, d + 100);
 	ck_assert_int_eq(buf[4], 7);
 	ck_assert_int_eq(buf[5], 0);
-	call_ok("C\x1f\x1f" "getenv\x1fptr\x1fs:COLLDB_SURELY_UNSET", "ptr NULL");
-	call_ok("C\x1f\x1f" "free\x1fvoid\x1fz:", "void");
+	call_ok("C\x1f\x1f"
+		"getenv\x1fptr\x1fs:COLLDB_SURELY_UNSET",
+	    "ptr NULL");
+	call_ok("C\x1f\x1f"
+		"free\x1fvoid\x1fz:",
+	    "void");
 	/* a library by name, an f64 result */
 	ck_assert_int_eq(run(UOP_LOAD, "L\x1fm\x1flibm.so.6", NULL), DONE_OK);
-	call_ok("C\x1fm\x1f" "ldexp\x1f" "f64\x1f" "ff64:0x1.8p+0\x1fni32:3", "f64 12");
-	call_fails(UOP_LOAD, "L\x1fm\x1flibm.so.6", "a library named 'm' is already loaded");
-	call_fails(UOP_LOAD, "L\x1fx\x1f/nonexistent/libx.so", "cannot open shared object");
+	call_ok("C\x1fm\x1f"
+		"ldexp\x1f"
+		"f64\x1f"
+		"ff64:0x1.8p+0\x1fni32:3",
+	    "f64 12");
+	call_fails(UOP_LOAD, "L\x1fm\x1flibm.so.6",
+	    "a library named 'm' is already loaded");
+	call_fails(UOP_LOAD, "L\x1fx\x1f/nonexistent/libx.so",
+	    "cannot open shared object");
 	call_fails(UOP_LOAD, "L\x1f\x1flibm.so.6", "malformed load descriptor");
-	call_fails(UOP_CALL, "C\x1fm\x1fno_such_symbol\x1fi32", "unknown symbol 'no_such_symbol' in m (libm.so.6)");
-	call_fails(UOP_CALL, "C\x1f\x1fno_such_symbol\x1fi32", "unknown symbol 'no_such_symbol'");
-	call_fails(UOP_CALL, "C\x1fnope\x1f" "abs\x1fi32", "no library named 'nope' is loaded");
-	call_fails(UOP_CALL, "C\x1f\x1f" "abs\x1fi32\x1fw:99999999999", "outside the window area");
+	call_fails(UOP_CALL, "C\x1fm\x1fno_such_symbol\x1fi32",
+	    "unknown symbol 'no_such_symbol' in m (libm.so.6)");
+	call_fails(UOP_CALL, "C\x1f\x1fno_such_symbol\x1fi32",
+	    "unknown symbol 'no_such_symbol'");
+	call_fails(UOP_CALL,
+	    "C\x1fnope\x1f"
+	    "abs\x1fi32",
+	    "no library named 'nope' is loaded");
+	call_fails(UOP_CALL,
+	    "C\x1f\x1f"
+	    "abs\x1fi32\x1fw:99999999999",
+	    "outside the window area");
 	call_fails(UOP_CALL, "C", "malformed call descriptor");
 }
 END_TEST

@@ -24,9 +24,9 @@ START_TEST(f16_round_trip_and_rne)
 	ck_assert_uint_eq(f16_from_f32(1.0f), 0x3c00);
 	ck_assert_uint_eq(f16_from_f32(-2.0f), 0xc000);
 	ck_assert_uint_eq(f16_from_f32(65504.0f), 0x7bff);
-	ck_assert_uint_eq(f16_from_f32(65520.0f), 0x7c00);	/* rounds to inf */
-	ck_assert_uint_eq(f16_from_f32(0x1p-24f), 0x0001);	/* smallest subnormal */
-	ck_assert_uint_eq(f16_from_f32(0x1p-25f), 0x0000);	/* tie to even: 0 */
+	ck_assert_uint_eq(f16_from_f32(65520.0f), 0x7c00); /* rounds to inf */
+	ck_assert_uint_eq(f16_from_f32(0x1p-24f), 0x0001); /* smallest subnormal */
+	ck_assert_uint_eq(f16_from_f32(0x1p-25f), 0x0000); /* tie to even: 0 */
 	ck_assert_uint_eq(f16_from_f32(0x1.8p-25f), 0x0001);
 	/* 1 + 2^-11 is halfway between 1 and 1+2^-10: ties to even (1.0) */
 	ck_assert_uint_eq(f16_from_f32(1.0f + 0x1p-11f), 0x3c00);
@@ -59,7 +59,7 @@ START_TEST(reduce_kernels)
 	reduce_apply(DT_F32, RED_MAX, a, b, 4);
 	ck_assert(a[1] == 6 && a[2] == -4);
 	reduce_apply(DT_I32, RED_SUM, ia, ib, 3);
-	ck_assert_int_eq(ia[0], INT32_MIN);	/* wraps like the device */
+	ck_assert_int_eq(ia[0], INT32_MIN); /* wraps like the device */
 	reduce_apply(DT_I32, RED_PROD, ia + 1, ib + 1, 1);
 	ck_assert_int_eq(ia[1], 28);
 	reduce_apply(DT_I32, RED_MIN, ia + 2, ib + 2, 1);
@@ -89,8 +89,8 @@ START_TEST(convert_and_atomic)
 	ck_assert_int_eq(s16[1], 5);
 	dtype_atomic_add(DT_F32, f, f, 2);
 	ck_assert(f[0] == 2.5f && f[1] == -4.0f);
-	ck_assert(dtype_atomic_add_ok(DT_BF16) && !dtype_atomic_add_ok(DT_F64) &&
-	    !dtype_atomic_add_ok(DT_I64));
+	ck_assert(dtype_atomic_add_ok(DT_BF16) &&
+	    !dtype_atomic_add_ok(DT_F64) && !dtype_atomic_add_ok(DT_I64));
 }
 END_TEST
 

@@ -32,7 +32,7 @@ fails(const char *text, size_t c, size_t l, const char *what)
 		ck_abort_msg("'%s': cause '%s' lacks '%s'", text, cause, what);
 	ck_assert_uint_eq(col, c);
 	ck_assert_uint_eq(len, l);
-	ck_assert_ptr_null(fc.sym);	/* nothing left to release */
+	ck_assert_ptr_null(fc.sym); /* nothing left to release */
 }
 
 START_TEST(call_shapes)
@@ -79,8 +79,9 @@ END_TEST
 START_TEST(argument_kinds)
 {
 	ck_assert_int_eq(parse("f(-7, 0x10, 1e3, -2.5, \"a \\\"q\\\"\\n\", 'x\\y', "
-	    "rank, nranks, NULL, &buf[3], &sig[1, 2], &w, (f32)1.5, (u8)255, "
-	    "18446744073709551615, (i64)rank)"), 0);
+			       "rank, nranks, NULL, &buf[3], &sig[1, 2], &w, (f32)1.5, (u8)255, "
+			       "18446744073709551615, (i64)rank)"),
+	    0);
 	ck_assert_int_eq(fc.nargs, 16);
 	ck_assert_int_eq(fc.args[0].kind, CW_INT);
 	ck_assert_int_eq(fc.args[0].i, -7);
@@ -90,7 +91,7 @@ START_TEST(argument_kinds)
 	ck_assert_double_eq(fc.args[3].f, -2.5);
 	ck_assert_int_eq(fc.args[4].kind, CW_STR);
 	ck_assert_str_eq(fc.args[4].s, "a \"q\"\n");
-	ck_assert_str_eq(fc.args[5].s, "x\\y");	/* '...' is literal */
+	ck_assert_str_eq(fc.args[5].s, "x\\y"); /* '...' is literal */
 	ck_assert_int_eq(fc.args[6].kind, CW_NAME);
 	ck_assert_str_eq(fc.args[7].s, "nranks");
 	ck_assert_int_eq(fc.args[8].kind, CW_NULL);

@@ -16,7 +16,6 @@
 #include "watch.h"
 #include "xmalloc.h"
 
-
 /* ---- a fake session ---- */
 
 struct fake {
@@ -67,14 +66,14 @@ fake_diagnose(void *arg)
 }
 
 static const struct watch_source fake_source = {
-    .snapshot = fake_snapshot,
-    .step = fake_step,
-    .cont = fake_cont,
-    .diagnose = fake_diagnose,
+	.snapshot = fake_snapshot,
+	.step = fake_step,
+	.cont = fake_cont,
+	.diagnose = fake_diagnose,
 };
 
 static const struct watch_source bare_source = {
-    .snapshot = fake_snapshot,
+	.snapshot = fake_snapshot,
 };
 
 /* nranks ranks, window "sig" [nranks, 1] and window "flags" [ncells]. */
@@ -85,8 +84,8 @@ fake_init(struct fake *f, int nranks, int ncells)
 	snap_init(&f->snap);
 	snap_set_ranks(&f->snap, nranks);
 	snprintf(f->snap.session, sizeof f->snap.session, "t");
-	snap_add_win(&f->snap, "sig", 2, (int[]){nranks, 1});
-	snap_add_win(&f->snap, "flags", 1, (int[]){ncells});
+	snap_add_win(&f->snap, "sig", 2, (int[]){ nranks, 1 });
+	snap_add_win(&f->snap, "flags", 1, (int[]){ ncells });
 }
 
 static void
@@ -172,7 +171,7 @@ START_TEST(snap_helpers_keep_invariants)
 	ck_assert_int_eq(s.ranks[2].state, SNAP_IDLE);
 	ck_assert_int_eq(s.ranks[2].win, -1);
 	ck_assert_int_eq(s.ranks[2].cell, -1);
-	w = snap_add_win(&s, "sig", 3, (int[]){2, 3, 4});
+	w = snap_add_win(&s, "sig", 3, (int[]){ 2, 3, 4 });
 	ck_assert_int_eq(w->ncells, 24);
 	ck_assert_int_eq(w->nrows, 3);
 	for (k = 0; k < 72; k++) {
@@ -190,7 +189,7 @@ START_TEST(snap_helpers_keep_invariants)
 	snap_clear(&s);
 	ck_assert_int_eq(s.nwins, 0);
 	snap_set_ranks(&s, 3);
-	w = snap_add_win(&s, "sig", 1, (int[]){24});
+	w = snap_add_win(&s, "sig", 1, (int[]){ 24 });
 	ck_assert_ptr_eq(w->cells, cells);
 	ck_assert_int_eq(snap_row(w, 2)[23], 0);
 
@@ -209,7 +208,7 @@ START_TEST(snap_bad_shape_is_a_bug)
 
 	snap_init(&s);
 	snap_set_ranks(&s, 2);
-	snap_add_win(&s, "sig", 2, (int[]){4, 0});
+	snap_add_win(&s, "sig", 2, (int[]){ 4, 0 });
 }
 END_TEST
 
@@ -225,7 +224,7 @@ START_TEST(snap_copy_is_deep_and_equal)
 	a.ranks[1].state = SNAP_BLOCKED;
 	a.ranks[1].secs = 1.5;
 	snprintf(a.ranks[1].op, sizeof a.ranks[1].op, "wait sig[0] >= 1");
-	w = snap_add_win(&a, "sig", 1, (int[]){4});
+	w = snap_add_win(&a, "sig", 1, (int[]){ 4 });
 	snap_row(w, 1)[3] = 9;
 	snap_mark_owed(w, 1, 3, 0);
 	snap_copy(&b, &a);
@@ -263,7 +262,7 @@ START_TEST(snap_marks)
 
 	snap_init(&s);
 	snap_set_ranks(&s, 3);
-	w = snap_add_win(&s, "sig", 2, (int[]){3, 1});
+	w = snap_add_win(&s, "sig", 2, (int[]){ 3, 1 });
 	s.ranks[1].state = SNAP_BLOCKED;
 	s.ranks[1].win = 0;
 	s.ranks[1].cell = 2;
@@ -284,7 +283,7 @@ START_TEST(snap_marks)
 	ck_assert_int_eq(w->marks[snap_idx(w, 1, 2)], SNAP_AWAITED | SNAP_OWED);
 	snap_mark_owed(w, 1, 2, 2);
 	ck_assert_int_eq(w->marks[snap_idx(w, 1, 2)],
-			 SNAP_AWAITED | SNAP_OWED | SNAP_OWED_MANY);
+	    SNAP_AWAITED | SNAP_OWED | SNAP_OWED_MANY);
 	ck_assert_int_eq(w->owed_by[snap_idx(w, 1, 2)], 0);
 	snap_release(&s);
 }
@@ -297,7 +296,7 @@ START_TEST(snap_owed_out_of_range_is_a_bug)
 
 	snap_init(&s);
 	snap_set_ranks(&s, 2);
-	w = snap_add_win(&s, "sig", 1, (int[]){4});
+	w = snap_add_win(&s, "sig", 1, (int[]){ 4 });
 	snap_mark_owed(w, 2, 0, 0);
 }
 END_TEST
@@ -367,11 +366,12 @@ START_TEST(parse_fills_the_model)
 	/* Blocked rank 0's cell is marked awaited after parsing. */
 	ck_assert_int_eq(w->marks[snap_idx(w, 0, 6)], SNAP_AWAITED | SNAP_OWED);
 	ck_assert_int_eq(w->owed_by[snap_idx(w, 0, 6)], 2);
-	ck_assert_int_eq(w->marks[snap_idx(w, 1, 6)],
-			 SNAP_OWED | SNAP_OWED_MANY);
+	ck_assert_int_eq(w->marks[snap_idx(w, 1, 6)], SNAP_OWED | SNAP_OWED_MANY);
 	/* absent 3: flags is not on rank 3 (a domain's window), every cell */
-	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 0)], SNAP_ABSENT);
-	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 7)], SNAP_ABSENT);
+	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 0)],
+	    SNAP_ABSENT);
+	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 3, 7)],
+	    SNAP_ABSENT);
 	ck_assert_int_eq(s.wins[1].marks[snap_idx(&s.wins[1], 2, 0)], 0);
 	snap_release(&s);
 }
@@ -414,22 +414,21 @@ START_TEST(parse_errors_name_the_line)
 {
 	parse_fails("rank 0 idle\n", "line 1: no 'ranks' line yet");
 	parse_fails("ranks 2\nrank 2 idle\n", "line 2: bad row '2'");
-	parse_fails("ranks 2\nrank 1 sleeping\n",
-		    "line 2: bad state 'sleeping'");
+	parse_fails("ranks 2\nrank 1 sleeping\n", "line 2: bad state 'sleeping'");
 	parse_fails("ranks 2\nrow 0 1\n", "line 2: row before any 'win'");
 	parse_fails("ranks 2\nwin a 2\nrow 0 1 2 3\n",
-		    "line 3: more than 2 values");
+	    "line 3: more than 2 values");
 	parse_fails("ranks 2\nwin a 2\nrow 0 1 x\n", "line 3: bad value 'x'");
 	parse_fails("ranks 2\nwin a 2\nrow 0 5*3\n",
-		    "line 3: more than 2 values");
+	    "line 3: more than 2 values");
 	parse_fails("ranks 2\nwin a 2\nowe 0 2 1\n", "line 3: bad cell '2'");
 	parse_fails("ranks 2\nwin a 0\n", "line 2: bad dim '0'");
 	parse_fails("ranks 2\nwin a 1 2 3 4 5\n", "line 2: want 1 to 4 dims");
 	parse_fails("ranks 2\nreadonly 2\n", "line 2: bad readonly '2'");
 	parse_fails("ranks 2\nfrobnicate\n",
-		    "line 2: unknown directive 'frobnicate'");
+	    "line 2: unknown directive 'frobnicate'");
 	parse_fails("ranks 2\non 1 nope 0 0 1 x\n",
-		    "row 1 is blocked on unknown window 'nope'");
+	    "row 1 is blocked on unknown window 'nope'");
 }
 END_TEST
 
@@ -487,13 +486,13 @@ START_TEST(changed_cells_are_highlighted_then_fade)
 	watch_refresh(w);
 	watch_draw(w, &s);
 	ck_assert_uint_eq(cell_style(&s, 2, 5, &ch),
-			  SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW));
+	    SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW));
 	ck_assert_int_eq(ch, '3');
 	ck_assert_uint_eq(cell_style(&s, 1, 5, &ch), SCREEN_DIM);
 	watch_refresh(w);
 	watch_draw(w, &s);
 	ck_assert_uint_eq(cell_style(&s, 2, 5, &ch),
-			  SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW));
+	    SCREEN_BOLD | SCREEN_FG(SCREEN_YELLOW));
 	watch_refresh(w);
 	watch_draw(w, &s);
 	ck_assert_uint_eq(cell_style(&s, 2, 5, &ch), 0);
@@ -527,8 +526,7 @@ START_TEST(awaited_and_owed_cells_are_marked)
 	watch_refresh(w);
 	watch_draw(w, &s);
 	ck_assert(screen_has(&s, " sig [4,1]  window 1/2"));
-	ck_assert_uint_eq(cell_style(&s, 1, 3, &ch),
-			  SCREEN_DIM | SCREEN_REVERSE);
+	ck_assert_uint_eq(cell_style(&s, 1, 3, &ch), SCREEN_DIM | SCREEN_REVERSE);
 	y = find_row(&s, " 1 B ");
 	ck_assert_int_ge(y, 0);
 	ck_assert_ptr_nonnull(strstr(row(&s, y), "0*<2"));
@@ -547,7 +545,7 @@ START_TEST(tab_cycles_windows_and_keeps_them_by_name)
 	struct screen s;
 
 	fake_init(&f, 2, 8);
-	snap_add_win(&f.snap, "third", 1, (int[]){2});
+	snap_add_win(&f.snap, "third", 1, (int[]){ 2 });
 	w = watch_new(&fake_source, &f, NULL);
 	screen_init(&s, 80, 24);
 	watch_refresh(w);
@@ -565,8 +563,8 @@ START_TEST(tab_cycles_windows_and_keeps_them_by_name)
 	/* A window before it is freed: the pane stays on "third". */
 	snap_clear(&f.snap);
 	snap_set_ranks(&f.snap, 2);
-	snap_add_win(&f.snap, "flags", 1, (int[]){8});
-	snap_add_win(&f.snap, "third", 1, (int[]){2});
+	snap_add_win(&f.snap, "flags", 1, (int[]){ 8 });
+	snap_add_win(&f.snap, "third", 1, (int[]){ 2 });
 	watch_refresh(w);
 	watch_draw(w, &s);
 	ck_assert(screen_has(&s, " third [2]  window 2/2"));
@@ -654,7 +652,7 @@ START_TEST(a_jumps_to_awaited_cells)
 	fake_init(&f, 64, 8);
 	snap_clear(&f.snap);
 	snap_set_ranks(&f.snap, 64);
-	snap_add_win(&f.snap, "big", 1, (int[]){300});
+	snap_add_win(&f.snap, "big", 1, (int[]){ 300 });
 	f.snap.ranks[40].state = SNAP_BLOCKED;
 	f.snap.ranks[40].win = 0;
 	f.snap.ranks[40].cell = 250;
@@ -796,8 +794,7 @@ START_TEST(overlays_help_and_diagnosis)
 	watch_key(w, 'd');
 	watch_draw(w, &s);
 	ck_assert(screen_has(&s, "+- diagnose "));
-	ck_assert(
-	    screen_has(&s, "| HANG: no rank can change sig[0] on rank 1"));
+	ck_assert(screen_has(&s, "| HANG: no rank can change sig[0] on rank 1"));
 	ck_assert(screen_has(&s, "|         rank 1  blocked"));
 	/* The panes keep refreshing behind the overlay. */
 	snprintf(f.snap.ranks[1].op, sizeof f.snap.ranks[1].op, "behind");
@@ -826,8 +823,9 @@ START_TEST(long_overlay_text_wraps_and_scrolls)
 	fake_init(&f, 2, 4);
 	for (i = 1; i <= 40; i++)
 		strbuf_addf(&sb, "line %d\n", i);
-	strbuf_addstr(&sb, "a very long line that does not fit in forty "
-			   "columns at all, so it wraps\n");
+	strbuf_addstr(&sb,
+	    "a very long line that does not fit in forty "
+	    "columns at all, so it wraps\n");
 	f.diag = sb.buf;
 	screen_init(&s, 40, 12);
 	w = watch_new(&fake_source, &f, NULL);
@@ -913,13 +911,13 @@ END_TEST
 
 START_TEST(text_pane_splits_lines)
 {
-	struct pane_view v = {0};
+	struct pane_view v = { 0 };
 	struct pane *p = pane_new(&pane_text_class, &v);
 	struct screen s;
 
 	screen_init(&s, 30, 8);
 	pane_text_set(p, "t", "a\n\nb\tc\n");
-	pane_draw(p, &s, &(struct screen_rect){0, 0, 30, 8});
+	pane_draw(p, &s, &(struct screen_rect){ 0, 0, 30, 8 });
 	/* 3 lines (no empty 4th for the final newline), centred in 8 rows. */
 	ck_assert_str_eq(row(&s, 1), "        +- t -------+");
 	ck_assert_str_eq(row(&s, 2), "        | a         |");
@@ -928,7 +926,7 @@ START_TEST(text_pane_splits_lines)
 	ck_assert_str_eq(row(&s, 5), "        +-----------+");
 	pane_text_set(p, "", "");
 	screen_clear(&s);
-	pane_draw(p, &s, &(struct screen_rect){0, 0, 30, 8});
+	pane_draw(p, &s, &(struct screen_rect){ 0, 0, 30, 8 });
 	ck_assert_int_eq(find_row(&s, "+---"), 3);
 	ck_assert_int_eq(find_row(&s, "|"), -1);
 	pane_free(p);
@@ -947,7 +945,7 @@ START_TEST(ranks_pane_rows)
 	f.snap.show_times = 1;
 	f.snap.ranks[0].state = SNAP_DEAD;
 	snprintf(f.snap.ranks[0].op, sizeof f.snap.ranks[0].op,
-		 "notify 1 sig[0] 1 (killed by SIGKILL)");
+	    "notify 1 sig[0] 1 (killed by SIGKILL)");
 	f.snap.ranks[1].state = SNAP_BLOCKED;
 	f.snap.ranks[1].now = -3;
 	f.snap.ranks[1].expected = 12;
@@ -962,7 +960,7 @@ START_TEST(ranks_pane_rows)
 	y = find_row(&s, "   0 dead    notify 1 sig[0] 1 (killed by SIGKILL)");
 	ck_assert_int_eq(y, 2);
 	ck_assert_uint_eq(screen_at(&s, 5, y)->style,
-			  SCREEN_REVERSE | SCREEN_FG(SCREEN_RED));
+	    SCREEN_REVERSE | SCREEN_FG(SCREEN_RED));
 	y = find_row(&s, "   1 blocked ");
 	ck_assert_ptr_nonnull(strstr(row(&s, y), "sig[1] == 12"));
 	ck_assert_ptr_nonnull(strstr(row(&s, y), " -3/12   1h02m"));
@@ -990,9 +988,9 @@ main(void)
 	/* BUG() aborts: testable only in a forked child (not CK_FORK=no). */
 	if (ck_fork == NULL || strcmp(ck_fork, "no") != 0) {
 		tcase_add_test_raise_signal(snap, snap_bad_shape_is_a_bug,
-					    SIGABRT);
-		tcase_add_test_raise_signal(
-		    snap, snap_owed_out_of_range_is_a_bug, SIGABRT);
+		    SIGABRT);
+		tcase_add_test_raise_signal(snap,
+		    snap_owed_out_of_range_is_a_bug, SIGABRT);
 	}
 	tcase_add_test(snap, state_names);
 	tcase_add_test(fmt, parse_fills_the_model);

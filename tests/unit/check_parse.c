@@ -101,10 +101,10 @@ START_TEST(nearest_one_rule)
 	static const char *const sets[] = { "times", "color", "timeout",
 		"settle", NULL };
 
-	ck_assert_str_eq(near("alocate", cmds), "alloc");	/* a longer form */
+	ck_assert_str_eq(near("alocate", cmds), "alloc"); /* a longer form */
 	ck_assert_str_eq(near("bencj", cmds), "bench");
 	ck_assert_str_eq(near("expectation", cmds), "expect");
-	ck_assert_ptr_null(near("x", cmds));	/* "q" is 1 away, but 1 letter */
+	ck_assert_ptr_null(near("x", cmds)); /* "q" is 1 away, but 1 letter */
 	ck_assert_ptr_null(near("zzzzz", cmds));
 	{
 		static const char *const f[] = { "free", "fill", NULL };
@@ -112,7 +112,7 @@ START_TEST(nearest_one_rule)
 		ck_assert_ptr_null(near("frobnicate", f));
 		ck_assert_str_eq(near("bfu", wins), "buf");
 	}
-	ck_assert_str_eq(near("timeot", sets), "timeout");	/* not "times" */
+	ck_assert_str_eq(near("timeot", sets), "timeout"); /* not "times" */
 	ck_assert_str_eq(near("time", sets), "times");
 	ck_assert_str_eq(near("colour", sets), "color");
 }
@@ -140,7 +140,7 @@ START_TEST(numbers)
 	ck_assert_int_eq(parse_int("-7", &v, 0, NULL), 0);
 	ck_assert_int_eq(v, -7);
 	ck_assert_int_eq(parse_int("010", &v, 0, NULL), 0);
-	ck_assert_int_eq(v, 10);	/* not octal */
+	ck_assert_int_eq(v, 10); /* not octal */
 	ck_assert_int_eq(parse_int("0x10", &v, 0, NULL), 0);
 	ck_assert_int_eq(v, 16);
 	ck_assert_int_eq(parse_uint("4k", &u, 1, NULL), 0);
@@ -176,7 +176,8 @@ START_TEST(ranks)
 	ck_assert_int_eq(parse_ranks("@all", 4, &s, NULL), 0);
 	ck_assert_int_eq(rankset_count(&s), 4);
 	ck_assert_int_eq(parse_ranks("@1,3", 4, &s, NULL), 0);
-	ck_assert(rankset_has(&s, 1) && rankset_has(&s, 3) && !rankset_has(&s, 2));
+	ck_assert(
+	    rankset_has(&s, 1) && rankset_has(&s, 3) && !rankset_has(&s, 2));
 	ck_assert_int_eq(parse_ranks("@1-2", 4, &s, NULL), 0);
 	ck_assert_int_eq(rankset_count(&s), 2);
 	ck_assert_int_eq(parse_ranks("@!0", 4, &s, NULL), 0);
@@ -211,7 +212,8 @@ START_TEST(shapes)
 	ck_assert_uint_eq(d[1], 4);
 	ck_assert_int_eq(parse_shape("[0]", d, 8, &n, &cause), -1);
 	ck_assert_int_eq(parse_shape("[]", d, 8, &n, &cause), -1);
-	ck_assert_int_eq(parse_shape("[1,2,3,4,5,6,7,8,9]", d, 8, &n, &cause), -1);
+	ck_assert_int_eq(parse_shape("[1,2,3,4,5,6,7,8,9]", d, 8, &n, &cause),
+	    -1);
 	ck_assert_int_eq(parse_shape("4,1", d, 8, &n, &cause), -1);
 	free(cause);
 }
@@ -225,40 +227,64 @@ START_TEST(regions)
 	char *cause = NULL;
 
 	ck_assert_int_eq(parse_region_syntax("sig", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(count, 24);
 	ck_assert_int_eq(parse_region_syntax("sig[1,3]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(first, 7);
 	ck_assert_uint_eq(count, 1);
 	ck_assert_int_eq(cell, 1);
 	ck_assert_int_eq(parse_region_syntax("sig[5]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(first, 5);
 	ck_assert_int_eq(parse_region_syntax("sig[4:12]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(first, 4);
 	ck_assert_uint_eq(count, 8);
 	ck_assert_int_eq(parse_region_syntax("sig[2,:]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(first, 8);
 	ck_assert_uint_eq(count, 4);
 	ck_assert_int_eq(parse_region_syntax("sig[:3]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, NULL), 0);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     NULL),
+	    0);
 	ck_assert_uint_eq(count, 3);
 	/* out of range and malformed */
 	ck_assert_int_eq(parse_region_syntax("sig[24]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[6,0]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[1,2,3]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[5:5]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[-1]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[1:2,0]", &rs, NULL), 0);
-	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell, &cause), -1);
+	ck_assert_int_eq(region_resolve(&rs, shape, 2, &first, &count, &cell,
+			     &cause),
+	    -1);
 	ck_assert_int_eq(parse_region_syntax("sig[x]", &rs, &cause), -1);
 	ck_assert_int_eq(parse_region_syntax("[1]", &rs, &cause), -1);
 	ck_assert_int_eq(parse_region_syntax("si$g", &rs, &cause), -1);
@@ -268,7 +294,7 @@ END_TEST
 
 START_TEST(distance)
 {
-	ck_assert_uint_eq(edit_distance("sig", "sgi"), 1);	/* a swap */
+	ck_assert_uint_eq(edit_distance("sig", "sgi"), 1); /* a swap */
 	ck_assert_uint_eq(edit_distance("abc", "ca"), 3);
 	ck_assert_uint_eq(edit_distance("sig", "sig"), 0);
 	ck_assert_uint_eq(edit_distance("notfy", "notify"), 1);
@@ -280,7 +306,8 @@ END_TEST
 static const char *
 exact(const char *word)
 {
-	return strcmp(word, "repeat") == 0 || strcmp(word, "end") == 0 ? word : NULL;
+	return strcmp(word, "repeat") == 0 || strcmp(word, "end") == 0 ? word :
+									 NULL;
 }
 
 START_TEST(loop_classify_lines)
@@ -289,26 +316,38 @@ START_TEST(loop_classify_lines)
 	char *cause = NULL;
 	size_t col = 0, len = 0;
 
-	ck_assert_int_eq(loop_classify("repeat 3 # three", exact, &n, &cause, &col, &len),
+	ck_assert_int_eq(loop_classify("repeat 3 # three", exact, &n, &cause,
+			     &col, &len),
 	    LOOP_REPEAT);
 	ck_assert_uint_eq(n, 3);
-	ck_assert_int_eq(loop_classify("  end  ", exact, &n, &cause, &col, &len), LOOP_END);
-	ck_assert_int_eq(loop_classify("notify 1 sig[0] 1", exact, &n, &cause, &col, &len),
+	ck_assert_int_eq(loop_classify("  end  ", exact, &n, &cause, &col, &len),
+	    LOOP_END);
+	ck_assert_int_eq(loop_classify("notify 1 sig[0] 1", exact, &n, &cause,
+			     &col, &len),
 	    LOOP_PLAIN);
-	ck_assert_int_eq(loop_classify("@0 repeat 3", exact, &n, &cause, &col, &len),
+	ck_assert_int_eq(loop_classify("@0 repeat 3", exact, &n, &cause, &col,
+			     &len),
 	    LOOP_PLAIN);
-	ck_assert_int_eq(loop_classify("\"repeat\" 3", exact, &n, &cause, &col, &len),
+	ck_assert_int_eq(loop_classify("\"repeat\" 3", exact, &n, &cause, &col,
+			     &len),
 	    LOOP_PLAIN);
-	ck_assert_int_eq(loop_classify("", exact, &n, &cause, &col, &len), LOOP_PLAIN);
-	ck_assert_int_eq(loop_classify("repeat -1", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_int_eq(loop_classify("", exact, &n, &cause, &col, &len),
+	    LOOP_PLAIN);
+	ck_assert_int_eq(loop_classify("repeat -1", exact, &n, &cause, &col, &len),
+	    LOOP_BAD);
 	ck_assert_uint_eq(col, 7);
 	ck_assert_ptr_nonnull(strstr(cause, "'-1'"));
-	ck_assert_int_eq(loop_classify("repeat 100000001", exact, &n, &cause, &col, &len),
+	ck_assert_int_eq(loop_classify("repeat 100000001", exact, &n, &cause,
+			     &col, &len),
 	    LOOP_BAD);
-	ck_assert_int_eq(loop_classify("repeat", exact, &n, &cause, &col, &len), LOOP_BAD);
-	ck_assert_int_eq(loop_classify("repeat 2 x", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_int_eq(loop_classify("repeat", exact, &n, &cause, &col, &len),
+	    LOOP_BAD);
+	ck_assert_int_eq(loop_classify("repeat 2 x", exact, &n, &cause, &col,
+			     &len),
+	    LOOP_BAD);
 	ck_assert_uint_eq(col, 9);
-	ck_assert_int_eq(loop_classify("end now", exact, &n, &cause, &col, &len), LOOP_BAD);
+	ck_assert_int_eq(loop_classify("end now", exact, &n, &cause, &col, &len),
+	    LOOP_BAD);
 	free(cause);
 }
 END_TEST
@@ -319,7 +358,8 @@ lines(const char *text, size_t *n)
 	char **v = NULL, *t = strdup(text), *save = NULL;
 
 	*n = 0;
-	for (char *l = strtok_r(t, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = strtok_r(t, "\n", &save); l != NULL;
+	     l = strtok_r(NULL, "\n", &save)) {
 		v = realloc(v, (*n + 1) * sizeof *v);
 		v[(*n)++] = strdup(l);
 	}
@@ -365,7 +405,8 @@ START_TEST(loop_expand_nested)
 	ck_assert_ptr_nonnull(strstr(cause, "without a repeat"));
 	free(cause);
 	cause = NULL;
-	ck_assert_ptr_null(expand("repeat 1000\nrepeat 1000\nx\nend\nend", 5000, &cause));
+	ck_assert_ptr_null(
+	    expand("repeat 1000\nrepeat 1000\nx\nend\nend", 5000, &cause));
 	ck_assert_ptr_nonnull(strstr(cause, "more than 5000"));
 	free(cause);
 }
@@ -379,7 +420,7 @@ count_iter(void *arg, const struct loop_block *b, uint64_t k)
 	(void)arg;
 	(void)b;
 	iters++;
-	return k == 4 ? 1 : 0;	/* stop before the fifth */
+	return k == 4 ? 1 : 0; /* stop before the fifth */
 }
 
 static int
@@ -400,12 +441,18 @@ START_TEST(loop_block_collect_and_run)
 
 	loop_block_init(&b, 10, "repeat 10");
 	ck_assert_int_eq(loop_block_feed(&b, "x", exact, &cause, &col, &len), 0);
-	ck_assert_int_eq(loop_block_feed(&b, "repeat 2", exact, &cause, &col, &len), 0);
-	ck_assert_int_eq(loop_block_feed(&b, "repeat y", exact, &cause, &col, &len), -1);
+	ck_assert_int_eq(loop_block_feed(&b, "repeat 2", exact, &cause, &col,
+			     &len),
+	    0);
+	ck_assert_int_eq(loop_block_feed(&b, "repeat y", exact, &cause, &col,
+			     &len),
+	    -1);
 	free(cause);
 	ck_assert_int_eq(loop_block_feed(&b, "y", exact, &cause, &col, &len), 0);
-	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len), 0);
-	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len), 1);
+	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len),
+	    0);
+	ck_assert_int_eq(loop_block_feed(&b, "end", exact, &cause, &col, &len),
+	    1);
 	ck_assert_uint_eq(b.nlines, 4);
 	/* iterations 0..3 of the outer block and 2 inner ones each: the
 	 * outer iter hook stops the run at k == 4 (a nested iter counts too) */

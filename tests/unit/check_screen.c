@@ -6,7 +6,6 @@
 #include "strbuf.h"
 #include "viz.h"
 
-
 /* Row y of s as a string (static buffer; trailing blanks kept). */
 static const char *
 row(const struct screen *s, int y)
@@ -49,7 +48,7 @@ START_TEST(init_resize_clear)
 	ck_assert_ptr_null(screen_at(&s, -1, 0));
 
 	screen_puts(&s, 0, 0, "abc", SCREEN_BOLD);
-	screen_clip(&s, &(struct screen_rect){1, 1, 2, 1});
+	screen_clip(&s, &(struct screen_rect){ 1, 1, 2, 1 });
 	screen_resize(&s, 20, 5);
 	ck_assert_int_eq(s.cols, 20);
 	ck_assert_int_eq(s.rows, 5);
@@ -109,25 +108,25 @@ START_TEST(clip_rectangle)
 	struct screen s;
 
 	screen_init(&s, 6, 4);
-	screen_clip(&s, &(struct screen_rect){1, 1, 3, 2});
-	screen_fill(&s, &(struct screen_rect){0, 0, 6, 4}, '#', SCREEN_BOLD);
+	screen_clip(&s, &(struct screen_rect){ 1, 1, 3, 2 });
+	screen_fill(&s, &(struct screen_rect){ 0, 0, 6, 4 }, '#', SCREEN_BOLD);
 	ck_assert_str_eq(row(&s, 0), "      ");
 	ck_assert_str_eq(row(&s, 1), " ###  ");
 	ck_assert_str_eq(row(&s, 2), " ###  ");
 	ck_assert_str_eq(row(&s, 3), "      ");
-	screen_restyle(&s, &(struct screen_rect){0, 0, 6, 4}, SCREEN_DIM);
+	screen_restyle(&s, &(struct screen_rect){ 0, 0, 6, 4 }, SCREEN_DIM);
 	ck_assert_uint_eq(screen_at(&s, 1, 1)->style, SCREEN_DIM);
 	ck_assert_uint_eq(screen_at(&s, 0, 0)->style, 0);
 	ck_assert_int_eq(screen_at(&s, 1, 1)->ch, '#');
 
 	/* A clip partly outside the screen is cut to the screen. */
-	screen_clip(&s, &(struct screen_rect){4, -2, 10, 4});
+	screen_clip(&s, &(struct screen_rect){ 4, -2, 10, 4 });
 	ck_assert_int_eq(s.clip.x, 4);
 	ck_assert_int_eq(s.clip.y, 0);
 	ck_assert_int_eq(s.clip.w, 2);
 	ck_assert_int_eq(s.clip.h, 2);
 	/* A negative size is empty. */
-	screen_clip(&s, &(struct screen_rect){2, 2, -1, 5});
+	screen_clip(&s, &(struct screen_rect){ 2, 2, -1, 5 });
 	ck_assert_int_eq(s.clip.w, 0);
 	screen_puts(&s, 2, 2, "zz", 0);
 	ck_assert_int_eq(screen_at(&s, 2, 2)->ch, '#');
@@ -144,8 +143,7 @@ START_TEST(fields_pad_and_cut)
 
 	screen_init(&s, 12, 3);
 	ck_assert_int_eq(screen_field(&s, 0, 0, 5, "ab", -1, 0), 5);
-	ck_assert_int_eq(screen_field(&s, 5, 0, 5, "ab", 1, SCREEN_REVERSE),
-			 10);
+	ck_assert_int_eq(screen_field(&s, 5, 0, 5, "ab", 1, SCREEN_REVERSE), 10);
 	ck_assert_str_eq(row(&s, 0), "ab      ab  ");
 	/* The padding takes the style too (a reverse bar stays whole). */
 	ck_assert_uint_eq(screen_at(&s, 5, 0)->style, SCREEN_REVERSE);
@@ -164,12 +162,12 @@ START_TEST(box_outline)
 	struct screen s;
 
 	screen_init(&s, 5, 3);
-	screen_box(&s, &(struct screen_rect){0, 0, 5, 3}, 0);
+	screen_box(&s, &(struct screen_rect){ 0, 0, 5, 3 }, 0);
 	ck_assert_str_eq(row(&s, 0), "+---+");
 	ck_assert_str_eq(row(&s, 1), "|   |");
 	ck_assert_str_eq(row(&s, 2), "+---+");
 	screen_clear(&s);
-	screen_box(&s, &(struct screen_rect){0, 0, 1, 3}, 0);
+	screen_box(&s, &(struct screen_rect){ 0, 0, 1, 3 }, 0);
 	ck_assert_str_eq(row(&s, 1), "     ");
 	screen_release(&s);
 }
@@ -187,13 +185,14 @@ START_TEST(dump_text_and_styles)
 	/* A styled blank at the end of a row still shows in the overlay. */
 	screen_putc(&s, 5, 2, ' ', SCREEN_REVERSE | SCREEN_FG(SCREEN_CYAN));
 	dump_screen(&s, &sb, DUMP_STYLES);
-	ck_assert_str_eq(sb.buf, "|ab c\n"
-				 ":AA B\n"
-				 "|\n"
-				 "|  x\n"
-				 ":AAA  B\n"
-				 "style A: bold\n"
-				 "style B: reverse,cyan\n");
+	ck_assert_str_eq(sb.buf,
+	    "|ab c\n"
+	    ":AA B\n"
+	    "|\n"
+	    "|  x\n"
+	    ":AAA  B\n"
+	    "style A: bold\n"
+	    "style B: reverse,cyan\n");
 	strbuf_reset(&sb);
 	dump_screen(&s, &sb, 0);
 	ck_assert_str_eq(sb.buf, "|ab c\n|\n|  x\n");
@@ -210,8 +209,8 @@ START_TEST(style_names)
 	ck_assert_str_eq(sb.buf, "plain");
 	strbuf_reset(&sb);
 	dump_style_name(SCREEN_BOLD | SCREEN_DIM | SCREEN_UNDERLINE |
-			    SCREEN_FG(SCREEN_YELLOW),
-			&sb);
+		SCREEN_FG(SCREEN_YELLOW),
+	    &sb);
 	ck_assert_str_eq(sb.buf, "bold,dim,underline,yellow");
 	strbuf_reset(&sb);
 	dump_style_name(SCREEN_FG(SCREEN_RED), &sb);

@@ -15,7 +15,8 @@ setup(void)
 {
 	char *cause = NULL;
 
-	ck_assert_msg(seg_create(&s, "unit", 3, 1 << 20, 4096, &cause) == 0, "%s", cause);
+	ck_assert_msg(seg_create(&s, "unit", 3, 1 << 20, 4096, &cause) == 0,
+	    "%s", cause);
 	seg_unlink(&s);
 }
 
@@ -35,9 +36,9 @@ alloc(const char *name, uint64_t n, enum dtype dt)
 
 START_TEST(layout_rounds_to_32_in_order)
 {
-	struct seg_window *a = alloc("a", 3, DT_I32);	/* 12 -> 32 */
-	struct seg_window *b = alloc("b", 33, DT_U8);	/* 33 -> 64 */
-	struct seg_window *c = alloc("c", 8, DT_F32);	/* 32 */
+	struct seg_window *a = alloc("a", 3, DT_I32); /* 12 -> 32 */
+	struct seg_window *b = alloc("b", 33, DT_U8); /* 33 -> 64 */
+	struct seg_window *c = alloc("c", 8, DT_F32); /* 32 */
 	struct seg_window *list[8];
 
 	ck_assert_ptr_nonnull(a);
@@ -49,14 +50,15 @@ START_TEST(layout_rounds_to_32_in_order)
 	ck_assert_str_eq(list[0]->name, "a");
 	ck_assert_str_eq(list[2]->name, "c");
 	ck_assert_ptr_eq(seg_win_at(&s, 40), b);
-	ck_assert_ptr_null(seg_win_at(&s, 12));	/* padding is no window */
+	ck_assert_ptr_null(seg_win_at(&s, 12)); /* padding is no window */
 }
 END_TEST
 
 START_TEST(shape_form)
 {
 	uint64_t shape[2] = { 6, 4 };
-	struct seg_window *w = seg_win_alloc(&s, "sig", shape, 2, DT_I32, 0, NULL);
+	struct seg_window *w =
+	    seg_win_alloc(&s, "sig", shape, 2, DT_I32, 0, NULL);
 
 	ck_assert_uint_eq(w->count, 24);
 	ck_assert_uint_eq(w->bytes, 96);
@@ -132,7 +134,8 @@ START_TEST(attach_rejects_foreign)
 	char *cause = NULL;
 	FILE *fp = tmpfile();
 
-	static const char junk[] = "hello, not a segment, but long enough to look at it...";
+	static const char junk[] =
+	    "hello, not a segment, but long enough to look at it...";
 
 	fwrite(junk, 1, sizeof junk, fp);
 	fflush(fp);
@@ -154,16 +157,17 @@ START_TEST(corruption_reported_once_and_not_used)
 	ck_assert_ptr_nonnull(alloc("b", 4, DT_F32));
 	ck_assert_ptr_null(seg_take_reports(&s));
 	s.h->windows[1].dtype = 0x41;
-	s.h->windows[0].off = s.area_size;	/* a past the end */
+	s.h->windows[0].off = s.area_size; /* a past the end */
 	ck_assert_int_eq(seg_win_list(&s, list, 8), 2);
 	ck_assert_int_eq(list[1]->dtype, DT_F32);
 	ck_assert_uint_eq(seg_win_find(&s, "a")->off, 0);
 	r = seg_take_reports(&s);
-	ck_assert_str_eq(r, "segment header corrupted at window 0 (offset 1048576)\n"
+	ck_assert_str_eq(r,
+	    "segment header corrupted at window 0 (offset 1048576)\n"
 	    "segment header corrupted at window 1 (dtype 0x41)\n");
 	free(r);
 	seg_win_sync(&s);
-	ck_assert_ptr_null(seg_take_reports(&s));	/* once */
+	ck_assert_ptr_null(seg_take_reports(&s)); /* once */
 	/* a new window cannot take a corrupt slot, nor overlap a kept one */
 	ck_assert_uint_eq(alloc("c", 4, DT_I32)->off, 64);
 	/* the layout is put back by the creator */
@@ -173,7 +177,8 @@ START_TEST(corruption_reported_once_and_not_used)
 	ck_assert_uint_eq(s.h->area_off, s.area_off);
 	ck_assert_uint_eq(s.h->nranks, 3);
 	r = seg_take_reports(&s);
-	ck_assert_str_eq(r, "segment header corrupted (nranks 0xc8)\n"
+	ck_assert_str_eq(r,
+	    "segment header corrupted (nranks 0xc8)\n"
 	    "segment header corrupted (area_off 0xc)\n");
 	free(r);
 	/* offsets a rank publishes are checked before use */
@@ -193,8 +198,10 @@ START_TEST(create_rejects_huge_sizes)
 	struct seg t;
 	char *cause = NULL;
 
-	ck_assert_int_eq(seg_create(&t, "huge", 8, UINT64_MAX / 2, 4096, &cause), -1);
-	ck_assert_str_eq(cause, "window area of 9223372036854775807 bytes per rank "
+	ck_assert_int_eq(seg_create(&t, "huge", 8, UINT64_MAX / 2, 4096, &cause),
+	    -1);
+	ck_assert_str_eq(cause,
+	    "window area of 9223372036854775807 bytes per rank "
 	    "out of range (1..8796093022208 for 8 ranks)");
 	free(cause);
 	cause = NULL;
@@ -213,10 +220,10 @@ START_TEST(lock_survives_a_dead_holder)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		seg_lock(&s);
-		_exit(0);	/* dies holding it */
+		_exit(0); /* dies holding it */
 	}
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
-	seg_lock(&s);		/* would hang for ever without the takeover */
+	seg_lock(&s); /* would hang for ever without the takeover */
 	ck_assert_int_eq(atomic_load(&s.h->lock_owner), getpid());
 	seg_unlock(&s);
 	ck_assert_uint_eq(atomic_load(&s.h->lock), 0);

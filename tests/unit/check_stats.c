@@ -23,9 +23,10 @@ static void
 rec(struct strbuf *sb, int pid, int inv, const char *hid, int depth,
     const char *name, long long ts, long long dur, const char *attrs)
 {
-	strbuf_addf(sb, "[STRACE] v=1 pid=%d tid=%d inv=%d hid=%s depth=%d "
-	    "name=%s ts=%lld dur=%lld%s%s\n", pid, pid, inv, hid, depth, name,
-	    ts, dur, *attrs ? " " : "", attrs);
+	strbuf_addf(sb,
+	    "[STRACE] v=1 pid=%d tid=%d inv=%d hid=%s depth=%d "
+	    "name=%s ts=%lld dur=%lld%s%s\n",
+	    pid, pid, inv, hid, depth, name, ts, dur, *attrs ? " " : "", attrs);
 }
 
 /* One dispatch: a device_wall (dev >= 0) and the chip.run root. */
@@ -53,8 +54,7 @@ static void
 check_str(const struct span_set *set, enum stats_level lv, long rounds,
     long warmup, const char *want)
 {
-	struct stats_opts o = { .level = lv, .rounds = rounds,
-	    .warmup = warmup };
+	struct stats_opts o = { .level = lv, .rounds = rounds, .warmup = warmup };
 	struct stats *st = stats_new(set, &o);
 	struct strbuf sb = STRBUF_INIT;
 
@@ -160,8 +160,7 @@ l2_log(void)
 START_TEST(test_l2)
 {
 	struct span_set *set = l2_log();
-	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
-	    .warmup = 1 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1, .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 
 	ck_assert_int_eq(st->level, STATS_L2);
@@ -175,12 +174,15 @@ START_TEST(test_l2)
 	ck_assert(!st->grid && !st->flattened);
 	stats_free(st);
 
-	check_str(set, STATS_AUTO, 3, 1, "BenchmarkStats(rounds=3, warmup=1): "
+	check_str(set, STATS_AUTO, 3, 1,
+	    "BenchmarkStats(rounds=3, warmup=1): "
 	    "device_wall_us min=1.0 median=3.3 mean=2.6 max=3.5 stdev=1.4");
-	check_str(set, STATS_L2, 4, 0, "BenchmarkStats(rounds=4, warmup=0): "
+	check_str(set, STATS_L2, 4, 0,
+	    "BenchmarkStats(rounds=4, warmup=0): "
 	    "device_wall_us min=1.0 median=3.1 mean=2.7 max=3.5 stdev=1.2");
 	/* --rounds is only displayed for L2: every post-warmup launch counts */
-	check_str(set, STATS_L2, 1, 3, "BenchmarkStats(rounds=1, warmup=3): "
+	check_str(set, STATS_L2, 1, 3,
+	    "BenchmarkStats(rounds=1, warmup=3): "
 	    "device_wall_us min=1.0 median=1.0 mean=1.0 max=1.0 stdev=0.0");
 	check_str(set, STATS_L2, 2, 9, "BenchmarkStats(rounds=2: no samples)");
 	span_set_free(set);
@@ -196,16 +198,15 @@ START_TEST(test_all_zero_and_empty)
 	disp(&sb, 3, 2, "aa", 0, 100, -1);
 	rec(&sb, 3, 0, "aa", 0, "node.submit", 0, 5, "");
 	set = parse_sb(&sb);
-	check_str(set, STATS_AUTO, -1, 0, "BenchmarkStats(rounds=2): "
+	check_str(set, STATS_AUTO, -1, 0,
+	    "BenchmarkStats(rounds=2): "
 	    "device_wall_us all 0 \xe2\x80\x94 runtime built without "
 	    "SIMPLER_HOST_STRACE or sim platform (use host_wall_us)");
 	span_set_free(set);
 
 	set = span_set_new();
-	check_str(set, STATS_AUTO, -1, 3,
-	    "BenchmarkStats(rounds=0: no samples)");
-	check_str(set, STATS_L3, 5, 3,
-	    "BenchmarkStats(rounds=5: no samples)");
+	check_str(set, STATS_AUTO, -1, 3, "BenchmarkStats(rounds=0: no samples)");
+	check_str(set, STATS_L3, 5, 3, "BenchmarkStats(rounds=5: no samples)");
 	span_set_free(set);
 }
 END_TEST
@@ -217,8 +218,8 @@ static struct span_set *
 l3_log(int unstable)
 {
 	static const long long durs[2][3][2] = {
-		{ { 150, 150 }, { 100, 100 }, { 100, 200 } },		/* 20 */
-		{ { 1000, 2000 }, { 1100, 2100 }, { 1200, 2200 } },	/* 10 */
+		{ { 150, 150 }, { 100, 100 }, { 100, 200 } },	    /* 20 */
+		{ { 1000, 2000 }, { 1100, 2100 }, { 1200, 2200 } }, /* 10 */
 	};
 	static const int pids[2] = { 20, 10 };
 	struct strbuf sb = STRBUF_INIT;
@@ -244,8 +245,7 @@ l3_log(int unstable)
 START_TEST(test_l3_grid)
 {
 	struct span_set *set = l3_log(0);
-	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
-	    .warmup = 1 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1, .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 	const struct stats_inv *iv;
 
@@ -254,7 +254,7 @@ START_TEST(test_l3_grid)
 	ck_assert_int_eq(st->rounds, 2);
 	ck_assert(st->grid && !st->flattened && !st->unstable);
 	ck_assert_uint_eq(st->nranks, 2);
-	ck_assert_int_eq(st->ranks[0].pid, 10);	/* ascending pid */
+	ck_assert_int_eq(st->ranks[0].pid, 10); /* ascending pid */
 	ck_assert_uint_eq(st->ranks[0].per_round, 2);
 	ck_assert_uint_eq(st->nmeasured, 8);
 	iv = stats_grid_at(st, 1, 1, 1);
@@ -268,20 +268,23 @@ START_TEST(test_l3_grid)
 	ck_assert(st->host_us[0] == 6.041);
 	stats_free(st);
 
-	check_str(set, STATS_L3, 2, 1, "BenchmarkStats(rounds=2, warmup=1): "
+	check_str(set, STATS_L3, 2, 1,
+	    "BenchmarkStats(rounds=2, warmup=1): "
 	    "device_wall_us min=3.2 median=3.3 mean=3.3 max=3.4 stdev=0.1 "
 	    "[L3: 2 ranks, per-round max across ranks; host-union mean=4.1us]\n"
 	    "  per-dispatch device mean us: (pid=10,slot=0,task=aa)=1.1  "
 	    "(pid=10,slot=1,task=bb)=2.2  (pid=20,slot=0,task=aa)=0.1  "
 	    "(pid=20,slot=1,task=bb)=0.2");
-	check_str(set, STATS_AUTO, 3, 0, "BenchmarkStats(rounds=3, warmup=0): "
+	check_str(set, STATS_AUTO, 3, 0,
+	    "BenchmarkStats(rounds=3, warmup=0): "
 	    "device_wall_us min=3.0 median=3.2 mean=3.2 max=3.4 stdev=0.2 "
 	    "[L3: 2 ranks, per-round max across ranks; host-union mean=4.1us]\n"
 	    "  per-dispatch device mean us: (pid=10,slot=0,task=aa)=1.1  "
 	    "(pid=10,slot=1,task=bb)=2.1  (pid=20,slot=0,task=aa)=0.1  "
 	    "(pid=20,slot=1,task=bb)=0.1");
 	/* 6 dispatches per rank do not split into 4 launches */
-	check_str(set, STATS_L3, 4, 0, "BenchmarkStats(rounds=4, warmup=0): "
+	check_str(set, STATS_L3, 4, 0,
+	    "BenchmarkStats(rounds=4, warmup=0): "
 	    "device_wall_us min=0.1 median=0.6 mean=0.9 max=2.2 stdev=0.9 "
 	    "[L3: flattened per-dispatch pool \xe2\x80\x94 non-deterministic "
 	    "dispatch shape]");
@@ -292,14 +295,14 @@ END_TEST
 START_TEST(test_l3_unstable)
 {
 	struct span_set *set = l3_log(1);
-	struct stats_opts o = { .level = STATS_L3, .rounds = 2,
-	    .warmup = 1 };
+	struct stats_opts o = { .level = STATS_L3, .rounds = 2, .warmup = 1 };
 	struct stats *st = stats_new(set, &o);
 
 	ck_assert(st->grid && st->unstable);
 	stats_free(st);
 	/* same sums, no per-dispatch line */
-	check_str(set, STATS_L3, 2, 1, "BenchmarkStats(rounds=2, warmup=1): "
+	check_str(set, STATS_L3, 2, 1,
+	    "BenchmarkStats(rounds=2, warmup=1): "
 	    "device_wall_us min=3.2 median=3.3 mean=3.3 max=3.4 stdev=0.1 "
 	    "[L3: 2 ranks, per-round max across ranks; host-union mean=4.1us]");
 	span_set_free(set);
@@ -310,7 +313,7 @@ START_TEST(test_l3_exact_stdev)
 {
 	/* rank 1 sums 0.15+0.15, 0.1+0.1, 0.15+0.15, 0.1+0.2 */
 	static const long long v[4][2] = { { 150, 150 }, { 100, 100 },
-	    { 150, 150 }, { 100, 200 } };
+		{ 150, 150 }, { 100, 200 } };
 	struct strbuf sb = STRBUF_INIT;
 	struct span_set *set;
 	int k;
@@ -321,7 +324,8 @@ START_TEST(test_l3_exact_stdev)
 		disp(&sb, 2, k + 1, "aa", k * 100, 400, 10);
 	}
 	set = parse_sb(&sb);
-	check_str(set, STATS_AUTO, 4, 0, "BenchmarkStats(rounds=4, warmup=0): "
+	check_str(set, STATS_AUTO, 4, 0,
+	    "BenchmarkStats(rounds=4, warmup=0): "
 	    "device_wall_us min=0.2 median=0.3 mean=0.3 max=0.3 stdev=0.0 "
 	    "[L3: 2 ranks, per-round max across ranks; host-union mean=0.6us]\n"
 	    "  per-dispatch device mean us: (pid=1,slot=0,task=aa)=0.1  "
@@ -335,32 +339,35 @@ START_TEST(test_l3_sentinels)
 	struct strbuf sb = STRBUF_INIT;
 	struct span_set *set;
 	struct stats *st;
-	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
-	    .warmup = 0 };
+	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1, .warmup = 0 };
 	int k;
 
 	for (k = 0; k < 2; k++) {
 		/* graph pass (dropped), then the timing pass */
-		strbuf_addstr(&sb, "[pypto] l3_swimlane_pass=graph event=begin\n");
+		strbuf_addstr(&sb,
+		    "[pypto] l3_swimlane_pass=graph event=begin\n");
 		disp(&sb, 1, 10 + k, "aa", 0, 900, 900);
 		strbuf_addstr(&sb, "[pypto] l3_swimlane_pass=graph event=end\n");
-		strbuf_addstr(&sb, "[pypto] l3_swimlane_pass=timing event=begin\n");
+		strbuf_addstr(&sb,
+		    "[pypto] l3_swimlane_pass=timing event=begin\n");
 		disp(&sb, 1, 20 + k, "aa", 0, 100, 50 + k);
 		strbuf_addstr(&sb, "[pypto] l3_swimlane_pass=timing event=end\n");
 	}
 	set = parse_sb(&sb);
 	st = stats_new(set, &o);
-	ck_assert_int_eq(st->level, STATS_L3);	/* sentinel => L3 */
+	ck_assert_int_eq(st->level, STATS_L3); /* sentinel => L3 */
 	ck_assert_int_eq(st->rounds, 2);
-	ck_assert_uint_eq(st->ninvs, 2);	/* only timing regions */
+	ck_assert_uint_eq(st->ninvs, 2); /* only timing regions */
 	stats_free(st);
-	check_str(set, STATS_AUTO, -1, 0, "BenchmarkStats(rounds=2, warmup=0): "
+	check_str(set, STATS_AUTO, -1, 0,
+	    "BenchmarkStats(rounds=2, warmup=0): "
 	    "device_wall_us min=0.1 median=0.1 mean=0.1 max=0.1 stdev=0.0 "
 	    "[L3: 1 ranks, per-round max across ranks; host-union mean=0.1us]");
 	/* region count must equal warmup + rounds */
 	check_str(set, STATS_AUTO, 3, 0, "BenchmarkStats(rounds=3: no samples)");
 	/* L2 ignores the sentinels: both passes count */
-	check_str(set, STATS_L2, 4, 0, "BenchmarkStats(rounds=4, warmup=0): "
+	check_str(set, STATS_L2, 4, 0,
+	    "BenchmarkStats(rounds=4, warmup=0): "
 	    "device_wall_us min=0.1 median=0.5 mean=0.5 max=0.9 stdev=0.5");
 	span_set_free(set);
 }

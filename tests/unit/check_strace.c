@@ -54,10 +54,11 @@ count(const struct span_set *set)
 
 START_TEST(test_fields)
 {
-	struct span_set *set = parse("[mono_ns=10030000][T0x7f00][TIMING] "
-	    "emit_host_span: [STRACE] v=1 pid=4101 tid=4102 inv=2 "
-	    "hid=9F3C2a1b depth=2 name=chip.run.runner_run.device_wall "
-	    "ts=0 dur=45382 clk=dev  \n");
+	struct span_set *set =
+	    parse("[mono_ns=10030000][T0x7f00][TIMING] "
+		  "emit_host_span: [STRACE] v=1 pid=4101 tid=4102 inv=2 "
+		  "hid=9F3C2a1b depth=2 name=chip.run.runner_run.device_wall "
+		  "ts=0 dur=45382 clk=dev  \n");
 	const struct span *sp = nth(set, 0);
 
 	ck_assert_uint_eq(count(set), 1);
@@ -81,10 +82,9 @@ END_TEST
 START_TEST(test_joined_records)
 {
 	/* two records on one line, bare and behind a host-log prefix */
-	struct span_set *set = parse(
-	    "x " REC(1, 1, 0, "a", 5, 6, " k=v") REC(2, 1, 0, "b", 7, 8, "")
-	    "[mono_ns=1][T0x2][TIMING] f: " REC(3, 1, 0, "c", 9, 10, " clk=dev")
-	    "\n");
+	struct span_set *set = parse("x " REC(1, 1, 0, "a", 5, 6, " k=v") REC(2,
+	    1, 0, "b", 7, 8, "") "[mono_ns=1][T0x2][TIMING] f: " REC(3, 1, 0,
+	    "c", 9, 10, " clk=dev") "\n");
 
 	ck_assert_uint_eq(count(set), 3);
 	ck_assert_str_eq(ATTRS(set, nth(set, 0)), "k=v");
@@ -100,16 +100,17 @@ END_TEST
 START_TEST(test_attrs_end)
 {
 	/* attrs stop at a full host-log prefix, not at a partial one */
-	struct span_set *set = parse(
-	    REC(1, 1, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] f: tail") "\n"
-	    REC(1, 2, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] f:tail") "\n"
-	    REC(1, 3, 0, "a", 1, 2, " x=1 [mono_ns=5][T0xa][WARN] : t") "\n"
-	    REC(1, 4, 0, "a", 1, 2, "7z") "\n"
+	struct span_set *set = parse(REC(1, 1, 0, "a", 1, 2,
+	    " x=1 [mono_ns=5][T0xa][WARN] f: tail") "\n" REC(1, 2, 0, "a", 1, 2,
+	    " x=1 [mono_ns=5][T0xa][WARN] f:tail") "\n" REC(1, 3, 0, "a", 1, 2,
+	    " x=1 [mono_ns=5][T0xa][WARN] : t") "\n" REC(1, 4, 0, "a", 1, 2,
+	    "7z") "\n"
 	    /* the func part of a prefix may run over a later near-prefix */
-	    REC(1, 5, 0, "a", 1, 2, " x [mono_ns=1][T0x1][A] y [mono_ns=2]"
-	    "[T0x2][B] f: z") "\n"
-	    REC(1, 6, 0, "a", 1, 2, " x [mono_ns=1][T0x1][A] y:z [mono_ns=2]"
-	    "[T0x2][B] f: z") "\n");
+	    REC(1, 5, 0, "a", 1, 2,
+		" x [mono_ns=1][T0x1][A] y [mono_ns=2]"
+		"[T0x2][B] f: z") "\n" REC(1, 6, 0, "a", 1, 2,
+		" x [mono_ns=1][T0x1][A] y:z [mono_ns=2]"
+		"[T0x2][B] f: z") "\n");
 
 	ck_assert_uint_eq(count(set), 6);
 	ck_assert_str_eq(ATTRS(set, nth(set, 0)), "x=1");
@@ -128,11 +129,9 @@ END_TEST
 
 START_TEST(test_percent_names)
 {
-	struct span_set *set = parse(
-	    REC(1, 1, 0, "chip.run.a%2Eb", 1, 2, "") "\n"
-	    REC(1, 1, 1, "x%C3%A9", 1, 2, "") "\n"
-	    REC(1, 1, 1, "p%%41%4", 1, 2, "") "\n"
-	    REC(1, 1, 1, "args~", 1, 2, "") "\n");
+	struct span_set *set = parse(REC(1, 1, 0, "chip.run.a%2Eb", 1, 2,
+	    "") "\n" REC(1, 1, 1, "x%C3%A9", 1, 2, "") "\n" REC(1, 1, 1,
+	    "p%%41%4", 1, 2, "") "\n" REC(1, 1, 1, "args~", 1, 2, "") "\n");
 
 	ck_assert_str_eq(NAME(set, nth(set, 0)), "chip.run.a.b");
 	/* chr(0xC3) chr(0xA9): two code points, as Python decodes them */
@@ -152,8 +151,7 @@ START_TEST(test_malformed)
 	    "[STRACE] not a record\n"
 	    "[STRACE] v=1 pid=3 tid=3 inv=1 hid=xy depth=0 name=a ts=1 dur=2\n"
 	    "[STRACE] v=1 pid=99999999999999999999 tid=3 inv=1 hid=ab "
-	    "depth=0 name=a ts=1 dur=2\n"
-	    REC(4, 1, 0, "ok", 1, 2, "") "\n");
+	    "depth=0 name=a ts=1 dur=2\n" REC(4, 1, 0, "ok", 1, 2, "") "\n");
 	size_t n, total;
 	const struct strace_diag *d = span_set_diags(set, &n, &total);
 
@@ -177,13 +175,14 @@ START_TEST(test_line_breaks_and_spaces)
 {
 	/* str.splitlines() breaks (\r, \v, U+0085, U+2028) and Unicode
 	 * whitespace (U+3000, U+00A0) between fields */
-	struct span_set *set = parse(
-	    REC(1, 1, 0, "a", 1, 2, " k=1") "\rtail\n"
-	    REC(1, 2, 0, "b", 1, 2, " k=2") "\xc2\x85" REC(1, 3, 0, "c", 1, 2, "")
-	    "\n"
-	    "[STRACE]\xe3\x80\x80v=1 pid=5 tid=5 inv=1 hid=ab depth=0\xc2\xa0"
-	    "name=d ts=1 dur=2 k=3\xe2\x80\xa8more\n"
-	    REC(1, 4, 0, "e", 1, 2, " a\xc2\xa0" "b\xc2\xa0") "\n");
+	struct span_set *set = parse(REC(1, 1, 0, "a", 1, 2,
+	    " k=1") "\rtail\n" REC(1, 2, 0, "b", 1, 2, " k=2") "\xc2\x85" REC(1,
+	    3, 0, "c", 1, 2,
+	    "") "\n"
+		"[STRACE]\xe3\x80\x80v=1 pid=5 tid=5 inv=1 hid=ab depth=0\xc2\xa0"
+		"name=d ts=1 dur=2 k=3\xe2\x80\xa8more\n" REC(1, 4, 0, "e", 1, 2,
+		    " a\xc2\xa0"
+		    "b\xc2\xa0") "\n");
 
 	ck_assert_uint_eq(count(set), 5);
 	ck_assert_str_eq(ATTRS(set, nth(set, 0)), "k=1");
@@ -191,7 +190,9 @@ START_TEST(test_line_breaks_and_spaces)
 	ck_assert_str_eq(NAME(set, nth(set, 2)), "c");
 	ck_assert_int_eq(nth(set, 3)->pid, 5);
 	ck_assert_str_eq(ATTRS(set, nth(set, 3)), "k=3");
-	ck_assert_str_eq(ATTRS(set, nth(set, 4)), "a\xc2\xa0" "b");
+	ck_assert_str_eq(ATTRS(set, nth(set, 4)),
+	    "a\xc2\xa0"
+	    "b");
 	ck_assert_uint_eq(nth(set, 4)->line, 4);
 	span_set_free(set);
 }
@@ -199,12 +200,17 @@ END_TEST
 
 START_TEST(test_invalid_utf8)
 {
-	struct span_set *set = parse(
-	    REC(1, 1, 0, "a\xff" "b\xe2\x80" "c\xed\xa0\x80", 1, 2, "") "\n");
+	struct span_set *set = parse(REC(1, 1, 0,
+	    "a\xff"
+	    "b\xe2\x80"
+	    "c\xed\xa0\x80",
+	    1, 2, "") "\n");
 
 	/* one U+FFFD per maximal ill-formed subpart (Python's "replace") */
 	ck_assert_str_eq(NAME(set, nth(set, 0)),
-	    "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd"
+	    "a\xef\xbf\xbd"
+	    "b\xef\xbf\xbd"
+	    "c\xef\xbf\xbd\xef\xbf\xbd"
 	    "\xef\xbf\xbd");
 	span_set_free(set);
 }
@@ -213,8 +219,7 @@ END_TEST
 START_TEST(test_families)
 {
 	static const char *const names[] = { "node.submit", "node", "ext",
-	    "ext.p.s", "l3.x", "network3.y", "nodes.x", "chip.run",
-	    "l3x.y" };
+		"ext.p.s", "l3.x", "network3.y", "nodes.x", "chip.run", "l3x.y" };
 	static const int foreign[] = { 1, 1, 1, 1, 1, 1, 0, 0, 0 };
 	struct span_set *set = span_set_new();
 	size_t i;
@@ -236,14 +241,11 @@ END_TEST
 START_TEST(test_sentinels)
 {
 	long blocks;
-	struct span_set *set = parse(
-	    GRAPH "\n"
-	    REC(1, 1, 0, "outside", 1, 2, "") "\n"
-	    BEGIN "\n"
-	    REC(1, 2, 0, "inside", 1, 2, "") "\n"
-	    REC(1, 3, 0, "cut", 1, 2, " clk=dev") END "x "
-	    REC(1, 4, 0, "after", 1, 2, "") "\n"
-	    "pre " BEGIN REC(1, 5, 0, "mid", 1, 2, "") END "\n");
+	struct span_set *set = parse(GRAPH "\n" REC(1, 1, 0, "outside", 1, 2,
+	    "") "\n" BEGIN "\n" REC(1, 2, 0, "inside", 1, 2, "") "\n" REC(1, 3,
+	    0, "cut", 1, 2, " clk=dev") END "x " REC(1, 4, 0, "after", 1, 2,
+	    "") "\n"
+		"pre " BEGIN REC(1, 5, 0, "mid", 1, 2, "") END "\n");
 
 	ck_assert_int_eq(span_set_timing(set, &blocks), STRACE_TIMING_OK);
 	ck_assert_int_eq(blocks, 2);
@@ -251,10 +253,9 @@ START_TEST(test_sentinels)
 	/* full view: every record once */
 	ck_assert_uint_eq(count(set), 7);
 	ck_assert_str_eq(NAME(set, nth(set, 0)), "outside");
-	ck_assert_uint_eq(nth(set, 0)->flags &
-	    (SPAN_VIEW_FULL | SPAN_VIEW_TIMING), SPAN_VIEW_FULL);
-	ck_assert_uint_eq(nth(set, 1)->flags &
-	    (SPAN_VIEW_FULL | SPAN_VIEW_TIMING),
+	ck_assert_uint_eq(nth(set, 0)->flags & (SPAN_VIEW_FULL | SPAN_VIEW_TIMING),
+	    SPAN_VIEW_FULL);
+	ck_assert_uint_eq(nth(set, 1)->flags & (SPAN_VIEW_FULL | SPAN_VIEW_TIMING),
 	    SPAN_VIEW_FULL | SPAN_VIEW_TIMING);
 	/* a sentinel line is parsed twice: whole, then its region part */
 	ck_assert_str_eq(NAME(set, nth(set, 2)), "cut");
@@ -263,8 +264,8 @@ START_TEST(test_sentinels)
 	ck_assert_str_eq(NAME(set, nth(set, 3)), "after");
 	ck_assert_uint_eq(nth(set, 3)->flags & SPAN_VIEW_TIMING, 0);
 	ck_assert_str_eq(NAME(set, nth(set, 4)), "cut");
-	ck_assert_uint_eq(nth(set, 4)->flags &
-	    (SPAN_VIEW_FULL | SPAN_VIEW_TIMING), SPAN_VIEW_TIMING);
+	ck_assert_uint_eq(nth(set, 4)->flags & (SPAN_VIEW_FULL | SPAN_VIEW_TIMING),
+	    SPAN_VIEW_TIMING);
 	ck_assert_str_eq(ATTRS(set, nth(set, 4)), "clk=dev");
 	ck_assert_str_eq(NAME(set, nth(set, 5)), "mid");
 	ck_assert_uint_eq(nth(set, 5)->flags & SPAN_VIEW_TIMING, 0);
@@ -278,11 +279,11 @@ END_TEST
 START_TEST(test_sentinels_bad)
 {
 	static const char *const bad[] = {
-		END "\n" BEGIN "\n" END "\n",		/* end before begin */
-		BEGIN "\n" REC(1, 1, 0, "a", 1, 2, "") "\n",	/* no end */
-		GRAPH "\n" REC(1, 1, 0, "a", 1, 2, "") "\n",	/* no timing */
-		BEGIN END END "\n",			/* two ends */
-		BEGIN BEGIN END "\n",			/* nested begin */
+		END "\n" BEGIN "\n" END "\n", /* end before begin */
+		BEGIN "\n" REC(1, 1, 0, "a", 1, 2, "") "\n", /* no end */
+		GRAPH "\n" REC(1, 1, 0, "a", 1, 2, "") "\n", /* no timing */
+		BEGIN END END "\n",			     /* two ends */
+		BEGIN BEGIN END "\n",			     /* nested begin */
 	};
 	size_t i;
 
@@ -296,8 +297,7 @@ START_TEST(test_sentinels_bad)
 	{
 		struct span_set *set = parse(REC(1, 1, 0, "a", 1, 2, "") "\n");
 
-		ck_assert_int_eq(span_set_timing(set, NULL),
-		    STRACE_TIMING_NONE);
+		ck_assert_int_eq(span_set_timing(set, NULL), STRACE_TIMING_NONE);
 		ck_assert(!span_set_has_pass_marker(set));
 		span_set_free(set);
 	}
@@ -308,7 +308,7 @@ START_TEST(test_chunked_feed)
 {
 	const char *text = "junk\n" REC(1, 1, 0, "a\xc3\xa9", 1, 2, " k=v")
 	    REC(2, 1, 1, "b", 3, 4, "") "\r\n" BEGIN REC(3, 1, 0, "c", 5, 6,
-	    "") "\n" END "\n" REC(4, 1, 0, "d", 7, 8, "");
+		"") "\n" END "\n" REC(4, 1, 0, "d", 7, 8, "");
 	struct span_set *whole = parse(text), *bytes = span_set_new();
 	struct strace_parser *p = strace_parser_new(bytes);
 	size_t i, n1, n2;
@@ -332,7 +332,7 @@ START_TEST(test_chunked_feed)
 		ck_assert_str_eq(span_set_str(whole, a[i].attrs),
 		    span_set_str(bytes, b[i].attrs));
 	}
-	ck_assert_uint_eq(a[4].line, 5);	/* no final newline */
+	ck_assert_uint_eq(a[4].line, 5); /* no final newline */
 	ck_assert_int_eq(span_set_timing(bytes, NULL), STRACE_TIMING_OK);
 	span_set_free(whole);
 	span_set_free(bytes);
@@ -359,8 +359,7 @@ START_TEST(test_intern)
 	}
 	for (i = 0; i < 5000; i++) {
 		snprintf(big, sizeof big, "name.%zu", i);
-		ck_assert_uint_eq(span_set_lookup(set, big, strlen(big)),
-		    ids[i]);
+		ck_assert_uint_eq(span_set_lookup(set, big, strlen(big)), ids[i]);
 		ck_assert_str_eq(span_set_str(set, ids[i]), big);
 	}
 	ck_assert_uint_eq(span_set_nstr(set), 5002);
@@ -370,7 +369,8 @@ END_TEST
 
 START_TEST(test_chrome_read)
 {
-	const char *json = "{\"traceEvents\": ["
+	const char *json =
+	    "{\"traceEvents\": ["
 	    "{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": 1, \"tid\": 0,"
 	    " \"args\": {\"name\": \"decode inv=7 (pid=4101)\"}},"
 	    "{\"name\": \"chip.run\", \"ph\": \"X\", \"ts\": 80000.5, "
@@ -396,7 +396,7 @@ START_TEST(test_chrome_read)
 	ck_assert_uint_eq(nth(set, 0)->inv, 7);
 	ck_assert_int_eq(nth(set, 0)->ts, 80000500);
 	ck_assert_int_eq(nth(set, 0)->dur, 97126);
-	ck_assert_int_eq(nth(set, 1)->pid, 2);	/* no lane name: lane id */
+	ck_assert_int_eq(nth(set, 1)->pid, 2); /* no lane name: lane id */
 	ck_assert_int_eq(nth(set, 1)->dur, 45382);
 	ck_assert_str_eq(span_set_str(set, nth(set, 1)->hid), "ab");
 	ck_assert_str_eq(NAME(set, nth(set, 1)), "chip.run.x\xc3\x83");

@@ -42,10 +42,19 @@ cols_one(void *arg, size_t key, char cols[TREE_MAX_COLS][TREE_COL_MAX])
 
 START_TEST(test_render)
 {
-	static const struct { const char *name; int64_t ts; int dev; } in[] = {
-		{ "r", 0, 0 }, { "r.b", 20, 0 }, { "r.a", 10, 0 },
-		{ "r.a.x.y", 5, 0 }, { "r.a", 99, 0 }, { "other", -1, 0 },
-		{ "r.dev", 20, 1 }, { "r.caf\xc3\xa9", 30, 0 },
+	static const struct {
+		const char *name;
+		int64_t ts;
+		int dev;
+	} in[] = {
+		{ "r", 0, 0 },
+		{ "r.b", 20, 0 },
+		{ "r.a", 10, 0 },
+		{ "r.a.x.y", 5, 0 },
+		{ "r.a", 99, 0 },
+		{ "other", -1, 0 },
+		{ "r.dev", 20, 1 },
+		{ "r.caf\xc3\xa9", 30, 0 },
 	};
 	struct tree_item items[8];
 	struct strbuf sb = STRBUF_INIT;
@@ -66,13 +75,17 @@ START_TEST(test_render)
 	 */
 	tree_render(&sb, items, 8, cols_two, &calls);
 	ck_assert_str_eq(sb.buf,
-	    "other         5.5us  \xc2\xb1" "55\n"
+	    "other         5.5us  \xc2\xb1"
+	    "55\n"
 	    "r             0.5us    \xc2\xb1\n"
-	    "|- a          2.5us  \xc2\xb1" "22\n"
+	    "|- a          2.5us  \xc2\xb1"
+	    "22\n"
 	    "|  `- x.y     3.5us    \xc2\xb1\n"
-	    "|- b          1.5us   \xc2\xb1" "1\n"
+	    "|- b          1.5us   \xc2\xb1"
+	    "1\n"
 	    "|- dev [dev]  6.5us    \xc2\xb1\n"
-	    "`- caf\xc3\xa9       7.5us   \xc2\xb1" "7");
+	    "`- caf\xc3\xa9       7.5us   \xc2\xb1"
+	    "7");
 	ck_assert_int_eq(calls, 7);
 	strbuf_reset(&sb);
 	tree_render(&sb, items, 0, cols_one, NULL);
@@ -127,9 +140,10 @@ static void
 rec(struct strbuf *sb, int pid, int inv, const char *hid, int depth,
     const char *name, long long ts, long long dur, const char *attrs)
 {
-	strbuf_addf(sb, "[STRACE] v=1 pid=%d tid=%d inv=%d hid=%s depth=%d "
-	    "name=%s ts=%lld dur=%lld%s%s\n", pid, pid, inv, hid, depth, name,
-	    ts, dur, *attrs ? " " : "", attrs);
+	strbuf_addf(sb,
+	    "[STRACE] v=1 pid=%d tid=%d inv=%d hid=%s depth=%d "
+	    "name=%s ts=%lld dur=%lld%s%s\n",
+	    pid, pid, inv, hid, depth, name, ts, dur, *attrs ? " " : "", attrs);
 }
 
 static void
@@ -196,11 +210,9 @@ l2_log(void)
 }
 
 static struct stats *
-compute(const struct span_set *set, enum stats_level lv, long rounds,
-    long warmup)
+compute(const struct span_set *set, enum stats_level lv, long rounds, long warmup)
 {
-	struct stats_opts o = { .level = lv, .rounds = rounds,
-	    .warmup = warmup };
+	struct stats_opts o = { .level = lv, .rounds = rounds, .warmup = warmup };
 
 	return stats_new(set, &o);
 }
@@ -240,7 +252,8 @@ START_TEST(test_launches)
 	st = compute(set, STATS_L2, 3, 1);
 	strbuf_reset(&sb);
 	ck_assert_int_eq(tree_format_launches(st, &sb, 1, 1, 0, NULL), 0);
-	ck_assert_str_eq(sb.buf, "launch[1] (pid=7 inv=5 hid=aa):\n"
+	ck_assert_str_eq(sb.buf,
+	    "launch[1] (pid=7 inv=5 hid=aa):\n"
 	    "chip.run                         9.0us\n"
 	    "`- runner_run.device_wall [dev]  3.5us");
 	stats_free(st);
@@ -280,13 +293,17 @@ START_TEST(test_mean_l3)
 	check_mean(st, &both_pid,
 	    "dispatch pid=20 slot=0 task=aa \xe2\x80\x94 mean of 2 launches "
 	    "(warmup 1 excluded); each node: mean \xc2\xb1stdev [min..max]:\n"
-	    "chip.run                         3.0us  \xc2\xb1" "0.0  [3.0..3.0]\n"
-	    "`- runner_run.device_wall [dev]  0.1us  \xc2\xb1" "0.0  [0.1..0.1]\n"
+	    "chip.run                         3.0us  \xc2\xb1"
+	    "0.0  [3.0..3.0]\n"
+	    "`- runner_run.device_wall [dev]  0.1us  \xc2\xb1"
+	    "0.0  [0.1..0.1]\n"
 	    "\n"
 	    "dispatch pid=20 slot=1 task=bb \xe2\x80\x94 mean of 2 launches "
 	    "(warmup 1 excluded); each node: mean \xc2\xb1stdev [min..max]:\n"
-	    "chip.run                         3.0us  \xc2\xb1" "0.0  [3.0..3.0]\n"
-	    "`- runner_run.device_wall [dev]  0.1us  \xc2\xb1" "0.1  [0.1..0.2]");
+	    "chip.run                         3.0us  \xc2\xb1"
+	    "0.0  [3.0..3.0]\n"
+	    "`- runner_run.device_wall [dev]  0.1us  \xc2\xb1"
+	    "0.1  [0.1..0.2]");
 	check_mean(st, &none_slot,
 	    "dispatch pid=10 slot=1 task=bb \xe2\x80\x94 mean of 2 launches "
 	    "(warmup 1 excluded); each node: mean:\n"
@@ -344,10 +361,13 @@ END_TEST
 START_TEST(test_in_memory)
 {
 	static const long long total[2][3] = { { 9000, 10000, 12000 },
-	    { 9500, 11000, 11500 } };
+		{ 9500, 11000, 11500 } };
 	struct span_set *set = span_set_new();
-	struct stats_opts o = { .level = STATS_AUTO, .rounds = -1,
-	    .warmup = 1, .root_name = "allreduce", .device_name = "allreduce" };
+	struct stats_opts o = { .level = STATS_AUTO,
+		.rounds = -1,
+		.warmup = 1,
+		.root_name = "allreduce",
+		.device_name = "allreduce" };
 	struct stats *st;
 	struct strbuf sb = STRBUF_INIT;
 	int r, k;
@@ -372,7 +392,8 @@ START_TEST(test_in_memory)
 	ck_assert_int_eq(st->level, STATS_L3);
 	ck_assert_int_eq(st->rounds, 2);
 	stats_format(st, &sb);
-	ck_assert_str_eq(sb.buf, "BenchmarkStats(rounds=2, warmup=1): "
+	ck_assert_str_eq(sb.buf,
+	    "BenchmarkStats(rounds=2, warmup=1): "
 	    "device_wall_us min=11.0 median=11.5 mean=11.5 max=12.0 stdev=0.7 "
 	    "[L3: 2 ranks, per-round max across ranks; host-union mean=11.8us]");
 	strbuf_reset(&sb);
