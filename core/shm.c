@@ -220,9 +220,8 @@ shm_transport_init(struct transport *t, struct seg *s, int rank)
 	pv->seg = s;
 	/* Spinning only pays when every rank can own a CPU; yielding while
 	 * a few share one (the peer we wait for may be the one beside us).
-	 * Beyond that a yield hands the CPU to another rank that cannot go
-	 * on either: sleep at once (on 2 CPUs, 64 ranks: a 1 MiB mesh
-	 * allreduce took 0.86 s with 4 yields, 0.30 s without). */
+	 * Beyond that a yield mostly hands the CPU to another rank that
+	 * cannot go on either: sleep at once (docs/design.md, "Pinning"). */
 	pv->spin = s->nranks <= cpus ? 3000 : 0;
 	pv->yields = s->nranks <= cpus ? 64 : s->nranks <= 4 * cpus ? 4 : 0;
 	memset(t, 0, sizeof *t);
