@@ -36,6 +36,7 @@ part explore-bench "$O/bench/explore-bench"
 part diagnose.sh sh bench/diagnose.sh "$O"
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 part logs-scale.sh sh bench/logs-scale.sh
+part scale.sh sh bench/scale.sh "$O"
 
 echo "== verdicts (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
 grep -E '^ *(MET|OVER TARGET|NO FIGURE):' "$tmp/out" | sed 's/^ */  /'
