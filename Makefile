@@ -166,35 +166,42 @@ EXAMPLES = ring ring-broken handshake handshake-broken
 USER_TESTS = exits ring-exit mismatch lint forker
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
 	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
-EX_CFLAGS = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -Icore $(CFLAGS)
+# -O0 in sanitizer runs: instrumented, even -O2 leaves a local the gdb
+# tier prints (handshake.c's rank) optimized out
+EX_CFLAGS = $(STD) $(WARN) $(if $(SANITIZER),-O0,$(OPT)) $(DEBUG) $(SAN) -Icore $(CFLAGS)
+# Each one compiles and links in one step: its headers go to $@.d (read
+# with the objects' at the end), so a changed header rebuilds it.
+EX_DEPS = -MMD -MP -MF $@.d -MT $@
 
 examples: $(EXAMPLE_BIN)
 
 $(O)/examples/%: docs/examples/%.c core/colldb.h $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+	$(Q)$(CC) $(EX_CFLAGS) $(EX_DEPS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
 
 # tests/user/*.c: user programs only the tests run.
 $(O)/examples/%: tests/user/%.c core/colldb.h $(O)/libcolldb.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(EX_CFLAGS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
+	$(Q)$(CC) $(EX_CFLAGS) $(EX_DEPS) $(LDFLAGS_ALL) -o $@ $< $(O)/libcolldb.a $(FFI_LIBS) $(LIBS)
 
 # Never sanitized: it must load into whatever ./colldb is (a sanitized
 # library needs its runtime loaded first).
 $(O)/examples/libkern.so: docs/examples/libkern.c core/colldb.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) $(EX_DEPS) -fPIC -shared \
 		$(LDFLAGS) -o $@ $<
 
 # tests/user/libhostile.c: a library that writes over the segment (it sees
-# core's internal headers); never sanitized, as libkern.so.
+# core's internal headers: struct seg_header holds struct coll_args ...,
+# so every header seg.h includes counts, through $@.d); never sanitized,
+# as libkern.so.
 $(O)/examples/libhostile.so: tests/user/libhostile.c core/seg.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo "  CC      $<")
-	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) -fPIC -shared \
+	$(Q)$(CC) $(STD) $(WARN) $(OPT) $(DEBUG) -Icore $(CFLAGS) $(EX_DEPS) -fPIC -shared \
 		$(LDFLAGS) -o $@ $<
 
 # ---- dependencies ---------------------------------------------------------
@@ -245,6 +252,11 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzzers
 	@sh tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECS)
 
+# make bench's programs (bench/run.sh) are built with the tests, so they
+# keep compiling (defined before the rule: prerequisites expand as read)
+BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
+	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
+	    $(O)/bench/build-cost
 tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
 # The layers of docs/design.md ("The map"), checked on the #include lines.
@@ -280,13 +292,13 @@ asan:
 ubsan:
 	$(call san_run,ubsan,undefined,$(if $(findstring gcc,$(notdir $(CC))),-fsanitize=float-cast-overflow))
 
+# make valgrind: the unit tier and the golden transcripts (./colldb, the
+# shell, under memcheck) run under valgrind (tests/run.sh).
 valgrind:
 	@sh mk/deps.sh build test valgrind
-	@$(MAKE) --no-print-directory all tests
+	@$(MAKE) --no-print-directory all tests examples
 	@VALGRIND=1 sh tests/run.sh $(O)
 
-BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
-	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich

@@ -29,6 +29,8 @@ echo "== data path: the reduce and convert kernels at each level (core/kern.h)"
 part kern-bw "$O/bench/kern-bw"
 echo "== spans: what recording costs"
 part span-cost "$O/bench/span-cost"
+echo "== programs: what coll_build costs"
+part build-cost "$O/bench/build-cost"
 echo "== watch pane: CPU of sampling and drawing 64 ranks x 256 cells at 10 Hz (80x24)"
 part pane-cost "$O/bench/pane-cost" -s 3
 echo "== explore: executions and micro-ops per second; executions explored vs every interleaving"

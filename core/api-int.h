@@ -3,7 +3,7 @@
  * windows, errors, spans), core/api-ops.c (the operations) and core/call.c
  * (which binds the API to an agent rank during a CALL).  Not installed.
  *
- * Every public operation starts with api_begin() (which takes the source
+ * Every public operation starts with API_BEGIN (api_begin() takes the source
  * location recorded by cdb_at() and clears the last error), checks its
  * arguments (api_fail() on the first bad one), builds a program and hands
  * it to api_run(), which titles it, announces it to the shell under
@@ -27,8 +27,20 @@ void api_nest_begin(struct rank_ctx *rc);
 void api_nest_end(void);
 
 /* Start public function fn: the rank the API acts for, or NULL after
- * recording CDB_ERR_INIT. */
+ * recording CDB_ERR_INIT.  Called through API_BEGIN. */
 struct rank_ctx *api_begin(const char *fn);
+
+/*
+ * API_BEGIN(rc, fn); at the top of a public function: from there to every
+ * return (the variable's cleanup) the rank is inside libcolldb, so a fork
+ * there (a signal handler's) ends its child at once (core/rank.h), also
+ * while the arguments are checked and the program built, before api_run.
+ */
+void api_leave(const char **was);
+#define API_BEGIN(rc, fn) \
+	const char *api_was_ __attribute__((cleanup(api_leave), unused)) = \
+	    rank_lib_enter(fn); \
+	struct rank_ctx *rc = api_begin(fn)
 /* Record error err with a message (and print it on stderr when a shell
  * is listening); returns err. */
 printflike(2, 3) int api_fail(int err, const char *fmt, ...);

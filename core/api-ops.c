@@ -44,7 +44,7 @@ run_one(struct rank_ctx *rc, const char *title, const struct uop *u)
 int
 cdb_notify(int peer, int32_t *cell, int32_t value, enum cdb_notify_op op)
 {
-	struct rank_ctx *rc = api_begin("cdb_notify");
+	API_BEGIN(rc, "cdb_notify");
 	struct uop u;
 	uint64_t off;
 	int err;
@@ -70,7 +70,7 @@ cdb_notify(int peer, int32_t *cell, int32_t value, enum cdb_notify_op op)
 int
 cdb_wait(const int32_t *cell, enum cdb_cmp cmp, int32_t expected)
 {
-	struct rank_ctx *rc = api_begin("cdb_wait");
+	API_BEGIN(rc, "cdb_wait");
 	struct uop u;
 	uint64_t off;
 	int err;
@@ -95,7 +95,7 @@ static int
 xfer(const char *fn, enum uop_kind kind, void *dst, int peer, const void *src,
     size_t count, unsigned flags)
 {
-	struct rank_ctx *rc = api_begin(fn);
+	API_BEGIN(rc, fn);
 	struct seg_window *wd, *ws;
 	struct uop u;
 	uint64_t doff, soff;
@@ -198,7 +198,7 @@ static int
 reducing(const char *fn, enum coll_kind kind, void *buf, int32_t *sig,
     enum cdb_reduce op, unsigned flags, unsigned allowed)
 {
-	struct rank_ctx *rc = api_begin(fn);
+	API_BEGIN(rc, fn);
 	struct coll_args a = { .kind = kind };
 	int err;
 
@@ -223,7 +223,7 @@ cdb_allreduce(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags)
 int
 cdb_barrier(int32_t *sig, unsigned flags)
 {
-	struct rank_ctx *rc = api_begin("cdb_barrier");
+	API_BEGIN(rc, "cdb_barrier");
 	struct coll_args a = { .kind = COLL_BARRIER };
 	int err;
 
@@ -237,7 +237,7 @@ cdb_barrier(int32_t *sig, unsigned flags)
 int
 cdb_broadcast(void *buf, int32_t *sig, int root, unsigned flags)
 {
-	struct rank_ctx *rc = api_begin("cdb_broadcast");
+	API_BEGIN(rc, "cdb_broadcast");
 	struct coll_args a = { .kind = COLL_BROADCAST, .root = root };
 	int err;
 
@@ -254,7 +254,7 @@ static int
 two_window(const char *fn, enum coll_kind kind, const void *src, void *dst,
     int32_t *sig, unsigned flags)
 {
-	struct rank_ctx *rc = api_begin(fn);
+	API_BEGIN(rc, fn);
 	struct coll_args a = { .kind = kind };
 	int err;
 

@@ -150,6 +150,12 @@ api_begin(const char *fn)
 	return rc;
 }
 
+void
+api_leave(const char **was)
+{
+	rank_lib_leave(*was);
+}
+
 /* ---- running programs ----------------------------------------------------- */
 
 static void
@@ -236,6 +242,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	uint32_t tag = 0, pc = 0, nops = 0, ptag = 0;
 	int nested = api.nest != NULL, st, err = CDB_OK;
 	char *cause = NULL;
+	const char *was;
 
 	name_ops(p, coll != NULL);
 	title(t, sizeof t, p, coll != NULL);
@@ -243,7 +250,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	p->title = xstrdup(t);
 	/* From here the call is colldb's: a fork (a signal handler's) is
 	 * inside it (core/rank.h), as in rank_run, which nests. */
-	rank_lib_enter(p->title);
+	was = rank_lib_enter(p->title);
 	if (nested) {
 		/* the call's own position comes back afterwards */
 		pc = atomic_load(&b->pc);
@@ -295,7 +302,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		err = CDB_ERR_SYSTEM;
 	}
 	free(cause);
-	rank_lib_leave();	/* before p (and the title it names) goes */
+	rank_lib_leave(was);	/* before p (and the title it names) goes */
 	prog_free(p);
 	return err;
 }
@@ -573,7 +580,7 @@ static int
 alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
     unsigned flags, void **local)
 {
-	struct rank_ctx *rc = api_begin(flags & WIN_BYTES ? "cdb_alloc" : "cdb_alloc_shape");
+	API_BEGIN(rc, flags & WIN_BYTES ? "cdb_alloc" : "cdb_alloc_shape");
 	struct seg_window *w;
 	char *cause = NULL;
 	int err = CDB_OK;
@@ -614,7 +621,8 @@ cdb_alloc(const char *name, size_t bytes, void **local)
 	uint64_t shape = bytes;
 
 	if (bytes == 0) {
-		if (api_begin("cdb_alloc") == NULL)
+		API_BEGIN(rc, "cdb_alloc");
+		if (rc == NULL)
 			return CDB_ERR_INIT;
 		return api_fail(CDB_ERR_ARG, "size must be at least 1 byte");
 	}
@@ -629,7 +637,8 @@ cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
 
 	if (ndim < 1 || ndim > CDB_MAX_DIMS || shape == NULL ||
 	    (unsigned)dtype > CDB_F64 || dtype == CDB_U8) {
-		if (api_begin("cdb_alloc_shape") == NULL)
+		API_BEGIN(rc, "cdb_alloc_shape");
+		if (rc == NULL)
 			return CDB_ERR_INIT;
 		if (shape == NULL)
 			return api_fail(CDB_ERR_ARG, "shape is NULL");
@@ -642,7 +651,8 @@ cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
 	for (int d = 0; d < ndim; d++) {
 		dims[d] = shape[d];
 		if (shape[d] == 0 || count > UINT64_MAX / shape[d]) {
-			if (api_begin("cdb_alloc_shape") == NULL)
+			API_BEGIN(rc, "cdb_alloc_shape");
+			if (rc == NULL)
 				return CDB_ERR_INIT;
 			return api_fail(CDB_ERR_ARG, "bad dimension %zu (#%d)", shape[d], d);
 		}
@@ -654,7 +664,7 @@ cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
 void *
 cdb_local(const char *name)
 {
-	struct rank_ctx *rc = api_begin("cdb_local");
+	API_BEGIN(rc, "cdb_local");
 	struct seg_window *w;
 	void *p = NULL;
 
@@ -705,7 +715,7 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 int
 cdb_window(const void *ptr, struct cdb_window *out)
 {
-	struct rank_ctx *rc = api_begin("cdb_window");
+	API_BEGIN(rc, "cdb_window");
 	struct seg_window *w;
 	uint64_t off;
 	int err;
@@ -734,7 +744,8 @@ cdb_window(const void *ptr, struct cdb_window *out)
 int
 cdb_span_begin(const char *name)
 {
-	if (api_begin("cdb_span_begin") == NULL)
+	API_BEGIN(rc, "cdb_span_begin");
+	if (rc == NULL)
 		return CDB_ERR_INIT;
 	if (name == NULL || name[0] == '\0' || strlen(name) > CDB_NAME_MAX)
 		return api_fail(CDB_ERR_ARG, "span name must be 1..%d characters",
@@ -749,7 +760,8 @@ cdb_span_begin(const char *name)
 int
 cdb_span_end(void)
 {
-	if (api_begin("cdb_span_end") == NULL)
+	API_BEGIN(rc, "cdb_span_end");
+	if (rc == NULL)
 		return CDB_ERR_INIT;
 	if (api.nspans == 0)
 		return api_fail(CDB_ERR_ARG, "no span is open");

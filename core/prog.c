@@ -62,6 +62,17 @@ prog_free(struct prog *p)
 	free(p);
 }
 
+size_t
+prog_mem(const struct prog *p)
+{
+	size_t b = sizeof *p + p->amops * sizeof *p->mops +
+	    p->astrs * sizeof *p->strs + p->shcap * sizeof *p->shash;
+
+	for (size_t i = 0; i < p->nstrs; i++)
+		b += strlen(p->strs[i]) + 1 + 16; /* + malloc's overhead */
+	return b;
+}
+
 static uint32_t
 str_hash(const char *s)
 {

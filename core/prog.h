@@ -247,6 +247,9 @@ struct prog *prog_new_gen(const char *title, struct prog_gen *g, int rank,
 void prog_free(struct prog *p);
 /* Drop one reference to g (the last frees it). */
 void prog_gen_put(struct prog_gen *g);
+/* The bytes of heap p holds (its arrays and strings, about malloc's
+ * overhead per string). */
+size_t prog_mem(const struct prog *p);
 /* Intern s; returns its index (equal strings share an index). */
 uint32_t prog_str(struct prog *p, const char *s);
 const char *prog_str_at(const struct prog *p, uint32_t idx);

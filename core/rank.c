@@ -96,18 +96,23 @@ fork_child(void)
 	fork_rc = NULL;
 }
 
-void
+const char *
 rank_lib_enter(const char *doing)
 {
-	if (lib_depth++ == 0)
-		lib_doing = doing;
+	const char *was = lib_doing;
+
+	lib_depth++;
+	if (doing != NULL)
+		lib_doing = doing;	/* the innermost says the most */
+	return was;
 }
 
 void
-rank_lib_leave(void)
+rank_lib_leave(const char *was)
 {
 	if (lib_depth > 0)
 		lib_depth--;
+	lib_doing = was;
 }
 
 int
@@ -317,6 +322,7 @@ int
 rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause)
 {
+	const char *was;
 	int st;
 
 	if (rank_forked) {
@@ -326,9 +332,9 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		return cause_set(cause, "this process is a fork() of a rank: "
 		    "libcolldb belongs to the rank itself"), DONE_ERROR;
 	}
-	rank_lib_enter(p->title);	/* a fork from here on is inside it */
+	was = rank_lib_enter(p->title);	/* a fork from here on is inside it */
 	st = run_prog(rc, p, tag, flags, di, cause);
-	rank_lib_leave();
+	rank_lib_leave(was);
 	return st;
 }
 

@@ -107,16 +107,21 @@ int rank_pin(int rank, int nranks);
  *    rank's socket is closed, and a call's function that returns into
  *    colldb ends the child (_exit(0)) instead of the agent going on.
  * libcolldb's own forks (cdb_init's standalone ranks) come before
- * rank_attach().  rank_lib_enter()/leave() bracket the rank's own code
- * (rank_run does, and libcolldb's api_run around it, so the announcing
- * and reporting of a call are inside too; a call's function is outside
- * it, core/call.c).  A child forked outside them that still reaches
- * rank_run is refused there (rank_forked).
+ * rank_attach().  rank_lib_enter()/leave() bracket the rank's own code:
+ * every public cdb_* call from its first statement to its return
+ * (API_BEGIN, core/api-int.h: the checks and the building of the program
+ * are inside too), api_run and rank_run nested in it (which name the
+ * program); a call's function is outside it (core/call.c).  The depth is
+ * per thread: a fork on another thread is an "other fork".  A child
+ * forked outside them that still reaches rank_run is refused there
+ * (rank_forked).
  */
 #define RANK_FORK_EXIT 125
 extern volatile sig_atomic_t rank_forked;
-void rank_lib_enter(const char *doing);
-void rank_lib_leave(void);
+/* Enter libcolldb's code doing `doing` (NULL: what the caller does); the
+ * previous one comes back with rank_lib_leave(the result).  They nest. */
+const char *rank_lib_enter(const char *doing);
+void rank_lib_leave(const char *was);
 /* While a call's function runs (nested in rank_run): not colldb's code. */
 int rank_lib_suspend(void);
 void rank_lib_resume(int saved);

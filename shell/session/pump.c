@@ -133,7 +133,7 @@ drain_output(struct session *s, int r, int final)
 {
 	struct rankproc *rp = &s->rp[r];
 	char buf[4096];
-	ssize_t n;
+	ssize_t n = -1;	/* no read when out is closed */
 
 	while (rp->out >= 0 && (n = read(rp->out, buf, sizeof buf)) > 0)
 		strbuf_add(&rp->outbuf, buf, (size_t)n);

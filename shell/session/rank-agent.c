@@ -4,6 +4,7 @@
  * shell sends, one at a time, and reports each one's end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,18 +20,26 @@
 #include "session-int.h"
 #include "xmalloc.h"
 
+/* The binary this process runs, held open: /proc/self/exe is this very
+ * file even if it was replaced since; under valgrind the path is
+ * valgrind's own (its exec fails), while the descriptor it opens is the
+ * program's, so fexecve() works both ways. */
+static int self_fd = -1;
+
 static void
 agent_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 {
-	char a_seg[16], a_sock[16], a_rank[16];
+	char a_seg[16], a_sock[16], a_rank[16], a0[] = "colldb", a1[] = "--agent";
+	char *argv[] = { a0, a1, a_seg, a_sock, a_rank, NULL };
 
 	(void)parent;
 	(void)arg;
 	snprintf(a_seg, sizeof a_seg, "%d", s->seg.fd);
 	snprintf(a_sock, sizeof a_sock, "%d", sock);
 	snprintf(a_rank, sizeof a_rank, "%d", r);
-	execl(s->self_exe, "colldb", "--agent", a_seg, a_sock, a_rank,
-	    (char *)NULL);
+	if (self_fd >= 0 && strcmp(s->self_exe, "/proc/self/exe") == 0)
+		fexecve(self_fd, argv, environ);
+	execv(s->self_exe, argv);
 	fprintf(stderr, "exec %s: %s\n", s->self_exe, strerror(errno));
 }
 
@@ -67,6 +76,8 @@ agent_open(struct session *s, char **cause)
 	struct pollfd *pfd = xreallocarray(NULL, (size_t)nranks, sizeof *pfd);
 	int *map = xreallocarray(NULL, (size_t)nranks, sizeof *map);
 
+	if (self_fd < 0)
+		self_fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	for (int r = 0; r < nranks; r++) {
 		if (rank_spawn(s, r, agent_exec, NULL, cause) != 0)
 			goto out;

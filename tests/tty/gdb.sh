@@ -15,7 +15,7 @@ keys() { T send-keys -t t:0 "$@"; }
 type_() { T send-keys -t t:0 -l -- "$1"; }
 
 tty_start
-keys "cd $top/build/examples" Enter
+keys "cd $top/${1:-build}/examples" Enter
 # gdb-1: in tmux (TMUX names this test's server): a new window
 type_ "TMUX=$tmp/sock,0,0 $top/colldb run -n 4 --name $sess ./ring; echo rc=\$?"
 keys Enter

@@ -328,6 +328,7 @@ START_TEST(rank_run_records_tiled_spans)
 	ck_assert(!(r[3].flags & SPAN_R_VALUE));
 	ck_assert_uint_eq(span_ring_lost(seg_spans(&s, 0)), 0);
 	rank_detach(&rc);
+	seg_close(&s);
 	prog_free(p);
 	free(cause);
 }

@@ -191,7 +191,7 @@ esac
 # fork() in a rank (core/rank.h): inside a collective the child ends at
 # once and the results stay right; outside, the child's cdb_* fail
 status "a fork inside cdb_allreduce: the run ends, nothing wrong" 0 "$colldb" run -n 2 --batch ./forker inside
-has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:66 allreduce(mesh): the child exits at once (it would run the operation a second time)"
+has "the fork is reported" "[rank 0] colldb: rank 0 forked inside forker.c:133 allreduce(mesh): the child exits at once (it would run the operation a second time)"
 has "the child exited at once" "[rank 0] rank 0: forked inside; the child exited with 125"
 has "rank 0's results are right" "[rank 0] rank 0: 50 rounds, 0 wrong"
 has "rank 1's results are right" "[rank 1] rank 1: 50 rounds, 0 wrong"
