@@ -151,9 +151,12 @@ pid=$!
 exec 3>"$1/in"
 printf 'set timeout 0\nalloc s [2] i32\nalloc b [4194304] f32\nalloc g [2,1] i32\nsay ready\n@1 wait s[0] >= 1\n' >&3
 for i in $(seq 100); do grep -q ready "$1/int.out" && break; sleep 0.1; done
-sleep 0.5
-kill -INT $pid
-sleep 0.5
+# (one that comes before the wait does is a Ctrl-C between commands)
+for i in $(seq 100); do
+	kill -INT $pid
+	sleep 0.2
+	grep -q 'blocked: wait' "$1/int.out" && break
+done
 printf 'interrupt @1\nsay between\n' >&3
 for i in $(seq 100); do grep -q between "$1/int.out" && break; sleep 0.1; done
 kill -INT $pid
