@@ -163,7 +163,6 @@ ar_rank(struct seg *s, int r, const struct coll_args *a, double *out,
 				for (int i = 0; i < AR_BATCH; i++, iter++) {
 					rc.iter = iter;
 					rc.checked = iter > 0;
-					rc.chained = i > 0;	/* as bench repeats */
 					if (rank_run(&rc, p, 1, flags[c], &di,
 					    &cause) != DONE_OK)
 						_exit(1);

@@ -304,17 +304,6 @@ progress_add(struct seg_rank *b, uint64_t n)
 	    memory_order_relaxed) + n, memory_order_relaxed);
 }
 
-/*
- * When the run starts: a repetition run back to back starts where the
- * previous one ended (one clock read a call, not two: the reads cost 20
- * to 60 ns on a VM, a 4 KiB allreduce 1 us); else now.
- */
-static uint64_t
-start_ns(const struct rank_ctx *rc, uint64_t running_ns)
-{
-	return rc->chained && rc->ended_ns != 0 ? rc->ended_ns : running_ns;
-}
-
 static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause);
 
@@ -407,7 +396,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
 	    tag, rc->iter, detail);
 	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
-		t1 = start_ns(rc, running_ns);
+		t1 = running_ns;
 
 	while (pc < len) {
 		const struct uop *u;
@@ -444,8 +433,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		if (detail == SPAN_DETAIL_OPS) {
 			span_op_start(&sw, pc, t0);
 		} else if (span_boundary(&sw, pc)) {
-			t1 = pc == 0 && !gated ? start_ns(rc, running_ns) :
-			    mono_ns();
+			t1 = pc == 0 && !gated ? running_ns : mono_ns();
 			sw.last_end = t1;
 			span_op_start(&sw, pc, t1);
 		}
@@ -503,7 +491,6 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	if (sw.ring != NULL && (detail != SPAN_DETAIL_OPS || status != DONE_OK))
 		t1 = now;
 	span_writer_end(&sw, t1);
-	rc->ended_ns = sw.last_end;	/* 0 with spans off */
 	di->pc = pc;
 	store_rel(&b->pc, pc);
 	if (flags & PROG_F_USER) {
@@ -595,13 +582,11 @@ rank_serve(struct rank_ctx *rc)
 			for (uint32_t k = 0; k < repeat && st == DONE_OK; k++) {
 				rc->iter = first + k;
 				rc->checked = k > 0;
-				rc->chained = k > 0;
 				st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
 				    &cause);
 			}
 			rc->iter = 0;
 			rc->checked = 0;
-			rc->chained = 0;
 			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
 		}
 		free(rc->result);

@@ -42,12 +42,6 @@ struct rank_ctx {
 				 * spans carry it; see span.h) */
 	int checked;		/* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
-	int chained;		/* the program running follows the previous
-				 * run back to back (a repetition): its
-				 * spans start where that one's ended, at
-				 * ended_ns, with no clock read of their own */
-	uint64_t ended_ns;	/* the clock read that ended the last run
-				 * with spans on (0: none) */
 	struct site site;	/* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 };

@@ -28,6 +28,10 @@ cmd_alloc_exec(struct cmdctx *ctx)
 			    "domain= goes last (alloc NAME SIZE [DTYPE] domain=D)");
 			return CMD_ERROR;
 		}
+		if (*dv == '\0') {
+			arg_error(ctx, i, "domain= needs a domain's name");
+			return CMD_ERROR;
+		}
 		if ((domain = seg_domain_find(&s->seg, dv)) == 0) {
 			arg_error(ctx, i, "unknown domain '%s' (%s)", dv,
 			    domain_count(s) > 0 ?

@@ -291,7 +291,7 @@ explore_script(struct cmdctx *ctx, struct xopts *xo)
 	xr.repeat = xo->repeat;
 	rc = xcap_script(&c, lines, n);
 	if (rc == 0 && c.npend == 0) {
-		out_error("%s has nothing to explore (no notify, wait, put, get, fill, set or collective)",
+		out_error("%s has nothing to explore (no notify, wait, put, get, remote_store, remote_load, fill, set or collective)",
 		    xr.file);
 		rc = -1;
 	}
@@ -335,13 +335,24 @@ cmd_explore_exec(struct cmdctx *ctx)
 	xo.repeat = 1;
 	xo.save = ".";
 	lead_opts_last(ctx);
+	if (is_opt(arg(ctx, 0))) { /* options only: they stayed first */
+		cmd_usage_error(ctx,
+		    "explore needs a collective, script FILE or show N besides its options");
+		return CMD_ERROR;
+	}
 	if (strcmp(arg(ctx, 0), "show") == 0) {
 		uint64_t id;
 		char *cause = NULL;
 
-		if (nargs(ctx) != 2) {
+		if (nargs(ctx) < 2) {
 			cmd_usage_error(ctx,
 			    "'explore show' needs one counterexample number");
+			return CMD_ERROR;
+		}
+		if (nargs(ctx) > 2) {
+			arg_error(ctx, 2,
+			    "unexpected '%s' ('explore show' takes one counterexample number)",
+			    arg(ctx, 2));
 			return CMD_ERROR;
 		}
 		if (parse_uint(arg(ctx, 1), &id, 0, &cause) != 0 || id == 0 ||

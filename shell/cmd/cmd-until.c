@@ -131,6 +131,12 @@ cmd_until_exec(struct cmdctx *ctx)
 			return CMD_ERROR;
 		}
 	}
+	/* a breakpoint's tail, less its condition */
+	if (i < nargs(ctx) && arg(ctx, i)[0] != '@') {
+		arg_error(ctx, i, "unexpected '%s' (expected @RANKS)",
+		    arg(ctx, i));
+		return CMD_ERROR;
+	}
 	if (break_tail_parse(ctx, i, &nb, &set) != 0)
 		return CMD_ERROR;
 	drop_untils(s);

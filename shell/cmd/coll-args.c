@@ -58,6 +58,28 @@ options_text(enum coll_kind k)
 	}
 }
 
+/* The options a command that takes a collective's adds (explore's
+ * repeat=, plan's from=), after the collective's own; NULL for none. */
+static const char *
+own_options(struct cmdctx *ctx, enum coll_kind kind,
+    const char *const *extra_keys, char *buf, size_t size)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (extra_keys == NULL || extra_keys[0] == NULL)
+		return NULL;
+	strbuf_addf(&sb, "%s; %s's own: ", options_text(kind), ctx->entry->name);
+	for (int k = 0; extra_keys[k] != NULL; k++) {
+		if (k > 0)
+			strbuf_addstr(&sb,
+			    extra_keys[k + 1] == NULL ? " or " : ", ");
+		strbuf_addf(&sb, "%s=", extra_keys[k]);
+	}
+	snprintf(buf, size, "%s", sb.buf);
+	strbuf_release(&sb);
+	return buf;
+}
+
 int
 coll_option(struct cmdctx *ctx, size_t i, enum coll_kind kind,
     struct coll_call *cc, int *have_root, const char *expected)
@@ -212,7 +234,7 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 			continue;
 		}
 		if (eq != NULL) {
-			char key[32];
+			char key[32], opts[256];
 			int skip = 0;
 
 			if (arg_key_repeated(ctx, first, i) != 0)
@@ -227,7 +249,9 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 					*extra |= 1ull << i;
 				continue;
 			}
-			if (coll_option(ctx, i, kind, cc, &have_root, NULL) != 0)
+			if (coll_option(ctx, i, kind, cc, &have_root,
+				own_options(ctx, kind, extra_keys, opts,
+				    sizeof opts)) != 0)
 				return -1;
 			continue;
 		}
@@ -266,9 +290,12 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 		cc->synth = 1;
 		if (cc->a.mode == MODE_RING) {
 			int n = coll_size(&cc->a, s->nranks);
+			int builtin = cc->a.impl == IMPL_BUILTIN;
+
+			/* the builtin ring has a final barrier row */
 			cmd_error(ctx,
-			    "ring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
-			    2 * (n - 1), n);
+			    "%sring allreduce needs an explicit signal of shape [%d,%d] (PyPTO rejects mode=ring without one)",
+			    builtin ? "builtin " : "", 2 * (n - 1) + builtin, n);
 			return -1;
 		}
 	}

@@ -148,8 +148,9 @@ line_error(const char *text, const char *cause, size_t col, size_t len)
 struct block_run {
 	struct session *s;
 	const struct loop_block *top;
-	uint64_t iter;		/* of the innermost block */
+	uint64_t iter;		/* of the outermost block */
 	enum cmd_retval rv;
+	int said;		/* its iteration is in the error already */
 };
 
 static int
@@ -158,11 +159,13 @@ block_iter(void *arg, const struct loop_block *b, uint64_t k)
 	extern volatile sig_atomic_t shell_interrupted;
 	struct block_run *br = arg;
 
-	br->iter = k;
+	if (b == br->top)	/* a nested block runs from a copy */
+		br->iter = k;
 	if (shell_interrupted) {
 		shell_interrupted = 0;
 		out_error("'%s' interrupted before iteration %llu of %llu", b->head,
 		    (unsigned long long)k + 1, (unsigned long long)b->count);
+		br->said = b == br->top;
 		br->rv = CMD_ERROR;
 		return -1;
 	}
@@ -209,11 +212,11 @@ block_bad(void *arg, const char *head, const char *cause)
 static enum cmd_retval
 block_run(struct session *s, struct loop_block *b)
 {
-	struct block_run br = { s, b, 0, CMD_OK };
+	struct block_run br = { s, b, 0, CMD_OK, 0 };
 	struct loop_ops ops = { block_iter, block_line, block_bad, resolve_cmd };
 
 	if (loop_block_run(b, &ops, &br) != 0 && br.rv == CMD_ERROR &&
-	    b->count > 1)
+	    b->count > 1 && !br.said)
 		out_printf("note: '%s' stopped in iteration %llu of %llu\n", b->head,
 		    (unsigned long long)br.iter + 1, (unsigned long long)b->count);
 	return br.rv;

@@ -250,8 +250,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 
 	/* the ops shown, as at most two runs */
 	if (len <= PLAN_HEAD + PLAN_TAIL) {
-		from = 0;
-		ranges[0][0] = 0;
+		ranges[0][0] = MIN(from, len);	/* from=N: from op N on */
 		ranges[0][1] = len;
 		ranges[1][0] = ranges[1][1] = len;
 	} else {

@@ -57,8 +57,15 @@ find_program(const char *prog)
 	const char *path = getenv("PATH");
 	int err = ENOENT;
 
-	if (strchr(prog, '/') != NULL)
+	if (strchr(prog, '/') != NULL) {
+		struct stat st;
+
+		if (stat(prog, &st) != 0)
+			return errno;
+		if (S_ISDIR(st.st_mode))	/* X_OK holds for a directory */
+			return EISDIR;
 		return access(prog, X_OK) == 0 ? 0 : errno;
+	}
 	if (path == NULL)
 		path = "/usr/bin:/bin";
 	while (*path != '\0') {
@@ -231,7 +238,9 @@ run_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if ((err = find_program(argv[optind])) != 0) {
-		fprintf(stderr, "colldb run: %s: %s\n", argv[optind], strerror(err));
+		fprintf(stderr, "error: cannot run '%s': %s\n", argv[optind],
+		    err == ENOENT && strchr(argv[optind], '/') == NULL ?
+		    "not found on PATH" : strerror(err));
 		shell_opts_release(&o);
 		return err == ENOENT ? 127 : 126;
 	}

@@ -187,7 +187,7 @@ finish(struct session *s, const struct start_mode *m, int rc)
 		for (int r = 0; r < s->nranks; r++)
 			alive += rank_alive(s, r);
 		if (alive > 0)
-			out_warning("the commands ended with %d rank%s of %s still running; they are stopped now (--batch runs the program to its end)",
+			out_warning("the commands ended with %d rank%s of %s still alive; they are killed now (--batch runs the program to its end)",
 			    alive, alive == 1 ? "" : "s", m->program);
 	}
 	if (s->watchdog_fired && rc == EXIT_FAIL)

@@ -76,6 +76,20 @@ wait_for has "'end' without a repeat" "the block is gone"
 prompt "stray end"
 run '@1 print sig' 'rank 1: 2 0'
 
+# cont-5: Ctrl-C in a running block stops it and says the iteration once
+keys C-l
+type_ 'repeat 100000000'; keys Enter
+wait_for last_is '...' "repeat opens a block"
+type_ 'fill sig zero'; keys Enter
+wait_for last_is '...' "the body is collected"
+type_ 'end'; keys Enter
+wait_for last_is '... end' "end is read"
+sleep 1
+keys C-c
+prompt "Ctrl-C in a running block"
+n=$(screen | grep -c 'iteration')
+[ "$n" = 1 ] && ok || bad "the stopped block named its iteration $n times"
+
 keys C-d
 wait_for has 'rc=0' "Ctrl-D exits with status 0"
 tty_done

@@ -274,9 +274,14 @@ has "unknown option named, as colldb run" "error: unknown option '--frob' (try '
 status "-n without a value" 2 "$colldb" run -n
 has "missing value named" "error: -n needs a value (try 'colldb run --help')"
 status "missing program" 127 "$colldb" run ./no-such-program
-has "missing program message" "colldb run: ./no-such-program: No such file or directory"
+has "missing program message" "error: cannot run './no-such-program': No such file or directory"
 status "program not on PATH" 127 "$colldb" run no-such-program-anywhere
+has "not on PATH message" "error: cannot run 'no-such-program-anywhere': not found on PATH"
 status "not executable" 126 "$colldb" run "$top/docs/examples/ring.c"
+status "a directory, refused before any rank starts" 126 "$colldb" run -n 2 --batch "$top/docs"
+has "directory message" "error: cannot run '$top/docs': Is a directory"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && ok "a directory: that line only, no rank started" ||
+	bad "a directory: more than the error line: $out"
 status "--help" 0 "$colldb" run --help
 status "EOF on stdin ends the session, ranks killed" 0 "$colldb" run -n 2 ./ring
 has "stopped in cdb_init first" "2 ranks of ./ring stopped in cdb_init; 'continue' runs them"
