@@ -379,6 +379,8 @@ snapfile_resolve(struct snap_parser *ps)
 			    ps->onwin[r]);
 		s->ranks[r].win = k;
 	}
+	if (s->world == 0)
+		s->world = s->nranks; /* world 0: the default, the rows */
 	snap_mark_awaited(s);
 	return 0;
 }

@@ -390,6 +390,15 @@ START_TEST(format_round_trips)
 	ck_assert_int_eq(snap_parse(&b, sb.buf, &cause), 0);
 	ck_assert(snap_equal(&a, &b));
 	ck_assert(a.ranks[0].secs == b.ranks[0].secs);
+	/* world 0 after ranks (found by fuzz-snap): the default, the rows,
+	 * whichever line comes first, so it reads back the same */
+	strbuf_reset(&sb);
+	ck_assert_int_eq(snap_parse(&a, "ranks 2\nworld 0\nwin sig 2\n", &cause),
+	    0);
+	ck_assert_int_eq(a.world, 2);
+	snap_format(&a, &sb);
+	ck_assert_int_eq(snap_parse(&b, sb.buf, &cause), 0);
+	ck_assert(snap_equal(&a, &b));
 	strbuf_release(&sb);
 	snap_release(&a);
 	snap_release(&b);
