@@ -54,7 +54,8 @@ CHECK_LIBS = $(shell $(PKG_CONFIG) --libs check)
 
 CFLAGS_ALL = $(STD) $(WARN) $(OPT) $(DEBUG) $(SAN) -fPIC -MMD -MP \
 	     -DCOLLDB_VERSION='"$(VERSION)"' \
-	     -DCOLLDB_DATADIR='"$(PREFIX)/share/colldb"' $(CFLAGS)
+	     -DCOLLDB_DATADIR='"$(PREFIX)/share/colldb"' \
+	     -DCOLLDB_LIBDIR='"$(PREFIX)/lib/colldb"' $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 LIBS = -lm -ldl -lpthread
 
@@ -65,6 +66,13 @@ Q = @
 endif
 
 CORE_SRC = $(wildcard core/*.c core/coll/*.c)
+
+# The mpi transport's MPI calls (core/mpi/plugin.c, core/mpi-plugin.h): one
+# plugin per MPI whose compiler wrapper is installed, next to ./colldb.
+MPICC_OPENMPI = $(shell command -v mpicc.openmpi 2>/dev/null)
+MPICC_MPICH = $(shell command -v mpicc.mpich 2>/dev/null)
+MPI_PLUGINS = $(if $(MPICC_OPENMPI),libcolldb-mpi-openmpi.so) \
+	      $(if $(MPICC_MPICH),libcolldb-mpi-mpich.so)
 SHELL_SRC = $(filter-out shell/start/main.c,$(wildcard shell/*/*.c))
 VIZ_SRC = $(wildcard viz/*.c)
 HELPER_SRC = $(wildcard tests/helper/*.c)
@@ -79,7 +87,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
 TOOL_BIN = $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 APP_OBJ = $(SHELL_OBJ) $(VIZ_OBJ)
 
-all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc
+all: colldb libcolldb.a libcolldb.so colldb.pc colldb-uninstalled.pc $(MPI_PLUGINS)
 
 # Include paths follow the layering: core sees only itself, viz sees core,
 # shell sees both and includes its folders' headers as "FOLDER/NAME.h"
@@ -139,6 +147,17 @@ colldb: $(O)/shell/start/main.o $(O)/libapp.a $(O)/libcolldb.a .flavor
 	$(Q)$(CC) $(LDFLAGS_ALL) -rdynamic -o $@ $(O)/shell/start/main.o $(O)/libapp.a \
 		-Wl,--whole-archive $(O)/libcolldb.a -Wl,--no-whole-archive \
 		$(PKG_LIBS) $(LIBS)
+
+# Never sanitized: MPI loads into a sanitized colldb as it is.
+libcolldb-mpi-openmpi.so: core/mpi/plugin.c core/mpi-plugin.h
+	@$(if $(Q),echo "  MPICC   $@")
+	$(Q)$(MPICC_OPENMPI) $(STD) $(WARN) $(OPT) $(DEBUG) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
+
+libcolldb-mpi-mpich.so: core/mpi/plugin.c core/mpi-plugin.h
+	@$(if $(Q),echo "  MPICC   $@")
+	$(Q)$(MPICC_MPICH) $(STD) $(WARN) $(OPT) $(DEBUG) -fPIC -shared \
+		$(LDFLAGS) -o $@ $<
 
 colldb.pc: mk/colldb.pc.in Makefile
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -256,7 +275,7 @@ fuzz: deps
 # keep compiling (defined before the rule: prerequisites expand as read)
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
-	    $(O)/bench/build-cost
+	    $(O)/bench/build-cost $(O)/bench/mpi-ops
 tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
 # The layers of docs/design.md ("The map"), checked on the #include lines.
@@ -350,6 +369,8 @@ install: all
 	install -m 755 libcolldb.so $(DESTDIR)$(PREFIX)/lib/libcolldb.so.0
 	ln -sf libcolldb.so.0 $(DESTDIR)$(PREFIX)/lib/libcolldb.so
 	install -m 644 core/colldb.h $(DESTDIR)$(PREFIX)/include/colldb.h
+	install -d $(DESTDIR)$(PREFIX)/lib/colldb
+	for p in $(MPI_PLUGINS); do install -m 755 $$p $(DESTDIR)$(PREFIX)/lib/colldb/$$p; done
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mk/colldb.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/colldb.pc
@@ -362,6 +383,7 @@ install: all
 
 clean:
 	rm -rf build build-asan* build-ubsan* build-fuzz colldb libcolldb.a libcolldb.so libcolldb.so.0 colldb.pc colldb-uninstalled.pc \
+		libcolldb-mpi-openmpi.so libcolldb-mpi-mpich.so \
 		tests/golden/*.got tests/user/*.got
 
 .PHONY: all deps run check tests examples check-layering asan ubsan valgrind bench fmt install clean fuzz fuzzers fuzz-bin

@@ -36,6 +36,10 @@ part pane-cost "$O/bench/pane-cost" -s 3
 echo "== explore: executions and micro-ops per second; executions explored vs every interleaving"
 part explore-bench "$O/bench/explore-bench"
 part diagnose.sh sh bench/diagnose.sh "$O"
+echo "== mpi transport: colldb's operations next to the same ones in MPI (same job, same window)"
+part mpi.sh sh bench/mpi.sh "$O"
+echo "== mpi transport: CPU of 32 agents idle at the prompt for 10 s"
+part mpi-idle.sh sh bench/mpi-idle.sh 32 10
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 part logs-scale.sh sh bench/logs-scale.sh
 

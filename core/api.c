@@ -19,6 +19,7 @@
 #include "call.h"
 #include "colldb.h"
 #include "proto.h"
+#include "remote-rank.h"
 #include "xmalloc.h"
 
 _Static_assert(CDB_F64 == (int)DT_F64 && CDB_I32 == (int)DT_I32,
@@ -52,6 +53,7 @@ static struct {
 	char errmsg[256];
 	pid_t *children;	/* standalone rank 0: ranks 1.. */
 	int nchildren;
+	struct remote *remote;	/* a rank of an mpi session (remote.h) */
 } api;
 
 static const char *const errors[] = {
@@ -272,8 +274,12 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	b->site = api.site;
 	if (nested)
 		call_nested_enter();	/* the shell's signal waits */
+	if (api.remote != NULL)
+		remote_busy(api.remote, 1);
 	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
 	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
+	if (api.remote != NULL)
+		remote_busy(api.remote, 0);
 	if (nested)
 		call_nested_leave();
 	if (nested) {
@@ -334,6 +340,39 @@ env_int(const char *name, long lo, long hi, long *out)
 	if (errno != 0 || end == v || *end != '\0' || *out < lo || *out > hi)
 		return -1;
 	return 1;
+}
+
+static void
+mpi_at_exit(void)
+{
+	if (api.remote != NULL && api.mode == API_RUN)
+		remote_leave(api.remote);	/* its last words reach the shell */
+}
+
+/* A rank of an mpi session (`colldb run -t mpi`): the shell is reached
+ * over TCP, the peers through MPI (core/remote.h). */
+static int
+init_mpi(void)
+{
+	static struct remote rm;
+	char *cause = NULL;
+
+	if (remote_open(&rm, &api.rc, REMOTE_USER, &cause) != 0 ||
+	    remote_progress_start(&rm, &cause) != 0) {
+		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s", cause);
+		free(cause);
+		return CDB_ERR_INIT;
+	}
+	api.remote = &rm;
+	atexit(mpi_at_exit);
+	unsetenv("COLLDB_SHELL");
+	unsetenv("COLLDB_MPI_PLUGIN");
+	api.mode = API_RUN;
+	send_msg(&api.rc, MSG_HELLO, 0, (int32_t)getpid(), NULL);
+	remote_busy(&rm, 1);
+	rank_hold(&api.rc, "cdb_init");
+	remote_busy(&rm, 0);
+	return CDB_OK;
 }
 
 static int
@@ -493,6 +532,8 @@ cdb_init(void)
 		return api_fail(CDB_ERR_INIT, "cdb_init after cdb_finalize");
 	if (getenv("COLLDB_SEG_FD") != NULL)
 		return init_run();
+	if (remote_wanted())
+		return init_mpi();
 	return init_alone();
 }
 
@@ -511,7 +552,12 @@ cdb_finalize(void)
 	/* The shell tells a finalized rank from one that exited early by
 	 * this state; the socket stays open until the process ends. */
 	seg_set_state(api.rc.board, RS_EXITED);
-	rank_detach(&api.rc);
+	if (api.remote != NULL) {
+		remote_close(api.remote);	/* MPI_Finalize: the others too */
+		api.remote = NULL;
+	} else {
+		rank_detach(&api.rc);
+	}
 	if (api.mode == API_ALONE && api.nchildren > 0)
 		err = reap_children(0);
 	api.mode = API_DONE;
@@ -593,6 +639,16 @@ alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
 		return err;
 	seg_lock(&rc->seg);
 	w = seg_win_find(&rc->seg, name);
+	if (w == NULL && api.remote != NULL && rc == &api.rc) {
+		/* the table is the shell's: it places the window */
+		if ((w = remote_alloc(api.remote, name, shape, ndim, dt, flags,
+		    &cause)) == NULL) {
+			err = api_fail(CDB_ERR_NOSPACE, "%s", cause);
+			free(cause);
+			seg_unlock(&rc->seg);
+			return err;
+		}
+	}
 	if (w != NULL) {
 		int same = w->ndim == ndim && w->dtype == dt &&
 		    (w->flags & WIN_BYTES) == (flags & WIN_BYTES) &&

@@ -26,4 +26,12 @@ printflike(2, 3) int cause_set(char **cause, const char *fmt, ...);
 /* CLOCK_MONOTONIC in nanoseconds (core/futex.c). */
 uint64_t mono_ns(void);
 
+/* How long a loop that polls for an event (the mpi transport's waits, which
+ * must drive MPI: core/mpi.c, core/rank.c, core/remote.c) sleeps between
+ * polls once it has waited waited_ns: 100 us for the first 10 ms, then a
+ * tenth of the time waited, at most 20 ms.  An idle or long-blocked rank
+ * then wakes 50 times a second, and an event it polls for is seen at most
+ * a tenth of its wait (and 20 ms) late (core/futex.c). */
+uint64_t idle_nap_ns(uint64_t waited_ns);
+
 #endif

@@ -42,6 +42,14 @@
  *    bumps break_seq, then the gate word follows.
  *
  * Every function takes a mapped segment and a rank in range; none fails.
+ *
+ * Ranks elsewhere (the mpi transport).  Every change is one struct
+ * ctl_op, applied here by ctl_apply() and handed to the segment's sync
+ * hook (seg.h), which sends it to the rank (or to every rank, for the
+ * session's words: rank -1).  The rank's control thread applies the same
+ * op to its own segment with ctl_apply(), so both sides run the one
+ * protocol above, each on its copy; ctl_release() reads the stopped pc on
+ * the rank's side.
  */
 #ifndef COLLDB_CTL_H
 #define COLLDB_CTL_H
@@ -49,6 +57,32 @@
 #include <stdint.h>
 
 #include "seg.h"
+
+enum ctl_kind {
+	CTL_KICK,
+	CTL_INTERRUPT,
+	CTL_ABANDON,
+	CTL_CANCEL,
+	CTL_CANCEL_CLEAR,
+	CTL_RELEASE, /* a: stepping, b: credits */
+	CTL_STEP_MODE,
+	CTL_GATE,	    /* a: active (session) */
+	CTL_BREAK_SET,	    /* a: slot, brk: the body (session) */
+	CTL_BREAK_CLEAR,    /* a: slot (session) */
+	CTL_BREAKS_CHANGED, /* (session) */
+	CTL_WAIT_GIVEUP,    /* a: polls (session) */
+	CTL__COUNT
+};
+
+struct ctl_op {
+	uint32_t kind; /* enum ctl_kind */
+	int32_t rank;  /* -1 for the session's words */
+	uint32_t a, b;
+	struct seg_break brk;
+};
+
+/* Carry out op on sg (nothing for a malformed one); does not call sync. */
+void ctl_apply(struct seg *sg, const struct ctl_op *op);
 
 /* Bump rank r's ctl word and wake it if it sleeps at its gate. */
 void ctl_kick(struct seg *sg, int r);
@@ -84,6 +118,12 @@ void ctl_break_set(struct seg *sg, struct seg_break *slot,
 void ctl_break_clear(struct seg *sg, struct seg_break *slot);
 /* After one or more ctl_break_* calls. */
 void ctl_breaks_changed(struct seg *sg);
+
+/* Rank r is elsewhere and theirs is its board slot as it was, after it
+ * had applied every change sent to it: take its side of the control words
+ * (what its gate consumed: credits, interrupt, abort, skip_pc; the mode
+ * its programs set). */
+void ctl_adopt(struct seg *sg, int r, const struct seg_rank *theirs);
 
 /* `set wait-giveup N`: waits give up after n polls (0 = never). */
 void ctl_set_wait_giveup(struct seg *sg, uint32_t n);

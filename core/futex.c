@@ -41,3 +41,11 @@ mono_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t
+idle_nap_ns(uint64_t waited_ns)
+{
+	if (waited_ns < 10000000u)
+		return 100000u;
+	return MIN(waited_ns / 10, 20000000u);
+}

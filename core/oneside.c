@@ -20,6 +20,19 @@ wake_after_fill(struct exec *ex, const struct uop *u, void *arg)
 }
 
 int
+oneside_check(const struct prog *p, int nranks, uint64_t area_size, char **cause)
+{
+	if (p->gen != NULL)
+		BUG("a described program run by the shell");
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (exec_check(&p->mops[i], nranks, area_size, p->acc_bytes,
+			cause) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
 oneside_run(struct seg *sg, int r, const struct prog *p, char **cause)
 {
 	struct transport t;
@@ -32,13 +45,8 @@ oneside_run(struct seg *sg, int r, const struct prog *p, char **cause)
 	ex.after_op = wake_after_fill;
 	ex.after_arg = sg;
 	exec_reserve(&ex, p->acc_bytes);
-	if (p->gen != NULL)
-		BUG("a described program run by the shell");
-	for (size_t i = 0; i < p->nmops; i++) {
-		if (exec_check(&p->mops[i], (int)sg->h->nranks, sg->area_size,
-			p->acc_bytes, cause) != 0)
-			goto out;
-	}
+	if (oneside_check(p, (int)sg->h->nranks, sg->area_size, cause) != 0)
+		goto out;
 	for (size_t i = 0; i < p->nmops; i++) {
 		int32_t seen;
 		int x = exec_uop(&ex, &p->mops[i], &seen, cause);

@@ -22,6 +22,11 @@
  */
 int oneside_run(struct seg *sg, int r, const struct prog *p, char **cause);
 
+/* Every micro-op of p valid for a world of nranks ranks with windows of
+ * area_size bytes (what oneside_run() checks first); 0 or -1 + cause. */
+int oneside_check(const struct prog *p, int nranks, uint64_t area_size,
+    char **cause);
+
 /* `colldb --agent SEGFD SOCKFD RANK`: the body of an agent process
  * (core/rank.c); returns its exit status. */
 int rank_agent_main(int argc, char **argv);

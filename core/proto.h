@@ -1,6 +1,8 @@
 /*
  * proto.h - messages between the shell and a rank, over a SOCK_SEQPACKET
- * socket pair (one message per packet, so framing is free).
+ * socket pair (one message per packet, so framing is free), or for a rank
+ * on another host a TCP stream (core/remote.h adds the messages that only
+ * travel there); proto_send() and proto_recv() tell the two apart.
  *
  * shell -> rank: MSG_PROG (an encoded program), MSG_COLL (collective
  * arguments: the rank builds the program itself from core/coll, so a
@@ -35,6 +37,25 @@ enum msg_type {
 	MSG_COLL,
 	MSG_QUIT,
 	MSG_DONE,
+	/* a rank elsewhere and the shell (core/remote.h) */
+	MSG_ATTACH,
+	MSG_WELCOME,
+	MSG_REFUSE,
+	MSG_READY,
+	MSG_CTL,
+	MSG_WINS,
+	MSG_ZERO,
+	MSG_SAMPLE,
+	MSG_BOARD,
+	MSG_READ,
+	MSG_DATA,
+	MSG_SPANS,
+	MSG_OUT,
+	MSG_SIGNAL,
+	MSG_MEM,
+	MSG_RAW,
+	MSG_ALLOC,
+	MSG__COUNT
 };
 
 /* hdr.flags of MSG_PROG / MSG_COLL */

@@ -1,5 +1,6 @@
 /* rank.c - serve the shell, run programs through the gate; see rank.h. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -136,6 +137,54 @@ fork_register(void)
 	pthread_atfork(NULL, fork_parent, fork_child);
 }
 
+/* How long a rank whose transport needs progress sleeps between polls
+ * while it waits for the shell: idle_nap_ns() (measured: a put across
+ * hosts to a rank polling every 100 us completes in about 1 ms; an idle
+ * rank then backs off to 20 ms naps, so it costs little). */
+static uint64_t
+idle_slice(uint64_t since)
+{
+	return idle_nap_ns(mono_ns() - since);
+}
+
+/* Sleep while *word == val: on its futex, or driving the transport. */
+static void
+idle_wait(struct rank_ctx *rc, _Atomic uint32_t *word, uint32_t val)
+{
+	uint64_t t0;
+
+	if (rc->t.ops->progress == NULL) {
+		while (atomic_load(word) == val)
+			futex_wait((void *)word, val, 0);
+		return;
+	}
+	t0 = mono_ns();
+	while (atomic_load(word) == val) {
+		rc->t.ops->progress(&rc->t);
+		futex_wait((void *)word, val, idle_slice(t0));
+	}
+}
+
+/* Wait until the shell's socket has something (driving the transport
+ * meanwhile when it needs it). */
+static void
+idle_recv(struct rank_ctx *rc)
+{
+	struct pollfd p = { rc->sock, POLLIN, 0 };
+	uint64_t t0 = mono_ns();
+
+	if (rc->t.ops->progress == NULL)
+		return;	/* proto_recv() blocks */
+	for (;;) {
+		uint64_t ns = idle_slice(t0);
+		struct timespec ts = { 0, (long)ns };
+
+		rc->t.ops->progress(&rc->t);
+		if (ppoll(&p, 1, &ts, NULL) != 0)
+			return;
+	}
+}
+
 int
 rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 {
@@ -146,11 +195,18 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 		seg_close(&rc->seg);
 		return cause_set(cause, "rank %d out of range", rank);
 	}
+	shm_transport_init(&rc->t, &rc->seg, rank);
+	rank_bind(rc, sock, rank);
+	return 0;
+}
+
+void
+rank_bind(struct rank_ctx *rc, int sock, int rank)
+{
 	rc->rank = rank;
 	rc->sock = sock;
 	rc->board = seg_board(&rc->seg, rank);
 	rc->board->pid = (int32_t)getpid();
-	shm_transport_init(&rc->t, &rc->seg, rank);
 	exec_init(&rc->ex, &rc->t);
 	seg_set_state(rc->board, RS_IDLE);
 	{
@@ -159,7 +215,6 @@ rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank, char **cause)
 		pthread_once(&once, fork_register);
 	}
 	fork_rc = rc;
-	return 0;
 }
 
 void
@@ -224,8 +279,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		atomic_store(&b->stop_reason, why);
 		atomic_store(&b->stop_break, bp);
 		seg_set_state(b, RS_STOPPED);
-		while (atomic_load(&b->ctl) == ctl)
-			futex_wait((void *)&b->ctl, ctl, 0);
+		idle_wait(rc, &b->ctl, ctl);
 		seg_set_state(b, RS_RUNNING);
 		atomic_store(&b->stop_reason, STOP_NONE);
 	}
@@ -491,6 +545,8 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	if (sw.ring != NULL && (detail != SPAN_DETAIL_OPS || status != DONE_OK))
 		t1 = now;
 	span_writer_end(&sw, t1);
+	if (rc->t.ops->flush != NULL)
+		rc->t.ops->flush(&rc->t);	/* its writes seen before its DONE */
 	di->pc = pc;
 	store_rel(&b->pc, pc);
 	if (flags & PROG_F_USER) {
@@ -548,6 +604,7 @@ rank_serve(struct rank_ctx *rc)
 		void *payload;
 		int st;
 
+		idle_recv(rc);
 		st = proto_recv(rc->sock, &h, &payload);
 		if (st <= 0)
 			return st == 0 ? 0 : 1;
@@ -572,6 +629,14 @@ rank_serve(struct rank_ctx *rc)
 			}
 			break;
 		default:
+			if (rc->other != NULL) {
+				char *text = NULL;
+				st = rc->other(rc, &h, payload, &text);
+				free(payload);
+				reply(rc, h.tag, st, &di, text);
+				free(text);
+				continue;
+			}
 			cause_set(&cause, "unexpected message %u", h.type);
 		}
 		free(payload);

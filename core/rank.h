@@ -44,12 +44,21 @@ struct rank_ctx {
 				 * earlier repetition (rank_run skips it) */
 	struct site site;	/* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
+	/* A message rank_serve() does not know (a rank of an mpi session:
+	 * MSG_RAW): returns the DONE status, *text the reply (owned). */
+	int (*other)(struct rank_ctx *rc, const struct msg_hdr *h,
+	    const void *payload, char **text);
+	void *other_arg;
 };
 
 /* Map the segment from seg_fd and bind to rank; 0 or -1 + cause. */
 int rank_attach(struct rank_ctx *rc, int seg_fd, int sock, int rank,
     char **cause);
 void rank_detach(struct rank_ctx *rc);
+/* The rest of an attach, once rc->seg and rc->t are set up by the caller
+ * (a rank of an mpi session, core/remote.c): the board slot, the
+ * executor, state idle. */
+void rank_bind(struct rank_ctx *rc, int sock, int rank);
 
 /* Run p to its end (or abort); fills *di.  Returns enum done_status.
  * flags are enum prog_flags; PROG_F_USER leaves the board's mode, credits

@@ -37,59 +37,29 @@ seg_default_area(int nranks)
 	return per;
 }
 
-int
-seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
-    uint64_t span_bytes, char **cause)
+/* Check the sizes, lay the segment out on fd (areas: with the window
+ * areas) and fill in its header; 0 or -1 + cause (fd stays open). */
+static int
+seg_make(struct seg *s, int fd, const char *session, int nranks,
+    uint64_t area_size, uint64_t span_bytes, int areas, char **cause)
 {
-	static unsigned counter;
 	struct seg_header *h;
 	uint64_t board_off, spans_off, area_off, total;
-	int fd = -1;
 
-	memset(s, 0, sizeof *s);
-	s->fd = -1;
-	if (nranks < 1 || nranks > SEG_MAX_RANKS)
-		return cause_set(cause, "%d ranks out of range (1..%d)", nranks,
-		    SEG_MAX_RANKS);
-	/* sizes from the user (--window-area): checked before any sum */
-	if (area_size == 0 || area_size > SEG_AREA_MAX / (uint64_t)nranks)
-		return cause_set(cause, "window area of %llu bytes per rank out of range "
-		    "(1..%llu for %d ranks)", (unsigned long long)area_size,
-		    (unsigned long long)(SEG_AREA_MAX / (uint64_t)nranks), nranks);
-	if (span_bytes > SEG_SPANS_MAX)
-		return cause_set(cause, "span ring of %llu bytes out of range (at most %llu)",
-		    (unsigned long long)span_bytes, (unsigned long long)SEG_SPANS_MAX);
 	area_size = round_up(area_size, PAGE);
 	span_bytes = round_up(span_bytes, PAGE);
 	board_off = round_up(sizeof *h, PAGE);
 	spans_off = board_off + round_up(sizeof(struct seg_rank) * (uint64_t)nranks, PAGE);
 	area_off = spans_off + span_bytes * (uint64_t)nranks;
-	total = area_off + area_size * (uint64_t)nranks;
-
-	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(s->shm_name, sizeof s->shm_name, "/colldb-%u-%d-%u-%x",
-		    (unsigned)getuid(), (int)getpid(), counter++,
-		    (unsigned)(mono_ns() & 0xfffff));
-		fd = shm_open(s->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		s->shm_name[0] = '\0';
-		return cause_set(cause, "shm_open: %s", strerror(errno));
-	}
-	if (ftruncate(fd, (off_t)total) != 0) {
-		cause_set(cause, "ftruncate %llu bytes: %s",
+	total = area_off + (areas ? area_size * (uint64_t)nranks : 0);
+	if (ftruncate(fd, (off_t)total) != 0)
+		return cause_set(cause, "ftruncate %llu bytes: %s",
 		    (unsigned long long)total, strerror(errno));
-		goto fail;
-	}
 	h = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 	    fd, 0);
-	if (h == MAP_FAILED) {
-		cause_set(cause, "mmap %llu bytes: %s", (unsigned long long)total,
+	if (h == MAP_FAILED)
+		return cause_set(cause, "mmap %llu bytes: %s", (unsigned long long)total,
 		    strerror(errno));
-		goto fail;
-	}
 	h->version = 1;
 	h->nranks = (uint32_t)nranks;
 	h->total_size = total;
@@ -115,11 +85,81 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 	s->creator = 1;
 	layout_copy(s);
 	return 0;
-fail:
-	close(fd);
-	shm_unlink(s->shm_name);
-	s->shm_name[0] = '\0';
-	return -1;
+}
+
+static int
+sizes_ok(int nranks, uint64_t area_size, uint64_t span_bytes, char **cause)
+{
+	if (nranks < 1 || nranks > SEG_MAX_RANKS)
+		return cause_set(cause, "%d ranks out of range (1..%d)", nranks,
+		    SEG_MAX_RANKS);
+	/* sizes from the user (--window-area): checked before any sum */
+	if (area_size == 0 || area_size > SEG_AREA_MAX / (uint64_t)nranks)
+		return cause_set(cause, "window area of %llu bytes per rank out of range "
+		    "(1..%llu for %d ranks)", (unsigned long long)area_size,
+		    (unsigned long long)(SEG_AREA_MAX / (uint64_t)nranks), nranks);
+	if (span_bytes > SEG_SPANS_MAX)
+		return cause_set(cause, "span ring of %llu bytes out of range (at most %llu)",
+		    (unsigned long long)span_bytes, (unsigned long long)SEG_SPANS_MAX);
+	return 0;
+}
+
+int
+seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
+    uint64_t span_bytes, char **cause)
+{
+	static unsigned counter;
+	int fd = -1;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if (sizes_ok(nranks, area_size, span_bytes, cause) != 0)
+		return -1;
+	for (int tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(s->shm_name, sizeof s->shm_name, "/colldb-%u-%d-%u-%x",
+		    (unsigned)getuid(), (int)getpid(), counter++,
+		    (unsigned)(mono_ns() & 0xfffff));
+		fd = shm_open(s->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		s->shm_name[0] = '\0';
+		return cause_set(cause, "shm_open: %s", strerror(errno));
+	}
+	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 1, cause) != 0) {
+		close(fd);
+		shm_unlink(s->shm_name);
+		s->shm_name[0] = '\0';
+		s->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+seg_create_local(struct seg *s, const char *session, int nranks,
+    uint64_t area_size, uint64_t span_bytes, int own_rank, uint8_t *own_area,
+    char **cause)
+{
+	int fd;
+
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+	if (sizes_ok(nranks, area_size, span_bytes, cause) != 0)
+		return -1;
+	if (own_rank < 0 || own_rank >= nranks || own_area == NULL)
+		return cause_set(cause, "rank %d out of range", own_rank);
+	if ((fd = memfd_create("colldb-rank", MFD_CLOEXEC)) < 0)
+		return cause_set(cause, "memfd_create: %s", strerror(errno));
+	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 0, cause) != 0) {
+		close(fd);
+		s->fd = -1;
+		return -1;
+	}
+	s->own_area = own_area;
+	s->own_rank = own_rank;
+	return 0;
 }
 
 /* The layout fields as seg_create() would have set them for this size. */
@@ -694,6 +734,8 @@ seg_win_alloc_in(struct seg *s, const char *name, const uint64_t *shape,
 	s->raw[idx] = s->wins[idx] = *slot;
 	s->wins[idx].used = s->raw[idx].used = 1;
 	atomic_fetch_add(&s->h->win_seq, 1);
+	if (s->sync != NULL)
+		s->sync->wins(s->sync_arg);
 	return &s->wins[idx];
 }
 
@@ -706,20 +748,25 @@ seg_win_zero(struct seg *s, struct seg_window *w, int rank)
 	if (i < 0 || i >= SEG_MAX_WINDOWS)
 		BUG("seg_win_zero: not a window of this handle");
 	for (int r = 0; r < s->nranks; r++) {
-		if (rank >= 0 && rank != r)
-			continue;
-		uint8_t *p = seg_area(s, r) + w->off;
-		uint8_t *lo = (uint8_t *)round_up((uintptr_t)p, PAGE);
-		uint8_t *hi = (uint8_t *)((uintptr_t)(p + len) / PAGE * PAGE);
+		uint8_t *p = seg_area(s, r), *lo, *hi;
 
-		/* Give whole pages back to tmpfs; zero the edges by hand. */
-		if (lo < hi && madvise(lo, (size_t)(hi - lo), MADV_REMOVE) == 0) {
+		if ((rank >= 0 && rank != r) || p == NULL)
+			continue;
+		p += w->off;
+		lo = (uint8_t *)round_up((uintptr_t)p, PAGE);
+		hi = (uint8_t *)((uintptr_t)(p + len) / PAGE * PAGE);
+		/* Give whole pages back to tmpfs (not the transport's own
+		 * memory); zero the edges by hand. */
+		if (s->own_area == NULL && lo < hi &&
+		    madvise(lo, (size_t)(hi - lo), MADV_REMOVE) == 0) {
 			memset(p, 0, (size_t)(lo - p));
 			memset(hi, 0, (size_t)(p + len - hi));
 		} else {
 			memset(p, 0, len);
 		}
 	}
+	if (s->sync != NULL)
+		s->sync->zero(s->sync_arg, rank, w->off, len);
 }
 
 void
@@ -734,6 +781,8 @@ seg_win_free(struct seg *s, struct seg_window *w)
 	s->raw[i].used = 0;
 	w->used = 0;
 	atomic_fetch_add(&s->h->win_seq, 1);
+	if (s->sync != NULL)
+		s->sync->wins(s->sync_arg);
 }
 
 static int

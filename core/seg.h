@@ -268,12 +268,48 @@ struct seg {
 	char *reports;		/* "segment header corrupted ..." lines */
 	size_t reports_len;
 	uint32_t bad_coll;	/* cur_coll_id last reported corrupt */
+	/* The ranks live elsewhere (the mpi transport): what this process
+	 * changes for them is also handed to sync (NULL: they map this
+	 * segment and see it themselves). */
+	const struct seg_sync *sync;
+	void *sync_arg;
+	/* A rank's own segment (seg_create_local): its window area is
+	 * own_area, and no other rank's area is mapped (seg_area() gives
+	 * NULL for them). */
+	uint8_t *own_area;
+	int own_rank;
+};
+
+/*
+ * Where the ranks of a segment with sync set learn what the shell changed
+ * (called after the change was made here):
+ *   ctl    a step-gate control change (core/ctl.h): op->rank, or every
+ *          rank when op->rank is -1;
+ *   wins   the window table changed (alloc, free);
+ *   zero   bytes [off, off + len) of rank r's area (r -1: every rank's)
+ *          became zero (free, reset).
+ */
+struct ctl_op;
+struct seg_sync {
+	void (*ctl)(void *arg, const struct ctl_op *op);
+	void (*wins)(void *arg);
+	void (*zero)(void *arg, int r, uint64_t off, uint64_t len);
 };
 
 /* Create a new segment (O_EXCL, 0600) sized for nranks ranks with
  * area_size bytes of window area each; 0 or -1 + cause. */
 int seg_create(struct seg *s, const char *session, int nranks,
     uint64_t area_size, uint64_t span_bytes, char **cause);
+/*
+ * A rank's private segment when the ranks do not share memory (the mpi
+ * transport): the same layout, unnamed (memfd), with no window areas:
+ * rank own_rank's area is own_area (area_size bytes, the transport's).
+ * The rank's control thread fills in what the shell sends.  0 or -1 +
+ * cause.
+ */
+int seg_create_local(struct seg *s, const char *session, int nranks,
+    uint64_t area_size, uint64_t span_bytes, int own_rank, uint8_t *own_area,
+    char **cause);
 /* Map an existing segment from an inherited or opened fd (read-only if
  * writable is 0); 0 or -1 + cause.  The fd is kept open in s->fd. */
 int seg_attach_fd(struct seg *s, int fd, int writable, char **cause);
@@ -291,9 +327,13 @@ seg_board(const struct seg *s, int r)
 	return (struct seg_rank *)((char *)s->h + s->board_off) + r;
 }
 
+/* Rank r's window area, or NULL when it is not mapped here (another
+ * rank's, in a rank's own segment). */
 static inline uint8_t *
 seg_area(const struct seg *s, int r)
 {
+	if (s->own_area != NULL)
+		return r == s->own_rank ? s->own_area : NULL;
 	return (uint8_t *)s->h + s->area_off + (uint64_t)r * s->area_size;
 }
 
@@ -318,9 +358,12 @@ seg_rank_state(struct seg_rank *b)
 static inline _Atomic int32_t *
 seg_cell(const struct seg *s, int r, uint64_t off)
 {
-	if (r < 0 || r >= s->nranks || off % 4 != 0 || off > s->area_size - 4)
+	uint8_t *a;
+
+	if (r < 0 || r >= s->nranks || off % 4 != 0 || off > s->area_size - 4 ||
+	    (a = seg_area(s, r)) == NULL)
 		return NULL;
-	return (_Atomic int32_t *)(seg_area(s, r) + off);
+	return (_Atomic int32_t *)(a + off);
 }
 
 /* The value of that cell, 0 if there is no such cell. */

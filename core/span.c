@@ -80,6 +80,33 @@ span_ring_read(struct span_ring *r, uint64_t bytes, struct span_rec *out,
 	return (size_t)n;
 }
 
+void
+span_ring_append(struct span_ring *r, uint64_t bytes,
+    const struct span_rec *recs, size_t n, int64_t ts_shift, uint64_t lost)
+{
+	uint64_t cap = span_ring_cap(bytes), head, tail;
+
+	if (lost > 0)
+		atomic_fetch_add_explicit(&r->lost, lost, memory_order_relaxed);
+	if (cap == 0)
+		return;
+	head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t limit = recs[i].level == 1 ? cap : cap - SPAN_ROOT_RESERVE;
+		struct span_rec *rec;
+
+		tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (head - tail >= limit) {
+			atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+			continue;
+		}
+		rec = &r->recs[head % cap];
+		*rec = recs[i];
+		rec->ts = (uint64_t)((int64_t)rec->ts + ts_shift);
+		atomic_store_explicit(&r->head, ++head, memory_order_release);
+	}
+}
+
 uint64_t
 span_ring_pending(struct span_ring *r)
 {

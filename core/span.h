@@ -125,6 +125,14 @@ uint64_t span_ring_default_bytes(int nranks);
  */
 size_t span_ring_read(struct span_ring *r, uint64_t bytes,
     struct span_rec *out, size_t max);
+/*
+ * Producer: append n finished records (a rank elsewhere sent them; the
+ * ring's one producer is then whoever receives them), shifting ts by
+ * ts_shift ns (their clock to ours) and adding lost to the ring's count.
+ * What does not fit is dropped and counted, keeping the root reserve.
+ */
+void span_ring_append(struct span_ring *r, uint64_t bytes,
+    const struct span_rec *recs, size_t n, int64_t ts_shift, uint64_t lost);
 /* Records waiting in the ring, and records lost so far. */
 uint64_t span_ring_pending(struct span_ring *r);
 uint64_t span_ring_lost(struct span_ring *r);

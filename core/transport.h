@@ -48,6 +48,14 @@ struct transport_ops {
 	    const void *src, size_t count, enum dtype dt);
 	int (*get)(struct transport *t, int peer, uint64_t src, void *dst,
 	    size_t bytes);
+	/* Everything this rank wrote (puts, its own stores) is visible to
+	 * its peers once this returns (the end of a program); NULL: always. */
+	void (*flush)(struct transport *t);
+	/* Let the transport make progress while the rank waits for anything
+	 * else (its step gate, the shell's next command): one-sided writes
+	 * aimed at this rank may not complete otherwise (MPI across hosts).
+	 * NULL when nothing is needed (shm). */
+	void (*progress)(struct transport *t);
 	void (*close)(struct transport *t);
 };
 
@@ -61,5 +69,7 @@ struct transport {
 };
 
 extern const struct transport_ops transport_shm_ops;
+/* core/mpi.c: MPI-3 RMA through the MPI plugin (core/mpi-plugin.h). */
+extern const struct transport_ops transport_mpi_ops;
 
 #endif

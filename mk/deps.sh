@@ -31,6 +31,8 @@ python3		test	cmd python3
 procps		test	cmd pgrep
 groff-base	test	cmd groff
 less		test	cmd less
+iproute2	test	cmd ip
+util-linux	test	cmd nsenter
 util-linux	test	cmd setpriv
 perl-base	test	cmd perl
 gdb		test	cmd gdb

@@ -148,5 +148,24 @@ run 0 sh -c "./colldb learn tag0 </dev/null"
 ! printf '%s\n' "$out" | grep -q '^(colldb) say\|^#' && has "Lesson 2: the handshake of lesson 1, with tag 0." && ok ||
 	bad "colldb learn echoes its narration or comments"
 
+# the mpi transport's options: checked before anything starts (exit 2)
+run 2 ./colldb -t tcp </dev/null
+[ $st = 2 ] && has "error: -t tcp: unknown transport (expected shm or mpi) (try 'colldb --help')" && ok ||
+	bad "-t tcp (exit $st)"
+run 2 ./colldb --hosts node1:2 </dev/null
+[ $st = 2 ] && has "error: --hosts needs -t mpi (try 'colldb --help')" && ok ||
+	bad "--hosts without -t mpi (exit $st)"
+run 2 ./colldb run --mpirun mpirun.mpich /bin/true </dev/null
+[ $st = 2 ] && has "error: --mpirun needs -t mpi (try 'colldb run --help')" && ok ||
+	bad "run --mpirun without -t mpi (exit $st)"
+for h in "node1:0" "node1:x" ",node1" "node1,,node2" "node 1:2" "node1:2:3"; do
+	run 2 ./colldb -t mpi --hosts "$h" </dev/null
+	[ $st = 2 ] && has "error: --hosts $h: expected HOST[:N],... (N ranks on HOST, 1..16384) (try 'colldb --help')" &&
+		ok || bad "--hosts '$h' (exit $st)"
+done
+run 2 ./colldb -t mpi --mpirun " " </dev/null
+[ $st = 2 ] && has "error: --mpirun ' ': expected a command (try 'colldb --help')" && ok ||
+	bad "--mpirun ' ' (exit $st)"
+
 echo "  cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -45,7 +45,7 @@ cmd_kill_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	for (int r = 0; r < s->nranks; r++) {
 		if (rankset_has(&live, r))
-			kill(s->rp[r].pid, sig);
+			s->kind->kill(s, r, sig);
 	}
 	/* Wait for the deaths to be noticed (a caught signal may not kill). */
 	deadline = mono_ns() + 2000000000ull;

@@ -306,7 +306,8 @@ cmd_sleep_exec(struct cmdctx *ctx)
 	/* The hang watchdog fires during a sleep: its report shows at once,
 	 * and in batch it ends the sleep (the script stops there). */
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired) {
+	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired &&
+	    ctx->s->over == NULL) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
 		unsigned reports = ctx->s->wd_reports;
 

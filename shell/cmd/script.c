@@ -363,12 +363,13 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			script.quit = 1;
 			break;
 		}
-		if (rv == CMD_ERROR || s->watchdog_fired) {
+		if (rv == CMD_ERROR || s->watchdog_fired || s->over != NULL) {
 			out_flush_events();	/* the watchdog's report among them */
 			script_block_cancel();
 			script.failed = 1;
 			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,
-			    s->watchdog_fired ? " by the hang watchdog" : "");
+			    s->watchdog_fired ? " by the hang watchdog" :
+			    s->over != NULL ? " (the session is over)" : "");
 			rc = -1;
 			break;
 		}

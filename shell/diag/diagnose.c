@@ -4,6 +4,7 @@
  * run, what it already did) and word the answer; the `diagnose` command,
  * `expect hang|nohang`, and the hang watchdog.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -793,9 +794,30 @@ diag_close(struct session *s)
 	s->nhist = s->ahist = 0;
 }
 
+/* The session ends by itself (an MPI job lost a rank): the diagnosis
+ * from what the shell last saw of every rank, after the death's event. */
+static void
+diag_ending(struct session *s)
+{
+	struct diag_result res;
+	struct diag_in in;
+	struct strbuf sb = STRBUF_INIT;
+	char *save = NULL;
+
+	diag_run(s, &res, &in);
+	diag_format(s, &in, &res, &sb);
+	for (char *line = strtok_r(sb.buf, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		out_event(INT_MAX, "%s", line);
+	strbuf_release(&sb);
+	diag_result_release(&res);
+	diag_in_release(&in);
+}
+
 const struct session_hook diag_session_hook = {
 	.name = "diag",
 	.pump = watchdog_tick,
 	.job_end = diag_job_end,
 	.close = diag_close,
+	.ending = diag_ending,
 };

@@ -94,6 +94,8 @@ getc_fn(EditLine *el, wchar_t *wc)
 			return -1;
 		if (sess != NULL && sess->rp != NULL)
 			session_pump(sess, 0);
+		if (sess != NULL && sess->over != NULL)
+			return 0;	/* the session ended: as Ctrl-D */
 		if (le_idle_hook != NULL)
 			le_idle_hook();
 		if (rc <= 0 || !(fds[0].revents & (POLLIN | POLLHUP)))

@@ -126,6 +126,10 @@ repl_run(struct session *s)
 			break;
 		if (rv == CMD_ERROR)
 			rc = EXIT_FAIL;
+		if (s->over != NULL) {
+			out_flush_events();
+			break;
+		}
 	}
 	strbuf_release(&cmd);
 	free(starts);

@@ -300,3 +300,17 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 	strbuf_release(&sb);
 	strbuf_release(&nm);
 }
+
+int
+describe_last_words(struct session *s, int r, struct strbuf *sb)
+{
+	struct rankproc *rp = &s->rp[r];
+
+	if (rp->jobs != NULL)
+		describe_rank(s, r, sb, 0);
+	else if (rp->last_op != NULL)
+		strbuf_addf(sb, "after %s", rp->last_op);
+	else
+		strbuf_addstr(sb, "while idle");
+	return rp->jobs != NULL;
+}

@@ -138,6 +138,8 @@ session_close(struct session *s)
 				proto_send(rp->sock, &h, NULL);
 			}
 		}
+		if (s->kind->close != NULL)
+			s->kind->close(s);
 		/* a rank blocked in a wait never reads QUIT: kill them all,
 		 * then reap them all (one by one would serialise the exits) */
 		for (int r = 0; r < s->nranks; r++) {
@@ -167,4 +169,18 @@ session_close(struct session *s)
 		registry_remove(s->name);
 	s->registered = 0;
 	seg_close(&s->seg);
+	free(s->over);
+	s->over = NULL;
+}
+
+void
+session_end(struct session *s, const char *why)
+{
+	if (s->over != NULL)
+		return;
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->ending != NULL)
+			s->hooks[i]->ending(s);
+	}
+	s->over = xstrdup(why);
 }

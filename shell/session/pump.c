@@ -69,6 +69,7 @@ read_msgs(struct session *s, int r)
 			free(payload);
 			return 1;
 		}
+		rp->nread++;
 		if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
 			struct done_info di;
 			struct job_end e = { .status = h.status, .di = &di,
@@ -113,6 +114,12 @@ rank_hup(struct session *s, int r)
 
 	close(rp->sock);
 	rp->sock = -1;
+	if (s->kind->remote) {
+		/* not our child: the connection was the rank */
+		drain_output(s, r, 1);
+		rank_gone(s, r, -1);
+		return;
+	}
 	for (int i = 0; i < 200; i++) {
 		struct pollfd p = { rp->out, POLLIN, 0 };
 
@@ -172,6 +179,13 @@ pollfds_who(struct session *s, struct pollfd *fds, int *who, int max)
 			who[n] = -1;
 		fds[n].fd = proc_chld_fd();
 		fds[n++].events = POLLIN;
+	}
+	if (s->kind != NULL && s->kind->pollfds != NULL) {
+		int k = s->kind->pollfds(s, fds + n, max - n);
+
+		for (int i = 0; who != NULL && i < k; i++)
+			who[n + i] = -1;
+		n += k;
 	}
 	for (int r = 0; r < s->nranks && n + 2 <= max; r++) {
 		if (s->rp[r].sock >= 0) {
@@ -236,6 +250,8 @@ session_pump(struct session *s, int timeout_ms)
 	}
 	session_check_segment(s);
 	session_withdraw_tick(s);
+	if (s->kind->pump != NULL)
+		s->kind->pump(s);
 	if (n == 0) {
 		if (timeout_ms > 0)
 			poll(NULL, 0, timeout_ms);
@@ -243,6 +259,8 @@ session_pump(struct session *s, int timeout_ms)
 	}
 	if (poll(fds, (nfds_t)n, timeout_ms) <= 0)
 		goto out;
+	if (s->kind->pump != NULL)
+		s->kind->pump(s);	/* what came in, before the messages */
 	for (int i = 0; i < n; i++) {
 		int r = who[i];
 

@@ -213,12 +213,7 @@ agent_gone(struct session *s, int r, int st)
 	struct seg_rank *b = seg_board(&s->seg, r);
 	struct strbuf sb = STRBUF_INIT;
 
-	if (rp->jobs != NULL)
-		describe_rank(s, r, &sb, 0);
-	else if (rp->last_op != NULL)
-		strbuf_addf(&sb, "after %s", rp->last_op);
-	else
-		strbuf_addstr(&sb, "while idle");
+	describe_last_words(s, r, &sb);
 	if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
 		rp->death = xasprintf("killed by %s %s%s", signal_name(WTERMSIG(st)),

@@ -128,7 +128,7 @@ user_settled(struct session *s, int r)
 }
 
 /* Where user rank r is, from its board and its announced call. */
-static void
+void
 where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 {
 	struct job *j = rank_job(s, r);

@@ -16,4 +16,8 @@ int proc_chld_pending(void);
 /* jobs.c: add j at the end of rank r's queue */
 void job_enqueue(struct session *s, int r, struct job *j);
 
+/* rank-user.c: where user rank r is in its program ("in its own code
+ * after ring.c:40", "before cdb_init", a call's position) */
+void where_user(struct session *s, int r, struct strbuf *sb, int verbose);
+
 #endif

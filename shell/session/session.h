@@ -121,6 +121,9 @@ struct session_hook {
 	    const struct job_end *e);
 	/* session_close(), before the processes are stopped */
 	void (*close)(struct session *s);
+	/* the session ends by itself (session_end()): what to tell first,
+	 * from what the shell last saw (the diagnosis) */
+	void (*ending)(struct session *s);
 };
 #define SESSION_HOOKS_MAX 8
 /* Add h (borrowed for the session's life); call before session_open(). */
@@ -169,6 +172,19 @@ struct rank_kind {
 	void (*kill)(struct session *s, int r, int sig);
 	/* Why no target is stopped, after "no target rank is stopped". */
 	const char *not_stopped_hint;
+	/*
+	 * The ranks are not this process's children (an MPI job, started by
+	 * its launcher): a rank's end is its connection closing (gone() gets
+	 * st -1), and the kind watches what it started itself: pollfds()
+	 * adds its descriptors to every poll of the session, pump() runs in
+	 * every session_pump() (both NULL for local ranks).
+	 */
+	int remote;
+	int (*pollfds)(struct session *s, struct pollfd *fds, int max);
+	void (*pump)(struct session *s);
+	/* session_close(), after every rank was sent MSG_QUIT: end what the
+	 * kind started (NULL: the session kills its children). */
+	void (*close)(struct session *s);
 };
 
 /* colldb's own agents (`colldb -n N`): exec'd `colldb --agent`. */
@@ -181,6 +197,24 @@ struct user_ranks {
 	int batch;		/* --batch: free running, quiet about clean exits */
 };
 
+/*
+ * Ranks as an MPI job (`-t mpi`, shell/session/mpi-*.c, docs/mpi.md):
+ * colldb's agents (rank_kind_mpi_agent) or a user program's processes
+ * (rank_kind_mpi_user, `colldb run -t mpi`), started by the MPI launcher
+ * on one host or many, attached to the shell over TCP.  s->kind_arg is a
+ * struct mpi_ranks; what the kind keeps while it runs is its own.
+ */
+extern const struct rank_kind rank_kind_mpi_agent;
+extern const struct rank_kind rank_kind_mpi_user;
+struct mpi_world;
+struct mpi_ranks {
+	const char *hosts;	/* --hosts H:N,...: NULL for this host */
+	const char *mpirun;	/* --mpirun 'CMD ARGS': NULL finds mpirun */
+	const char *net;	/* --net IF: the interface ranks use */
+	const char *listen;	/* --listen ADDR[:PORT] for the control port */
+	struct user_ranks user;	/* rank_kind_mpi_user's program */
+	struct mpi_world *w;	/* the kind's, while the session is open */
+};
 /* ---- the session ----------------------------------------------------------- */
 
 struct rankproc {
@@ -192,6 +226,7 @@ struct rankproc {
 	struct job *jobs;	/* queue; the head is what the rank runs */
 	struct strbuf outbuf;	/* partial output line */
 	char *last_op;		/* description of the last op seen */
+	uint64_t nread;		/* messages read from sock so far */
 	char *death;		/* "killed by SIGKILL during ...", once dead */
 	struct job *orphans;	/* what a dead rank still had to run */
 	uint32_t orphan_pc;	/* where its first orphan stopped */
@@ -248,6 +283,9 @@ struct session {
 	char *self_exe;
 	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
 	int registered;		/* in the registry (colldb watch NAME) */
+	/* The session ended by itself (an MPI job lost a rank): what the
+	 * commands still to come are refused with; NULL while it goes on. */
+	char *over;
 	uint32_t next_break;	/* breakpoint ids */
 	const struct session_hook *hooks[SESSION_HOOKS_MAX];
 	int nhooks;
@@ -293,6 +331,10 @@ int session_prepare(struct session *s, int nranks, const char *name,
 int session_open(struct session *s, const struct rank_kind *kind,
     void *kind_arg, int nranks, const char *name, uint64_t area,
     char **cause);
+/* The session cannot go on (why: "rank 2 died; MPI ended the job"):
+ * the hooks' ending(), then s->over is set (commands stop, the prompt
+ * ends, the exit status is 1).  The kind stops the ranks first. */
+void session_end(struct session *s, const char *why);
 /* Register the session for `colldb watch NAME` (a clash only warns). */
 void session_register(struct session *s);
 /* Stop every rank, free everything; the segment is marked ended. */
@@ -421,6 +463,10 @@ void report_break_stops(struct session *s);
 
 /* ---- words for what ranks do (describe.c) ---------------------------------- */
 
+/* What rank r was doing when it went, for its death's line: its position
+ * during a job, "after OP" (its last one), or "while idle"; returns
+ * whether it had a job. */
+int describe_last_words(struct session *s, int r, struct strbuf *sb);
 /* Describe rank r's position (the kind's describe). */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
 /* The same from the status board alone (observers). */

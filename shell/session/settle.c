@@ -32,6 +32,7 @@ rank_board_settled(struct session *s, int r)
 int
 session_quiescent(struct session *s)
 {
+	view_sample(&s->view);	/* ranks elsewhere: their boards now */
 	for (int r = 0; r < s->nranks; r++) {
 		if (!s->kind->settled(s, r))
 			return 0;

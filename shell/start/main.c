@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "oneside.h"
+#include "remote.h"
 #include "seg.h"
 #include "start/start.h"
 #include "trace/tool-logs.h"
@@ -24,16 +25,20 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: colldb [-n N] [-t shm] [-x FILE]... [--batch] [--timeout SECS]\n"
-	    "              [--name NAME] [--echo] [FILE...]\n"
-	    "       colldb run [-n N] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]\n"
+	    "usage: colldb [-n N] [-t shm|mpi] [-x FILE]... [--batch] [--timeout SECS]\n"
+	    "              [--name NAME] [--echo] [--window-area BYTES]\n"
+	    "              [--hosts H:N,...] [--mpirun CMD] [--net IF] [--listen ADDR]\n"
+	    "              [FILE...]\n"
+	    "       colldb run [-n N] [-t shm|mpi] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]\n"
 	    "       colldb --help | --version\n"
 	    "\n"
 	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
 	    "them.  FILE and -x FILE run scripts first.  --batch (implied when\n"
 	    "stdin is not a terminal) exits after the last command: status 0 if\n"
 	    "everything succeeded, 1 on an error or failed expect, 3 if the hang\n"
-	    "watchdog fired, 2 for bad usage.  'help' at the prompt lists commands;\n"
+	    "watchdog fired, 2 for bad usage.  -t mpi runs the ranks as an MPI job\n"
+	    "(Open MPI or MPICH), on this host or on --hosts.  'help' at the prompt\n"
+	    "lists commands;\n"
 	    "man colldb has the rest.\n");
 }
 
@@ -42,18 +47,19 @@ main(int argc, char **argv)
 {
 	static const struct option mine[] = {
 		{ "version", no_argument, NULL, 'V' },
-		{ "window-area", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct option longopts[SHELL_LONGOPTS_MAX];
 	struct start_mode mode = { .who = "colldb", .kind = &rank_kind_agent };
 	struct session *s = &the_session;
-	struct shell_opts o;
+	static struct shell_opts o; /* the session keeps o.mpi_ranks */
 	int c, rc;
 	size_t npos;
 
 	if (argc > 1 && strcmp(argv[1], "--agent") == 0)
 		return rank_agent_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--agent-mpi") == 0)
+		return remote_agent_main(argc, argv);
 	/* Characters as the terminal encodes them (libedit, curses); numbers
 	 * stay in the C locale. */
 	setlocale(LC_CTYPE, "");
@@ -79,17 +85,6 @@ main(int argc, char **argv)
 	shell_longopts(longopts, mine);
 	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 't':
-			if (strcmp(optarg, "shm") != 0) {
-				fprintf(stderr,
-				    "error: -t %s: %s (try 'colldb --help')\n",
-				    optarg,
-				    strcmp(optarg, "mpi") == 0 ?
-					"the mpi transport is not built in this colldb (only shm)" :
-					"unknown transport (expected shm)");
-				return EXIT_USAGE;
-			}
-			break;
 		case 'V':
 			printf("colldb %s\n", COLLDB_VERSION);
 			return EXIT_OK;
@@ -110,6 +105,14 @@ main(int argc, char **argv)
 	    (o.nx > 0 && shell_opts_from_script(&o, o.xfiles[0], "colldb") != 0)) {
 		shell_opts_release(&o);
 		return EXIT_USAGE;
+	}
+	if (shell_opts_transport_ok(&o, "colldb") != 0) {
+		shell_opts_release(&o);
+		return EXIT_USAGE;
+	}
+	if (o.mpi) {
+		mode.kind = &rank_kind_mpi_agent;
+		mode.kind_arg = &o.mpi_ranks;
 	}
 	mode.npos = npos;
 	rc = shell_start(s, &o, &mode);

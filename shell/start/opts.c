@@ -14,6 +14,8 @@
 #include "start/start.h"
 #include "xmalloc.h"
 
+static int hosts_ok(const char *h);
+
 /*
  * One `error:` line, as the log tools say it: on the command line of WHO
  * ("colldb", "colldb run") with where to look, in a script's "#! args:"
@@ -61,6 +63,11 @@ shell_longopts(struct option *lo, const struct option *extra)
 		{ "help", no_argument, NULL, 'h' },
 		{ "name", required_argument, NULL, 'N' },
 		{ "timeout", required_argument, NULL, 'T' },
+		{ "window-area", required_argument, NULL, 'A' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "mpirun", required_argument, NULL, 'M' },
+		{ "net", required_argument, NULL, 'I' },
+		{ "listen", required_argument, NULL, 'L' },
 	};
 	size_t n = 0;
 
@@ -133,6 +140,46 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 			return -1;
 		}
 		return 1;
+	case 't':
+		if (strcmp(optarg, "shm") == 0) {
+			o->mpi = 0;
+			return 1;
+		}
+		if (strcmp(optarg, "mpi") == 0) {
+			o->mpi = 1;
+			return 1;
+		}
+		opt_error(who, "-t %s: unknown transport (expected shm or mpi)", optarg);
+		return -1;
+	case 'H':
+		if (!hosts_ok(optarg)) {
+			opt_error(who, "--hosts %s: expected HOST[:N],... (N ranks on HOST, 1..%d)",
+			    optarg, SEG_MAX_RANKS);
+			return -1;
+		}
+		o->mpi_ranks.hosts = optarg;
+		return 1;
+	case 'M':
+		if (optarg[strspn(optarg, " \t")] == '\0') {
+			opt_error(who, "--mpirun '%s': expected a command", optarg);
+			return -1;
+		}
+		o->mpi_ranks.mpirun = optarg;
+		return 1;
+	case 'I':
+		if (optarg[0] == '\0' || strlen(optarg) > 64) {
+			opt_error(who, "--net '%s': expected an interface", optarg);
+			return -1;
+		}
+		o->mpi_ranks.net = optarg;
+		return 1;
+	case 'L':
+		if (optarg[0] == '\0' || strlen(optarg) > 100) {
+			opt_error(who, "--listen '%s': expected ADDR[:PORT]", optarg);
+			return -1;
+		}
+		o->mpi_ranks.listen = optarg;
+		return 1;
 	case 'A':
 		v = parse_uint(val, &o->area, 1, &cause);
 		free(cause);
@@ -147,6 +194,66 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 	default:
 		return 0;
 	}
+}
+
+/* HOST[:N],...: names without spaces or commas, N 1..SEG_MAX_RANKS. */
+static int
+hosts_ok(const char *h)
+{
+	if (*h == '\0')
+		return 0;
+	for (;;) {
+		size_t n = strcspn(h, ":,");
+
+		if (n == 0 || strcspn(h, " \t") < n)
+			return 0;
+		h += n;
+		if (*h == ':') {
+			char *end;
+			long k = strtol(h + 1, &end, 10);
+			if (end == h + 1 || k < 1 || k > SEG_MAX_RANKS)
+				return 0;
+			h = end;
+		}
+		if (*h == '\0')
+			return 1;
+		if (*h != ',')
+			return 0;
+		h++;
+	}
+}
+
+int
+shell_opts_transport_ok(struct shell_opts *o, const char *who)
+{
+	const struct mpi_ranks *m = &o->mpi_ranks;
+	const char *opt = m->hosts != NULL ? "--hosts" : m->mpirun != NULL ?
+	    "--mpirun" : m->net != NULL ? "--net" : m->listen != NULL ? "--listen" :
+	    NULL;
+
+	if (!o->mpi && opt != NULL) {
+		opt_error(who, "%s needs -t mpi", opt);
+		return -1;
+	}
+	if (!o->mpi)
+		return 0;
+	if (o->nranks < 0 && m->hosts != NULL) {
+		/* -n defaults to the slots --hosts names */
+		int n = 0;
+		for (const char *h = m->hosts; *h != '\0';) {
+			size_t k = strcspn(h, ",");
+			const char *colon = memchr(h, ':', k);
+			n += colon != NULL ? atoi(colon + 1) : 1;
+			h += k + (h[k] == ',');
+		}
+		o->nranks = n <= SEG_MAX_RANKS ? n : SEG_MAX_RANKS;
+	}
+	if (o->area == 0) {
+		uint64_t n = o->nranks > 0 ? (uint64_t)o->nranks : 4;
+		o->area = MPI_AREA_TOTAL / n < MPI_AREA_PER ?
+		    (MPI_AREA_TOTAL / n + 4095) / 4096 * 4096 : MPI_AREA_PER;
+	}
+	return 0;
 }
 
 int

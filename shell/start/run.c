@@ -36,8 +36,10 @@ static void
 usage(FILE *fp)
 {
 	fprintf(fp,
-	    "usage: colldb run [-n N] [--batch] [-x FILE]... [--echo] [--timeout SECS]\n"
-	    "                  [--name NAME] [--] PROGRAM [ARGS...]\n"
+	    "usage: colldb run [-n N] [-t shm|mpi] [--batch] [-x FILE]... [--echo]\n"
+	    "                  [--timeout SECS] [--name NAME] [--window-area BYTES]\n"
+	    "                  [--hosts H:N,...] [--mpirun CMD] [--net IF] [--listen ADDR]\n"
+	    "                  [--] PROGRAM [ARGS...]\n"
 	    "\n"
 	    "Start N copies of PROGRAM (default 4), a program linked with libcolldb,\n"
 	    "as the ranks of a session.  Each rank stops in cdb_init(); 'continue',\n"
@@ -45,7 +47,8 @@ usage(FILE *fp)
 	    "commands (so does stdin when it is not a terminal).  --batch runs the\n"
 	    "ranks without a prompt, like mpirun: output lines are prefixed\n"
 	    "'[rank N]', the exit status is the worst rank's (128 + signal for a\n"
-	    "signal), 3 if every rank left hangs for --timeout seconds (default 10).\n");
+	    "signal), 3 if every rank left hangs for --timeout seconds (default 10).\n"
+	    "-t mpi starts them as an MPI job through the MPI launcher (docs/mpi.md).\n");
 }
 
 /* ---- starting the ranks ---------------------------------------------------- */
@@ -113,6 +116,7 @@ wait_started(struct session *s)
 		int left = 0;
 
 		session_pump(s, 5);
+		view_sample(&s->view);
 		for (int r = 0; r < s->nranks; r++)
 			left += rank_alive(s, r) && !in_init(s, r);
 		if (left == 0 || mono_ns() > deadline)
@@ -205,13 +209,13 @@ run_main(int argc, char **argv)
 	struct start_mode mode = { .who = "colldb run", .kind = &rank_kind_user,
 		.kind_arg = &user, .scripts_end = 1, .started = wait_started };
 	struct session *s = &run_session;
-	struct shell_opts o;
+	static struct shell_opts o;	/* the session keeps o.mpi_ranks */
 	int c, err, rc;
 
 	shell_opts_init(&o);
 	opterr = 0;	/* errors are said as one line (shell_opt_last) */
 	shell_longopts(longopts, NULL);
-	while ((c = getopt_long(argc, argv, "+:n:x:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -247,8 +251,17 @@ run_main(int argc, char **argv)
 		return err == ENOENT ? 127 : 126;
 	}
 
+	if (shell_opts_transport_ok(&o, "colldb run") != 0) {
+		shell_opts_release(&o);
+		return EXIT_USAGE;
+	}
 	user.argv = argv + optind;
 	user.batch = batch_mode;
+	if (o.mpi) {
+		o.mpi_ranks.user = user;
+		mode.kind = &rank_kind_mpi_user;
+		mode.kind_arg = &o.mpi_ranks;
+	}
 	mode.program = argv[optind];
 	if (batch_mode)
 		mode.free_run = run_batch;

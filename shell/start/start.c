@@ -171,7 +171,8 @@ say_still_blocked(struct session *s)
 static int
 finish(struct session *s, const struct start_mode *m, int rc)
 {
-	if (s->batch && rc == EXIT_OK && !script.quit && !s->kind->own_code) {
+	if (s->batch && rc == EXIT_OK && !script.quit && !s->kind->own_code &&
+	    s->over == NULL) {
 		/* the end of a script: what is still running finishes (and
 		 * reports, e.g. a check's #wrong) before the world goes */
 		s->set.settle_explicit = 0;
@@ -192,6 +193,8 @@ finish(struct session *s, const struct start_mode *m, int rc)
 	}
 	if (s->watchdog_fired && rc == EXIT_FAIL)
 		rc = EXIT_HANG;
+	if (s->over != NULL)
+		rc = EXIT_FAIL;
 	return rc;
 }
 

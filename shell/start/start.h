@@ -29,11 +29,24 @@ struct shell_opts {
 	char name[64];		/* --name, "" when not given */
 	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
 	size_t nx;
+	int mpi;		/* -t mpi */
+	struct mpi_ranks mpi_ranks;	/* --hosts --mpirun --net --listen */
 };
 
+/* The window area an mpi session gets unless --window-area says: every
+ * page of an MPI window may be resident (Open MPI touches them all), so
+ * 256 MiB per rank, and 2 GiB over all ranks beyond 8. */
+#define MPI_AREA_PER (256ull << 20)
+#define MPI_AREA_TOTAL (2ull << 30)
+/* After the options: the transport's options agree with -t; 0 or -1
+ * (said).  Fills in the mpi defaults. */
+int shell_opts_transport_ok(struct shell_opts *o, const char *who);
+
 /* The long options both share (--batch, --echo, --help, --name,
- * --timeout), then extra's up to its zero entry, into lo, ended by a zero
- * entry: getopt_long's table.  lo holds SHELL_LONGOPTS_MAX entries. */
+ * --timeout, --window-area and the transport's: --hosts, --mpirun, --net,
+ * --listen; -t is a short one), then extra's up to its zero entry, into
+ * lo, ended by a zero entry: getopt_long's table.  lo holds
+ * SHELL_LONGOPTS_MAX entries. */
 #define SHELL_LONGOPTS_MAX 16
 struct option;
 void shell_longopts(struct option *lo, const struct option *extra);

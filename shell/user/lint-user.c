@@ -292,6 +292,17 @@ lint_begin(struct session *s, int r, struct job *j,
 		if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 		    !wait_cmp_holds((enum wait_cmp)u->op, now, u->value))
 			say_set_awaited(s, lw->writer, &lw->site, r, u, &j->site, now);
+		/* a set announced, not done yet (its announcement came first,
+		 * before this wait was) */
+		for (int q = 0; q < s->nranks && lw == NULL; q++) {
+			const struct job *p = q != r ? pending(s, q, UOP_NOTIFY, u->dst, r) :
+			    NULL;
+			const struct uop *n = p != NULL ? one_op(p) : NULL;
+
+			if (n != NULL && n->op == NOTIFY_SET &&
+			    !wait_cmp_holds((enum wait_cmp)u->op, n->value, u->value))
+				say_set_awaited(s, q, &p->site, r, u, &j->site, n->value);
+		}
 		if (u->op == CMP_EQ && adders(s, r, u->dst, r) >= 2)
 			say_eq_shared(s, r, u, &j->site);
 		reused(s, r, j, u, now);

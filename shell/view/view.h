@@ -11,21 +11,27 @@
  *   windows      the window table: names, shapes, offsets (view_win_*).
  *
  * A view is a const vtable (struct view_ops) and the implementation's
- * data, like viz/pane.h's panes.  Today one implementation exists:
+ * data, like viz/pane.h's panes.  Two implementations exist, and no
+ * command knows which one it reads:
  *
- *   view_seg_init()   the session segment mapped in this process (the
- *                     shm transport, and an observer's `colldb watch NAME`).
+ *   view_seg_init()     the session segment mapped in this process (the
+ *                       shm transport, and an observer's `colldb watch
+ *                       NAME`).
+ *   view_mirror_init()  ranks on other hosts (the mpi transport): the
+ *                       segment is the shell's mirror of them.  sample()
+ *                       asks every rank's control thread for its board and
+ *                       waits for the answers (bounded; a rank that does
+ *                       not answer keeps its last board), which land in
+ *                       the mirror; board() and cur() answer from it and
+ *                       never block.  read() fetches the bytes from the
+ *                       rank (a bounded wait; the cell a blocked rank
+ *                       waits on comes with its board, as it was then).
+ *                       The window table is the shell's own (alloc and
+ *                       free sub-allocate in it): the win_* members answer
+ *                       from the segment as for shm.
  *
- * A second one plugs in without any command changing:
+ * And for what comes:
  *
- *   - ranks on other hosts (an mpi transport): the shell holds the latest
- *     sample each rank sent over its control channel (its board slot and
- *     the cells asked for).  sample() asks every rank for a fresh one and
- *     waits for the answers (bounded; a rank that does not answer keeps
- *     its last sample and its age shows in state_ns); board(), cur() and
- *     read() then answer from the samples and never block.  The window
- *     table stays the shell's own (alloc and free sub-allocate in it), so
- *     an implementation may answer the win_* members from the local table.
  *   - many ranks (1024 and more): nothing here is sized by a rank count.
  *     Every member takes one rank number, callers loop, and no member
  *     hands out per-rank arrays or a rank's program: programs stay with
@@ -133,6 +139,23 @@ struct view {
 
 /* A view of segment sg (borrowed: it must outlive the view). */
 void view_seg_init(struct view *v, struct seg *sg);
+
+/* Where a mirror view gets what is not in the segment: a fresh sample of
+ * every rank, and a rank's bytes.  name is the transport ("mpi"). */
+struct view_source {
+	const char *name;
+	void (*sample)(void *arg);
+	int (*read)(void *arg, int r, uint64_t off, void *dst, size_t n);
+};
+/* A view of mirror segment sg kept by src; m is its storage (both
+ * borrowed: they must outlive the view). */
+struct view_mirror {
+	struct view seg;
+	const struct view_source *src;
+	void *arg;
+};
+void view_mirror_init(struct view *v, struct view_mirror *m, struct seg *sg,
+    const struct view_source *src, void *arg);
 
 /* ---- what callers use (one line each over the ops) ------------------------ */
 

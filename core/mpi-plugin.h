@@ -1,0 +1,95 @@
+/*
+ * mpi-plugin.h - what libcolldb asks of an MPI library, and nothing else.
+ *
+ * colldb itself links no MPI: the MPI calls live in a small plugin,
+ * core/mpi/plugin.c, built once per MPI found (make: with `mpicc` into
+ * libcolldb-mpi-openmpi.so, with `mpicc.mpich` into libcolldb-mpi-mpich.so).
+ * A rank of an mpi session (an agent, or a user program under `colldb run
+ * -t mpi`) dlopen()s the plugin of the MPI it was launched by (the shell
+ * names it in COLLDB_MPI_PLUGIN) and calls cdb_mpi_plugin() for this
+ * table.  The plugin includes this header only: it calls back into
+ * nothing, so a statically linked user program works as well as the
+ * colldb binary.
+ *
+ * The window: one MPI_Win_allocate of area bytes (plus a few words of
+ * colldb's own at its end) per session, made at start-up and kept under
+ * MPI_Win_lock_all(MPI_MODE_NOCHECK) until the end; offsets are bytes into
+ * it, the same on every rank.  Which thread calls: the rank's main thread
+ * only (MPI_THREAD_FUNNELED), except that a user program's progress
+ * thread calls poll() too (init(multiple = 1) asks for
+ * MPI_THREAD_MULTIPLE then).
+ *
+ * Return values: 0 success, -1 failure (*cause, the caller's to free, for
+ * the functions that take one; an MPI error otherwise aborts the job).
+ */
+#ifndef COLLDB_MPI_PLUGIN_H
+#define COLLDB_MPI_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CDB_MPI_PLUGIN_ABI 2
+#define CDB_MPI_PLUGIN_SYM "cdb_mpi_plugin"
+/* A wait polls this many times (MPI_Iprobe + MPI_Win_sync + a load of
+ * the cell) before it sleeps 100 us between polls. */
+#define CDB_MPI_SPIN 2000
+
+/* put_add's element types (enum dtype's integer and float kinds that MPI
+ * has a type for). */
+enum mpi_elem { ME_I8, ME_I16, ME_I32, ME_I64, ME_F32, ME_F64 };
+
+/* The raw-MPI benchmarks bench runs beside colldb's own ops
+ * (raw_bench()): the same operation written directly against MPI. */
+enum mpi_raw {
+	RAW_RTT,       /* rank 0 <-> 1: accumulate + flush, poll the cell */
+	RAW_PUTBW,     /* rank 0 -> 1: put bytes + flush + notify, 1 acks */
+	RAW_ALLREDUCE, /* every rank: MPI_Allreduce of count f32 (sum) */
+};
+
+struct mpi_raw_args {
+	int kind;	/* enum mpi_raw */
+	uint32_t iters; /* timed repetitions (after one untimed) */
+	uint64_t bytes; /* RAW_PUTBW: bytes; RAW_ALLREDUCE: f32 x 4 */
+	uint64_t off;	/* where in the window (RAW_PUTBW/RTT: the
+				 * data at off, the cell at off + bytes) */
+};
+
+struct mpi_plugin {
+	int abi; /* CDB_MPI_PLUGIN_ABI */
+	/* MPI_Init_thread (unless MPI is up already); world rank and size;
+	 * the library's name and version ("Open MPI 4.1.4", "MPICH 4.0.2"). */
+	int (*init)(int multiple, int *rank, int *size, char *version,
+	    size_t version_len, char **cause);
+	/* The window (collective): its base. */
+	int (*win)(uint64_t area, uint8_t **base, char **cause);
+	/* peer's i32 cell at off += v (replace 0) or = v (replace 1), then
+	 * flush: complete at the target when this returns. */
+	int (*notify)(int peer, uint64_t off, int32_t v, int replace);
+	/* bytes from src to peer at off; complete after flush(peer). */
+	int (*put)(int peer, uint64_t off, const void *src, size_t bytes);
+	/* element-wise atomic add of count elements; complete after flush. */
+	int (*put_add)(int peer, uint64_t off, const void *src, size_t count,
+	    int elem);
+	/* bytes of peer's window at off into dst (complete on return). */
+	int (*get)(int peer, uint64_t off, void *dst, size_t bytes);
+	/* Complete every operation to peer (-1: to every rank). */
+	int (*flush)(int peer);
+	/* This rank's stores to its window made visible (MPI_Win_sync). */
+	void (*sync)(void);
+	/* Drive progress once (MPI_Iprobe) and sync. */
+	void (*poll)(void);
+	/* Cross-rank lock on peer's colldb word (MPI_Compare_and_swap), for
+	 * the read-modify-write of types MPI cannot add (f16, bf16). */
+	void (*lock)(int peer);
+	void (*unlock)(int peer);
+	/* Seconds of MPI_Wtime per iteration of args on this rank (rank 0's
+	 * figure is the one reported); collective over the world. */
+	int (*raw_bench)(const struct mpi_raw_args *args, double *secs);
+	/* Free the window and MPI_Finalize (collective). */
+	void (*finalize)(void);
+};
+
+typedef const struct mpi_plugin *(*cdb_mpi_plugin_fn)(void);
+const struct mpi_plugin *cdb_mpi_plugin(void);
+
+#endif

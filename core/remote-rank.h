@@ -1,0 +1,85 @@
+/*
+ * remote-rank.h - the rank's side of an mpi session (core/remote.h has
+ * the conversation): its attach, its control thread, and what a user
+ * program's cdb_* calls need of it (core/api.c).  Private to core.
+ *
+ * Ownership: remote_open() sets up a struct remote the caller releases
+ * with remote_close() (or leaves with remote_leave() at exit); strings
+ * through `cause` are the caller's to free.
+ */
+#ifndef COLLDB_REMOTE_RANK_H
+#define COLLDB_REMOTE_RANK_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "mpi-plugin.h"
+#include "rank.h"
+#include "remote.h"
+
+struct remote {
+	const struct mpi_plugin *p;
+	int tcp;	     /* to the shell (the control thread's) */
+	int pair[2];	     /* [0] the main thread's (rank_ctx.sock) */
+	int outp[2];	     /* the process's stdout and stderr */
+	struct rank_ctx *rc; /* its segment is the rank's own */
+	uint8_t *base;	     /* the window */
+	int rank, nranks;
+	enum remote_kind kind;
+	pthread_t thread;
+	int thread_on;
+	pthread_t progress; /* a user rank's (remote_progress_start()) */
+	int progress_on;
+	_Atomic int busy;	/* its main thread is in a colldb call */
+	_Atomic uint32_t calls; /* of them begun, for the progress thread */
+	_Atomic int stopping;
+	uint64_t handled;     /* shell messages handled */
+	uint64_t ctl_applied; /* of them MSG_CTL */
+	uint64_t lost_sent;   /* span records lost, as last told */
+	char mpi[64];
+	char tmpdir[96]; /* COLLDB_MPI_TMPDIR: removed if the shell dies */
+	struct remote_welcome welcome;
+};
+
+/*
+ * From the environment (COLLDB_SHELL, COLLDB_TOKEN, COLLDB_MPI_PLUGIN):
+ * load the plugin, initialise MPI (multiple: a user program's progress
+ * thread calls it too), attach to the shell, make the window and rc's
+ * segment and transport, start the control thread.  rc is then a rank
+ * context like rank_attach()'s, rc->sock its end of the pair.  0 or -1 +
+ * cause.
+ */
+int remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
+    char **cause);
+/* The session's end: stop the control and progress threads, detach rc,
+ * free the window, finalize MPI, close the connection. */
+void remote_close(struct remote *rm);
+
+/*
+ * A user program computes between its calls, outside MPI, and one-sided
+ * writes aimed at it across hosts would wait for its next call (measured:
+ * 1.8 s for a put).  remote_progress_start() runs a thread that drives
+ * MPI progress while the main thread is not inside a colldb call
+ * (remote_busy(rm, 1) ... (rm, 0) brackets the calls): every 200 us while
+ * the program calls colldb, backing off (idle_nap_ns(), at most 20 ms)
+ * the longer no call begins; the plugin was initialised
+ * MPI_THREAD_MULTIPLE for it.  0 or -1 + cause.
+ */
+int remote_progress_start(struct remote *rm, char **cause);
+void remote_busy(struct remote *rm, int busy);
+
+/* A user rank's cdb_alloc through the shell's table (MSG_ALLOC): the
+ * window (in rm's segment, which the shell updated first), or NULL +
+ * cause. */
+struct seg_window *remote_alloc(struct remote *rm, const char *name,
+    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags, char **cause);
+
+/* The process ends without remote_close() (a user program's exit()
+ * before cdb_finalize): the control thread ships what is left (the last
+ * DONE, the board) and stops; MPI is left to see the rank go. */
+void remote_leave(struct remote *rm);
+
+/* Whether the environment makes this process a rank of an mpi session. */
+int remote_wanted(void);
+
+#endif

@@ -1,0 +1,620 @@
+/*
+ * rank-mpi.c - ranks as an MPI job (`colldb -t mpi`, `colldb run -t mpi`;
+ * docs/mpi.md): the two kinds, colldb's agents and a user program's
+ * processes, started by the MPI launcher on one host or many.
+ *
+ * What they do is what the local kinds do (rank-agent.c, rank-user.c: the
+ * same words, the same settling); what differs is where the ranks are.
+ * The session's segment becomes the shell's mirror of them (its sync
+ * hooks send every change, view_mirror_init() reads them), and:
+ *
+ *   open    listen, start the launcher, accept every rank, start the relay
+ *   gone    a connection closed: MPI is not fault tolerant, so the job is
+ *           over.  The first rank to go (by when its connection closed)
+ *           is named with what it did; the others end with the job.  Then
+ *           the session ends (session_end(): the diagnosis from the last
+ *           boards, the launcher's process group killed, its files gone).
+ *   kill    MSG_SIGNAL: the rank raises it itself
+ *   close   MSG_QUIT went to every rank: wait for the launcher, then end
+ *           its process group and its files, stop the relay
+ *   submit  (user ranks) what the prompt aims at a rank's memory is done
+ *           there by its control thread (MSG_MEM), as rank-user.c does it
+ *           on the segment for local ranks
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "oneside.h"
+#include "mpi-int.h"
+#include "out/out.h"
+#include "xmalloc.h"
+
+#define QUIT_GRACE_MS 5000
+
+static struct mpi_world *
+world_of(struct session *s)
+{
+	return ((struct mpi_ranks *)s->kind_arg)->w;
+}
+
+static void
+v_sample(void *arg)
+{
+	mpi_sample(arg);
+}
+
+static int
+v_read(void *arg, int r, uint64_t off, void *dst, size_t n)
+{
+	struct mpi_world *w = arg;
+	struct seg_rank *b = seg_board(&w->s->seg, r);
+
+	struct mpi_link *l = &w->links[r];
+	int32_t v;
+	int have;
+
+	/* the cell a blocked rank waits on: as its last board saw it, so
+	 * settling judges state and value from the same moment; so is the
+	 * cell its current wait is on once it is gone */
+	pthread_mutex_lock(&w->mu);
+	have = n == sizeof v && l->board.value_off == off && l->board.has_value &&
+	    (l->gone || atomic_load(&b->state) == RS_BLOCKED);
+	v = l->board.wait_value;
+	pthread_mutex_unlock(&w->mu);
+	if (have) {
+		memcpy(dst, &v, sizeof v);
+		return 0;
+	}
+	return mpi_read(w, r, off, dst, n);
+}
+
+static const struct view_source mpi_view_source = {
+	.name = "mpi",
+	.sample = v_sample,
+	.read = v_read,
+};
+
+static void
+world_free(struct mpi_world *w)
+{
+	for (int r = 0; w->links != NULL && r < w->s->nranks; r++) {
+		strbuf_release(&w->links[r].in);
+		strbuf_release(&w->links[r].outq);
+		strbuf_release(&w->links[r].pairq);
+	}
+	free(w->links);
+	strbuf_release(&w->lines);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	free(w);
+}
+
+static struct view_mirror mirror;
+
+/* Bring the ranks up: 0, or -1 + cause (the session closes then). */
+static int
+mpi_open(struct session *s, int user, char **cause)
+{
+	struct mpi_ranks *o = s->kind_arg;
+	struct mpi_world *w = xcalloc(1, sizeof *w);
+	pthread_condattr_t ca;
+	char exe[PATH_MAX], *agent[3] = { exe, (char *)"--agent-mpi", NULL };
+	ssize_t n;
+
+	w->s = s;
+	w->opt = o;
+	w->user = user;
+	w->listen_fd = w->launcher_out = w->wake[0] = w->wake[1] = -1;
+	w->culprit = -1;
+	w->links = xcalloc((size_t)s->nranks, sizeof *w->links);
+	for (int r = 0; r < s->nranks; r++) {
+		struct mpi_link *l = &w->links[r];
+
+		l->tcp = l->pair = l->out = -1;
+		strbuf_init(&l->in, 0);
+		strbuf_init(&l->outq, 0);
+		strbuf_init(&l->pairq, 0);
+	}
+	strbuf_init(&w->lines, 0);
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	o->w = w;
+	/* the segment is the shell's mirror now: nobody else maps it */
+	seg_unlink(&s->seg);
+	s->seg.sync = &mpi_seg_sync;
+	s->seg.sync_arg = w;
+	view_mirror_init(&s->view, &mirror, &s->seg, &mpi_view_source, w);
+	if (!user) {
+		n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return cause_set(cause, "cannot find colldb itself: %s",
+			    strerror(errno));
+		exe[n] = '\0';
+	}
+	if (mpi_listen(w, cause) != 0 ||
+	    mpi_launch(w, user ? o->user.argv : agent, cause) != 0)
+		return -1;
+	if (mpi_attach_all(w, cause) != 0)
+		return -1;
+	for (int r = 0; r < s->nranks; r++) {
+		int dup = 0;
+
+		for (int q = 0; q < r; q++)
+			dup |= strcmp(w->links[q].host, w->links[r].host) == 0;
+		w->nhosts += !dup;
+	}
+	snprintf(w->transport, sizeof w->transport, "mpi (%s, %d host%s)",
+	    w->mpi, w->nhosts, w->nhosts == 1 ? "" : "s");
+	s->transport = w->transport;
+	if (mpi_relay_start(w, cause) != 0)
+		return -1;
+	mpi_sample(w); /* every board as it is now: idle */
+	session_register(s);
+	return 0;
+}
+
+static int
+open_agents(struct session *s, char **cause)
+{
+	return mpi_open(s, 0, cause);
+}
+
+static int
+open_user(struct session *s, char **cause)
+{
+	struct mpi_ranks *o = s->kind_arg;
+
+	for (int r = 0; r < s->nranks && !o->user.batch; r++)
+		ctl_step_mode(&s->seg, r);
+	return mpi_open(s, 1, cause);
+}
+
+/* ---- the job's end ------------------------------------------------------------- */
+
+/* The rank whose connection closed first, of those that closed without
+ * leaving the session first (a user rank after cdb_finalize). */
+static int
+first_gone(struct mpi_world *w)
+{
+	int first = -1;
+
+	pthread_mutex_lock(&w->mu);
+	for (int r = 0; r < w->s->nranks; r++) {
+		struct mpi_link *l = &w->links[r];
+
+		if (l->gone && atomic_load(&l->board.slot.state) != RS_EXITED &&
+		    (first < 0 || l->gone_ns < w->links[first].gone_ns))
+			first = r;
+	}
+	pthread_mutex_unlock(&w->mu);
+	return first;
+}
+
+static void
+print_lines(struct mpi_world *w)
+{
+	char *t = mpi_take_lines(w), *save = NULL;
+
+	if (t == NULL)
+		return;
+	for (char *line = strtok_r(t, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* Open MPI's rsh launcher loses a harmless race with its own
+		 * child (setpgid after the child's exec) and says so */
+		if (strstr(line, "plm:rsh: Warning: setpgid(") != NULL)
+			continue;
+		if (line[strspn(line, " \t-")] != '\0')
+			out_event(INT_MAX, "[mpirun] %s", line);
+	}
+	free(t);
+}
+
+/* Why rank r is gone, the first to go, in the local kinds' words: killed
+ * by the signal `kill` sent it (it raised that itself), or its
+ * connection closed; and what it did then. */
+static char *
+death_text(struct session *s, struct mpi_world *w, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct strbuf how = STRBUF_INIT, sb = STRBUF_INIT;
+	char *t;
+
+	if (w->links[r].signal != 0)
+		strbuf_addf(&how, "killed by %s",
+		    signal_name(w->links[r].signal));
+	else
+		strbuf_addstr(&how, "its connection closed");
+	if (w->user) {
+		where_user(s, r, &sb, 0);
+		t = xasprintf("%s%s%s", how.buf,
+		    rp->jobs != NULL ? " during " : " ", sb.buf);
+	} else {
+		int during = describe_last_words(s, r, &sb);
+
+		t = xasprintf("%s %s%s", how.buf, during ? "during " : "",
+		    sb.buf);
+	}
+	strbuf_release(&how);
+	strbuf_release(&sb);
+	return t;
+}
+
+static void
+mpi_gone(struct session *s, int r, int st)
+{
+	struct mpi_world *w = world_of(s);
+	struct rankproc *rp = &s->rp[r];
+	struct seg_rank *b = seg_board(&s->seg, r);
+
+	uint32_t last;
+
+	(void)st;
+	/* its last board, which may have come after the last merge */
+	pthread_mutex_lock(&w->mu);
+	last = atomic_load(&w->links[r].board.slot.state);
+	pthread_mutex_unlock(&w->mu);
+	if (w->user && last == RS_EXITED) {
+		seg_set_state(b, RS_EXITED);
+		/* after cdb_finalize: a rank that ended well */
+		rp->wstatus = 0;
+		rp->death = xstrdup("exited with status 0");
+		if (!w->opt->user.batch)
+			out_event(r, "[rank %d] %s", r, rp->death);
+		return;
+	}
+	rp->wstatus = 1 << 8;
+	if (w->culprit < 0 && !w->ended) {
+		/* the first to go is the one to name, whichever the session
+		 * hears of first */
+		int first = first_gone(w);
+
+		w->culprit = first >= 0 ? first : r;
+		free(s->rp[w->culprit].death);
+		s->rp[w->culprit].death = death_text(s, w, w->culprit);
+		out_event(w->culprit, "[rank %d] died: %s", w->culprit,
+		    s->rp[w->culprit].death);
+		seg_set_state(seg_board(&s->seg, w->culprit), RS_DEAD);
+		if (w->culprit == r)
+			return;
+	}
+	seg_set_state(b, RS_DEAD);
+	if (r == w->culprit)
+		rp->death = death_text(s, w, r); /* told already */
+	else
+		rp->death = xstrdup("ended with the MPI job");
+}
+
+/* After a rank died: the rest of the job goes, the session ends. */
+static void
+job_lost(struct session *s, struct mpi_world *w)
+{
+	struct strbuf why = STRBUF_INIT;
+	uint64_t until = mono_ns() + 3000000000ull;
+	int st, done = 0;
+
+	w->ended = 1;
+	/* what the launcher says about it (which signal) comes as it ends */
+	while (!done && mono_ns() < until) {
+		int reaped = mpi_launch_reap(w, &st);
+
+		pthread_mutex_lock(&w->mu);
+		done = reaped && w->launcher_ended;
+		pthread_mutex_unlock(&w->mu);
+		if (!done)
+			poll(NULL, 0, 20);
+	}
+	print_lines(w);
+	strbuf_addf(&why, "rank %d died, and MPI ends the whole job with it",
+	    w->culprit);
+	session_end(s, why.buf);
+	mpi_launch_end(w, 0);
+	/* ranks the launcher's end did not reach (other hosts) see the
+	 * shell go and end themselves */
+	for (int r = 0; r < s->nranks; r++) {
+		if (w->links[r].tcp >= 0)
+			shutdown(w->links[r].tcp, SHUT_RDWR);
+	}
+	print_lines(w);
+	out_event(INT_MAX, "colldb: the session is over: %s", why.buf);
+	strbuf_release(&why);
+}
+
+static void
+mpi_pump(struct session *s)
+{
+	struct mpi_world *w = world_of(s);
+	int lost;
+
+	if (w == NULL || !w->relay_on)
+		return;
+	mpi_merge(w);
+	print_lines(w);
+	pthread_mutex_lock(&w->mu);
+	lost = w->lost;
+	pthread_mutex_unlock(&w->mu);
+	if (lost && !w->ended && w->culprit >= 0)
+		job_lost(s, w);
+}
+
+static void
+mpi_close(struct session *s)
+{
+	struct mpi_world *w = world_of(s);
+
+	if (w == NULL)
+		return;
+	if (w->relay_on) {
+		/* QUIT is on its way to every rank; they finalize together */
+		pthread_mutex_lock(&w->mu);
+		w->stopping = 1;
+		pthread_mutex_unlock(&w->mu);
+	}
+	mpi_launch_end(w, w->ended ? 0 : QUIT_GRACE_MS);
+	mpi_relay_stop(w);
+	for (int r = 0; r < s->nranks; r++) {
+		s->rp[r].alive = 0;
+		s->rp[r].pid = 0;
+	}
+	s->seg.sync = NULL;
+	((struct mpi_ranks *)s->kind_arg)->w = NULL;
+	world_free(w);
+}
+
+static void
+mpi_kill(struct session *s, int r, int sig)
+{
+	struct mpi_world *w = world_of(s);
+
+	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0)
+		w->links[r].signal = sig;
+}
+
+/* ---- what the local kinds do ----------------------------------------------- */
+
+static void
+agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	rank_kind_agent.describe(s, r, sb, verbose);
+}
+
+/* Rank r's last board is not merged yet: the shell has not read what
+ * the rank sent before it (a DONE), so what it shows of r is older than
+ * what is on its way. */
+static int
+board_pending(struct session *s, int r)
+{
+	struct mpi_world *w = world_of(s);
+	int pending;
+
+	if (w == NULL)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	pending = w->links[r].board_seq != w->links[r].merged_seq &&
+	    !w->links[r].gone;
+	pthread_mutex_unlock(&w->mu);
+	return pending;
+}
+
+static int
+agent_settled(struct session *s, int r)
+{
+	return !board_pending(s, r) && rank_kind_agent.settled(s, r);
+}
+
+static int
+agent_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, struct job **jp, char **cause)
+{
+	return rank_kind_agent.submit(s, r, p, desc, flags, pflags, jp, cause);
+}
+
+static int
+agent_interrupt(struct session *s, int r)
+{
+	return rank_kind_agent.interrupt(s, r);
+}
+
+const struct rank_kind rank_kind_mpi_agent = {
+	.name = "mpi",
+	.own_code = 0,
+	.open = open_agents,
+	.message = NULL,
+	.describe = agent_describe,
+	.settled = agent_settled,
+	.gone = mpi_gone,
+	.submit = agent_submit,
+	.interrupt = agent_interrupt,
+	.kill = mpi_kill,
+	.not_stopped_hint = " (use 'start COMMAND' to run one stopped)",
+	.remote = 1,
+	.pump = mpi_pump,
+	.close = mpi_close,
+};
+
+/* ---- a user program's ranks ----------------------------------------------------- */
+
+/* MSG_ALLOC: a user rank's cdb_alloc, made in the shell's table (which
+ * every rank then hears of); the answer is the window or why not. */
+static void
+user_alloc(struct session *s, int r, const void *payload, size_t len)
+{
+	struct mpi_world *w = world_of(s);
+	struct remote_alloc a;
+	struct seg_window *win;
+	char *cause = NULL;
+
+	if (len != sizeof a) {
+		mpi_send(w, r, MSG_ALLOC, 0, -1, "malformed", 10);
+		return;
+	}
+	memcpy(&a, payload, sizeof a);
+	a.name[sizeof a.name - 1] = '\0';
+	if (a.ndim < 1 || a.ndim > COLLDB_MAX_DIMS || a.dtype >= DT__COUNT) {
+		mpi_send(w, r, MSG_ALLOC, 0, -1, "bad shape", 10);
+		return;
+	}
+	seg_lock(&s->seg);
+	win = seg_win_find(&s->seg, a.name);
+	if (win == NULL)
+		win = seg_win_alloc(&s->seg, a.name, a.shape, a.ndim,
+		    (enum dtype)a.dtype, a.flags, &cause);
+	seg_unlock(&s->seg);
+	if (win == NULL) {
+		mpi_send(w, r, MSG_ALLOC, 0, -1, cause, strlen(cause) + 1);
+		free(cause);
+		return;
+	}
+	mpi_send(w, r, MSG_ALLOC, 0, 0, win, sizeof *win);
+}
+
+static void
+user_message(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload)
+{
+	if (h->type == MSG_ALLOC)
+		user_alloc(s, r, payload, h->len);
+	else
+		rank_kind_user.message(s, r, h, payload);
+}
+
+static void
+user_describe(struct session *s, int r, struct strbuf *sb, int verbose)
+{
+	rank_kind_user.describe(s, r, sb, verbose);
+}
+
+static int
+user_settled(struct session *s, int r)
+{
+	return !board_pending(s, r) && rank_kind_user.settled(s, r);
+}
+
+static int
+user_interrupt(struct session *s, int r)
+{
+	return rank_kind_user.interrupt(s, r);
+}
+
+/* Rank r's memory, written there by its control thread. */
+static int
+mem_op(struct mpi_world *w, int r, const struct remote_mem *m, const void *data,
+    size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int rc;
+
+	strbuf_add(&sb, m, sizeof *m);
+	if (len > 0)
+		strbuf_add(&sb, data, len);
+	rc = mpi_send(w, r, MSG_MEM, 0, 0, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return rc;
+}
+
+/* One micro-op of a prompt command on user rank r, one-sided. */
+static int
+user_uop(struct session *s, int r, const struct uop *u, char **why)
+{
+	struct mpi_world *w = world_of(s);
+	size_t bytes = u->count * dtype_size((enum dtype)u->dtype);
+	struct remote_mem m;
+	void *buf;
+	int rc;
+
+	memset(&m, 0, sizeof m);
+	switch (u->kind) {
+	case UOP_NOTIFY:
+		m.kind = MEM_NOTIFY;
+		m.off = u->dst;
+		m.value = u->value;
+		m.op = u->op;
+		return mem_op(w, u->peer, &m, NULL, 0);
+	case UOP_FILL:
+		m.kind = MEM_FILL;
+		m.fill = *u;
+		return mem_op(w, r, &m, NULL, 0);
+	case UOP_PUT:
+	case UOP_GET:
+		if (bytes > PROTO_MAX_MSG - sizeof m)
+			return cause_set(why, "more than %u bytes at once",
+			    PROTO_MAX_MSG / 2);
+		buf = xmalloc(bytes ? bytes : 1);
+		rc = u->kind == UOP_PUT ?
+		    view_read(&s->view, r, u->src, buf, bytes) :
+		    view_read(&s->view, u->peer, u->src, buf, bytes);
+		if (rc == 0) {
+			m.kind = u->op == ATOMIC_ADD ? MEM_ADD : MEM_WRITE;
+			m.dtype = u->dtype;
+			m.off = u->dst;
+			m.count = u->op == ATOMIC_ADD ? u->count : bytes;
+			rc = mem_op(w, u->kind == UOP_PUT ? u->peer : r, &m,
+			    buf, bytes);
+		}
+		free(buf);
+		return rc == 0 ? 0 : cause_set(why, "rank %d did not answer", r);
+	default:
+		return cause_set(why,
+		    "%s cannot be done by the shell on a rank of an mpi session",
+		    uop_kind_name((enum uop_kind)u->kind));
+	}
+}
+
+static int
+user_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, struct job **jp, char **cause)
+{
+	char *why = NULL;
+	int rc = -1;
+
+	(void)flags;
+	(void)pflags;
+	*jp = NULL;
+	if (oneside_check(p, s->nranks, s->seg.area_size, &why) != 0)
+		goto out;
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (p->mops[i].kind == UOP_WAIT) {
+			cause_set(&why, "the shell cannot wait for rank %d", r);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < p->nmops; i++) {
+		if (user_uop(s, r, &p->mops[i], &why) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (rc != 0)
+		cause_set(cause, "%s for rank %d: %s", desc, r, why);
+	free(why);
+	prog_free(p);
+	free(desc);
+	return rc;
+}
+
+const struct rank_kind rank_kind_mpi_user = {
+	.name = "mpi-user",
+	.own_code = 1,
+	.open = open_user,
+	.message = user_message,
+	.describe = user_describe,
+	.settled = user_settled,
+	.gone = mpi_gone,
+	.submit = user_submit,
+	.interrupt = user_interrupt,
+	.kill = mpi_kill,
+	.not_stopped_hint = " (they run their program; 'break' stops them)",
+	.remote = 1,
+	.pump = mpi_pump,
+	.close = mpi_close,
+};

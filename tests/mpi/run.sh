@@ -1,0 +1,233 @@
+#!/bin/sh
+# The mpi tier: the mpi transport on Open MPI and on MPICH.
+#   tests/mpi/run.sh [objdir]          MPI_GOLDEN=all: every golden below
+#
+#   goldens   tests/golden transcripts under -t mpi on this host, with each
+#             MPI, compared with their shm .out byte for byte (the set in
+#             make check is a cross-section; MPI_GOLDEN=all runs every one
+#             but those that cannot match, listed in SKIP with why)
+#   hosts     tests/mpi/hosts.coll across two hosts (tests/mpi/hosts.sh:
+#             two network namespaces): a handshake, a ring allreduce with
+#             check, a stepped collective with where and watch dump, a put
+#             to a rank stopped at a breakpoint on the other host within
+#             1 s, a diagnosed hang; its .out is the shm transport's, only
+#             the transport line differs
+#   death     kill -9 of a rank on the other host in the middle of a
+#             collective (from outside), and `kill` of one on this host:
+#             the shell names it, prints the diagnosis, ends the session
+#             (status 1); nothing is left: processes, namespaces, the
+#             launchers' files in /dev/shm and /tmp
+#   stranger  connections to the control port with a wrong token, none,
+#             garbage, or none at all are refused and logged; the session
+#             starts anyway
+#   user      tests/user transcripts of `colldb run` under -t mpi
+set -u
+O=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 2
+. tests/need.sh
+need timeout cmp diff python3 mpirun.openmpi mpirun.mpich unshare nsenter ip
+[ -f libcolldb-mpi-openmpi.so ] && [ -f libcolldb-mpi-mpich.so ] || {
+	echo "FAIL: mpi: the MPI plugins are not built (mpicc.openmpi, mpicc.mpich: make)"
+	exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "  FAIL $1"; }
+cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb "$@"; }
+
+# The launchers' files of shells that have ended (named by the shell's pid).
+left_files() {
+	for d in /dev/shm/colldb-mpi-* /tmp/colldb-mpi-*; do
+		[ -e "$d" ] || continue
+		pid=$(basename "$d" | cut -d- -f3)
+		kill -0 "$pid" 2>/dev/null || echo "$d"
+	done
+}
+files_before=$(left_files)
+
+# ---- goldens on this host -----------------------------------------------------
+# Transcripts whose shm output a session of MPI ranks cannot print:
+SKIP="alloc alloc-area bench-errors coll-refused invocation-n1 script-args world"	# the window area or the transport named
+SKIP="$SKIP death expect-fail-dead interrupt kill"	# a rank dies: MPI ends the job
+SKIP="$SKIP watch-dump-64 world64"	# 64 MPI ranks take minutes here
+# a cross-section, split between the two (each MPI runs every collective)
+CROSS_OMPI="collectives step-ring break-cells tag0-hang watch-dump bench"
+CROSS_MPICH="collectives coll-interrupt record put-atomic repeat expect"
+for mpi in mpirun.openmpi mpirun.mpich; do
+	n=0
+	case $mpi in *openmpi) cross=$CROSS_OMPI ;; *) cross=$CROSS_MPICH ;; esac
+	[ "${MPI_GOLDEN:-}" = all ] &&
+		cross=$(ls tests/golden/*.coll | sed 's|.*/||; s|\.coll$||')
+	for name in $cross; do
+		case " $SKIP " in *" $name "*) continue ;; esac
+		t=tests/golden/$name.coll
+		args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)
+		# shellcheck disable=SC2086
+		cenv timeout 180 ./colldb -t mpi --mpirun "$mpi" --batch --echo \
+			--name "golden-$name" $args "$t" >"$tmp/got" 2>&1 </dev/null
+		st=$?
+		[ $st -ne 0 ] && echo "[exit $st]" >>"$tmp/got"
+		if cmp -s "$tmp/got" "tests/golden/$name.out"; then
+			ok
+		else
+			bad "golden $name under $mpi"
+			diff -u "tests/golden/$name.out" "$tmp/got" | head -30
+		fi
+		n=$((n + 1))
+	done
+	echo "  goldens under $mpi: $n"
+done
+
+# ---- two hosts ------------------------------------------------------------------
+for mpi in mpirun.openmpi mpirun.mpich; do
+	case $mpi in *openmpi) lib="Open MPI 4" ;; *) lib="MPICH 4" ;; esac
+	sh tests/mpi/hosts.sh sh -c "env -i PATH=/usr/bin:/bin HOME=/nonexistent \
+		LC_ALL=C TERM=dumb OMPI_MCA_plm_rsh_agent=\$RSH HYDRA_LAUNCHER=ssh \
+		HYDRA_LAUNCHER_EXEC=\$RSH timeout 180 ./colldb -t mpi --mpirun $mpi \
+		--hosts \$NODE1:2,\$NODE2:2 --net \$NET --batch --echo --name hosts \
+		tests/mpi/hosts.coll" >"$tmp/hosts" 2>&1 </dev/null
+	st=$?
+	# the one line that differs: which transport, on how many hosts
+	sed 's/^transport  mpi (\(Open MPI\|MPICH\) [0-9.]*, 2 hosts)$/transport  shm/' \
+	    "$tmp/hosts" >"$tmp/hosts.cmp"
+	if [ $st = 0 ] && grep -q "^transport  mpi ($lib.*, 2 hosts)$" "$tmp/hosts" &&
+	    cmp -s "$tmp/hosts.cmp" tests/mpi/hosts.out; then
+		ok
+	else
+		bad "hosts.coll across two hosts under $mpi (exit $st)"
+		diff -u tests/mpi/hosts.out "$tmp/hosts" | head -40
+	fi
+done
+
+# ---- death ----------------------------------------------------------------------
+# A rank on node2 is killed from outside while every rank waits in a ring
+# allreduce: rank 2, stopped at a breakpoint, the others blocked on it.
+cat >"$tmp/death.coll" <<'EOF'
+alloc buf [4096] f32
+alloc sig [6,4] i32
+fill buf rank
+break wait @2
+allreduce buf sig mode=ring
+say READY
+sleep 60
+say not reached
+EOF
+cat >"$tmp/death.sh" <<EOF
+cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb OMPI_MCA_plm_rsh_agent=\$RSH "\$@"; }
+cenv timeout 120 ./colldb -t mpi --mpirun mpirun.openmpi --hosts \$NODE1:2,\$NODE2:2 \\
+	--net \$NET --batch --echo "$tmp/death.coll" >"$tmp/death.out" 2>&1 &
+shell=\$!
+i=0
+while ! grep -q '^READY' "$tmp/death.out" 2>/dev/null && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+pid=\$(pgrep -x colldb-rank2)
+[ -n "\$pid" ] && kill -9 \$pid
+wait \$shell
+echo "[exit \$?]" >>"$tmp/death.out"
+# nothing of the job in this pid namespace (the rig's) once the shell is
+# gone (the ranks on node2 end as they see it go: a moment)
+i=0
+while ps -e -o comm= | grep -qE '^(colldb-rank|mpirun|orte|mpiexec|hydra)' && [ \$i -lt 50 ]; do
+	sleep 0.1
+	i=\$((i + 1))
+done
+ps -e -o comm= | grep -E '^(colldb-rank|mpirun|orte|mpiexec|hydra)' >>"$tmp/death.left"
+exit 0
+EOF
+sh tests/mpi/hosts.sh sh "$tmp/death.sh" >"$tmp/death.rig" 2>&1
+has() { grep -qxF -- "$1" "$2"; }
+if has "[exit 1]" "$tmp/death.out" &&
+    grep -q '^\[rank 2\] died: its connection closed during allreduce(ring) step 4/105 ' "$tmp/death.out" &&
+    grep -q '^likely cause: rank 2 died owing the notify' "$tmp/death.out" &&
+    has "colldb: the session is over: rank 2 died, and MPI ends the whole job with it" "$tmp/death.out" &&
+    ! grep -q "not reached" "$tmp/death.out" && [ ! -s "$tmp/death.left" ] &&
+    [ ! -s "$tmp/death.rig" ]; then
+	ok
+else
+	bad "kill -9 of rank 2 on node2 mid-collective"
+	cat "$tmp/death.out" "$tmp/death.rig" | head -40
+	[ -s "$tmp/death.left" ] && echo "left: $(cat "$tmp/death.left")"
+fi
+# `kill` of a rank on this host (MPICH): named with the signal
+printf 'alloc buf [4096] f32\nalloc sig [6,4] i32\nbreak wait @1\nallreduce buf sig mode=ring\n@1 kill\nsay not reached\n' >"$tmp/kill.coll"
+cenv timeout 120 ./colldb -t mpi --mpirun mpirun.mpich -n 4 --batch --echo "$tmp/kill.coll" \
+	>"$tmp/kill.out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q '^\[rank 1\] died: killed by SIGKILL during allreduce(ring) step ' "$tmp/kill.out" &&
+    has "colldb: the session is over: rank 1 died, and MPI ends the whole job with it" "$tmp/kill.out" &&
+    ! grep -q "not reached" "$tmp/kill.out"; then
+	ok
+else
+	bad "kill of rank 1 under MPICH (exit $st)"
+	head -30 "$tmp/kill.out"
+fi
+
+# A program that never attaches (not a libcolldb program): the launcher's
+# end stops the start at once, with what it said, not a wait in accept.
+cenv timeout 60 ./colldb run -t mpi --mpirun mpirun.openmpi -n 2 --batch /bin/false \
+	>"$tmp/false.out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q "^colldb run: cannot start 2 ranks: the MPI job ended before every rank attached (0 of 2 did): the launcher exited with status 1; it said:$" "$tmp/false.out"; then
+	ok
+else
+	bad "a program that never attaches (exit $st)"
+	head -10 "$tmp/false.out"
+fi
+
+# ---- strangers --------------------------------------------------------------------
+rm -f "$tmp/stranger.log"
+printf 'alloc s [2,1] i32\n@0 notify 1 s[0] 1\n@1 wait s[0] >= 1\n' |
+    cenv STRANGER_LOG="$tmp/stranger.log" timeout 120 ./colldb -t mpi -n 2 --batch \
+    --mpirun "python3 tests/mpi/stranger.py mpirun.openmpi" >"$tmp/str.out" 2>&1
+st=$?
+want="wrong-token refused
+short-token refused
+no-token refused
+garbage refused
+hangup refused"
+if [ $st = 0 ] && [ "$(cat "$tmp/stranger.log" 2>/dev/null)" = "$want" ] &&
+    grep -q '^\[rank 1\] wait s\[0\] >= 1 satisfied (value 1)$' "$tmp/str.out" &&
+    [ "$(grep -c '^colldb: refused a connection from 127\.0\.0\.1:[0-9]*: wrong token$' "$tmp/str.out")" = 2 ] &&
+    grep -q '^colldb: refused a connection from 127\.0\.0\.1:[0-9]*: no token$' "$tmp/str.out" &&
+    grep -q '^colldb: refused a connection from 127\.0\.0\.1:[0-9]*: not a colldb rank (no attach message)$' "$tmp/str.out" &&
+    grep -q '^colldb: refused a connection from 127\.0\.0\.1:[0-9]*: it closed before attaching$' "$tmp/str.out"; then
+	ok
+else
+	bad "strangers at the control port (exit $st)"
+	cat "$tmp/stranger.log" "$tmp/str.out" 2>/dev/null | head -20
+fi
+
+# ---- user programs -------------------------------------------------------------------
+# (not run-behalf: its lint lines depend on which rank's call the shell
+# hears of first within a user session's 1 s settle, which MPI stretches
+# on a loaded machine)
+ex=$top/$O/examples
+for pair in "run-ring mpirun.openmpi" "run-break mpirun.mpich" "run-source-break mpirun.openmpi" "run-step mpirun.mpich"; do
+	set -- $pair
+	t=$top/tests/user/$1.coll
+	run=$(sed -n 's/^#! *run: *//p' "$t" | head -1)
+	# shellcheck disable=SC2086
+	(cd "$ex" && cenv timeout 180 "$top/colldb" run -t mpi --mpirun "$2" --echo \
+		--name "golden-$1" -x "$t" $run) >"$tmp/got" 2>&1 </dev/null
+	st=$?
+	[ $st -ne 0 ] && echo "[exit $st]" >>"$tmp/got"
+	sed "s|$top/||g" "$tmp/got" >"$tmp/got2"
+	if cmp -s "$tmp/got2" "tests/user/$1.out"; then
+		ok
+	else
+		bad "colldb run -t mpi: $1 under $2"
+		diff -u "tests/user/$1.out" "$tmp/got2" | head -30
+	fi
+done
+
+# ---- nothing left ------------------------------------------------------------------------
+left=$(left_files | grep -vxF "${files_before:-none}" || true)
+if [ -n "$left" ]; then
+	bad "the launchers' files of ended sessions left behind: $left"
+else
+	ok
+fi
+echo "  mpi: $pass passed, $fail failed"
+[ $fail = 0 ]
