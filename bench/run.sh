@@ -42,6 +42,7 @@ echo "== mpi transport: CPU of 32 agents idle at the prompt for 10 s"
 part mpi-idle.sh sh bench/mpi-idle.sh 32 10
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"
 part logs-scale.sh sh bench/logs-scale.sh
+part scale.sh sh bench/scale.sh "$O"
 
 echo "== verdicts (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
 grep -E '^ *(MET|OVER TARGET|NO FIGURE):' "$tmp/out" | sed 's/^ */  /'

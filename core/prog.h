@@ -139,12 +139,19 @@ struct blk {
 	int64_t pos[4];
 };
 
+/* The p(i) of op i of b: the peer index its peer and offsets step by. */
+static inline int64_t
+blk_p(const struct blk *b, uint64_t i)
+{
+	return b->rep == BLK_ALL ? (int64_t)i : b->rep == BLK_OTHERS ?
+	    (int64_t)i + ((int64_t)i >= b->me) : b->me;
+}
+
 /* Op i (< b->len) of b. */
 static inline void
 blk_op(const struct blk *b, uint64_t i, struct uop *u)
 {
-	int64_t p = b->rep == BLK_ALL ? (int64_t)i : b->rep == BLK_OTHERS ?
-	    (int64_t)i + ((int64_t)i >= b->me) : b->me;
+	int64_t p = blk_p(b, i);
 
 	*u = b->t;
 	if (b->peer_p)

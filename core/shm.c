@@ -2,9 +2,9 @@
  * shm.c - the shared-memory transport: every rank maps every rank's window
  * area, so put/get are memcpy and notify is one atomic on the peer's cell.
  *
- * Waiting is adaptive (docs/design.md, "Waiting"): spin with pause while
- * there are no more ranks than CPUs, yield a little, then FUTEX_WAIT on the
- * cell itself.  A waiter announces itself on its board slot (wait_off, then
+ * Waiting is adaptive (docs/design.md, "notify and wait"): spin with pause
+ * while there are no more ranks than CPUs, yield a little while there are
+ * at most 4 a CPU, then FUTEX_WAIT on the cell itself.  A waiter announces itself on its board slot (wait_off, then
  * sleeping = 1, both seq_cst) and re-reads the cell before sleeping; a
  * notifier does its seq_cst RMW on the cell and then reads the peer's
  * sleeping flag, so one of the two always sees the other (no lost wake-up)
@@ -218,9 +218,12 @@ shm_transport_init(struct transport *t, struct seg *s, int rank)
 	int cpus = get_nprocs();
 
 	pv->seg = s;
-	/* Spinning only pays when every rank can own a CPU. */
+	/* Spinning only pays when every rank can own a CPU; yielding while
+	 * a few share one (the peer we wait for may be the one beside us).
+	 * Beyond that a yield mostly hands the CPU to another rank that
+	 * cannot go on either: sleep at once (docs/design.md, "Pinning"). */
 	pv->spin = s->nranks <= cpus ? 3000 : 0;
-	pv->yields = s->nranks <= cpus ? 64 : 4;
+	pv->yields = s->nranks <= cpus ? 64 : s->nranks <= 4 * cpus ? 4 : 0;
 	memset(t, 0, sizeof *t);
 	t->ops = &transport_shm_ops;
 	t->rank = rank;

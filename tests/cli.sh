@@ -141,6 +141,39 @@ run 3 sh "$tmp/stop.sh"
 [ $st = 3 ] && printf '%s\n' "$out" | grep -q '^  rank 1  [a-z]*  stopped by a signal (SIGCONT resumes it)$' && ok ||
 	bad "a rank stopped by SIGSTOP: no watchdog (exit $st)"
 
+# Ctrl-C (SIGINT) in a batch script read from a pipe ends the wait of the
+# command it came during, not every wait after it; one while the script
+# waits for its next line ends nothing
+cat >"$tmp/int.sh" <<'EOS'
+mkfifo "$1/in"
+./colldb -n 2 --batch <"$1/in" >"$1/int.out" 2>&1 &
+pid=$!
+exec 3>"$1/in"
+printf 'set timeout 0\nalloc s [2] i32\nalloc b [4194304] f32\nalloc g [2,1] i32\nsay ready\n@1 wait s[0] >= 1\n' >&3
+for i in $(seq 100); do grep -q ready "$1/int.out" && break; sleep 0.1; done
+# (one that comes before the wait does is a Ctrl-C between commands)
+for i in $(seq 100); do
+	kill -INT $pid
+	sleep 0.2
+	grep -q 'blocked: wait' "$1/int.out" && break
+done
+printf 'interrupt @1\nsay between\n' >&3
+for i in $(seq 100); do grep -q between "$1/int.out" && break; sleep 0.1; done
+kill -INT $pid
+sleep 0.5
+printf 'allreduce b g\nsay end\n' >&3
+exec 3>&-
+wait $pid
+st=$?
+cat "$1/int.out"
+exit $st
+EOS
+run 0 sh "$tmp/int.sh" "$tmp"
+[ $st = 0 ] && has "[rank 1] blocked: wait s[0] >= 1 (now 0)" &&
+	has "[rank 1] wait s[0] >= 1 interrupted (value 0)" &&
+	has "allreduce(mesh): done" && has "end" && ok ||
+	bad "Ctrl-C in a batch script: it ended the waits after it, or the script (exit $st)"
+
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||

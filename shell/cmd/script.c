@@ -38,7 +38,17 @@ read_line(FILE *fp, char **line, size_t *cap, const char *name,
 	size_t n = 0;
 	int c;
 
-	while ((c = getc(fp)) != EOF) {
+	for (;;) {
+		errno = 0;
+		if ((c = getc(fp)) == EOF) {
+			if (!ferror(fp) || errno != EINTR)
+				break;
+			/* Ctrl-C while nothing runs (a pipe that waits for
+			 * its writer): nothing to interrupt, read on */
+			clearerr(fp);
+			shell_interrupted = 0;
+			continue;
+		}
 		if (c == '\0') {
 			out_error("%s:%lu: a NUL byte (expected a text file of commands)",
 			    name, lineno);
@@ -357,6 +367,9 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		if (cont)
 			continue;
 		rv = script_run_whole(s, cmd.buf);
+		/* a Ctrl-C ended this command's wait: not every wait after it
+		 * (the flag is consumed, as at the prompt) */
+		shell_interrupted = 0;
 		strbuf_reset(&cmd);
 		fflush(stdout);
 		if (rv == CMD_QUIT) {

@@ -15,6 +15,9 @@
 
 #define WIN_CELLS_MAX 4096	/* larger i32 windows show a prefix */
 #define OWED_SCAN_MAX 8192	/* micro-ops looked ahead per rank */
+#define OWED_SCAN_ALL (1 << 20)	/* ... and by all ranks together: a large
+				 * world looks less far (at 1024 ranks, one
+				 * barrier's notifies) */
 
 static enum snap_state
 snap_state_of(enum rank_state st)
@@ -123,13 +126,50 @@ mark_one(struct snap *out, const struct shown *sh, int q, const struct uop *u,
 		snap_mark_owed(&out->wins[*wi], u->peer, (int)cell, q);
 }
 
+/* Ops [i, n) of b, a block of q's credits.  The common one (every peer's
+ * copy of one cell: a barrier's notifies) finds its window once. */
+static void
+mark_block(struct snap *out, const struct shown *sh, int q,
+    const struct blk *b, uint64_t i, uint64_t n, int *wi)
+{
+	const struct snap_win *sw;
+	struct uop u;
+	uint64_t cell;
+
+	if (!b->peer_p || b->dst_step != 0 || i >= n) {
+		for (; i < n; i++) {
+			blk_op(b, i, &u);
+			mark_one(out, sh, q, &u, wi);
+		}
+		return;
+	}
+	blk_op(b, i, &u);
+	mark_one(out, sh, q, &u, wi);	/* finds the window */
+	if (*wi < 0)
+		return;
+	cell = (u.dst - sh->w[*wi]->off) / 4;
+	sw = &out->wins[*wi];
+	if (cell >= (uint64_t)sw->ncells)
+		return;
+	for (i++; i < n; i++) {
+		int64_t p = blk_p(b, i);
+		int peer = b->world != NULL ? b->world[p] : (int)p;
+
+		if (peer >= 0 && peer < out->nranks && peer != q)
+			snap_mark_owed(&out->wins[*wi], peer, (int)cell, q);
+	}
+}
+
 /* The notifies among the next OWED_SCAN_MAX micro-ops of q's program p
- * from pc from; blocks without a notify are skipped whole. */
+ * from pc from (fewer in a large world: OWED_SCAN_ALL); blocks without a
+ * notify are skipped whole. */
 static void
 mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
     uint64_t from)
 {
-	uint64_t len = prog_len(p), end = MIN(len, from + OWED_SCAN_MAX);
+	uint64_t ahead = MAX(256, MIN(OWED_SCAN_MAX, OWED_SCAN_ALL /
+	    (uint64_t)out->nranks));
+	uint64_t len = prog_len(p), end = MIN(len, from + ahead);
 	struct prog_rd rd;
 	struct uop u;
 	int wi = -1;
@@ -144,10 +184,9 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
 			int credits = b->t.kind == UOP_NOTIFY &&
 			    (b->peer_p || b->t.op == NOTIFY_SET || b->t.value > 0);
 
-			for (; credits && k < stop; k++) {
-				blk_op(b, k - b->start, &u);
-				mark_one(out, sh, q, &u, &wi);
-			}
+			if (credits)
+				mark_block(out, sh, q, b, k - b->start,
+				    stop - b->start, &wi);
 			k = stop;
 		} else {
 			prog_rd_op(&rd, k++, &u);
