@@ -237,7 +237,9 @@ run_main(int argc, char **argv)
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	if (!shell_opts_scripts_ok(&o, "colldb run")) {
+	if (!shell_opts_scripts_ok(&o, "colldb run") ||
+	    (o.nx > 0 &&
+	    shell_opts_from_script(&o, o.xfiles[0], "colldb run") != 0)) {
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}

@@ -148,7 +148,13 @@ status "the recording replays" 0 "$colldb" run -n 4 -x "$rec" ./ring
 sed 's/^break ring.c:76 @1$/break ring.c:75 @1/' "$rec" >"$cmds"
 status "the replay fails when the behaviour changes" 1 "$colldb" run -n 4 -x "$cmds" ./ring
 has "it says what changed" "expect failed: rank 0 buf[210] = 1, expected 10"
-rm -f "$cmds" "$rec"
+# its "#! args: -n N" line gives the world when the command line does not
+printf 'record %s expect\nbreak ring.c:76 @1\ncontinue\ndelete\ncontinue\nrecord stop\n' "$rec.2" >"$cmds"
+status "record FILE expect on 2 ranks" 0 "$colldb" run -n 2 -x "$cmds" ./ring
+head -n 1 "$rec.2" | grep -qxF '#! args: -n 2' && ok "the recording says its world" ||
+	bad "no '#! args: -n 2' line: $(head -n 1 "$rec.2")"
+status "the recording replays without -n, on the 2 ranks it says" 0 "$colldb" run -x "$rec.2" ./ring
+rm -f "$cmds" "$rec" "$rec.2"
 
 echo "-- spans of a user program"
 cmds=$(mktemp)
