@@ -62,6 +62,12 @@ run 0 ./colldb --batch --timeout 1 -n 2 "$tmp/slow.coll"
 [ $st = 0 ] && ! has "watchdog: no progress for 1s; diagnosis:" && has "[rank 1] wait sig[0] >= 1 satisfied (value 1)" &&
 	ok || bad "the watchdog fired for a SLOW verdict (exit $st)"
 
+# --help names every way to start colldb (the subcommands too)
+run 0 ./colldb --help
+for sub in run learn watch 'tree|stats'; do
+	printf "%s\n" "$out" | grep -qF -- "colldb $sub " && ok || bad "colldb --help does not name 'colldb $sub'"
+done
+
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"

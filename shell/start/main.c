@@ -30,6 +30,9 @@ usage(FILE *fp)
 	    "              [--hosts H:N,...] [--mpirun CMD] [--net IF] [--listen ADDR]\n"
 	    "              [FILE...]\n"
 	    "       colldb run [-n N] [-t shm|mpi] [--batch] [-x FILE]... [--] PROGRAM [ARGS...]\n"
+	    "       colldb learn [LESSON]            the lessons, run one\n"
+	    "       colldb watch [SESSION [@RANKS]]  watch a running session read-only\n"
+	    "       colldb tree|stats [OPTIONS] LOG  span trees / stats of a [STRACE] log\n"
 	    "       colldb --help | --version\n"
 	    "\n"
 	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
@@ -38,8 +41,7 @@ usage(FILE *fp)
 	    "everything succeeded, 1 on an error or failed expect, 3 if the hang\n"
 	    "watchdog fired, 2 for bad usage.  -t mpi runs the ranks as an MPI job\n"
 	    "(Open MPI or MPICH), on this host or on --hosts.  'help' at the prompt\n"
-	    "lists commands;\n"
-	    "man colldb has the rest.\n");
+	    "lists commands; man colldb has the rest.\n");
 }
 
 int
