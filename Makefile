@@ -353,8 +353,8 @@ $(O)/bench/%: bench/%.c $(O)/libcolldb.a
 # off mk/fmt-pending.txt); make fmt alone: every file already held to it.
 fmt:
 	@if [ -n "$(FILE)" ]; then clang-format -i $(FILE); else \
-		for f in core/*.[ch] core/coll/*.[ch] shell/*/*.[ch] viz/*.[ch] \
-		    tests/unit/*.c tests/helper/*.[ch] tests/tools/*.c; do \
+		for f in core/*.[ch] core/*/*.[ch] shell/*/*.[ch] viz/*.[ch] bench/*.c \
+		    tests/unit/*.c tests/helper/*.[ch] tests/tools/*.c tests/fuzz/*.c; do \
 			grep -qxF "$$f" mk/fmt-pending.txt || clang-format -i "$$f"; \
 		done; fi
 

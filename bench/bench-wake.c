@@ -27,12 +27,12 @@
 #include "seg.h"
 #include "shm.h"
 
-#define BATCH 1000		/* round trips timed together */
-#define BATCHES 100		/* per measurement */
+#define BATCH 1000  /* round trips timed together */
+#define BATCHES 100 /* per measurement */
 #define ROUNDS (BATCH * BATCHES)
-#define REPEATS 5		/* measurements of each, interleaved */
+#define REPEATS 5 /* measurements of each, interleaved */
 
-static cpu_set_t all_cpus;	/* restored after each pinned measurement */
+static cpu_set_t all_cpus; /* restored after each pinned measurement */
 
 /*
  * The spinning floors never yield: on a machine busy with other work a
@@ -89,12 +89,14 @@ floor_pingpong(int protocol)
 		for (uint32_t i = 1; i <= ROUNDS; i++) {
 			uint32_t want = protocol ? i : 2 * i - 1;
 
-			while (atomic_load_explicit(ping, memory_order_acquire) != want)
+			while (atomic_load_explicit(ping,
+				   memory_order_acquire) != want)
 				cpu_relax();
 			if (protocol)
 				atomic_fetch_add(pong, 1);
 			else
-				atomic_store_explicit(pong, 2 * i, memory_order_release);
+				atomic_store_explicit(pong, 2 * i,
+				    memory_order_release);
 		}
 		_exit(0);
 	}
@@ -107,7 +109,8 @@ floor_pingpong(int protocol)
 		if (protocol)
 			atomic_fetch_add(ping, 1);
 		else
-			atomic_store_explicit(ping, 2 * i - 1, memory_order_release);
+			atomic_store_explicit(ping, 2 * i - 1,
+			    memory_order_release);
 		while (atomic_load_explicit(pong, memory_order_acquire) != want)
 			cpu_relax();
 		if (i % BATCH == 0)
@@ -194,14 +197,30 @@ executor_pingpong(struct seg *s, uint64_t ping, uint64_t pong, int32_t base)
 	double m;
 
 	for (int32_t i = 1; i <= BATCH; i++) {
-		struct uop n0 = { .kind = UOP_NOTIFY, .dtype = DT_I32, .peer = 1,
-			.dst = ping, .value = 1, .count = 1 };
-		struct uop w0 = { .kind = UOP_WAIT, .dtype = DT_I32, .op = CMP_GE,
-			.dst = pong, .value = base + i, .count = 1 };
-		struct uop w1 = { .kind = UOP_WAIT, .dtype = DT_I32, .op = CMP_GE,
-			.dst = ping, .value = base + i, .count = 1 };
-		struct uop n1 = { .kind = UOP_NOTIFY, .dtype = DT_I32, .peer = 0,
-			.dst = pong, .value = 1, .count = 1 };
+		struct uop n0 = { .kind = UOP_NOTIFY,
+			.dtype = DT_I32,
+			.peer = 1,
+			.dst = ping,
+			.value = 1,
+			.count = 1 };
+		struct uop w0 = { .kind = UOP_WAIT,
+			.dtype = DT_I32,
+			.op = CMP_GE,
+			.dst = pong,
+			.value = base + i,
+			.count = 1 };
+		struct uop w1 = { .kind = UOP_WAIT,
+			.dtype = DT_I32,
+			.op = CMP_GE,
+			.dst = ping,
+			.value = base + i,
+			.count = 1 };
+		struct uop n1 = { .kind = UOP_NOTIFY,
+			.dtype = DT_I32,
+			.peer = 0,
+			.dst = pong,
+			.value = 1,
+			.count = 1 };
 		prog_add(p[0], &n0);
 		prog_add(p[0], &w0);
 		prog_add(p[1], &w1);
@@ -223,9 +242,10 @@ executor_pingpong(struct seg *s, uint64_t ping, uint64_t pong, int32_t base)
 					if (p[r]->mops[i].kind == UOP_WAIT)
 						p[r]->mops[i].value += BATCH;
 				rc.iter = (uint32_t)k;
-				rc.checked = k > 0;	/* validated once */
+				rc.checked = k > 0; /* validated once */
 				t0 = mono_ns();
-				if (rank_run(&rc, p[r], 1, 0, &di, &cause) != DONE_OK)
+				if (rank_run(&rc, p[r], 1, 0, &di, &cause) !=
+				    DONE_OK)
 					_exit(1);
 				t[k] = mono_ns() - t0;
 			}
@@ -315,7 +335,8 @@ main(int argc, char **argv)
 	    REPEATS, BATCH);
 	row("C11, one line, stores (the hardware's floor)", line, NULL, NULL);
 	row("C11, two cells, fetch_add (the protocol's floor)", fl, NULL, NULL);
-	row("colldb shm transport", cd, rt_cd, "the protocol's floor (target <= 1.2x)");
+	row("colldb shm transport", cd, rt_cd,
+	    "the protocol's floor (target <= 1.2x)");
 	row("colldb rank executor", ex, rt_ex, "the protocol's floor");
 	row("colldb executor / transport", NULL, ex_cd, "(target <= 2x)");
 cpu:

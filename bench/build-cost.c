@@ -21,11 +21,10 @@
 
 #define NRANKS 4
 #define BUILDS 11
-#define COUNT ((uint64_t)16 << 20)	/* f32: 64 MiB */
+#define COUNT ((uint64_t)16 << 20) /* f32: 64 MiB */
 
 static struct win_ref
-win(uint64_t *next, const char *name, enum dtype dt, uint64_t rows,
-    uint64_t cols)
+win(uint64_t *next, const char *name, enum dtype dt, uint64_t rows, uint64_t cols)
 {
 	struct win_ref w;
 
@@ -59,7 +58,7 @@ build_cost(enum coll_mode mode)
 	a.has_sig = true;
 	a.buf = win(&next, "buf", DT_F32, COUNT, 0);
 	a.sig = mode == MODE_RING ? win(&next, "sig", DT_I32, 2 * n - 2, n) :
-	    win(&next, "sig", DT_I32, n, 1);
+				    win(&next, "sig", DT_I32, n, 1);
 	if (coll_validate(&a, NRANKS, &cause, NULL) != 0) {
 		fprintf(stderr, "build-cost: %s\n", cause);
 		exit(1);
@@ -75,7 +74,7 @@ build_cost(enum coll_mode mode)
 			prog_free(p);
 		}
 		printf("  %s rank %d: %8.1f us per build (median of %d), "
-		    "%zu micro-ops, %zu bytes held\n",
+		       "%zu micro-ops, %zu bytes held\n",
 		    mode == MODE_RING ? "ring" : "mesh", r,
 		    median_double(t, BUILDS), BUILDS, nops, bytes);
 	}

@@ -39,7 +39,8 @@ world(const struct coll_args *a, int n, int calls, uint64_t area, int refill)
 	for (int r = 0; r < n; r++) {
 		float *b = (float *)(explore_area(x, r) + a->buf.off);
 
-		for (uint64_t i = 0; a->kind != COLL_BARRIER && i < a->buf.count; i++)
+		for (uint64_t i = 0;
+		     a->kind != COLL_BARRIER && i < a->buf.count; i++)
 			b[i] = (float)(r + 1);
 	}
 	for (int k = 0; k < calls; k++) {
@@ -81,7 +82,7 @@ args(struct coll_args *a, enum coll_kind k, enum coll_mode m, int n,
 	if (k != COLL_BARRIER)
 		a->buf = win(&next, DT_F32, count, 0);
 	a->sig = m == MODE_RING ? win(&next, DT_I32, 2 * nn - 2, nn) :
-	    win(&next, DT_I32, nn, 1);
+				  win(&next, DT_I32, nn, 1);
 	*area = next;
 }
 
@@ -110,8 +111,10 @@ main(void)
 		int n;
 		uint64_t count;
 	} speed[] = {
-		{ "allreduce ring, 4 ranks, 2 calls", COLL_ALLREDUCE, MODE_RING, 4, 64 },
-		{ "allreduce mesh, 4 ranks, 2 calls", COLL_ALLREDUCE, MODE_MESH, 4, 64 },
+		{ "allreduce ring, 4 ranks, 2 calls", COLL_ALLREDUCE, MODE_RING,
+		    4, 64 },
+		{ "allreduce mesh, 4 ranks, 2 calls", COLL_ALLREDUCE, MODE_MESH,
+		    4, 64 },
 		{ "barrier, 4 ranks, 2 calls", COLL_BARRIER, MODE_MESH, 4, 0 },
 	};
 	static const struct {
@@ -121,7 +124,8 @@ main(void)
 	} cut[] = {
 		{ "barrier, 3 ranks, 2 calls", COLL_BARRIER, 3, 2, 0 },
 		{ "allreduce mesh, 2 ranks, 2 calls", COLL_ALLREDUCE, 2, 2, 0 },
-		{ "broadcast + refill (lesson 12), 3 ranks", COLL_BROADCAST, 3, 1, 1 },
+		{ "broadcast + refill (lesson 12), 3 ranks", COLL_BROADCAST, 3,
+		    1, 1 },
 	};
 	int rc = 0;
 
@@ -134,7 +138,8 @@ main(void)
 		uint64_t area, execs = 0, steps = 0, one = 0;
 		double secs = 0;
 
-		args(&a, speed[i].k, speed[i].m, speed[i].n, speed[i].count, &area);
+		args(&a, speed[i].k, speed[i].m, speed[i].n, speed[i].count,
+		    &area);
 		/* repeat until a second has gone by, for a steady figure */
 		while (secs < 1.0 && rc == 0) {
 			x = world(&a, speed[i].n, 2, area, 0);
@@ -149,7 +154,8 @@ main(void)
 			explore_free(x);
 		}
 		printf("%-38s %10llu %12.0f %14.0f\n", speed[i].name,
-		    (unsigned long long)one, (double)execs / secs, (double)steps / secs);
+		    (unsigned long long)one, (double)execs / secs,
+		    (double)steps / secs);
 	}
 	printf("\n%-42s %10s %18s %12s\n", "reduction", "explored",
 	    "all interleavings", "factor");
@@ -168,7 +174,8 @@ main(void)
 		explore_free(x);
 		x = world(&a, cut[i].n, cut[i].calls, area, cut[i].refill);
 		if (all < 0 || explore_once(x, &st) != 0) {
-			fprintf(stderr, "explore-bench: %s\n", cause ? cause : "failed");
+			fprintf(stderr, "explore-bench: %s\n",
+			    cause ? cause : "failed");
 			rc = 1;
 		} else {
 			printf("%-42s %10llu %18.0f %12.3g\n", cut[i].name,

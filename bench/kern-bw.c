@@ -18,8 +18,8 @@
 
 struct job {
 	const char *what;
-	enum dtype adt, bdt;	/* the two sources */
-	int fused;		/* acc = a op b (else in place: a op= b) */
+	enum dtype adt, bdt; /* the two sources */
+	int fused;	     /* acc = a op b (else in place: a op= b) */
 };
 
 static const struct job jobs[] = {
@@ -48,7 +48,8 @@ time_job(const struct job *j, void *acc, void *a, void *b, size_t n)
 			else if (j->fused && j->adt == DT_F32)
 				kern_reduce(DT_F32, RED_SUM, acc, a, b, n);
 			else if (j->fused)
-				kern_reduce_f32(RED_SUM, acc, j->adt, a, j->bdt, b, n);
+				kern_reduce_f32(RED_SUM, acc, j->adt, a, j->bdt,
+				    b, n);
 			else
 				kern_reduce(j->adt, RED_SUM, acc, acc, b, n);
 		}
@@ -71,12 +72,14 @@ main(void)
 		const struct job *j = &jobs[k];
 
 		for (size_t z = 0; z < 2; z++) {
-			size_t n = sizes[z] / 4;	/* elements of f32 */
+			size_t n = sizes[z] / 4; /* elements of f32 */
 			float *acc = malloc(n * 4);
 			void *a = malloc(n * 4), *b = malloc(n * 4);
 			double scalar = 0;
-			size_t rd = n * (j->fused == 2 ? 4 : dtype_size(j->adt) +
-			    dtype_size(j->bdt));
+			size_t rd = n *
+			    (j->fused == 2 ?
+				    4 :
+				    dtype_size(j->adt) + dtype_size(j->bdt));
 
 			memset(acc, 0, n * 4);
 			memset(a, 0, n * 4);
@@ -89,7 +92,8 @@ main(void)
 				ns = time_job(j, acc, a, b, n);
 				if (l == 0)
 					scalar = ns;
-				printf(" %7.2f %5.1fx", (double)rd / ns, scalar / ns);
+				printf(" %7.2f %5.1fx", (double)rd / ns,
+				    scalar / ns);
 			}
 			printf("\n");
 			free(acc);

@@ -28,11 +28,19 @@ size_arg(const char *s)
 	unsigned long long v = strtoull(s, &end, 0);
 
 	switch (*end) {
-	case 'k': case 'K': return (size_t)v << 10;
-	case 'm': case 'M': return (size_t)v << 20;
-	case 'g': case 'G': return (size_t)v << 30;
-	case '\0': return v <= 1024 ? (size_t)v << 20 : (size_t)v;
-	default: return 0;
+	case 'k':
+	case 'K':
+		return (size_t)v << 10;
+	case 'm':
+	case 'M':
+		return (size_t)v << 20;
+	case 'g':
+	case 'G':
+		return (size_t)v << 30;
+	case '\0':
+		return v <= 1024 ? (size_t)v << 20 : (size_t)v;
+	default:
+		return 0;
 	}
 }
 
@@ -40,7 +48,8 @@ int
 main(int argc, char **argv)
 {
 	size_t bytes = argc > 1 ? size_arg(argv[1]) : 64u << 20;
-	size_t copies = bytes >= (16u << 20) ? 1 : (16u << 20) / (bytes ? bytes : 1);
+	size_t copies =
+	    bytes >= (16u << 20) ? 1 : (16u << 20) / (bytes ? bytes : 1);
 	char *src, *dst;
 	uint64_t t[SAMPLES];
 
@@ -59,11 +68,12 @@ main(int argc, char **argv)
 
 		for (size_t k = 0; k < copies; k++) {
 			memcpy(dst, src, bytes);
-			src[k % bytes] = dst[bytes - 1 - k % bytes];	/* keep it */
+			src[k % bytes] = dst[bytes - 1 - k % bytes]; /* keep it */
 		}
 		t[i] = mono_ns() - t0;
 	}
-	printf("%.2f\n", (double)bytes * (double)copies / (double)median_u64(t, SAMPLES));
+	printf("%.2f\n",
+	    (double)bytes * (double)copies / (double)median_u64(t, SAMPLES));
 	free(src);
 	free(dst);
 	return 0;

@@ -55,7 +55,8 @@ run_timed(struct prog *p)
 	uint64_t t0 = mono_ns(), t1;
 
 	if (rank_run(&rc, p, tag++, PROG_F_USER, &di, &cause) != DONE_OK) {
-		fprintf(stderr, "mpi-ops: %s\n", cause != NULL ? cause : "failed");
+		fprintf(stderr, "mpi-ops: %s\n",
+		    cause != NULL ? cause : "failed");
 		exit(1);
 	}
 	t1 = mono_ns();

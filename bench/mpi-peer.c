@@ -50,7 +50,8 @@ now_us(void)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: mpi-peer allreduce [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-t SECS]\n"
+	fprintf(stderr,
+	    "usage: mpi-peer allreduce [-b MIN] [-e MAX] [-f FACTOR] [-w WARMUP] [-t SECS]\n"
 	    "       mpi-peer rma [-n ROUNDS]\n");
 	MPI_Abort(MPI_COMM_WORLD, 2);
 }
@@ -62,9 +63,21 @@ bytes_arg(const char *s)
 	uint64_t v = strtoull(s, &end, 0);
 
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
 	}
 	if (*end != '\0' || v == 0)
 		usage();
@@ -129,12 +142,23 @@ allreduce_main(int argc, char **argv, int me)
 
 	while ((c = getopt(argc, argv, "b:e:f:w:t:")) != -1) {
 		switch (c) {
-		case 'b': min = bytes_arg(optarg); break;
-		case 'e': max = bytes_arg(optarg); break;
-		case 'f': factor = bytes_arg(optarg); break;
-		case 'w': warmup = atoi(optarg); break;
-		case 't': secs = atof(optarg); break;
-		default: usage();
+		case 'b':
+			min = bytes_arg(optarg);
+			break;
+		case 'e':
+			max = bytes_arg(optarg);
+			break;
+		case 'f':
+			factor = bytes_arg(optarg);
+			break;
+		case 'w':
+			warmup = atoi(optarg);
+			break;
+		case 't':
+			secs = atof(optarg);
+			break;
+		default:
+			usage();
 		}
 	}
 	if (factor < 2 || min > max || max > (uint64_t)INT32_MAX)
@@ -144,7 +168,8 @@ allreduce_main(int argc, char **argv, int me)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	memset(buf, 0, max);
 	for (uint64_t b = min; b <= max; b *= factor)
-		one_size(buf, b / sizeof(float) * sizeof(float), warmup, secs, me);
+		one_size(buf, b / sizeof(float) * sizeof(float), warmup, secs,
+		    me);
 	free(buf);
 	return 0;
 }

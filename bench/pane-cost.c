@@ -46,7 +46,7 @@ seg_snapshot(void *arg, struct snap *out)
 	for (r = 0; r < g->nranks; r++)
 		for (k = 0; k < (g->all ? n : 16); k++)
 			g->cells[(size_t)r * n +
-				 (g->all ? k : (g->tick * 16 + k) % n)]++;
+			    (g->all ? k : (g->tick * 16 + k) % n)]++;
 
 	/* What the shell's callback does: copy the board and the window. */
 	snap_set_ranks(out, g->nranks);
@@ -57,30 +57,31 @@ seg_snapshot(void *arg, struct snap *out)
 		rk = &out->ranks[r];
 		rk->state = r % 3 == 0 ? SNAP_BLOCKED : SNAP_RUNNING;
 		snprintf(rk->op, sizeof rk->op,
-			 "step %ld/22 wait sig[%d] >= %d", g->tick % 22, r, 3);
+		    "step %ld/22 wait sig[%d] >= %d", g->tick % 22, r, 3);
 		if (rk->state == SNAP_BLOCKED) {
 			rk->win = 0;
 			rk->cell = r % n;
 			rk->now = g->cells[(size_t)r * n + rk->cell];
 			rk->expected = rk->now + 1;
 			snprintf(rk->on, sizeof rk->on, "sig[%d] >= %d",
-				 rk->cell, rk->expected);
+			    rk->cell, rk->expected);
 			snap_mark_owed(w, r, rk->cell, (r + 1) % g->nranks);
 		}
 		memcpy(snap_row(w, r), g->cells + (size_t)r * n,
-		       n * sizeof *g->cells);
+		    n * sizeof *g->cells);
 	}
 	snap_mark_awaited(out);
 	return 0;
 }
 
-static const struct watch_source seg_source = {.snapshot = seg_snapshot};
+static const struct watch_source seg_source = { .snapshot = seg_snapshot };
 
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: pane-cost [-a] [-s SECS] [-r RANKS] "
-			"[-c CELLS] [-g COLSxROWS]\n");
+	fprintf(stderr,
+	    "usage: pane-cost [-a] [-s SECS] [-r RANKS] "
+	    "[-c CELLS] [-g COLSxROWS]\n");
 	return 2;
 }
 
@@ -91,7 +92,7 @@ cpu_seconds(void)
 
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static double
@@ -149,8 +150,8 @@ run(struct fake_seg *g, int cols, int rows, int dump, double secs)
 	t1 = wall_seconds();
 	printf("%-4s %dx%d  10 Hz for %.1f s: %ld samples, %ld drawn, "
 	       "cpu %.4f s = %.3f%% of one core\n",
-	       dump ? "dump" : "null", cols, rows, t1 - t0, n, drawn, c1 - c0,
-	       100 * (c1 - c0) / (t1 - t0));
+	    dump ? "dump" : "null", cols, rows, t1 - t0, n, drawn, c1 - c0,
+	    100 * (c1 - c0) / (t1 - t0));
 
 	/* Unthrottled: the cost of one sample. */
 	c0 = cpu_seconds();
@@ -161,8 +162,8 @@ run(struct fake_seg *g, int cols, int rows, int dump, double secs)
 	c1 = cpu_seconds();
 	printf("%-4s %dx%d  per sample (%ld unthrottled): %.1f us cpu, "
 	       "%.1f us wall\n",
-	       dump ? "dump" : "null", cols, rows, fast, 1e6 * (c1 - c0) / fast,
-	       1e6 * (t1 - t0) / fast);
+	    dump ? "dump" : "null", cols, rows, fast, 1e6 * (c1 - c0) / fast,
+	    1e6 * (t1 - t0) / fast);
 	watch_free(w);
 	screen_release(&scr);
 	strbuf_release(&sb);
@@ -171,7 +172,7 @@ run(struct fake_seg *g, int cols, int rows, int dump, double secs)
 int
 main(int argc, char **argv)
 {
-	struct fake_seg g = {.nranks = 64, .ncells = 256};
+	struct fake_seg g = { .nranks = 64, .ncells = 256 };
 	double secs = 3;
 	int c, cols = 80, rows = 24;
 
@@ -203,8 +204,8 @@ main(int argc, char **argv)
 	if (g.cells == NULL)
 		return 1;
 	printf("pane-cost: %d ranks x %d cells, %s\n", g.nranks, g.ncells,
-	       g.all ? "every cell changes every sample"
-		     : "16 cells per rank change per sample");
+	    g.all ? "every cell changes every sample" :
+		    "16 cells per rank change per sample");
 	run(&g, cols, rows, 0, secs);
 	run(&g, cols, rows, 1, secs);
 	free(g.cells);

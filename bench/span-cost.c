@@ -33,8 +33,8 @@
 #include "seg.h"
 #include "span.h"
 
-#define NOPS 65536		/* micro-ops per run */
-#define RUNS 21			/* per configuration, alternated */
+#define NOPS 65536 /* micro-ops per run */
+#define RUNS 21	   /* per configuration, alternated */
 #define RING (8u << 20)
 
 /* notify(self, +0) then wait(>= 0), 8 micro-ops per chunk phase */
@@ -84,8 +84,7 @@ open1(struct world1 *w, uint64_t span_bytes)
 	char *cause = NULL;
 	uint64_t shape[1] = { 8 };
 
-	if (seg_create(&w->seg, "span-cost", 1, 1 << 20, span_bytes,
-	    &cause) != 0 ||
+	if (seg_create(&w->seg, "span-cost", 1, 1 << 20, span_bytes, &cause) != 0 ||
 	    seg_win_alloc(&w->seg, "sig", shape, 1, DT_I32, 0, &cause) == NULL ||
 	    rank_attach(&w->rc, w->seg.fd, -1, 0, &cause) != 0) {
 		fprintf(stderr, "span-cost: %s\n", cause);
@@ -112,7 +111,7 @@ run(struct world1 *w, const struct prog *p, uint64_t *records)
 	*records = 0;
 	if (w->seg.h->span_bytes > 0) {
 		while ((n = span_ring_read(seg_spans(&w->seg, 0),
-		    w->seg.h->span_bytes, buf, 4096)) > 0)
+			    w->seg.h->span_bytes, buf, 4096)) > 0)
 			*records += n;
 	}
 	return t1 - t0;
@@ -120,9 +119,9 @@ run(struct world1 *w, const struct prog *p, uint64_t *records)
 
 /* ---- 2. a real allreduce on two ranks ------------------------------- */
 
-#define AR_BATCH 200		/* runs timed together */
-#define AR_BATCHES 15		/* rounds per pass */
-#define AR_PASSES 3		/* a round: one batch of each configuration */
+#define AR_BATCH 200  /* runs timed together */
+#define AR_BATCHES 15 /* rounds per pass */
+#define AR_PASSES 3   /* a round: one batch of each configuration */
 
 enum { CFG_OFF, CFG_OPS, CFG_PHASES, CFG_ROOTS, CFG__COUNT };
 static const char *const cfg_names[CFG__COUNT] = { "spans off", "spans=ops",
@@ -157,14 +156,15 @@ ar_rank(struct seg *s, int r, const struct coll_args *a, double *out,
 				/* both ranks drained: a batch does not pay
 				 * for the one before it */
 				atomic_fetch_add(together, 1);
-				while (atomic_load(together) < 2 * (uint64_t)(k * CFG__COUNT + c + 1))
+				while (atomic_load(together) <
+				    2 * (uint64_t)(k * CFG__COUNT + c + 1))
 					sched_yield();
 				t0 = mono_ns();
 				for (int i = 0; i < AR_BATCH; i++, iter++) {
 					rc.iter = iter;
 					rc.checked = iter > 0;
 					if (rank_run(&rc, p, 1, flags[c], &di,
-					    &cause) != DONE_OK)
+						&cause) != DONE_OK)
 						_exit(1);
 				}
 				if (r == 0)
@@ -172,7 +172,7 @@ ar_rank(struct seg *s, int r, const struct coll_args *a, double *out,
 					    (double)(mono_ns() - t0) / AR_BATCH;
 				/* the shell's part: drain the ring */
 				while (span_ring_read(seg_spans(s, r),
-				    s->h->span_bytes, buf, 4096) > 0)
+					   s->h->span_bytes, buf, 4096) > 0)
 					;
 			}
 		}
@@ -193,7 +193,7 @@ allreduce_costs(enum coll_mode mode, uint64_t bytes)
 	struct coll_args a;
 	struct seg_window *bw, *sw;
 	uint64_t shape[1] = { bytes / 4 };
-	uint64_t sshape[2] = { 2, mode == MODE_RING ? 2 : 1 };	/* 2(N-1) x N */
+	uint64_t sshape[2] = { 2, mode == MODE_RING ? 2 : 1 }; /* 2(N-1) x N */
 	char *cause = NULL;
 	double med[CFG__COUNT], over[CFG__COUNT];
 	pid_t pid[2];
@@ -259,8 +259,7 @@ allreduce_costs(enum coll_mode mode, uint64_t bytes)
 static void
 verdict(int met, const char *goal, double x, const char *unit)
 {
-	printf("  %s: %s (%.1f%s)\n", met ? "MET" : "OVER TARGET", goal, x,
-	    unit);
+	printf("  %s: %s (%.1f%s)\n", met ? "MET" : "OVER TARGET", goal, x, unit);
 }
 
 int
@@ -300,7 +299,7 @@ main(void)
 		if ((i & 0xffff) == 0xffff) {
 			static struct span_rec buf[4096];
 			while (span_ring_read(seg_spans(&on.seg, 0),
-			    on.seg.h->span_bytes, buf, 4096) > 0)
+				   on.seg.h->span_bytes, buf, 4096) > 0)
 				;
 		}
 	}
@@ -315,7 +314,8 @@ main(void)
 	    per_op_off, RUNS);
 	printf("  rank_run, spans on    %7.1f ns per micro-op\n", per_op_on);
 	printf("  per span              %7.1f ns (target < 100 ns)\n", per_span);
-	printf("  the writer alone      %7.1f ns per record (span_put)\n", writer);
+	printf("  the writer alone      %7.1f ns per record (span_put)\n",
+	    writer);
 	prog_free(p);
 	rank_detach(&on.rc);
 	rank_detach(&off.rc);
@@ -327,12 +327,14 @@ main(void)
 	roots[1] = allreduce_costs(MODE_RING, 4096);
 	roots[2] = allreduce_costs(MODE_MESH, 65536);
 	roots[3] = allreduce_costs(MODE_RING, 65536);
-	printf("  (bench records spans=roots unless told: the target is < 5%% over spans off)\n");
+	printf(
+	    "  (bench records spans=roots unless told: the target is < 5%% over spans off)\n");
 	verdict(per_span < 100, "per span < 100 ns", per_span, " ns");
 	worst = roots[0];
 	for (int i = 1; i < 4; i++)
 		worst = roots[i] > worst ? roots[i] : worst;
-	verdict(worst < 5, "spans=roots < 5% over spans off (the worst of the four)",
-	    worst, "%");
+	verdict(worst < 5,
+	    "spans=roots < 5% over spans off (the worst of the four)", worst,
+	    "%");
 	return 0;
 }

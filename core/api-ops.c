@@ -13,8 +13,9 @@ static int
 peer_ok(struct rank_ctx *rc, const char *what, int peer)
 {
 	if (peer < 0 || peer >= rc->seg.nranks)
-		return api_fail(CDB_ERR_ARG, "%s %d out of range (world has %d ranks)",
-		    what, peer, rc->seg.nranks);
+		return api_fail(CDB_ERR_ARG,
+		    "%s %d out of range (world has %d ranks)", what, peer,
+		    rc->seg.nranks);
 	return CDB_OK;
 }
 
@@ -26,9 +27,11 @@ cell_ok(struct rank_ctx *rc, const void *cell, uint64_t *off)
 	int err = api_region(rc, "cell", cell, 1, &w, off);
 
 	if (err == CDB_OK && w->dtype != DT_I32)
-		err = api_fail(CDB_ERR_SHAPE, "cell is in '%s', which is %s; signal cells must be i32",
-		    w->name, w->flags & WIN_BYTES ? "untyped bytes" :
-		    dtype_name((enum dtype)w->dtype));
+		err = api_fail(CDB_ERR_SHAPE,
+		    "cell is in '%s', which is %s; signal cells must be i32",
+		    w->name,
+		    w->flags & WIN_BYTES ? "untyped bytes" :
+					   dtype_name((enum dtype)w->dtype));
 	return err;
 }
 
@@ -55,7 +58,8 @@ cdb_notify(int peer, int32_t *cell, int32_t value, enum cdb_notify_op op)
 	    (err = cell_ok(rc, cell, &off)) != CDB_OK)
 		return err;
 	if (op != CDB_ADD && op != CDB_SET)
-		return api_fail(CDB_ERR_ARG, "bad notify op %d (CDB_ADD or CDB_SET)", (int)op);
+		return api_fail(CDB_ERR_ARG,
+		    "bad notify op %d (CDB_ADD or CDB_SET)", (int)op);
 	memset(&u, 0, sizeof u);
 	u.kind = UOP_NOTIFY;
 	u.dtype = DT_I32;
@@ -80,7 +84,8 @@ cdb_wait(const int32_t *cell, enum cdb_cmp cmp, int32_t expected)
 	if ((err = cell_ok(rc, cell, &off)) != CDB_OK)
 		return err;
 	if (cmp != CDB_EQ && cmp != CDB_GE)
-		return api_fail(CDB_ERR_ARG, "bad comparison %d (CDB_EQ or CDB_GE)", (int)cmp);
+		return api_fail(CDB_ERR_ARG,
+		    "bad comparison %d (CDB_EQ or CDB_GE)", (int)cmp);
 	memset(&u, 0, sizeof u);
 	u.kind = UOP_WAIT;
 	u.dtype = DT_I32;
@@ -108,14 +113,17 @@ xfer(const char *fn, enum uop_kind kind, void *dst, int peer, const void *src,
 	    (err = api_region(rc, "src", src, count, &ws, &soff)) != CDB_OK)
 		return err;
 	if (flags & ~CDB_PUT_ADD)
-		return api_fail(CDB_ERR_ARG, "unknown flags 0x%x (CDB_PUT_ADD only)",
+		return api_fail(CDB_ERR_ARG,
+		    "unknown flags 0x%x (CDB_PUT_ADD only)",
 		    flags & ~CDB_PUT_ADD);
 	if (wd->dtype != ws->dtype)
-		return api_fail(CDB_ERR_SHAPE, "dtype mismatch: dst is in '%s' (%s), src in '%s' (%s)",
+		return api_fail(CDB_ERR_SHAPE,
+		    "dtype mismatch: dst is in '%s' (%s), src in '%s' (%s)",
 		    wd->name, dtype_name((enum dtype)wd->dtype), ws->name,
 		    dtype_name((enum dtype)ws->dtype));
 	if ((flags & CDB_PUT_ADD) && !dtype_atomic_add_ok((enum dtype)wd->dtype))
-		return api_fail(CDB_ERR_SHAPE, "CDB_PUT_ADD needs f32, f16, bf16, i32, i16 or i8; '%s' is %s",
+		return api_fail(CDB_ERR_SHAPE,
+		    "CDB_PUT_ADD needs f32, f16, bf16, i32, i16 or i8; '%s' is %s",
 		    wd->name, dtype_name((enum dtype)wd->dtype));
 	if (count == 0)
 		return CDB_OK;
@@ -146,8 +154,7 @@ cdb_get(void *dst, int peer, const void *src, size_t count)
 
 /* ptr must be the start of a window: describe it in ref. */
 static int
-whole(struct rank_ctx *rc, const char *what, const void *ptr,
-    struct win_ref *ref)
+whole(struct rank_ctx *rc, const char *what, const void *ptr, struct win_ref *ref)
 {
 	struct seg_window *w;
 	uint64_t off;
@@ -156,7 +163,8 @@ whole(struct rank_ctx *rc, const char *what, const void *ptr,
 	if (err != CDB_OK)
 		return err;
 	if (off != w->off)
-		return api_fail(CDB_ERR_WINDOW, "%s must be the start of a window ('%s' starts %llu bytes earlier)",
+		return api_fail(CDB_ERR_WINDOW,
+		    "%s must be the start of a window ('%s' starts %llu bytes earlier)",
 		    what, w->name, (unsigned long long)(off - w->off));
 	seg_win_ref(w, ref);
 	return CDB_OK;
@@ -171,8 +179,11 @@ coll_run(struct rank_ctx *rc, struct coll_args *a, unsigned flags,
 	int nranks = rc->seg.nranks, err;
 
 	if (flags & ~allowed)
-		return api_fail(CDB_ERR_ARG, "unknown flags 0x%x%s", flags & ~allowed,
-		    (flags & ~allowed & CDB_RING) ? " (CDB_RING is for cdb_allreduce)" : "");
+		return api_fail(CDB_ERR_ARG, "unknown flags 0x%x%s",
+		    flags & ~allowed,
+		    (flags & ~allowed & CDB_RING) ?
+			" (CDB_RING is for cdb_allreduce)" :
+			"");
 	a->impl = flags & CDB_BUILTIN ? IMPL_BUILTIN : IMPL_COMPOSITE;
 	a->strict = !(flags & CDB_LOOSE);
 	a->has_sig = true;
@@ -188,7 +199,8 @@ static int
 reduce_ok(enum cdb_reduce op)
 {
 	if ((unsigned)op > CDB_PROD)
-		return api_fail(CDB_ERR_ARG, "bad reduce op %d (CDB_SUM, CDB_MAX, CDB_MIN or CDB_PROD)",
+		return api_fail(CDB_ERR_ARG,
+		    "bad reduce op %d (CDB_SUM, CDB_MAX, CDB_MIN or CDB_PROD)",
 		    (int)op);
 	return CDB_OK;
 }
@@ -276,12 +288,12 @@ cdb_allgather(const void *src, void *dst, int32_t *sig, unsigned flags)
 int
 cdb_all_to_all(const void *src, void *dst, int32_t *sig, unsigned flags)
 {
-	return two_window("cdb_all_to_all", COLL_ALL_TO_ALL, src, dst, sig, flags);
+	return two_window("cdb_all_to_all", COLL_ALL_TO_ALL, src, dst, sig,
+	    flags);
 }
 
 int
-cdb_reduce_scatter(void *buf, int32_t *sig, enum cdb_reduce op,
-    unsigned flags)
+cdb_reduce_scatter(void *buf, int32_t *sig, enum cdb_reduce op, unsigned flags)
 {
 	return reducing("cdb_reduce_scatter", COLL_REDUCE_SCATTER, buf, sig, op,
 	    flags, CDB_BUILTIN | CDB_LOOSE);

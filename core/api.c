@@ -27,33 +27,33 @@ _Static_assert(CDB_F64 == (int)DT_F64 && CDB_I32 == (int)DT_I32,
 _Static_assert(CDB_PROD == (int)RED_PROD, "enum cdb_reduce follows reduce_op");
 _Static_assert(CDB_SET == (int)NOTIFY_SET && CDB_GE == (int)CMP_GE,
     "notify ops and comparisons follow prog.h");
-_Static_assert(CDB_NAME_MAX == SEG_NAME_MAX - 1 &&
-    CDB_MAX_DIMS == COLLDB_MAX_DIMS, "limits follow seg.h");
+_Static_assert(CDB_NAME_MAX == SEG_NAME_MAX - 1 && CDB_MAX_DIMS == COLLDB_MAX_DIMS,
+    "limits follow seg.h");
 
 enum api_mode {
-	API_NONE,	/* cdb_init not called */
-	API_ALONE,	/* standalone world */
-	API_RUN,	/* a rank of a `colldb run` session */
-	API_DONE,	/* finalized */
+	API_NONE,  /* cdb_init not called */
+	API_ALONE, /* standalone world */
+	API_RUN,   /* a rank of a `colldb run` session */
+	API_DONE,  /* finalized */
 };
 
 static struct {
 	enum api_mode mode;
 	struct rank_ctx rc;
-	struct rank_ctx *nest;	/* the agent rank running a CALL */
-	uint32_t next_tag;	/* this rank's calls, for program tags */
-	uint64_t nops;		/* operations issued, for "prog op N" */
-	const char *at_file;	/* cdb_at(), for the next operation */
+	struct rank_ctx *nest; /* the agent rank running a CALL */
+	uint32_t next_tag;     /* this rank's calls, for program tags */
+	uint64_t nops;	       /* operations issued, for "prog op N" */
+	const char *at_file;   /* cdb_at(), for the next operation */
 	int at_line;
-	const char *fn;		/* the public function running */
-	char loc[48];		/* its location: "ring.c:42", "ring op 3" */
-	struct site site;	/* the same as a call site (breakpoints) */
+	const char *fn;	  /* the public function running */
+	char loc[48];	  /* its location: "ring.c:42", "ring op 3" */
+	struct site site; /* the same as a call site (breakpoints) */
 	char spans[CDB_SPAN_DEPTH][CDB_NAME_MAX + 1];
 	int nspans;
 	char errmsg[256];
-	pid_t *children;	/* standalone rank 0: ranks 1.. */
+	pid_t *children; /* standalone rank 0: ranks 1.. */
 	int nchildren;
-	struct remote *remote;	/* a rank of an mpi session (remote.h) */
+	struct remote *remote; /* a rank of an mpi session (remote.h) */
 } api;
 
 static const char *const errors[] = {
@@ -113,7 +113,8 @@ api_fail(int err, const char *fmt, ...)
 	vsnprintf(api.errmsg, sizeof api.errmsg, fmt, ap);
 	va_end(ap);
 	if (shell_listens())
-		fprintf(stderr, "colldb: %s: %s: %s\n", api.loc, api.fn, api.errmsg);
+		fprintf(stderr, "colldb: %s: %s: %s\n", api.loc, api.fn,
+		    api.errmsg);
 	return err;
 }
 
@@ -143,7 +144,8 @@ api_begin(const char *fn)
 	if (rank_forked) {
 		/* a fork() of the rank: the windows, board and socket are the
 		 * parent's (core/rank.h) */
-		api_fail(CDB_ERR_INIT, "this process is a fork() of a rank: "
+		api_fail(CDB_ERR_INIT,
+		    "this process is a fork() of a rank: "
 		    "libcolldb belongs to the rank itself");
 		return NULL;
 	}
@@ -221,12 +223,13 @@ name_ops(struct prog *p, int coll)
 	for (int i = 0; i < api.nspans; i++)
 		strbuf_addf(&pre, "%s.", api.spans[i]);
 	if (p->gen != NULL && pre.len > 0)
-		p->name_prefix = xstrdup(pre.buf);	/* the generated ops' */
+		p->name_prefix = xstrdup(pre.buf); /* the generated ops' */
 	for (size_t i = 0; i < p->nmops && (pre.len > 0 || !coll); i++) {
 		strbuf_reset(&nm);
 		strbuf_add(&nm, pre.buf, pre.len);
-		strbuf_addstr(&nm, coll ? prog_str_at(p, p->mops[i].name) :
-		    uop_kind_name((enum uop_kind)p->mops[i].kind));
+		strbuf_addstr(&nm,
+		    coll ? prog_str_at(p, p->mops[i].name) :
+			   uop_kind_name((enum uop_kind)p->mops[i].kind));
 		p->mops[i].name = prog_str(p, nm.buf);
 	}
 	strbuf_release(&pre);
@@ -262,7 +265,8 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	} else {
 		/* unique across ranks; never 0 (wraps after 16M calls, or
 		 * 4G / N on more than 256 ranks) */
-		uint32_t mult = rc->seg.nranks > 256 ? (uint32_t)rc->seg.nranks : 256;
+		uint32_t mult =
+		    rc->seg.nranks > 256 ? (uint32_t)rc->seg.nranks : 256;
 
 		if (++api.next_tag >= UINT32_MAX / mult)
 			api.next_tag = 1;
@@ -273,11 +277,12 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	rc->site = api.site;
 	b->site = api.site;
 	if (nested)
-		call_nested_enter();	/* the shell's signal waits */
+		call_nested_enter(); /* the shell's signal waits */
 	if (api.remote != NULL)
 		remote_busy(api.remote, 1);
-	st = rank_run(rc, p, tag, PROG_F_USER | PROG_F_RESUMABLE |
-	    (nested ? PROG_F_NOSPANS : 0), &di, &cause);
+	st = rank_run(rc, p, tag,
+	    PROG_F_USER | PROG_F_RESUMABLE | (nested ? PROG_F_NOSPANS : 0), &di,
+	    &cause);
 	if (api.remote != NULL)
 		remote_busy(api.remote, 0);
 	if (nested)
@@ -300,7 +305,8 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 	}
 	if (st == DONE_ABORTED) {
 		snprintf(api.errmsg, sizeof api.errmsg,
-		    "abandoned by the debugger after %u of %u micro-ops", di.pc, di.nops);
+		    "abandoned by the debugger after %u of %u micro-ops", di.pc,
+		    di.nops);
 		err = CDB_ERR_ABORTED;
 	} else if (st != DONE_OK) {
 		snprintf(api.errmsg, sizeof api.errmsg, "%s",
@@ -308,7 +314,7 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 		err = CDB_ERR_SYSTEM;
 	}
 	free(cause);
-	rank_lib_leave(was);	/* before p (and the title it names) goes */
+	rank_lib_leave(was); /* before p (and the title it names) goes */
 	prog_free(p);
 	return err;
 }
@@ -346,7 +352,7 @@ static void
 mpi_at_exit(void)
 {
 	if (api.remote != NULL && api.mode == API_RUN)
-		remote_leave(api.remote);	/* its last words reach the shell */
+		remote_leave(api.remote); /* its last words reach the shell */
 }
 
 /* A rank of an mpi session (`colldb run -t mpi`): the shell is reached
@@ -359,7 +365,8 @@ init_mpi(void)
 
 	if (remote_open(&rm, &api.rc, REMOTE_USER, &cause) != 0 ||
 	    remote_progress_start(&rm, &cause) != 0) {
-		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s", cause);
+		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s",
+		    cause);
 		free(cause);
 		return CDB_ERR_INIT;
 	}
@@ -384,9 +391,11 @@ init_run(void)
 	if (env_int("COLLDB_SEG_FD", 0, 1 << 20, &seg_fd) != 1 ||
 	    env_int("COLLDB_SOCK_FD", 0, 1 << 20, &sock) != 1 ||
 	    env_int("COLLDB_RANK", 0, SEG_MAX_RANKS - 1, &rank) != 1)
-		return api_fail(CDB_ERR_INIT, "bad COLLDB_SEG_FD, COLLDB_SOCK_FD or COLLDB_RANK in the environment");
+		return api_fail(CDB_ERR_INIT,
+		    "bad COLLDB_SEG_FD, COLLDB_SOCK_FD or COLLDB_RANK in the environment");
 	if (rank_attach(&api.rc, (int)seg_fd, (int)sock, (int)rank, &cause) != 0) {
-		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s", cause);
+		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s",
+		    cause);
 		free(cause);
 		return CDB_ERR_INIT;
 	}
@@ -436,7 +445,8 @@ reap_children(int killing)
 			reap_message(i + 1, st, msg, sizeof msg);
 			fprintf(stderr, "colldb: %s\n", msg);
 			if (err == CDB_OK)
-				snprintf(api.errmsg, sizeof api.errmsg, "%s", msg);
+				snprintf(api.errmsg, sizeof api.errmsg, "%s",
+				    msg);
 			err = CDB_ERR_RANK;
 		}
 	}
@@ -450,7 +460,8 @@ static void
 at_exit(void)
 {
 	if (api.nchildren > 0) {
-		fprintf(stderr, "colldb: rank 0 exited without cdb_finalize; ending ranks 1-%d\n",
+		fprintf(stderr,
+		    "colldb: rank 0 exited without cdb_finalize; ending ranks 1-%d\n",
 		    api.nchildren);
 		reap_children(1);
 	}
@@ -466,14 +477,17 @@ init_alone(void)
 	char *cause = NULL;
 
 	if ((given = env_int("COLLDB_NRANKS", 1, SEG_MAX_RANKS, &n)) < 0)
-		return api_fail(CDB_ERR_ARG, "COLLDB_NRANKS='%s': expected 1..%d ranks",
+		return api_fail(CDB_ERR_ARG,
+		    "COLLDB_NRANKS='%s': expected 1..%d ranks",
 		    getenv("COLLDB_NRANKS"), SEG_MAX_RANKS);
 	if (given == 0)
-		fprintf(stderr, "colldb: %s: COLLDB_NRANKS is not set; running %d ranks\n",
+		fprintf(stderr,
+		    "colldb: %s: COLLDB_NRANKS is not set; running %d ranks\n",
 		    program_invocation_short_name, CDB_STANDALONE_RANKS);
 	if (seg_create(&s, "standalone", (int)n, seg_default_area((int)n), 4096,
 		&cause) != 0) {
-		api_fail(CDB_ERR_SYSTEM, "cannot create the shared memory: %s", cause);
+		api_fail(CDB_ERR_SYSTEM, "cannot create the shared memory: %s",
+		    cause);
 		free(cause);
 		return CDB_ERR_SYSTEM;
 	}
@@ -547,13 +561,14 @@ cdb_finalize(void)
 	if (api.nest != NULL)
 		return CDB_OK;
 	if (api.mode != API_ALONE && api.mode != API_RUN)
-		return api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
-		    "cdb_finalize called twice" : "cdb_init has not been called");
+		return api_fail(CDB_ERR_INIT,
+		    api.mode == API_DONE ? "cdb_finalize called twice" :
+					   "cdb_init has not been called");
 	/* The shell tells a finalized rank from one that exited early by
 	 * this state; the socket stays open until the process ends. */
 	seg_set_state(api.rc.board, RS_EXITED);
 	if (api.remote != NULL) {
-		remote_close(api.remote);	/* MPI_Finalize: the others too */
+		remote_close(api.remote); /* MPI_Finalize: the others too */
 		api.remote = NULL;
 	} else {
 		rank_detach(&api.rc);
@@ -569,8 +584,9 @@ static int
 no_world(const char *fn)
 {
 	api.fn = fn;
-	return api_fail(CDB_ERR_INIT, api.mode == API_DONE ?
-	    "called after cdb_finalize" : "cdb_init has not been called");
+	return api_fail(CDB_ERR_INIT,
+	    api.mode == API_DONE ? "called after cdb_finalize" :
+				   "cdb_init has not been called");
 }
 
 int
@@ -597,21 +613,23 @@ name_ok(const char *name)
 	if (name == NULL)
 		return api_fail(CDB_ERR_ARG, "window name is NULL");
 	if (name[0] == '\0' || strlen(name) > CDB_NAME_MAX)
-		return api_fail(CDB_ERR_ARG, "window name '%s' must be 1..%d characters",
-		    name, CDB_NAME_MAX);
+		return api_fail(CDB_ERR_ARG,
+		    "window name '%s' must be 1..%d characters", name,
+		    CDB_NAME_MAX);
 	for (const char *p = name; *p != '\0'; p++) {
 		int c = (unsigned char)*p;
-		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (p > name && c >= '0' && c <= '9')))
-			return api_fail(CDB_ERR_ARG, "bad window name '%s' (letters, digits and _, not a digit first)",
+		if (!(c == '_' || (c >= 'a' && c <= 'z') ||
+			(c >= 'A' && c <= 'Z') ||
+			(p > name && c >= '0' && c <= '9')))
+			return api_fail(CDB_ERR_ARG,
+			    "bad window name '%s' (letters, digits and _, not a digit first)",
 			    name);
 	}
 	return CDB_OK;
 }
 
 static void
-shape_text(char *buf, size_t len, int ndim, const uint64_t *shape,
-    enum dtype dt)
+shape_text(char *buf, size_t len, int ndim, const uint64_t *shape, enum dtype dt)
 {
 	size_t n = (size_t)snprintf(buf, len, "[");
 
@@ -642,7 +660,7 @@ alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
 	if (w == NULL && api.remote != NULL && rc == &api.rc) {
 		/* the table is the shell's: it places the window */
 		if ((w = remote_alloc(api.remote, name, shape, ndim, dt, flags,
-		    &cause)) == NULL) {
+			 &cause)) == NULL) {
 			err = api_fail(CDB_ERR_NOSPACE, "%s", cause);
 			free(cause);
 			seg_unlock(&rc->seg);
@@ -655,13 +673,15 @@ alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
 		    memcmp(w->shape, shape, (size_t)ndim * sizeof *shape) == 0;
 		if (!same) {
 			char have[96], want[96];
-			shape_text(have, sizeof have, w->ndim, w->shape, (enum dtype)w->dtype);
+			shape_text(have, sizeof have, w->ndim, w->shape,
+			    (enum dtype)w->dtype);
 			shape_text(want, sizeof want, ndim, shape, dt);
-			err = api_fail(CDB_ERR_SHAPE, "window '%s' exists as %s; this rank asked for %s",
+			err = api_fail(CDB_ERR_SHAPE,
+			    "window '%s' exists as %s; this rank asked for %s",
 			    name, have, want);
 		}
 	} else if ((w = seg_win_alloc(&rc->seg, name, shape, ndim, dt, flags,
-	    &cause)) == NULL) {
+			&cause)) == NULL) {
 		err = api_fail(CDB_ERR_NOSPACE, "%s", cause);
 		free(cause);
 	}
@@ -699,9 +719,10 @@ cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
 		if (shape == NULL)
 			return api_fail(CDB_ERR_ARG, "shape is NULL");
 		if (ndim < 1 || ndim > CDB_MAX_DIMS)
-			return api_fail(CDB_ERR_ARG, "ndim %d out of range (1..%d)", ndim,
-			    CDB_MAX_DIMS);
-		return api_fail(CDB_ERR_ARG, "bad dtype %d (CDB_I8..CDB_F64; use cdb_alloc for bytes)",
+			return api_fail(CDB_ERR_ARG,
+			    "ndim %d out of range (1..%d)", ndim, CDB_MAX_DIMS);
+		return api_fail(CDB_ERR_ARG,
+		    "bad dtype %d (CDB_I8..CDB_F64; use cdb_alloc for bytes)",
 		    (int)dtype);
 	}
 	for (int d = 0; d < ndim; d++) {
@@ -710,7 +731,8 @@ cdb_alloc_shape(const char *name, int ndim, const size_t *shape,
 			API_BEGIN(rc, "cdb_alloc_shape");
 			if (rc == NULL)
 				return CDB_ERR_INIT;
-			return api_fail(CDB_ERR_ARG, "bad dimension %zu (#%d)", shape[d], d);
+			return api_fail(CDB_ERR_ARG, "bad dimension %zu (#%d)",
+			    shape[d], d);
 		}
 		count *= shape[d];
 	}
@@ -751,16 +773,18 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
 	if (p < area || p >= area + rc->seg.area_size ||
 	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
-		return api_fail(CDB_ERR_WINDOW, "%s does not point into a window of this rank",
-		    what);
+		return api_fail(CDB_ERR_WINDOW,
+		    "%s does not point into a window of this rank", what);
 	off = (uint64_t)(p - area);
 	esz = dtype_size((enum dtype)w->dtype);
 	if ((off - w->off) % esz != 0)
-		return api_fail(CDB_ERR_WINDOW, "%s is not aligned to an element of '%s' (%s)",
-		    what, w->name, dtype_name((enum dtype)w->dtype));
+		return api_fail(CDB_ERR_WINDOW,
+		    "%s is not aligned to an element of '%s' (%s)", what,
+		    w->name, dtype_name((enum dtype)w->dtype));
 	first = (off - w->off) / esz;
 	if (count > w->count - first)
-		return api_fail(CDB_ERR_WINDOW, "count %llu runs past the end of '%s' (%llu elements from element %llu)",
+		return api_fail(CDB_ERR_WINDOW,
+		    "count %llu runs past the end of '%s' (%llu elements from element %llu)",
 		    (unsigned long long)count, w->name,
 		    (unsigned long long)w->count, (unsigned long long)first);
 	*wp = w;
@@ -804,11 +828,12 @@ cdb_span_begin(const char *name)
 	if (rc == NULL)
 		return CDB_ERR_INIT;
 	if (name == NULL || name[0] == '\0' || strlen(name) > CDB_NAME_MAX)
-		return api_fail(CDB_ERR_ARG, "span name must be 1..%d characters",
-		    CDB_NAME_MAX);
+		return api_fail(CDB_ERR_ARG,
+		    "span name must be 1..%d characters", CDB_NAME_MAX);
 	if (api.nspans == CDB_SPAN_DEPTH)
-		return api_fail(CDB_ERR_ARG, "spans nested deeper than %d (at '%s')",
-		    CDB_SPAN_DEPTH, name);
+		return api_fail(CDB_ERR_ARG,
+		    "spans nested deeper than %d (at '%s')", CDB_SPAN_DEPTH,
+		    name);
 	snprintf(api.spans[api.nspans++], sizeof api.spans[0], "%s", name);
 	return CDB_OK;
 }

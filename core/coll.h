@@ -36,15 +36,15 @@
 #include "prog.h"
 
 #define COLLDB_MAX_DIMS 8
-#define COLL_MAX_RANKS 16384	/* = SEG_MAX_RANKS */
+#define COLL_MAX_RANKS 16384 /* = SEG_MAX_RANKS */
 
 struct win_ref {
-	const char *name;	/* for messages; may be NULL */
-	uint64_t off;		/* byte offset in the window area */
+	const char *name; /* for messages; may be NULL */
+	uint64_t off;	  /* byte offset in the window area */
 	enum dtype dtype;
 	int ndim;
 	uint64_t shape[COLLDB_MAX_DIMS];
-	uint64_t count;		/* product of shape */
+	uint64_t count; /* product of shape */
 };
 
 enum coll_kind {
@@ -54,7 +54,7 @@ enum coll_kind {
 	COLL_ALLGATHER,
 	COLL_REDUCE_SCATTER,
 	COLL_ALL_TO_ALL,
-	COLL_ALL_TO_ALL_V,	/* variable-size all_to_all (MoE dispatch) */
+	COLL_ALL_TO_ALL_V, /* variable-size all_to_all (MoE dispatch) */
 	COLL__COUNT
 };
 
@@ -62,27 +62,34 @@ enum coll_mode { MODE_MESH, MODE_RING };
 enum coll_impl { IMPL_COMPOSITE, IMPL_BUILTIN };
 
 /* Which argument a validation error is about (for the caret). */
-enum coll_arg { CARG_NONE, CARG_BUF, CARG_SRC, CARG_SIG, CARG_OPTION,
-	CARG_SCOUNT, CARG_RCOUNT };
+enum coll_arg {
+	CARG_NONE,
+	CARG_BUF,
+	CARG_SRC,
+	CARG_SIG,
+	CARG_OPTION,
+	CARG_SCOUNT,
+	CARG_RCOUNT
+};
 
 struct coll_args {
 	enum coll_kind kind;
 	enum coll_mode mode;
 	enum coll_impl impl;
 	enum reduce_op op;
-	int root;		/* broadcast */
-	int core_num;		/* builtin mesh allreduce: AIV blocks (0 = 1) */
-	bool neighbour;		/* builtin ring allreduce with PyPTO PR #2280's
+	int root;	       /* broadcast */
+	int core_num;	       /* builtin mesh allreduce: AIV blocks (0 = 1) */
+	bool neighbour;	       /* builtin ring allreduce with PyPTO PR #2280's
 				 * neighbour-only barrier (impl=builtin-neighbour) */
-	bool strict;		/* PyPTO's op/dtype limits (default true) */
-	bool has_sig;		/* false only for a mesh allreduce that
+	bool strict;	       /* PyPTO's op/dtype limits (default true) */
+	bool has_sig;	       /* false only for a mesh allreduce that
 				 * will get a synthesized signal */
-	struct win_ref buf;	/* target: allreduce, broadcast, reduce_scatter;
+	struct win_ref buf;    /* target: allreduce, broadcast, reduce_scatter;
 				 * DST for allgather and all_to_all */
-	struct win_ref src;	/* SRC of allgather and all_to_all(_v) */
-	struct win_ref sig;	/* i32 signal */
-	struct win_ref scount;	/* all_to_all_v: SEND_COUNTS [N] / [N,1] i32 */
-	struct win_ref rcount;	/* all_to_all_v: RECV_COUNTS [N,1] i32 */
+	struct win_ref src;    /* SRC of allgather and all_to_all(_v) */
+	struct win_ref sig;    /* i32 signal */
+	struct win_ref scount; /* all_to_all_v: SEND_COUNTS [N] / [N,1] i32 */
+	struct win_ref rcount; /* all_to_all_v: RECV_COUNTS [N,1] i32 */
 	/*
 	 * The comm domain it runs on (0: every rank).  Inside it N is the
 	 * member count and a rank's number its place among the members, in
@@ -128,7 +135,7 @@ void coll_synth_sig_shape(int nranks, int core_num, struct win_ref *sig);
  * a must have validated, as for coll_build().
  */
 struct prog_gen *coll_describe(const struct coll_args *a, int nranks);
-struct prog *coll_prog(struct prog_gen *g, int rank);	/* a world rank */
+struct prog *coll_prog(struct prog_gen *g, int rank); /* a world rank */
 
 /* The bytes of the window area a collective's programs touch (its
  * windows, one interval): [*lo, *hi). */
@@ -158,10 +165,10 @@ const char *coll_warning(const struct coll_args *a, int nranks);
  * order and, for f16/bf16, rounding).
  */
 struct coll_output {
-	uint64_t off;		/* byte offset of the checked region */
-	uint64_t count;		/* elements */
+	uint64_t off;	/* byte offset of the checked region */
+	uint64_t count; /* elements */
 	enum dtype dtype;
-	uint64_t off2;		/* a second region of count2 i32 cells after
+	uint64_t off2; /* a second region of count2 i32 cells after
 				 * it (all_to_all_v's RECV_COUNTS), or 0 */
 	uint64_t count2;
 };
@@ -170,8 +177,7 @@ void coll_output(const struct coll_args *a, int nranks, int rank,
 /* Bytes of the output (both regions), and a copy of them from a rank's
  * area into out (what coll_wrong() compares). */
 uint64_t coll_output_bytes(const struct coll_output *o);
-void coll_output_copy(const struct coll_output *o, const void *area,
-    void *out);
+void coll_output_copy(const struct coll_output *o, const void *area, void *out);
 /* The byte range [*lo, *hi) of the area that holds every window
  * coll_expect() reads (snapshot it before the call). */
 void coll_inputs(const struct coll_args *a, uint64_t *lo, uint64_t *hi);

@@ -46,7 +46,7 @@ releasable(const struct diag_rank *r, const struct diag_block *b)
 	}
 	if (r->cmp == CMP_GE)
 		return hi + pos >= r->expected;
-	if (r->cmp == CMP_UGE)		/* a negative value reads as huge */
+	if (r->cmp == CMP_UGE) /* a negative value reads as huge */
 		return hi + pos >= r->expected || lo + neg < 0;
 	if (r->cmp == CMP_EQ)
 		return lo + neg <= r->expected && r->expected <= hi + pos;
@@ -100,7 +100,7 @@ found(struct diag_result *out, enum diag_cause c, int rank, int other,
 
 	for (int i = 0; i < out->nfound; i++) {
 		if (out->found[i].cause == c)
-			return;	/* one line per kind of cause is enough */
+			return; /* one line per kind of cause is enough */
 	}
 	if (out->nfound == (int)(sizeof out->found / sizeof out->found[0]))
 		return;
@@ -118,8 +118,8 @@ static int
 mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
     int *writer)
 {
-	const struct seg_window *w = in->win_at != NULL ?
-	    in->win_at(in->win_arg, off) : NULL;
+	const struct seg_window *w =
+	    in->win_at != NULL ? in->win_at(in->win_arg, off) : NULL;
 
 	if (w == NULL)
 		return 0;
@@ -141,7 +141,8 @@ mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
 			if (r->progs[p].nops > (size_t)in->nranks)
 				continue;
 			prog_rd_init(&rd, r->progs[p].p);
-			for (size_t k = r->progs[p].pc; k < r->progs[p].nops; k++) {
+			for (size_t k = r->progs[p].pc; k < r->progs[p].nops;
+			     k++) {
 				struct uop uu, *u = &uu;
 				prog_rd_op(&rd, k, u);
 				if (u->kind == UOP_NOTIFY && u->peer == rank &&
@@ -236,7 +237,8 @@ ended_ower(const struct diag_in *in, int rank)
 static void
 dead_first(struct diag_result *out)
 {
-	struct diag_found dead[ARRAY_SIZE(out->found)], rest[ARRAY_SIZE(out->found)];
+	struct diag_found dead[ARRAY_SIZE(out->found)],
+	    rest[ARRAY_SIZE(out->found)];
 	int nd = 0, nr = 0;
 
 	for (int i = 0; i < out->nfound; i++) {
@@ -261,10 +263,10 @@ put_after_notify(const struct diag_in *in, struct diag_result *out)
 			if (p->writer != n->writer || p->target != n->target)
 				continue;
 			if (p->kind == UOP_NOTIFY)
-				break;	/* a later notify covers what follows */
+				break; /* a later notify covers what follows */
 			if (p->kind == UOP_PUT && p->value == 1) {
-				found(out, CAUSE_PUT_AFTER_NOTIFY, n->target, n->writer,
-				    n->off, p->off, 0);
+				found(out, CAUSE_PUT_AFTER_NOTIFY, n->target,
+				    n->writer, n->off, p->off, 0);
 				break;
 			}
 		}
@@ -280,7 +282,8 @@ blocked_list(const struct diag_in *in, struct diag_result *out, int *blk)
 		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting)
 			out->nblocked++;
 	}
-	out->blocked = xcalloc(out->nblocked ? out->nblocked : 1, sizeof *out->blocked);
+	out->blocked =
+	    xcalloc(out->nblocked ? out->nblocked : 1, sizeof *out->blocked);
 	out->nblocked = 0;
 	for (int q = 0; q < in->nranks; q++) {
 		if (in->r[q].state == RS_BLOCKED && in->r[q].waiting) {
@@ -300,8 +303,8 @@ static void
 owe_add(void *arg, const struct prog_owe *o)
 {
 	struct owe_ctx *c = arg;
-	struct diag_owe d = { c->rank, c->prog, (size_t)o->pc,
-		(size_t)o->count, o->op, o->value };
+	struct diag_owe d = { c->rank, c->prog, (size_t)o->pc, (size_t)o->count,
+		o->op, o->value };
 
 	add_owe(c->b, &d);
 }
@@ -336,8 +339,8 @@ owes_of(const struct diag_in *in, struct diag_result *out, const int *blk,
 
 		prog_rd_op(&rd, k, &u);
 		if (u.kind != UOP_NOTIFY || u.peer < 0 ||
-		    u.peer >= in->nranks || u.peer == q ||
-		    blk[u.peer] < 0 || in->r[u.peer].wait_off != u.dst)
+		    u.peer >= in->nranks || u.peer == q || blk[u.peer] < 0 ||
+		    in->r[u.peer].wait_off != u.dst)
 			continue;
 		o.rank = q;
 		o.prog = p;
@@ -359,8 +362,8 @@ owes_collect(const struct diag_in *in, struct diag_result *out, const int *blk)
 			owes_of(in, out, blk, q, p);
 	}
 	for (size_t i = 0; i < out->nblocked; i++)
-		out->blocked[i].releasable = releasable(&in->r[out->blocked[i].rank],
-		    &out->blocked[i]);
+		out->blocked[i].releasable =
+		    releasable(&in->r[out->blocked[i].rank], &out->blocked[i]);
 }
 
 /* can_progress: a path to an ower that runs or is stopped; and the
@@ -388,8 +391,10 @@ progress_propagate(const struct diag_in *in, struct diag_result *out,
 			for (size_t k = 0; k < b->nowes; k++) {
 				int q = b->owes[k].rank;
 				enum rank_state st = in->r[q].state;
-				if ((blk[q] < 0 && !is_dead(st) && !in->r[q].stuck) ||
-				    (blk[q] >= 0 && out->blocked[blk[q]].can_progress)) {
+				if ((blk[q] < 0 && !is_dead(st) &&
+					!in->r[q].stuck) ||
+				    (blk[q] >= 0 &&
+					out->blocked[blk[q]].can_progress)) {
 					b->can_progress = 1;
 					changed = 1;
 					break;
@@ -425,28 +430,35 @@ block_cause(const struct diag_in *in, struct diag_result *out,
 	}
 	if (dead < 0)
 		dead = ended_ower(in, b->rank);
-	lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set, &set_writer);
+	lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set,
+	    &set_writer);
 	if (dead >= 0) {
 		found(out, CAUSE_DEAD_OWER, b->rank, dead, r->wait_off, 0, 0);
 	} else if (lw != NULL && lw->op == NOTIFY_SET && lw->value == 0 &&
 	    !wait_cmp_holds((enum wait_cmp)r->cmp, 0, r->expected) &&
 	    nwriters <= 1) {
-		found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0, lw->value);
+		found(out, CAUSE_TAG0, b->rank, lw->writer, r->wait_off, 0,
+		    lw->value);
 	} else if (any_set && nwriters >= 2) {
-		found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off, 0,
-		    r->now);
+		found(out, CAUSE_SET_SHARED, b->rank, set_writer, r->wait_off,
+		    0, r->now);
 	} else if (r->cmp == CMP_EQ && r->now > r->expected) {
-		found(out, waited_before(in, b->rank, r->wait_off) ?
-		    CAUSE_REUSED : CAUSE_EQ_OVERSHOOT, b->rank,
-		    lw != NULL ? lw->writer : -1, r->wait_off, 0, r->now);
+		found(out,
+		    waited_before(in, b->rank, r->wait_off) ? CAUSE_REUSED :
+							      CAUSE_EQ_OVERSHOOT,
+		    b->rank, lw != NULL ? lw->writer : -1, r->wait_off, 0,
+		    r->now);
 	} else if (b->nowes == 0 && lw == NULL &&
 	    (other = wrong_peer(in, b->rank, r->wait_off, &writer)) >= 0) {
-		found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0, other);
+		found(out, CAUSE_WRONG_PEER, b->rank, writer, r->wait_off, 0,
+		    other);
 	} else if (b->nowes == 0 &&
 	    mismatch(in, b->rank, r->wait_off, &off2, &writer)) {
-		found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off, off2, 0);
+		found(out, CAUSE_ROW_MISMATCH, b->rank, writer, r->wait_off,
+		    off2, 0);
 	} else if (b->nowes > 0 && !b->releasable) {
-		found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off, 0, 0);
+		found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off,
+		    0, 0);
 	} else if (b->nowes == 0) {
 		/* (a >= wait on a used cell waits for a rising
 		 * generation: that is the right way, not reuse) */
@@ -472,11 +484,12 @@ diag_analyze(const struct diag_in *in, struct diag_result *out)
 	}
 	for (size_t i = 0; i < out->nblocked && out->ncycle == 0; i++) {
 		if (!out->blocked[i].can_progress && out->blocked[i].releasable)
-			out->ncycle = find_cycle(in, out, blk, out->blocked[i].rank,
-			    out->cycle);
+			out->ncycle = find_cycle(in, out, blk,
+			    out->blocked[i].rank, out->cycle);
 	}
 	if (out->ncycle > 0)
-		found(out, CAUSE_WAIT_FIRST, out->cycle[0], out->cycle[1], 0, 0, 0);
+		found(out, CAUSE_WAIT_FIRST, out->cycle[0], out->cycle[1], 0, 0,
+		    0);
 	put_after_notify(in, out);
 	dead_first(out);
 	free(blk);

@@ -51,7 +51,7 @@ enum diag_cause {
 	CAUSE_ROW_MISMATCH,	/* notifies land on another cell than awaited */
 	CAUSE_WAIT_FIRST,	/* every rank waits before it notifies */
 	CAUSE_DEAD_OWER,	/* a dead rank owed the notify */
-	CAUSE_PUT_AFTER_NOTIFY,	/* data written after the release */
+	CAUSE_PUT_AFTER_NOTIFY, /* data written after the release */
 	CAUSE_SHORT,		/* what is owed cannot reach the value */
 	CAUSE_WRONG_PEER,	/* the cell was notified on another rank */
 	CAUSE_NOBODY,		/* nobody will write the cell again */
@@ -60,23 +60,23 @@ enum diag_cause {
 
 /* Something that happened, oldest first (the shell's history). */
 struct diag_event {
-	uint8_t kind;		/* UOP_NOTIFY, UOP_PUT or UOP_WAIT (completed) */
-	uint8_t op;		/* notify op / wait cmp */
-	int writer;		/* the rank that did it */
-	int target;		/* whose memory (== writer for a wait) */
-	int32_t value;		/* notify value / wait expected; for a put, 1
+	uint8_t kind;	  /* UOP_NOTIFY, UOP_PUT or UOP_WAIT (completed) */
+	uint8_t op;	  /* notify op / wait cmp */
+	int writer;	  /* the rank that did it */
+	int target;	  /* whose memory (== writer for a wait) */
+	int32_t value;	  /* notify value / wait expected; for a put, 1
 				 * when it was issued after the peer had been
 				 * released (a stale-data suspect) */
-	uint64_t off;		/* cell, or start of the put region */
-	uint64_t bytes;		/* 4 for a cell; the put's size */
-	struct site site;	/* a user program's call that did it */
+	uint64_t off;	  /* cell, or start of the put region */
+	uint64_t bytes;	  /* 4 for a cell; the put's size */
+	struct site site; /* a user program's call that did it */
 };
 
 /* A run of micro-ops a rank will still execute. */
 struct diag_prog {
-	const struct prog *p;	/* the whole program (prog.h accessors) */
-	size_t nops;		/* prog_len(p) */
-	size_t pc;		/* the first op still to run */
+	const struct prog *p; /* the whole program (prog.h accessors) */
+	size_t nops;	      /* prog_len(p) */
+	size_t pc;	      /* the first op still to run */
 	const char *title;
 	const struct site *site; /* a user program's call: its source line
 				 * (file "" when unknown) */
@@ -84,21 +84,21 @@ struct diag_prog {
 
 struct diag_rank {
 	enum rank_state state;
-	double secs;		/* time in state (0 if unknown) */
-	int waiting;		/* blocked on (or stopped before) a wait */
+	double secs; /* time in state (0 if unknown) */
+	int waiting; /* blocked on (or stopped before) a wait */
 	uint64_t wait_off;
-	uint8_t cmp;		/* enum wait_cmp */
+	uint8_t cmp; /* enum wait_cmp */
 	int32_t expected, now;
-	const struct diag_prog *progs;	/* current program first, then queued */
+	const struct diag_prog *progs; /* current program first, then queued */
 	size_t nprogs;
-	int open;		/* runs code colldb cannot see (a user program
+	int open;	/* runs code colldb cannot see (a user program
 				 * under `colldb run`, not blocked): it may
 				 * still write any cell, so nobody is HANG */
-	int ended_open;		/* a user program's rank that exited or died
+	int ended_open; /* a user program's rank that exited or died
 				 * before cdb_finalize: what it would still
 				 * have sent is unknown, so it may have owed
 				 * any notify */
-	int stuck;		/* alive but not moving by itself: stopped by
+	int stuck;	/* alive but not moving by itself: stopped by
 				 * a signal, or inside a call that made no
 				 * progress for the watchdog's time */
 };
@@ -116,29 +116,29 @@ struct diag_in {
 
 /* Owed notifies to a blocked rank's cell: count of them, each op value. */
 struct diag_owe {
-	int rank;		/* who owes it */
-	size_t prog, index;	/* where the first is: micro-op index of
+	int rank;	    /* who owes it */
+	size_t prog, index; /* where the first is: micro-op index of
 				 * progs[prog] */
-	size_t count;		/* notifies (1 or more, equal op and value) */
-	uint8_t op;		/* notify op */
-	int32_t value;		/* of each */
+	size_t count;	    /* notifies (1 or more, equal op and value) */
+	uint8_t op;	    /* notify op */
+	int32_t value;	    /* of each */
 };
 
 struct diag_block {
 	int rank;
-	struct diag_owe *owes;	/* all owed notifies, by rank then order */
+	struct diag_owe *owes; /* all owed notifies, by rank then order */
 	size_t nowes, aowes;
-	int releasable;		/* owed writes could satisfy the wait */
-	int can_progress;	/* a path reaches a running/stopped ower */
+	int releasable;	  /* owed writes could satisfy the wait */
+	int can_progress; /* a path reaches a running/stopped ower */
 };
 
 struct diag_found {
 	enum diag_cause cause;
-	int rank;		/* the blocked rank it concerns */
-	int other;		/* the other rank involved, or -1 */
-	uint64_t off;		/* the awaited cell */
-	uint64_t off2;		/* the cell actually written (row mismatch) */
-	int32_t v;		/* the value involved (tag, overshoot...); for
+	int rank;      /* the blocked rank it concerns */
+	int other;     /* the other rank involved, or -1 */
+	uint64_t off;  /* the awaited cell */
+	uint64_t off2; /* the cell actually written (row mismatch) */
+	int32_t v;     /* the value involved (tag, overshoot...); for
 				 * wrong peer, the rank notified instead */
 };
 
@@ -146,10 +146,10 @@ struct diag_result {
 	enum diag_verdict verdict;
 	struct diag_block *blocked;
 	size_t nblocked;
-	int *cycle;		/* [nranks + 1]: "0 -> 1 -> 0", ranks, the
+	int *cycle; /* [nranks + 1]: "0 -> 1 -> 0", ranks, the
 				 * first repeated */
 	int ncycle;
-	struct diag_found found[8];	/* likely causes, most likely first */
+	struct diag_found found[8]; /* likely causes, most likely first */
 	int nfound;
 };
 

@@ -6,13 +6,18 @@
 #include "xmalloc.h"
 
 static const char *const kind_names[UOP__COUNT] = {
-	[UOP_NOTIFY] = "notify", [UOP_WAIT] = "wait",	  [UOP_PUT] = "put",
-	[UOP_GET] = "get",	 [UOP_REDUCE] = "reduce", [UOP_COPY] = "copy",
-	[UOP_FILL] = "fill",	 [UOP_CALL] = "call",	  [UOP_LOAD] = "load",
+	[UOP_NOTIFY] = "notify",
+	[UOP_WAIT] = "wait",
+	[UOP_PUT] = "put",
+	[UOP_GET] = "get",
+	[UOP_REDUCE] = "reduce",
+	[UOP_COPY] = "copy",
+	[UOP_FILL] = "fill",
+	[UOP_CALL] = "call",
+	[UOP_LOAD] = "load",
 };
 
-static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=",
-	">=" };
+static const char *const cmp_names[] = { "==", ">=", "!=", ">", "<", "<=", ">=" };
 
 struct prog *
 prog_new(const char *title)
@@ -138,7 +143,7 @@ prog_shrink(struct prog *p)
 		p->strs = xreallocarray(p->strs, p->nstrs, sizeof *p->strs);
 		p->astrs = p->nstrs;
 	}
-	free(p->shash);	/* rebuilt if a string is interned again */
+	free(p->shash); /* rebuilt if a string is interned again */
 	p->shash = NULL;
 	p->shcap = 0;
 }
@@ -404,7 +409,7 @@ blk_hits(const struct blk *b, int kind, int peer, uint64_t off, uint64_t *idx)
 		if (b->rep == BLK_ONE)
 			return !b->peer_p || peer < 0 || peer == b->me;
 		if (!b->peer_p || peer < 0)
-			return 2;	/* every op: same cell, any peer */
+			return 2; /* every op: same cell, any peer */
 		p = peer;
 	} else {
 		if ((int64_t)(off - b->t.dst) % b->dst_step != 0)
@@ -436,8 +441,8 @@ gen_dense(const struct prog *p, int w)
 }
 
 int
-prog_find(const struct prog *p, uint64_t from, enum uop_kind kind,
-    uint64_t off, int peer, struct uop *out)
+prog_find(const struct prog *p, uint64_t from, enum uop_kind kind, uint64_t off,
+    int peer, struct uop *out)
 {
 	struct prog_rd rd;
 	uint64_t pc = from, idx;
@@ -492,8 +497,8 @@ prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
 
 	if (from < p->ngen && gt >= 0 && prog_gen_may_owe(p, t, off)) {
 		if (p->gen->ops->owed != NULL) {
-			p->gen->ops->owed(p->gen, p->grank, from, gt, off, owe_run,
-			    &r);
+			p->gen->ops->owed(p->gen, p->grank, from, gt, off,
+			    owe_run, &r);
 		} else {
 			struct prog_rd rd;
 			uint64_t pc = from, idx;
@@ -510,7 +515,8 @@ prog_gen_owed(const struct prog *p, uint64_t from, int t, uint64_t off,
 						owe_one(&r, b->start + idx, &u);
 					break;
 				case 2:
-					for (uint64_t i = pc - b->start; i < b->len; i++) {
+					for (uint64_t i = pc - b->start;
+					     i < b->len; i++) {
 						blk_op(b, i, &u);
 						owe_one(&r, b->start + i, &u);
 					}
@@ -565,7 +571,7 @@ prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n)
 		u.dtype = DT_I32;
 		u.op = CMP_UGE;
 		u.flags = UOP_F_DEFER;
-		u.peer = -1;		/* whoever writes it */
+		u.peer = -1; /* whoever writes it */
 		u.value = c[i].expected;
 		u.dst = c[i].off;
 		u.count = 1;
@@ -618,7 +624,8 @@ prog_decode(const void *buf, size_t len, char **cause)
 	b += sizeof h;
 	if (memcmp(h.magic, "PRG1", 4) != 0 || h.nstrs == 0 ||
 	    (size_t)(end - b) < h.title_len + 1 ||
-	    (size_t)(end - b) - h.title_len - 1 < (size_t)h.nops * sizeof(struct uop)) {
+	    (size_t)(end - b) - h.title_len - 1 <
+		(size_t)h.nops * sizeof(struct uop)) {
 		cause_set(cause, "malformed program");
 		return NULL;
 	}

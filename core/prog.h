@@ -25,18 +25,18 @@
 #include "strbuf.h"
 
 enum uop_kind {
-	UOP_NOTIFY,	/* peer's cell dst op= value (op: enum notify_op) */
-	UOP_WAIT,	/* block until own cell dst cmp value (op: enum wait_cmp) */
-	UOP_PUT,	/* peer dst[0:count] = src (op: enum atomic_kind); src
+	UOP_NOTIFY, /* peer's cell dst op= value (op: enum notify_op) */
+	UOP_WAIT,   /* block until own cell dst cmp value (op: enum wait_cmp) */
+	UOP_PUT,    /* peer dst[0:count] = src (op: enum atomic_kind); src
 			 * is own (ssp SP_OWN) or a staging tile (SP_ACC with
 			 * UOP_F_RAW) */
-	UOP_GET,	/* dst = peer src[0:count]; dst is own (dsp SP_OWN) or
+	UOP_GET,    /* dst = peer src[0:count]; dst is own (dsp SP_OWN) or
 			 * a staging tile (SP_ACC with UOP_F_RAW) */
-	UOP_REDUCE,	/* dst(dsp) op= src(ssp), op: enum reduce_op */
-	UOP_COPY,	/* dst(dsp) = src(ssp), converting to/from the acc type */
-	UOP_FILL,	/* own dst[0:count] = pattern (op: enum fill_pattern) */
-	UOP_CALL,	/* call a C function through libffi (core/call.h) */
-	UOP_LOAD,	/* dlopen a library (core/call.h) */
+	UOP_REDUCE, /* dst(dsp) op= src(ssp), op: enum reduce_op */
+	UOP_COPY,   /* dst(dsp) = src(ssp), converting to/from the acc type */
+	UOP_FILL,   /* own dst[0:count] = pattern (op: enum fill_pattern) */
+	UOP_CALL,   /* call a C function through libffi (core/call.h) */
+	UOP_LOAD,   /* dlopen a library (core/call.h) */
 	UOP__COUNT
 };
 
@@ -46,27 +46,27 @@ enum notify_op { NOTIFY_ADD, NOTIFY_SET };
 enum wait_cmp { CMP_EQ, CMP_GE, CMP_NE, CMP_GT, CMP_LT, CMP_LE, CMP_UGE };
 enum atomic_kind { ATOMIC_NONE, ATOMIC_ADD };
 enum fill_pattern {
-	FILL_VALUE,	/* fval */
-	FILL_RANK,	/* rank + fval */
-	FILL_IOTA,	/* element index + fval */
-	FILL_RANDOM,	/* deterministic PRNG seeded with (fval, rank) */
+	FILL_VALUE,  /* fval */
+	FILL_RANK,   /* rank + fval */
+	FILL_IOTA,   /* element index + fval */
+	FILL_RANDOM, /* deterministic PRNG seeded with (fval, rank) */
 };
 
 /* Operand spaces of COPY and REDUCE. */
 enum uop_space {
-	SP_OWN,		/* this rank's window area */
-	SP_PEER,	/* uop.peer's window area */
-	SP_ACC,		/* this rank's private accumulator, in dtype_acc(dtype) */
+	SP_OWN,	 /* this rank's window area */
+	SP_PEER, /* uop.peer's window area */
+	SP_ACC,	 /* this rank's private accumulator, in dtype_acc(dtype) */
 };
 
 enum uop_flags {
-	UOP_F_BARRIER = 1 << 0,	/* first micro-op of a credit barrier */
-	UOP_F_EPILOGUE = 1 << 1, /* part of a collective's epilogue */
-	UOP_F_INT = 1 << 2,	/* FILL: the value is the exact int64 in src
+	UOP_F_BARRIER = 1 << 0,	  /* first micro-op of a credit barrier */
+	UOP_F_EPILOGUE = 1 << 1,  /* part of a collective's epilogue */
+	UOP_F_INT = 1 << 2,	  /* FILL: the value is the exact int64 in src
 				 * (i64 beyond 2^53 does not fit fval) */
-	UOP_F_RAW = 1 << 3,	/* COPY/PUT/GET: SP_ACC is a staging tile that
+	UOP_F_RAW = 1 << 3,	  /* COPY/PUT/GET: SP_ACC is a staging tile that
 				 * holds the data dtype itself (no widening) */
-	UOP_F_DEFER = 1 << 4,	/* WAIT: a deferred condition (defer_wait) the
+	UOP_F_DEFER = 1 << 4,	  /* WAIT: a deferred condition (defer_wait) the
 				 * shell appended to the program */
 	UOP_F_FROM_CELL = 1 << 5, /* NOTIFY: the amount is min(own i32 cell at
 				 * src, value), read when the op runs (a
@@ -74,20 +74,20 @@ enum uop_flags {
 };
 
 struct uop {
-	uint8_t kind;		/* enum uop_kind */
-	uint8_t dtype;		/* enum dtype of the data (i32 for signals) */
-	uint8_t op;		/* per kind, see enum uop_kind */
-	uint8_t flags;		/* enum uop_flags */
-	uint8_t dsp, ssp;	/* enum uop_space for COPY/REDUCE */
+	uint8_t kind;	  /* enum uop_kind */
+	uint8_t dtype;	  /* enum dtype of the data (i32 for signals) */
+	uint8_t op;	  /* per kind, see enum uop_kind */
+	uint8_t flags;	  /* enum uop_flags */
+	uint8_t dsp, ssp; /* enum uop_space for COPY/REDUCE */
 	uint16_t reserved;
-	int32_t peer;		/* remote rank, when the kind has one */
-	int32_t value;		/* notify amount / wait expected value */
-	uint32_t name;		/* dotted span name: index into the string table */
-	uint32_t phase;		/* phase label ("rs row 0"): string table index */
-	uint64_t dst;		/* byte offset of the destination / the cell */
-	uint64_t src;		/* byte offset of the source */
-	uint64_t count;		/* elements */
-	double fval;		/* FILL value / offset / seed (see UOP_F_INT) */
+	int32_t peer;	/* remote rank, when the kind has one */
+	int32_t value;	/* notify amount / wait expected value */
+	uint32_t name;	/* dotted span name: index into the string table */
+	uint32_t phase; /* phase label ("rs row 0"): string table index */
+	uint64_t dst;	/* byte offset of the destination / the cell */
+	uint64_t src;	/* byte offset of the source */
+	uint64_t count; /* elements */
+	double fval;	/* FILL value / offset / seed (see UOP_F_INT) */
 };
 
 /*
@@ -112,9 +112,9 @@ struct uop {
  * only when someone reads them (spans, plan, where).
  */
 struct blk_name {
-	const char *fmt;	/* %s takes the next of s[], %d the next of
+	const char *fmt; /* %s takes the next of s[], %d the next of
 				 * i[]; NULL: no name ("") */
-	const char *sfx;	/* appended as is (".notify"), or NULL */
+	const char *sfx; /* appended as is (".notify"), or NULL */
 	const char *s[2];
 	int64_t i[3];
 };
@@ -122,16 +122,16 @@ struct blk_name {
 enum blk_rep { BLK_ONE, BLK_ALL, BLK_OTHERS };
 
 struct blk {
-	uint64_t start;		/* pc of its first op */
-	uint64_t len;		/* ops (>= 1) */
-	uint8_t rep;		/* enum blk_rep */
-	uint8_t peer_p;		/* op.peer = p(i) */
-	uint8_t first_flags;	/* enum uop_flags of op 0 only */
-	int me;			/* the rank the program is for (the
+	uint64_t start;	     /* pc of its first op */
+	uint64_t len;	     /* ops (>= 1) */
+	uint8_t rep;	     /* enum blk_rep */
+	uint8_t peer_p;	     /* op.peer = p(i) */
+	uint8_t first_flags; /* enum uop_flags of op 0 only */
+	int me;		     /* the rank the program is for (the
 				 * generator's numbering) */
 	int64_t dst_step, src_step;
-	const int32_t *world;	/* generator rank -> world rank, or NULL */
-	struct uop t;		/* the template (name and phase 0) */
+	const int32_t *world; /* generator rank -> world rank, or NULL */
+	struct uop t;	      /* the template (name and phase 0) */
 	struct blk_name name, phase;
 	/* The generator's own position (its loop counters), so that the
 	 * next lookup near this block starts from here. */
@@ -143,8 +143,9 @@ struct blk {
 static inline int64_t
 blk_p(const struct blk *b, uint64_t i)
 {
-	return b->rep == BLK_ALL ? (int64_t)i : b->rep == BLK_OTHERS ?
-	    (int64_t)i + ((int64_t)i >= b->me) : b->me;
+	return b->rep == BLK_ALL ? (int64_t)i :
+	    b->rep == BLK_OTHERS ? (int64_t)i + ((int64_t)i >= b->me) :
+				   b->me;
 }
 
 /* Op i (< b->len) of b. */
@@ -175,9 +176,9 @@ void blk_name_add(const struct blk_name *n, struct strbuf *sb);
  */
 struct prog_gen;
 struct prog_owe {
-	uint64_t pc;		/* the first of them */
-	uint64_t count;		/* notifies, all with op and value */
-	uint8_t op;		/* enum notify_op */
+	uint64_t pc;	/* the first of them */
+	uint64_t count; /* notifies, all with op and value */
+	uint8_t op;	/* enum notify_op */
 	int32_t value;
 };
 typedef void (*prog_owe_fn)(void *arg, const struct prog_owe *o);
@@ -220,17 +221,17 @@ struct prog_gen {
  * accessors below, never through mops[] alone.
  */
 struct prog {
-	char *title;		/* "allreduce(ring)", "wait" ... */
-	struct uop *mops;	/* materialised micro-ops */
+	char *title;	  /* "allreduce(ring)", "wait" ... */
+	struct uop *mops; /* materialised micro-ops */
 	size_t nmops, amops;
-	char **strs;		/* interned strings; index 0 is "" */
+	char **strs; /* interned strings; index 0 is "" */
 	size_t nstrs, astrs;
-	size_t acc_bytes;	/* accumulator the program needs */
-	struct prog_gen *gen;	/* described: a reference, or NULL */
-	int rank;		/* described: whose program it is (world) */
-	int grank;		/* ... in the generator's numbering */
-	uint64_t ngen;		/* described: micro-ops from gen */
-	char *name_prefix;	/* described: put before every generated
+	size_t acc_bytes;     /* accumulator the program needs */
+	struct prog_gen *gen; /* described: a reference, or NULL */
+	int rank;	      /* described: whose program it is (world) */
+	int grank;	      /* ... in the generator's numbering */
+	uint64_t ngen;	      /* described: micro-ops from gen */
+	char *name_prefix;    /* described: put before every generated
 				 * op's span name ("span." of a user
 				 * program's open spans), or NULL */
 	/* Private to prog.c: open-addressing index over strs (slot = string
@@ -277,7 +278,7 @@ prog_len(const struct prog *p)
 struct prog_rd {
 	const struct prog *p;
 	struct blk b;
-	int have;		/* b is valid */
+	int have; /* b is valid */
 };
 
 void prog_rd_init(struct prog_rd *rd, const struct prog *p);
@@ -292,8 +293,7 @@ void prog_rd_phase(struct prog_rd *rd, uint64_t pc, struct strbuf *sb);
 const struct blk *prog_rd_block(struct prog_rd *rd, uint64_t pc);
 /* Up to max micro-ops from pc into out (sequential readers: the
  * executor); returns how many. */
-size_t prog_rd_fill(struct prog_rd *rd, uint64_t pc, struct uop *out,
-    size_t max);
+size_t prog_rd_fill(struct prog_rd *rd, uint64_t pc, struct uop *out, size_t max);
 
 /* A materialised copy of p (names and phases interned): for small
  * programs only (tests, an in-process simulation); the caller frees it. */
@@ -356,8 +356,8 @@ wait_cmp_holds(enum wait_cmp c, int32_t now, int32_t expected)
  */
 #define DEFER_MAX 64
 struct defer_cond {
-	uint64_t off;		/* the cell, in the rank's own area */
-	int32_t expected;	/* 0 .. INT32_MAX */
+	uint64_t off;	  /* the cell, in the rank's own area */
+	int32_t expected; /* 0 .. INT32_MAX */
 	uint32_t reserved;
 };
 /* Append one WAIT per condition (CMP_UGE, UOP_F_DEFER, phase "deferred",

@@ -60,20 +60,20 @@ enum msg_type {
 
 /* hdr.flags of MSG_PROG / MSG_COLL */
 enum prog_flags {
-	PROG_F_START = 1 << 0,	/* stop before the first micro-op */
+	PROG_F_START = 1 << 0,	   /* stop before the first micro-op */
 	PROG_F_RESUMABLE = 1 << 1, /* interrupt stops at the gate instead of
 				    * abandoning the program (collectives) */
-	PROG_F_USER = 1 << 2,	/* user code (libcolldb, core/api.c): the
+	PROG_F_USER = 1 << 2,	   /* user code (libcolldb, core/api.c): the
 				 * shell's step mode, credits and interrupt
 				 * carry over from one program to the next,
 				 * and the rank stays `running` between them */
-	PROG_F_NOSPANS = 1 << 3, /* record no spans: a program nested inside
+	PROG_F_NOSPANS = 1 << 3,   /* record no spans: a program nested inside
 				  * a CALL (the process's one span writer
 				  * belongs to the call's program) */
 	PROG_F_SPANS_PHASES = 1 << 4, /* record phases, not micro-ops, and
 				       * fuse a chunk's load and reduce
 				       * (core/span.h, core/exec.h) */
-	PROG_F_SPANS_ROOTS = 1 << 5, /* record each run's root only (fusing
+	PROG_F_SPANS_ROOTS = 1 << 5,  /* record each run's root only (fusing
 				      * too) */
 };
 
@@ -81,35 +81,35 @@ enum prog_flags {
 enum done_status { DONE_OK, DONE_ERROR, DONE_ABORTED };
 
 struct msg_hdr {
-	uint32_t type;		/* enum msg_type */
-	uint32_t tag;		/* the shell's id of the program */
-	uint32_t flags;		/* enum prog_flags */
-	int32_t status;		/* MSG_DONE: enum done_status; MSG_HELLO: pid */
-	uint32_t len;		/* payload bytes */
+	uint32_t type;	/* enum msg_type */
+	uint32_t tag;	/* the shell's id of the program */
+	uint32_t flags; /* enum prog_flags */
+	int32_t status; /* MSG_DONE: enum done_status; MSG_HELLO: pid */
+	uint32_t len;	/* payload bytes */
 	uint32_t reserved;
 };
 
 /* MSG_DONE payload, followed by a NUL-terminated text if any: the error
  * (DONE_ERROR), or a call's return value (DONE_OK; see core/call.h). */
 struct done_info {
-	int32_t seen;		/* value the last wait observed */
-	uint32_t pc;		/* micro-ops executed */
+	int32_t seen; /* value the last wait observed */
+	uint32_t pc;  /* micro-ops executed */
 	uint32_t nops;
-	uint32_t gaveup;	/* waits that gave up (set wait-giveup) */
+	uint32_t gaveup; /* waits that gave up (set wait-giveup) */
 };
 
 /* MSG_COLL payload: the arguments, with names cleared. */
 struct coll_msg {
 	struct coll_args args;
-	uint32_t repeat;	/* run it this many times back to back, stopping
+	uint32_t repeat;     /* run it this many times back to back, stopping
 				 * at the first that does not end DONE_OK
 				 * (bench); 0 means once */
-	uint32_t first_iter;	/* the first run's iteration number (its
+	uint32_t first_iter; /* the first run's iteration number (its
 				 * spans carry first_iter + k): a bench that
 				 * sends its warmup and its rounds apart */
-	uint32_t ndefer;	/* deferred conditions the rank appends to the
+	uint32_t ndefer;     /* deferred conditions the rank appends to the
 				 * program it builds (prog_add_deferred) */
-	struct site site;	/* a user rank's announcement: the call */
+	struct site site;    /* a user rank's announcement: the call */
 	struct defer_cond defer[DEFER_MAX];
 };
 

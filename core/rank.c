@@ -26,8 +26,8 @@ enum { GATE_GO, GATE_ABORT };
 /* ---- fork() in a rank (rank.h) ---------------------------------------- */
 
 volatile sig_atomic_t rank_forked;
-static struct rank_ctx *fork_rc;	/* the rank this process is, or NULL */
-static _Thread_local int lib_depth;	/* rank_run()s on this thread */
+static struct rank_ctx *fork_rc;    /* the rank this process is, or NULL */
+static _Thread_local int lib_depth; /* rank_run()s on this thread */
 static _Thread_local const char *lib_doing;
 static int fork_said;
 
@@ -73,13 +73,16 @@ fork_parent(void)
 	if (fork_rc == NULL)
 		return;
 	if (lib_depth > 0) {
-		fork_say(fork_rc->rank, "inside ", lib_doing != NULL ? lib_doing :
-		    "a colldb operation", ": the child exits at once (it would "
+		fork_say(fork_rc->rank, "inside ",
+		    lib_doing != NULL ? lib_doing : "a colldb operation",
+		    ": the child exits at once (it would "
 		    "run the operation a second time)");
 	} else if (!fork_said) {
 		fork_said = 1;
-		fork_say(fork_rc->rank, "with its windows mapped: libcolldb "
-		    "refuses the child", " (it would act as the same rank)", "");
+		fork_say(fork_rc->rank,
+		    "with its windows mapped: libcolldb "
+		    "refuses the child",
+		    " (it would act as the same rank)", "");
 	}
 }
 
@@ -92,7 +95,7 @@ fork_child(void)
 		_exit(RANK_FORK_EXIT);
 	rank_forked = 1;
 	if (fork_rc->sock >= 0)
-		close(fork_rc->sock);	/* the shell's line is the rank's */
+		close(fork_rc->sock); /* the shell's line is the rank's */
 	fork_rc->sock = -1;
 	fork_rc = NULL;
 }
@@ -104,7 +107,7 @@ rank_lib_enter(const char *doing)
 
 	lib_depth++;
 	if (doing != NULL)
-		lib_doing = doing;	/* the innermost says the most */
+		lib_doing = doing; /* the innermost says the most */
 	return was;
 }
 
@@ -174,7 +177,7 @@ idle_recv(struct rank_ctx *rc)
 	uint64_t t0 = mono_ns();
 
 	if (rc->t.ops->progress == NULL)
-		return;	/* proto_recv() blocks */
+		return; /* proto_recv() blocks */
 	for (;;) {
 		uint64_t ns = idle_slice(t0);
 		struct timespec ts = { 0, (long)ns };
@@ -264,7 +267,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 			 * may arrive after the rank already stopped here. */
 			why = forced;
 		} else if (atomic_exchange(&b->interrupt, 0)) {
-			why = forced = STOP_INTERRUPT;	/* sticky too */
+			why = forced = STOP_INTERRUPT; /* sticky too */
 		} else if (u != NULL && atomic_load(&b->skip_pc) != pc + 1 &&
 		    (bp = brk_match(&rc->seg, rc->rank, &rc->site, pc, u)) != 0) {
 			why = STOP_BREAK;
@@ -288,8 +291,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 /* What a span records besides the time: the value a wait saw, the cell's
  * value right after a notify (read back: the line is still ours). */
 static unsigned
-span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
-    int32_t *value)
+span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen, int32_t *value)
 {
 	uint8_t *area;
 
@@ -318,7 +320,7 @@ span_value(struct rank_ctx *rc, const struct uop *u, int32_t seen,
 
 struct run_win {
 	struct prog_rd rd;
-	const struct uop *ops;	/* ops [base, base + n) */
+	const struct uop *ops; /* ops [base, base + n) */
 	uint64_t base, n;
 	struct uop buf[RUN_WIN];
 };
@@ -348,14 +350,16 @@ detail_of(unsigned flags)
 	return SPAN_DETAIL_OPS;
 }
 
-#define store_rel(obj, v) atomic_store_explicit((obj), (v), memory_order_release)
+#define store_rel(obj, v) \
+	atomic_store_explicit((obj), (v), memory_order_release)
 
 /* The board's progress counter: one writer (this rank), so no RMW. */
 static inline void
 progress_add(struct seg_rank *b, uint64_t n)
 {
-	atomic_store_explicit(&b->progress, atomic_load_explicit(&b->progress,
-	    memory_order_relaxed) + n, memory_order_relaxed);
+	atomic_store_explicit(&b->progress,
+	    atomic_load_explicit(&b->progress, memory_order_relaxed) + n,
+	    memory_order_relaxed);
 }
 
 static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
@@ -372,10 +376,12 @@ rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		/* forked after its cdb_* call checked, before the program ran:
 		 * it would run the program as a second copy of the rank */
 		memset(di, 0, sizeof *di);
-		return cause_set(cause, "this process is a fork() of a rank: "
-		    "libcolldb belongs to the rank itself"), DONE_ERROR;
+		return cause_set(cause,
+			   "this process is a fork() of a rank: "
+			   "libcolldb belongs to the rank itself"),
+		       DONE_ERROR;
 	}
-	was = rank_lib_enter(p->title);	/* a fork from here on is inside it */
+	was = rank_lib_enter(p->title); /* a fork from here on is inside it */
 	st = run_prog(rc, p, tag, flags, di, cause);
 	rank_lib_leave(was);
 	return st;
@@ -388,14 +394,14 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	struct seg_rank *b = rc->board;
 	struct span_writer sw;
 	struct run_win *w = NULL;
-	uint64_t t0, t1 = 0;	/* clock read only with spans on */
-	uint64_t running_ns, now;	/* the state's clock reads, which the
+	uint64_t t0, t1 = 0;	  /* clock read only with spans on */
+	uint64_t running_ns, now; /* the state's clock reads, which the
 					 * root's start and end share */
 	_Atomic uint32_t *active = &rc->seg.h->gate_active;
 	enum stop_reason forced = STOP_NONE;
 	enum span_detail detail = detail_of(flags);
 	int status = DONE_OK;
-	int first = (flags & PROG_F_START) != 0;	/* stop before op 1 even
+	int first = (flags & PROG_F_START) != 0; /* stop before op 1 even
 							 * if gate_active lags */
 	uint64_t len = prog_len(p);
 	const struct uop *ops = p->mops;
@@ -435,7 +441,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	if (!(flags & PROG_F_USER)) {
 		store_rel(&b->mode, (flags & PROG_F_START) ? RUN_STEP : RUN_FREE);
 		store_rel(&b->credits, 0);
-		store_rel(&b->interrupt, 0);	/* meant for a program that ended */
+		store_rel(&b->interrupt, 0); /* meant for a program that ended */
 	}
 	store_rel(&b->skip_pc, 0);
 	store_rel(&b->abort, 0);
@@ -446,9 +452,9 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	running_ns = mono_ns();
 	seg_set_state_at(b, RS_RUNNING, running_ns);
 	exec_reserve(&rc->ex, p->acc_bytes);
-	span_writer_begin(&sw, (flags & PROG_F_NOSPANS) ? NULL :
-	    seg_spans(&rc->seg, rc->rank), rc->seg.span_bytes, p, rc->rank,
-	    tag, rc->iter, detail);
+	span_writer_begin(&sw,
+	    (flags & PROG_F_NOSPANS) ? NULL : seg_spans(&rc->seg, rc->rank),
+	    rc->seg.span_bytes, p, rc->rank, tag, rc->iter, detail);
 	if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
 		t1 = running_ns;
 
@@ -481,7 +487,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			first = 0;
 			gated = 1;
 			if (sw.ring != NULL && detail == SPAN_DETAIL_OPS)
-				t0 = mono_ns();	/* time stopped at the gate
+				t0 = mono_ns(); /* time stopped at the gate
 						 * is nobody's */
 		}
 		if (detail == SPAN_DETAIL_OPS) {
@@ -528,7 +534,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			continue;
 		}
 		if (rc_ == EXEC_ENDED) {
-			status = DONE_ABORTED;	/* cause says how */
+			status = DONE_ABORTED; /* cause says how */
 			break;
 		}
 		if (rc_ == EXEC_GAVEUP)
@@ -546,11 +552,11 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		t1 = now;
 	span_writer_end(&sw, t1);
 	if (rc->t.ops->flush != NULL)
-		rc->t.ops->flush(&rc->t);	/* its writes seen before its DONE */
+		rc->t.ops->flush(&rc->t); /* its writes seen before its DONE */
 	di->pc = pc;
 	store_rel(&b->pc, pc);
 	if (flags & PROG_F_USER) {
-		seg_set_state_at(b, RS_RUNNING, now);	/* back in the user's code */
+		seg_set_state_at(b, RS_RUNNING, now); /* back in the user's code */
 		return status;
 	}
 	store_rel(&b->mode, RUN_FREE);
@@ -570,7 +576,7 @@ rank_hold(struct rank_ctx *rc, const char *title)
 	seg_write_cur(b, &(struct uop){ 0 }, title);
 	seg_set_state(b, RS_RUNNING);
 	while (gate(rc, 0, NULL, STOP_NONE) == GATE_ABORT)
-		;	/* nothing to abandon: stay */
+		; /* nothing to abandon: stay */
 	atomic_store(&b->skip_pc, 0);
 }
 
@@ -647,12 +653,13 @@ rank_serve(struct rank_ctx *rc)
 			for (uint32_t k = 0; k < repeat && st == DONE_OK; k++) {
 				rc->iter = first + k;
 				rc->checked = k > 0;
-				st = rank_run(rc, p, h.tag, h.flags & ~PROG_F_USER, &di,
-				    &cause);
+				st = rank_run(rc, p, h.tag,
+				    h.flags & ~PROG_F_USER, &di, &cause);
 			}
 			rc->iter = 0;
 			rc->checked = 0;
-			reply(rc, h.tag, st, &di, cause != NULL ? cause : rc->result);
+			reply(rc, h.tag, st, &di,
+			    cause != NULL ? cause : rc->result);
 		}
 		free(rc->result);
 		rc->result = NULL;
@@ -673,7 +680,7 @@ rank_pin(int rank, int nranks)
 		return 0;
 	n = CPU_COUNT(&allowed);
 	if (nranks > RANK_PIN_PER_CPU * n)
-		return 0;	/* a crowd: the scheduler balances it better */
+		return 0; /* a crowd: the scheduler balances it better */
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
 		if (!CPU_ISSET(cpu, &allowed))
 			continue;
@@ -706,8 +713,8 @@ rank_agent_main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
-	call_end_install();	/* interrupt ends a call that never returns */
-	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });	/* no core files */
+	call_end_install(); /* interrupt ends a call that never returns */
+	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 }); /* no core files */
 	if (rank_attach(&rc, atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
 		&cause) != 0) {
 		fprintf(stderr, "colldb agent: %s\n", cause);

@@ -35,14 +35,14 @@ struct rank_ctx {
 	struct exec ex;
 	struct seg_rank *board;
 	int rank;
-	int sock;		/* to the shell, -1 when standalone */
-	char *result;		/* text the last CALL left for the DONE
+	int sock;	  /* to the shell, -1 when standalone */
+	char *result;	  /* text the last CALL left for the DONE
 				 * reply (its return value; owned) */
-	uint32_t iter;		/* repetition of the program running (its
+	uint32_t iter;	  /* repetition of the program running (its
 				 * spans carry it; see span.h) */
-	int checked;		/* the program running was validated by an
+	int checked;	  /* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
-	struct site site;	/* the user call running (fn FN_NONE: none);
+	struct site site; /* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 	/* A message rank_serve() does not know (a rank of an mpi session:
 	 * MSG_RAW): returns the DONE status, *text the reply (owned). */

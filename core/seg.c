@@ -49,17 +49,18 @@ seg_make(struct seg *s, int fd, const char *session, int nranks,
 	area_size = round_up(area_size, PAGE);
 	span_bytes = round_up(span_bytes, PAGE);
 	board_off = round_up(sizeof *h, PAGE);
-	spans_off = board_off + round_up(sizeof(struct seg_rank) * (uint64_t)nranks, PAGE);
+	spans_off = board_off +
+	    round_up(sizeof(struct seg_rank) * (uint64_t)nranks, PAGE);
 	area_off = spans_off + span_bytes * (uint64_t)nranks;
 	total = area_off + (areas ? area_size * (uint64_t)nranks : 0);
 	if (ftruncate(fd, (off_t)total) != 0)
 		return cause_set(cause, "ftruncate %llu bytes: %s",
 		    (unsigned long long)total, strerror(errno));
-	h = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-	    fd, 0);
+	h = mmap(NULL, total, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_NORESERVE, fd, 0);
 	if (h == MAP_FAILED)
-		return cause_set(cause, "mmap %llu bytes: %s", (unsigned long long)total,
-		    strerror(errno));
+		return cause_set(cause, "mmap %llu bytes: %s",
+		    (unsigned long long)total, strerror(errno));
 	h->version = 1;
 	h->nranks = (uint32_t)nranks;
 	h->total_size = total;
@@ -72,7 +73,8 @@ seg_make(struct seg *s, int fd, const char *session, int nranks,
 	snprintf(h->name, sizeof h->name, "%s", session);
 	atomic_store(&h->next_win_seq, 1);
 	for (int r = 0; r < nranks; r++) {
-		struct seg_rank *b = (struct seg_rank *)((char *)h + board_off) + r;
+		struct seg_rank *b =
+		    (struct seg_rank *)((char *)h + board_off) + r;
 		atomic_store(&b->state, RS_STARTING);
 		atomic_store(&b->state_ns, mono_ns());
 	}
@@ -95,12 +97,17 @@ sizes_ok(int nranks, uint64_t area_size, uint64_t span_bytes, char **cause)
 		    SEG_MAX_RANKS);
 	/* sizes from the user (--window-area): checked before any sum */
 	if (area_size == 0 || area_size > SEG_AREA_MAX / (uint64_t)nranks)
-		return cause_set(cause, "window area of %llu bytes per rank out of range "
-		    "(1..%llu for %d ranks)", (unsigned long long)area_size,
-		    (unsigned long long)(SEG_AREA_MAX / (uint64_t)nranks), nranks);
+		return cause_set(cause,
+		    "window area of %llu bytes per rank out of range "
+		    "(1..%llu for %d ranks)",
+		    (unsigned long long)area_size,
+		    (unsigned long long)(SEG_AREA_MAX / (uint64_t)nranks),
+		    nranks);
 	if (span_bytes > SEG_SPANS_MAX)
-		return cause_set(cause, "span ring of %llu bytes out of range (at most %llu)",
-		    (unsigned long long)span_bytes, (unsigned long long)SEG_SPANS_MAX);
+		return cause_set(cause,
+		    "span ring of %llu bytes out of range (at most %llu)",
+		    (unsigned long long)span_bytes,
+		    (unsigned long long)SEG_SPANS_MAX);
 	return 0;
 }
 
@@ -119,7 +126,8 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 		snprintf(s->shm_name, sizeof s->shm_name, "/colldb-%u-%d-%u-%x",
 		    (unsigned)getuid(), (int)getpid(), counter++,
 		    (unsigned)(mono_ns() & 0xfffff));
-		fd = shm_open(s->shm_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		fd = shm_open(s->shm_name,
+		    O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -127,7 +135,8 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 		s->shm_name[0] = '\0';
 		return cause_set(cause, "shm_open: %s", strerror(errno));
 	}
-	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 1, cause) != 0) {
+	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 1, cause) !=
+	    0) {
 		close(fd);
 		shm_unlink(s->shm_name);
 		s->shm_name[0] = '\0';
@@ -152,7 +161,8 @@ seg_create_local(struct seg *s, const char *session, int nranks,
 		return cause_set(cause, "rank %d out of range", own_rank);
 	if ((fd = memfd_create("colldb-rank", MFD_CLOEXEC)) < 0)
 		return cause_set(cause, "memfd_create: %s", strerror(errno));
-	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 0, cause) != 0) {
+	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 0, cause) !=
+	    0) {
 		close(fd);
 		s->fd = -1;
 		return -1;
@@ -184,7 +194,8 @@ layout_copy(struct seg *s)
 {
 	const struct seg_header *h = s->h;
 
-	snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof h->name - 1, h->name);
+	snprintf(s->name, sizeof s->name, "%.*s", (int)sizeof h->name - 1,
+	    h->name);
 	s->nranks = (int)h->nranks;
 	s->area_size = h->area_size;
 	s->board_off = h->board_off;
@@ -218,7 +229,8 @@ seg_attach_fd(struct seg *s, int fd, int writable, char **cause)
 	}
 	if (!layout_ok(h, (uint64_t)st.st_size)) {
 		munmap(h, (size_t)st.st_size);
-		return cause_set(cause, "segment header corrupted (its layout does not add up)");
+		return cause_set(cause,
+		    "segment header corrupted (its layout does not add up)");
 	}
 	s->h = h;
 	s->size = (size_t)st.st_size;
@@ -267,8 +279,7 @@ seg_cell_wake(const struct seg *s, int r, uint64_t off)
 
 /* ---- what the segment says, checked ---------------------------------- */
 
-printflike(2, 3) static void
-report(struct seg *s, const char *fmt, ...)
+printflike(2, 3) static void report(struct seg *s, const char *fmt, ...)
 {
 	char line[160];
 	va_list ap;
@@ -279,7 +290,7 @@ report(struct seg *s, const char *fmt, ...)
 	va_end(ap);
 	n = strlen(line);
 	if (s->reports_len + n + 2 > SEG_REPORTS_MAX)
-		return;	/* nobody takes them (a rank): keep the first ones */
+		return; /* nobody takes them (a rank): keep the first ones */
 	s->reports = xrealloc(s->reports, s->reports_len + n + 2);
 	memcpy(s->reports + s->reports_len, line, n);
 	s->reports_len += n;
@@ -303,7 +314,10 @@ static void
 layout_repair(struct seg *s)
 {
 	struct seg_header *h = s->h;
-	static const struct { const char *name; size_t off; } f[] = {
+	static const struct {
+		const char *name;
+		size_t off;
+	} f[] = {
 		{ "total_size", offsetof(struct seg_header, total_size) },
 		{ "area_size", offsetof(struct seg_header, area_size) },
 		{ "board_off", offsetof(struct seg_header, board_off) },
@@ -312,14 +326,15 @@ layout_repair(struct seg *s)
 		{ "area_off", offsetof(struct seg_header, area_off) },
 	};
 	uint64_t want[6] = { s->size, s->area_size, s->board_off, s->spans_off,
-	    s->span_bytes, s->area_off };
+		s->span_bytes, s->area_off };
 
 	if (!s->writable)
 		return;
 	if (h->magic != SEG_MAGIC || h->nranks != (uint32_t)s->nranks) {
-		report(s, "segment header corrupted (%s 0x%llx)", h->magic != SEG_MAGIC ?
-		    "magic" : "nranks", h->magic != SEG_MAGIC ?
-		    (unsigned long long)h->magic : (unsigned long long)h->nranks);
+		report(s, "segment header corrupted (%s 0x%llx)",
+		    h->magic != SEG_MAGIC ? "magic" : "nranks",
+		    h->magic != SEG_MAGIC ? (unsigned long long)h->magic :
+					    (unsigned long long)h->nranks);
 		h->magic = SEG_MAGIC;
 		h->nranks = (uint32_t)s->nranks;
 	}
@@ -327,8 +342,8 @@ layout_repair(struct seg *s)
 		uint64_t *v = (uint64_t *)((char *)h + f[i].off);
 
 		if (*v != want[i]) {
-			report(s, "segment header corrupted (%s 0x%llx)", f[i].name,
-			    (unsigned long long)*v);
+			report(s, "segment header corrupted (%s 0x%llx)",
+			    f[i].name, (unsigned long long)*v);
 			*v = want[i];
 		}
 	}
@@ -354,25 +369,33 @@ win_check(const struct seg *s, const struct seg_window *w, char *why, size_t n)
 	for (int d = 0; d < w->ndim; d++) {
 		if (w->shape[d] == 0 || count > UINT64_MAX / w->shape[d])
 			return snprintf(why, n, "shape[%d] %llu", d,
-			    (unsigned long long)w->shape[d]), -1;
+				   (unsigned long long)w->shape[d]),
+			       -1;
 		count *= w->shape[d];
 	}
 	esz = dtype_size((enum dtype)w->dtype);
 	if (w->count != count || count > s->area_size / esz)
-		return snprintf(why, n, "count %llu", (unsigned long long)w->count), -1;
+		return snprintf(why, n, "count %llu",
+			   (unsigned long long)w->count),
+		       -1;
 	bytes = count * esz;
 	if (w->bytes != bytes)
-		return snprintf(why, n, "bytes %llu", (unsigned long long)w->bytes), -1;
+		return snprintf(why, n, "bytes %llu",
+			   (unsigned long long)w->bytes),
+		       -1;
 	if (w->off % SEG_ALIGN != 0 || w->off > s->area_size ||
 	    round_up(bytes, SEG_ALIGN) > s->area_size - w->off)
-		return snprintf(why, n, "offset %llu", (unsigned long long)w->off), -1;
+		return snprintf(why, n, "offset %llu",
+			   (unsigned long long)w->off),
+		       -1;
 	if (w->domain > SEG_MAX_DOMAINS ||
 	    (w->domain != 0 && seg_domain_get((struct seg *)s, w->domain) == NULL))
 		return snprintf(why, n, "domain %u", w->domain), -1;
 	if (w->doff % SEG_ALIGN != 0 || w->doff > s->area_size ||
 	    (w->domain == 0 && w->doff != w->off))
 		return snprintf(why, n, "domain offset %llu",
-		    (unsigned long long)w->doff), -1;
+			   (unsigned long long)w->doff),
+		       -1;
 	return 0;
 }
 
@@ -399,7 +422,7 @@ seg_win_sync(struct seg *s)
 	char why[64];
 
 	if (s->h == NULL || s->wins == NULL || s->raw == NULL)
-		return;	/* closed, or a snapshot */
+		return; /* closed, or a snapshot */
 	if (s->creator)
 		layout_repair(s);
 	for (int i = 0; i < SEG_MAX_WINDOWS; i++) {
@@ -409,7 +432,7 @@ seg_win_sync(struct seg *s)
 
 		if (used == 0 && s->raw[i].used == 0) {
 			s->wins[i].used = 0;
-			continue;	/* free, and was: nothing to look at */
+			continue; /* free, and was: nothing to look at */
 		}
 		memcpy(&cur, w, sizeof cur);
 		if (memcmp(&cur, &s->raw[i], sizeof cur) == 0)
@@ -426,8 +449,8 @@ seg_win_sync(struct seg *s)
 		}
 		memcpy(&again, w, sizeof again);
 		if (memcmp(&cur, &again, sizeof cur) != 0)
-			continue;	/* a writer at work: look next time */
-		s->raw[i] = cur;	/* the last good copy stays in wins[i] */
+			continue; /* a writer at work: look next time */
+		s->raw[i] = cur;  /* the last good copy stays in wins[i] */
 		report(s, "segment header corrupted at window %d (%s)", i, why);
 	}
 }
@@ -438,7 +461,7 @@ ref_ok(const struct seg *s, const struct win_ref *r)
 	uint64_t count = 1;
 
 	if (r->ndim == 0)
-		return r->count == 0;	/* not used by this collective */
+		return r->count == 0; /* not used by this collective */
 	if ((unsigned)r->dtype >= DT__COUNT || r->ndim < 0 ||
 	    r->ndim > COLLDB_MAX_DIMS)
 		return 0;
@@ -462,16 +485,19 @@ seg_cur_coll(struct seg *s, struct coll_args *out)
 		return 0;
 	memcpy(out, &s->h->cur_coll, sizeof *out);
 	if (atomic_load(&s->h->cur_coll_id) != id)
-		return 0;	/* changing: look next time */
+		return 0; /* changing: look next time */
 	coll_args_unname(out);
-	if ((unsigned)out->kind >= COLL__COUNT || (unsigned)out->mode > MODE_RING ||
-	    (unsigned)out->impl > IMPL_BUILTIN || (unsigned)out->op >= RED__COUNT ||
-	    !ref_ok(s, &out->buf) || !ref_ok(s, &out->src) || !ref_ok(s, &out->sig) ||
+	if ((unsigned)out->kind >= COLL__COUNT ||
+	    (unsigned)out->mode > MODE_RING ||
+	    (unsigned)out->impl > IMPL_BUILTIN ||
+	    (unsigned)out->op >= RED__COUNT || !ref_ok(s, &out->buf) ||
+	    !ref_ok(s, &out->src) || !ref_ok(s, &out->sig) ||
 	    !ref_ok(s, &out->scount) || !ref_ok(s, &out->rcount) ||
 	    coll_validate(out, s->nranks, &cause, NULL) != 0) {
 		free(cause);
 		if (s->bad_coll != id)
-			report(s, "segment header corrupted (the collective in progress, id %u)",
+			report(s,
+			    "segment header corrupted (the collective in progress, id %u)",
 			    id);
 		s->bad_coll = id;
 		return 0;
@@ -496,8 +522,8 @@ seg_lock(struct seg *s)
 		if (futex_wait((void *)l, 2, 50000000u) != 0) {
 			int32_t o = atomic_load(&s->h->lock_owner);
 			if (o > 0 && kill((pid_t)o, 0) != 0 && errno == ESRCH &&
-			    atomic_compare_exchange_strong(&s->h->lock_owner, &o,
-				(int32_t)getpid())) {
+			    atomic_compare_exchange_strong(&s->h->lock_owner,
+				&o, (int32_t)getpid())) {
 				atomic_store(l, 2);
 				return;
 			}
@@ -533,8 +559,8 @@ seg_win_find(struct seg *s, const char *name)
 }
 
 struct seg_window *
-seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape,
-    int ndim, enum dtype dt, unsigned flags, char **cause)
+seg_win_alloc(struct seg *s, const char *name, const uint64_t *shape, int ndim,
+    enum dtype dt, unsigned flags, char **cause)
 {
 	return seg_win_alloc_in(s, name, shape, ndim, dt, flags, 0, cause);
 }
@@ -587,16 +613,18 @@ seg_domain_add(struct seg *s, const char *name, const uint64_t *ranks,
 	uint64_t n = bits_count(ranks, SEG_MAX_RANKS / 64);
 
 	if (name[0] == '\0' || strlen(name) >= SEG_NAME_MAX)
-		return cause_set(cause, "domain name '%s' must be 1..%d characters",
-		    name, SEG_NAME_MAX - 1);
+		return cause_set(cause,
+		    "domain name '%s' must be 1..%d characters", name,
+		    SEG_NAME_MAX - 1);
 	if (seg_domain_find(s, name) != 0)
 		return cause_set(cause, "domain '%s' already exists", name);
 	if (n == 0)
 		return cause_set(cause, "a domain needs at least one rank");
 	for (uint32_t r = (uint32_t)s->nranks; r < SEG_MAX_RANKS; r++) {
 		if (ranks[r / 64] & (1ull << (r % 64)))
-			return cause_set(cause, "rank %u out of range (world has %d ranks)",
-			    r, s->nranks);
+			return cause_set(cause,
+			    "rank %u out of range (world has %d ranks)", r,
+			    s->nranks);
 	}
 	for (int k = 1; k <= SEG_MAX_DOMAINS; k++) {
 		struct seg_domain *d = &s->h->domains[k - 1];
@@ -638,7 +666,9 @@ seg_domain_member(struct seg *s, int k, int dense)
 	const struct seg_domain *d;
 
 	if (k == 0)
-		return dense >= 0 && (uint32_t)dense < (uint32_t)s->nranks ? dense : -1;
+		return dense >= 0 && (uint32_t)dense < (uint32_t)s->nranks ?
+		    dense :
+		    -1;
 	if ((d = seg_domain_get(s, k)) == NULL || dense < 0)
 		return -1;
 	for (uint32_t q = 0; q < (uint32_t)s->nranks; q++) {
@@ -664,8 +694,8 @@ seg_win_alloc_in(struct seg *s, const char *name, const uint64_t *shape,
 	}
 
 	if (name[0] == '\0' || strlen(name) >= SEG_NAME_MAX) {
-		cause_set(cause, "window name '%s' must be 1..%d characters", name,
-		    SEG_NAME_MAX - 1);
+		cause_set(cause, "window name '%s' must be 1..%d characters",
+		    name, SEG_NAME_MAX - 1);
 		return NULL;
 	}
 	if (seg_win_find(s, name) != NULL) {
@@ -685,7 +715,8 @@ seg_win_alloc_in(struct seg *s, const char *name, const uint64_t *shape,
 		count *= shape[d];
 	}
 	if (count > s->area_size / dtype_size(dt)) {
-		cause_set(cause, "window of %llu bytes does not fit the window area (%llu bytes per rank)",
+		cause_set(cause,
+		    "window of %llu bytes does not fit the window area (%llu bytes per rank)",
 		    (unsigned long long)count * dtype_size(dt),
 		    (unsigned long long)s->area_size);
 		return NULL;
@@ -706,11 +737,13 @@ seg_win_alloc_in(struct seg *s, const char *name, const uint64_t *shape,
 		}
 	}
 	if (idx < 0) {
-		cause_set(cause, "too many windows (at most %d)", SEG_MAX_WINDOWS);
+		cause_set(cause, "too many windows (at most %d)",
+		    SEG_MAX_WINDOWS);
 		return NULL;
 	}
 	if (round_up(bytes, SEG_ALIGN) > s->area_size - top) {
-		cause_set(cause, "window area full: %llu bytes free of %llu, need %llu",
+		cause_set(cause,
+		    "window area full: %llu bytes free of %llu, need %llu",
 		    (unsigned long long)(s->area_size - top),
 		    (unsigned long long)s->area_size,
 		    (unsigned long long)round_up(bytes, SEG_ALIGN));
@@ -832,9 +865,8 @@ seg_win_ref(const struct seg_window *w, struct win_ref *ref)
 	ref->count = w->count;
 }
 
-static const char *const state_names[RS__COUNT] = {
-	"starting", "idle", "running", "stopped", "blocked", "exited", "dead"
-};
+static const char *const state_names[RS__COUNT] = { "starting", "idle",
+	"running", "stopped", "blocked", "exited", "dead" };
 
 const char *
 rank_state_name(enum rank_state st)
@@ -858,8 +890,7 @@ seg_set_state_at(struct seg_rank *b, enum rank_state st, uint64_t now)
 }
 
 void
-seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
-    size_t title_size)
+seg_read_cur(struct seg_rank *b, struct uop *cur, char *title, size_t title_size)
 {
 	uint32_t s1, s2;
 	int tries = 0;
@@ -879,7 +910,7 @@ seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
 	    cur->dsp > SP_ACC || cur->ssp > SP_ACC ||
 	    (cur->kind == UOP_REDUCE && cur->op >= RED__COUNT)) {
 		memset(cur, 0, sizeof *cur);
-		cur->kind = UOP__COUNT;	/* described as "?" */
+		cur->kind = UOP__COUNT; /* described as "?" */
 	}
 }
 

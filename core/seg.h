@@ -36,14 +36,15 @@
 #include "site.h"
 
 #define SEG_MAGIC 0x31474553424443ull /* "CDBSEG1" */
-#define SEG_MAX_RANKS 16384	/* the mpi transport's worlds; shm sessions
+#define SEG_MAX_RANKS \
+	16384 /* the mpi transport's worlds; shm sessions
 				 * are meant for up to 1024 on one machine */
 #define SEG_MAX_WINDOWS 128
 #define SEG_MAX_BREAKS 32
 #define SEG_NAME_MAX 32
-#define SEG_ALIGN 32		/* PyPTO's kCommBufferAlignmentBytes */
+#define SEG_ALIGN 32 /* PyPTO's kCommBufferAlignmentBytes */
 #define SEG_TITLE_MAX 64
-#define SEG_MAX_DEFERS 256	/* deferred conditions, all ranks together */
+#define SEG_MAX_DEFERS 256 /* deferred conditions, all ranks together */
 /* Limits checked before any size arithmetic: a segment's window areas
  * together at most 64 TiB (the address space is 128 TiB), a span ring at
  * most 4 GiB, corruption reports kept at most 4 KiB. */
@@ -66,25 +67,25 @@ enum stop_reason { STOP_NONE, STOP_STEP, STOP_BREAK, STOP_INTERRUPT };
 enum run_mode { RUN_FREE, RUN_STEP };
 
 enum win_flags {
-	WIN_BYTES = 1 << 0,	/* allocated by size: untyped u8 view */
-	WIN_SYNTH = 1 << 1,	/* synthesized signal of a mesh allreduce */
+	WIN_BYTES = 1 << 0, /* allocated by size: untyped u8 view */
+	WIN_SYNTH = 1 << 1, /* synthesized signal of a mesh allreduce */
 };
 
 struct seg_window {
 	char name[SEG_NAME_MAX];
 	uint8_t used;
-	uint8_t dtype;		/* enum dtype */
+	uint8_t dtype; /* enum dtype */
 	uint8_t ndim;
-	uint8_t flags;		/* enum win_flags */
-	uint8_t domain;		/* 0: every rank; k: on domains[k-1]'s ranks */
+	uint8_t flags;	/* enum win_flags */
+	uint8_t domain; /* 0: every rank; k: on domains[k-1]'s ranks */
 	uint8_t reserved0;
 	uint16_t reserved;
 	uint64_t shape[COLLDB_MAX_DIMS];
-	uint64_t count;		/* elements */
-	uint64_t bytes;		/* logical bytes (count * dtype size) */
-	uint64_t off;		/* byte offset in every rank's area */
-	uint64_t seq;		/* allocation order */
-	uint64_t doff;		/* offset in its domain's own layout (PyPTO's:
+	uint64_t count; /* elements */
+	uint64_t bytes; /* logical bytes (count * dtype size) */
+	uint64_t off;	/* byte offset in every rank's area */
+	uint64_t seq;	/* allocation order */
+	uint64_t doff;	/* offset in its domain's own layout (PyPTO's:
 				 * the domain's buffers, 32-byte rounded, in
 				 * allocation order); off for the world */
 };
@@ -98,18 +99,18 @@ struct seg_window {
 struct seg_domain {
 	char name[SEG_NAME_MAX];
 	uint32_t used;
-	uint32_t nranks;	/* members */
-	uint64_t ranks[SEG_MAX_RANKS / 64];	/* member bit set */
+	uint32_t nranks;		    /* members */
+	uint64_t ranks[SEG_MAX_RANKS / 64]; /* member bit set */
 };
 
 enum break_flags {
-	BRK_AT_CALL = 1 << 0,	/* only a user call's first micro-op, when
+	BRK_AT_CALL = 1 << 0,	 /* only a user call's first micro-op, when
 				 * its site matches file/line/fn */
 	BRK_LINE_AFTER = 1 << 1, /* with BRK_AT_CALL: a line past `line` in
 				 * `file` (until without a location) */
-	BRK_CELLS = 1 << 2,	/* a micro-op touching the cells win/row/col
+	BRK_CELLS = 1 << 2,	 /* a micro-op touching the cells win/row/col
 				 * or the elements [lo, hi) */
-	BRK_ONCE = 1 << 3,	/* tbreak: the first hit (any rank) spends it */
+	BRK_ONCE = 1 << 3, /* tbreak: the first hit (any rank) spends it */
 	BRK_ONCE_PER_RANK = 1 << 4, /* until/advance: each rank stops once;
 				 * its hit clears its bit in ranks */
 };
@@ -120,27 +121,28 @@ enum break_flags {
  * Evaluated by the ranks at their gate (core/brk.c), written by the shell.
  */
 struct seg_break {
-	uint32_t id;		/* 0 = free slot */
-	uint32_t kinds;		/* bit (1 << enum uop_kind); BREAK_BARRIER */
+	uint32_t id;	/* 0 = free slot */
+	uint32_t kinds; /* bit (1 << enum uop_kind); BREAK_BARRIER */
 	uint8_t has_cond;
-	uint8_t cmp;		/* enum wait_cmp */
-	uint8_t flags;		/* enum break_flags */
-	uint8_t fn;		/* BRK_AT_CALL: enum api_fn, FN_NONE = any */
+	uint8_t cmp;   /* enum wait_cmp */
+	uint8_t flags; /* enum break_flags */
+	uint8_t fn;    /* BRK_AT_CALL: enum api_fn, FN_NONE = any */
 	int32_t value;
-	uint64_t cell_off;	/* condition cell, in the rank's own area */
-	int32_t line;		/* BRK_AT_CALL: the call's line, 0 = any */
+	uint64_t cell_off;	  /* condition cell, in the rank's own area */
+	int32_t line;		  /* BRK_AT_CALL: the call's line, 0 = any */
 	char file[SITE_FILE_MAX]; /* BRK_AT_CALL: its file, "" = any */
-	char win[SEG_NAME_MAX];	/* BRK_CELLS: the window, "" = any 2-D i32
+	char win[SEG_NAME_MAX];	  /* BRK_CELLS: the window, "" = any 2-D i32
 				 * window (break row R) */
-	int64_t row, col;	/* BRK_CELLS: index per dimension, -1 = any */
-	uint64_t lo, hi;	/* BRK_CELLS: flat elements [lo, hi) when
+	int64_t row, col;	  /* BRK_CELLS: index per dimension, -1 = any */
+	uint64_t lo, hi;	  /* BRK_CELLS: flat elements [lo, hi) when
 				 * hi > 0 (then row/col are unused) */
 	uint64_t ranks[SEG_MAX_RANKS / 64];
 	_Atomic uint64_t hits;
 };
 #define BREAK_BARRIER (1u << 31)
-#define BREAK_ANY_KIND 0x7fffffffu	/* every micro-op kind */
-#define BREAK_ID_UNTIL 0x80000000u	/* id bit of until/advance's momentary
+#define BREAK_ANY_KIND 0x7fffffffu /* every micro-op kind */
+#define BREAK_ID_UNTIL \
+	0x80000000u /* id bit of until/advance's momentary
 					 * entries (not numbered for the user) */
 
 /*
@@ -152,9 +154,9 @@ struct seg_break {
 struct seg_defer {
 	uint32_t used;
 	int32_t rank;
-	uint32_t tag;		/* 0: pending */
+	uint32_t tag; /* 0: pending */
 	int32_t expected;
-	uint64_t off;		/* the cell in the rank's own area */
+	uint64_t off; /* the cell in the rank's own area */
 };
 
 /*
@@ -166,43 +168,43 @@ struct seg_defer {
  */
 struct seg_rank {
 	/* written by the rank when it blocks in a wait */
-	_Atomic uint32_t sleeping;	/* in FUTEX_WAIT on wait_off */
+	_Atomic uint32_t sleeping; /* in FUTEX_WAIT on wait_off */
 	_Atomic uint32_t wait_cmp;
-	_Atomic uint64_t wait_off;	/* cell being waited on */
+	_Atomic uint64_t wait_off; /* cell being waited on */
 	_Atomic int32_t wait_expected;
 
 	/* written by the rank as it runs */
 	_Atomic uint32_t state __attribute__((aligned(64))); /* enum rank_state */
-	_Atomic uint64_t progress;	/* micro-ops completed, ever */
-	_Atomic uint64_t state_ns;	/* mono_ns() of the last state change */
-	_Atomic uint32_t pc;		/* current micro-op index */
-	_Atomic uint32_t nops;		/* ops in the current program */
-	_Atomic uint32_t prog_tag;	/* shell's tag of the current program */
-	_Atomic uint32_t stop_reason;	/* enum stop_reason, when stopped */
-	_Atomic uint32_t stop_break;	/* breakpoint id, when STOP_BREAK */
-	_Atomic uint32_t cur_seq;	/* seqlock over cur and title */
-	_Atomic uint32_t ctl_seen;	/* the ctl value the gate last acted on:
+	_Atomic uint64_t progress;    /* micro-ops completed, ever */
+	_Atomic uint64_t state_ns;    /* mono_ns() of the last state change */
+	_Atomic uint32_t pc;	      /* current micro-op index */
+	_Atomic uint32_t nops;	      /* ops in the current program */
+	_Atomic uint32_t prog_tag;    /* shell's tag of the current program */
+	_Atomic uint32_t stop_reason; /* enum stop_reason, when stopped */
+	_Atomic uint32_t stop_break;  /* breakpoint id, when STOP_BREAK */
+	_Atomic uint32_t cur_seq;     /* seqlock over cur and title */
+	_Atomic uint32_t ctl_seen;    /* the ctl value the gate last acted on:
 					 * stopped with ctl_seen != ctl means a
 					 * reaction to the shell is pending */
 	int32_t pid;
 	/* how waits ended up waiting, ever (bench reports the difference) */
-	_Atomic uint64_t n_yield;	/* sched_yield() calls */
-	_Atomic uint64_t n_sleep;	/* FUTEX_WAITs */
-	_Atomic uint64_t n_wake;	/* FUTEX_WAKEs this rank's notifies made */
-	struct uop cur;			/* the current micro-op */
-	char title[SEG_TITLE_MAX];	/* current program title */
-	struct site site;		/* a user program's current call (its
+	_Atomic uint64_t n_yield;  /* sched_yield() calls */
+	_Atomic uint64_t n_sleep;  /* FUTEX_WAITs */
+	_Atomic uint64_t n_wake;   /* FUTEX_WAKEs this rank's notifies made */
+	struct uop cur;		   /* the current micro-op */
+	char title[SEG_TITLE_MAX]; /* current program title */
+	struct site site;	   /* a user program's current call (its
 					 * fn is FN_NONE between calls and for
 					 * agents); written before prog_tag */
 
 	/* written by the shell */
 	_Atomic uint32_t ctl __attribute__((aligned(64))); /* futex word: bumped
 							    * on every change */
-	_Atomic uint32_t mode;		/* enum run_mode */
-	_Atomic uint32_t credits;	/* step credits left */
-	_Atomic uint32_t interrupt;	/* interrupt requested */
-	_Atomic uint32_t abort;		/* abandon the current program */
-	_Atomic uint32_t skip_pc;	/* pc + 1 whose breakpoint to ignore once */
+	_Atomic uint32_t mode;				   /* enum run_mode */
+	_Atomic uint32_t credits;   /* step credits left */
+	_Atomic uint32_t interrupt; /* interrupt requested */
+	_Atomic uint32_t abort;	    /* abandon the current program */
+	_Atomic uint32_t skip_pc;   /* pc + 1 whose breakpoint to ignore once */
 } __attribute__((aligned(64)));
 
 struct seg_header {
@@ -210,31 +212,31 @@ struct seg_header {
 	uint32_t version;
 	uint32_t nranks;
 	uint64_t total_size;
-	uint64_t area_size;	/* bytes of one rank's window area */
+	uint64_t area_size; /* bytes of one rank's window area */
 	uint64_t board_off;
 	uint64_t spans_off;
-	uint64_t span_bytes;	/* bytes of one rank's span ring */
+	uint64_t span_bytes; /* bytes of one rank's span ring */
 	uint64_t area_off;
 	int32_t shell_pid;
 	uint32_t reserved;
-	char name[64];		/* session name */
+	char name[64]; /* session name */
 
-	_Atomic uint32_t lock;		/* seg_lock() futex mutex */
-	_Atomic int32_t lock_owner;	/* its holder's pid: a holder that dies
+	_Atomic uint32_t lock;	      /* seg_lock() futex mutex */
+	_Atomic int32_t lock_owner;   /* its holder's pid: a holder that dies
 					 * (a user rank killed in cdb_alloc)
 					 * does not keep it for ever */
-	_Atomic uint32_t gate_active;	/* ranks consult the gate at all */
-	_Atomic uint32_t win_seq;	/* bumped on window-table changes */
-	_Atomic uint32_t break_seq;	/* bumped on breakpoint changes */
-	_Atomic uint32_t ended;		/* the shell ended the session */
-	_Atomic uint32_t wait_giveup;	/* sim mode: polls before a wait gives
+	_Atomic uint32_t gate_active; /* ranks consult the gate at all */
+	_Atomic uint32_t win_seq;     /* bumped on window-table changes */
+	_Atomic uint32_t break_seq;   /* bumped on breakpoint changes */
+	_Atomic uint32_t ended;	      /* the shell ended the session */
+	_Atomic uint32_t wait_giveup; /* sim mode: polls before a wait gives
 					 * up as if satisfied (0 = never) */
 	_Atomic uint64_t next_win_seq;
 	/* The collective in progress (0: none), so an observer attached from
 	 * outside (`colldb watch NAME`) can rebuild its programs and show who
 	 * still owes which cell.  Written by the shell before it issues one. */
 	_Atomic uint32_t cur_coll_id;
-	struct coll_args cur_coll;	/* names are NULL */
+	struct coll_args cur_coll; /* names are NULL */
 	struct seg_window windows[SEG_MAX_WINDOWS];
 	struct seg_break breaks[SEG_MAX_BREAKS];
 	struct seg_defer defers[SEG_MAX_DEFERS];
@@ -255,19 +257,19 @@ struct seg_header {
 struct seg {
 	struct seg_header *h;
 	size_t size;
-	int fd;			/* -1 once closed */
+	int fd; /* -1 once closed */
 	int writable;
-	int creator;		/* made by seg_create: repairs the layout */
-	char shm_name[64];	/* "" once unlinked */
+	int creator;	   /* made by seg_create: repairs the layout */
+	char shm_name[64]; /* "" once unlinked */
 	/* the layout, as created or checked at attach */
-	char name[64];		/* the session's name, terminated */
+	char name[64]; /* the session's name, terminated */
 	int nranks;
 	uint64_t area_size, board_off, spans_off, span_bytes, area_off;
-	struct seg_window *wins;	/* [SEG_MAX_WINDOWS]: checked copy */
-	struct seg_window *raw;		/* [SEG_MAX_WINDOWS]: as last read */
-	char *reports;		/* "segment header corrupted ..." lines */
+	struct seg_window *wins; /* [SEG_MAX_WINDOWS]: checked copy */
+	struct seg_window *raw;	 /* [SEG_MAX_WINDOWS]: as last read */
+	char *reports;		 /* "segment header corrupted ..." lines */
 	size_t reports_len;
-	uint32_t bad_coll;	/* cur_coll_id last reported corrupt */
+	uint32_t bad_coll; /* cur_coll_id last reported corrupt */
 	/* The ranks live elsewhere (the mpi transport): what this process
 	 * changes for them is also handed to sync (NULL: they map this
 	 * segment and see it themselves). */
@@ -405,16 +407,15 @@ struct seg_window *seg_win_find(struct seg *s, const char *name);
 /* Allocate name with the given shape and dtype (ndim 1..8, dims > 0);
  * flags from enum win_flags.  Returns the window or NULL + cause. */
 struct seg_window *seg_win_alloc(struct seg *s, const char *name,
-    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
-    char **cause);
+    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags, char **cause);
 /* Zero a window's bytes (its 32-byte padding included) on rank, or on
  * every rank when rank is -1; whole pages go back to the kernel. */
 void seg_win_zero(struct seg *s, struct seg_window *w, int rank);
 /* seg_win_alloc() on a domain: domain 0 is every rank, k the domain in
  * slot k-1 of the table (which must be in use). */
 struct seg_window *seg_win_alloc_in(struct seg *s, const char *name,
-    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags,
-    int domain, char **cause);
+    const uint64_t *shape, int ndim, enum dtype dt, unsigned flags, int domain,
+    char **cause);
 /* The domain in slot k-1 of the table, or NULL (k 0: the world; unused or
  * malformed entries). */
 const struct seg_domain *seg_domain_get(struct seg *s, int k);
@@ -449,7 +450,6 @@ const char *rank_state_name(enum rank_state st);
 void seg_read_cur(struct seg_rank *b, struct uop *cur, char *title,
     size_t title_size);
 /* Write the current op / title (rank side: the slot's only writer). */
-void seg_write_cur(struct seg_rank *b, const struct uop *cur,
-    const char *title);
+void seg_write_cur(struct seg_rank *b, const struct uop *cur, const char *title);
 
 #endif

@@ -24,15 +24,16 @@
 
 struct shm_priv {
 	struct seg *seg;
-	int spin;		/* pause iterations before yielding */
-	int yields;		/* sched_yield()s before sleeping */
+	int spin;   /* pause iterations before yielding */
+	int yields; /* sched_yield()s before sleeping */
 };
 
 /* A board counter: one writer (this rank), no RMW needed. */
 static inline void
 count(_Atomic uint64_t *c)
 {
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	atomic_store_explicit(c,
+	    atomic_load_explicit(c, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
 }
 
@@ -101,8 +102,8 @@ wait_giveup(struct seg *s, struct seg_rank *b, _Atomic int32_t *cell,
 }
 
 static int
-shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp,
-    int32_t expected, int32_t *seen)
+shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
+    int32_t *seen)
 {
 	struct shm_priv *pv = t->priv;
 	struct seg *s = pv->seg;
@@ -170,8 +171,7 @@ out:
 }
 
 static int
-shm_put(struct transport *t, int peer, uint64_t dst, const void *src,
-    size_t bytes)
+shm_put(struct transport *t, int peer, uint64_t dst, const void *src, size_t bytes)
 {
 	/* a rank's put onto its own window may overlap: memmove */
 	memmove(seg_area(seg_of(t), peer) + dst, src, bytes);
@@ -189,7 +189,7 @@ shm_put_add(struct transport *t, int peer, uint64_t dst, const void *src,
 static int
 shm_get(struct transport *t, int peer, uint64_t src, void *dst, size_t bytes)
 {
-	memmove(dst, seg_area(seg_of(t), peer) + src, bytes);	/* may overlap */
+	memmove(dst, seg_area(seg_of(t), peer) + src, bytes); /* may overlap */
 	return 0;
 }
 

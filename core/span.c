@@ -5,8 +5,8 @@
 #include "span.h"
 #include "xmalloc.h"
 
-static const char *const detail_names[SPAN_DETAIL__COUNT] = { "ops",
-	"phases", "roots" };
+static const char *const detail_names[SPAN_DETAIL__COUNT] = { "ops", "phases",
+	"roots" };
 
 const char *
 span_detail_name(enum span_detail d)
@@ -92,12 +92,14 @@ span_ring_append(struct span_ring *r, uint64_t bytes,
 		return;
 	head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t limit = recs[i].level == 1 ? cap : cap - SPAN_ROOT_RESERVE;
+		uint64_t limit =
+		    recs[i].level == 1 ? cap : cap - SPAN_ROOT_RESERVE;
 		struct span_rec *rec;
 
 		tail = atomic_load_explicit(&r->tail, memory_order_acquire);
 		if (head - tail >= limit) {
-			atomic_fetch_add_explicit(&r->lost, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&r->lost, 1,
+			    memory_order_relaxed);
 			continue;
 		}
 		rec = &r->recs[head % cap];
@@ -162,8 +164,8 @@ static struct {
 	uint32_t tag;
 	uint64_t len;
 	uint8_t *tab;
-	uint8_t *win;	/* [2 * SPAN_TAB_WIN] for windows */
-	int flat;	/* one root over every micro-op (see span_writer) */
+	uint8_t *win; /* [2 * SPAN_TAB_WIN] for windows */
+	int flat;     /* one root over every micro-op (see span_writer) */
 } plan;
 
 static void
@@ -200,9 +202,11 @@ table_fill(const struct prog *p, uint64_t from, uint64_t n, uint8_t *depth,
 
 		name_of(&rd, pc, &cur);
 		d = span_name_levels(cur.buf);
-		k = pc == 0 ? 0 : (prev.len == cur.len &&
-		    memcmp(prev.buf, cur.buf, cur.len) == 0) ? d - 1 :
-		    shared_levels(cur.buf, prev.buf);
+		k = pc == 0 ? 0 :
+		    (prev.len == cur.len &&
+			memcmp(prev.buf, cur.buf, cur.len) == 0) ?
+			      d - 1 :
+			      shared_levels(cur.buf, prev.buf);
 		clamp_put(depth, keep, pc - from, d, k);
 		pc++;
 		if (pc - 1 < p->ngen) {
@@ -210,11 +214,14 @@ table_fill(const struct prog *p, uint64_t from, uint64_t n, uint8_t *depth,
 			const struct blk *b = prog_rd_block(&rd, pc - 1);
 			for (; pc < end && pc - b->start < b->len; pc++)
 				clamp_put(depth, keep, pc - from, d, d - 1);
-		} else if (pc < end && p->mops[pc - 1 - p->ngen].name ==
-		    p->mops[pc - p->ngen].name && pc > p->ngen) {
+		} else if (pc < end &&
+		    p->mops[pc - 1 - p->ngen].name == p->mops[pc - p->ngen].name &&
+		    pc > p->ngen) {
 			/* the same interned name: no need to read it */
-			for (; pc < end && p->mops[pc - 1 - p->ngen].name ==
-			    p->mops[pc - p->ngen].name; pc++)
+			for (; pc < end &&
+			     p->mops[pc - 1 - p->ngen].name ==
+				 p->mops[pc - p->ngen].name;
+			     pc++)
 				clamp_put(depth, keep, pc - from, d, d - 1);
 		}
 		{
@@ -276,9 +283,9 @@ prefetch_slot(const struct span_writer *w)
 }
 
 void
-span_writer_begin(struct span_writer *w, struct span_ring *ring,
-    uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
-    uint32_t iter, enum span_detail detail)
+span_writer_begin(struct span_writer *w, struct span_ring *ring, uint64_t bytes,
+    const struct prog *p, int rank, uint32_t tag, uint32_t iter,
+    enum span_detail detail)
 {
 	uint64_t len = prog_len(p);
 
@@ -321,7 +328,7 @@ span_writer_begin(struct span_writer *w, struct span_ring *ring,
 		w->tab_n = (uint32_t)len;
 		w->flat = w->max_level == 1 && plan.flat;
 	} else {
-		w->tab_n = 0;	/* span_phases() fills windows */
+		w->tab_n = 0; /* span_phases() fills windows */
 	}
 	w->quiet = 0;
 	prefetch_slot(w);
@@ -368,7 +375,8 @@ span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
 
 	if (pc - w->tab_base >= w->tab_n)
 		span_table_window(w, pc);
-	keep = w->started == UINT32_MAX ? 0 :
+	keep = w->started == UINT32_MAX ?
+	    0 :
 	    MIN(w->keep[pc - w->tab_base], w->max_level);
 	want = MIN(w->depth[pc - w->tab_base] - 1, w->max_level);
 
@@ -381,7 +389,7 @@ span_phases(struct span_writer *w, uint32_t pc, uint64_t start)
 		w->phase_pc[w->open + 1] = pc;
 	}
 	w->started = pc;
-	w->quiet = w->flat;	/* the root is open; nothing else will be */
+	w->quiet = w->flat; /* the root is open; nothing else will be */
 }
 
 void
@@ -395,13 +403,12 @@ span_writer_end(struct span_writer *w, uint64_t end)
 			span_put(w, w->phase_ts[w->open], end,
 			    w->phase_pc[w->open], (unsigned)w->open, 0, 0);
 	}
-	w->depth = w->keep = NULL;	/* the table stays for the next run */
+	w->depth = w->keep = NULL; /* the table stays for the next run */
 	w->ring = NULL;
 }
 
 int
-span_name_rd(struct prog_rd *rd, uint32_t pc, unsigned level,
-    struct strbuf *sb)
+span_name_rd(struct prog_rd *rd, uint32_t pc, unsigned level, struct strbuf *sb)
 {
 	struct uop u;
 	size_t at = sb->len;

@@ -67,14 +67,14 @@
 #include "prog.h"
 #include "strbuf.h"
 
-#define SPAN_LEVEL_OP 255	/* record.level of a micro-op's own span */
-#define SPAN_MAX_LEVEL 32	/* deepest phase recorded */
-#define SPAN_ROOT_RESERVE 256	/* slots only level-1 records may use */
+#define SPAN_LEVEL_OP 255     /* record.level of a micro-op's own span */
+#define SPAN_MAX_LEVEL 32     /* deepest phase recorded */
+#define SPAN_ROOT_RESERVE 256 /* slots only level-1 records may use */
 
 enum span_detail {
-	SPAN_DETAIL_OPS,	/* micro-ops and phases */
-	SPAN_DETAIL_PHASES,	/* phases (the root included), no micro-ops */
-	SPAN_DETAIL_ROOTS,	/* level 1 only */
+	SPAN_DETAIL_OPS,    /* micro-ops and phases */
+	SPAN_DETAIL_PHASES, /* phases (the root included), no micro-ops */
+	SPAN_DETAIL_ROOTS,  /* level 1 only */
 	SPAN_DETAIL__COUNT
 };
 
@@ -84,34 +84,34 @@ int span_detail_from_name(const char *s, enum span_detail *out);
 
 enum span_rec_flags {
 	SPAN_R_VALUE = 1 << 0,	/* value is meaningful (see struct span_rec) */
-	SPAN_R_GAVEUP = 1 << 1,	/* a wait that gave up (set wait-giveup) */
+	SPAN_R_GAVEUP = 1 << 1, /* a wait that gave up (set wait-giveup) */
 };
 
 /* One record, 40 bytes. */
 struct span_rec {
-	uint64_t ts;		/* start, CLOCK_MONOTONIC ns */
-	uint64_t dur;		/* ns */
-	uint32_t tag;		/* the shell's tag of the program (msg_hdr.tag) */
-	uint32_t iter;		/* repetition of the program, 0-based (bench) */
-	uint32_t pc;		/* the micro-op, or the first of the phase */
-	int32_t value;		/* with SPAN_R_VALUE: WAIT the value seen,
+	uint64_t ts;   /* start, CLOCK_MONOTONIC ns */
+	uint64_t dur;  /* ns */
+	uint32_t tag;  /* the shell's tag of the program (msg_hdr.tag) */
+	uint32_t iter; /* repetition of the program, 0-based (bench) */
+	uint32_t pc;   /* the micro-op, or the first of the phase */
+	int32_t value; /* with SPAN_R_VALUE: WAIT the value seen,
 				 * NOTIFY the cell's value right after it */
 	uint16_t rank;
-	uint8_t level;		/* SPAN_LEVEL_OP, or the phase's components */
-	uint8_t flags;		/* enum span_rec_flags */
+	uint8_t level; /* SPAN_LEVEL_OP, or the phase's components */
+	uint8_t flags; /* enum span_rec_flags */
 	uint32_t reserved;
 };
 
 struct span_ring {
-	_Atomic uint64_t head;		/* records ever written (producer) */
-	uint64_t slot;			/* head % the ring's slots (the
+	_Atomic uint64_t head; /* records ever written (producer) */
+	uint64_t slot;	       /* head % the ring's slots (the
 					 * producer's own, kept with head) */
 	char pad0[48];
-	_Atomic uint64_t tail;		/* records ever consumed (consumer) */
+	_Atomic uint64_t tail; /* records ever consumed (consumer) */
 	char pad1[56];
-	_Atomic uint64_t lost;		/* records dropped: ring full */
+	_Atomic uint64_t lost; /* records dropped: ring full */
 	char pad2[56];
-	struct span_rec recs[];		/* span_ring_cap() slots */
+	struct span_rec recs[]; /* span_ring_cap() slots */
 };
 
 /* Records a ring of `bytes` bytes holds (0 if too small to be useful). */
@@ -123,8 +123,8 @@ uint64_t span_ring_default_bytes(int nranks);
  * Consumer: copy up to max records (oldest first) into out, then release
  * their slots.  Returns how many were copied.
  */
-size_t span_ring_read(struct span_ring *r, uint64_t bytes,
-    struct span_rec *out, size_t max);
+size_t span_ring_read(struct span_ring *r, uint64_t bytes, struct span_rec *out,
+    size_t max);
 /*
  * Producer: append n finished records (a rank elsewhere sent them; the
  * ring's one producer is then whoever receives them), shifting ts by
@@ -139,29 +139,29 @@ uint64_t span_ring_lost(struct span_ring *r);
 
 /* Producer state while one program runs on one rank. */
 struct span_writer {
-	struct span_ring *ring;	/* NULL: spans off */
+	struct span_ring *ring; /* NULL: spans off */
 	uint64_t cap;
-	uint64_t head;		/* our copy of ring->head */
-	uint64_t tail;		/* the consumer's tail as last read */
-	uint64_t slot;		/* head % cap */
+	uint64_t head; /* our copy of ring->head */
+	uint64_t tail; /* the consumer's tail as last read */
+	uint64_t slot; /* head % cap */
 	const struct prog *p;
-	uint8_t *depth;		/* per op of the table: name components
+	uint8_t *depth;	   /* per op of the table: name components
 				 * (capped) */
-	uint8_t *keep;		/* per op: phases shared with the op before */
-	uint64_t tab_base;	/* the table covers ops tab_base .. */
-	uint32_t tab_n;		/* ... + tab_n (the whole program, or a
+	uint8_t *keep;	   /* per op: phases shared with the op before */
+	uint64_t tab_base; /* the table covers ops tab_base .. */
+	uint32_t tab_n;	   /* ... + tab_n (the whole program, or a
 				 * window of a long one) */
 	uint32_t tag, iter;
 	uint16_t rank;
-	uint8_t ops;		/* micro-op records wanted (SPAN_DETAIL_OPS) */
-	uint8_t max_level;	/* deepest phase recorded (1: roots only) */
-	uint8_t flat;		/* roots only, and one root over every micro-op:
+	uint8_t ops;	   /* micro-op records wanted (SPAN_DETAIL_OPS) */
+	uint8_t max_level; /* deepest phase recorded (1: roots only) */
+	uint8_t flat;	   /* roots only, and one root over every micro-op:
 				 * the first micro-op is the only boundary */
-	uint8_t quiet;		/* no boundary ahead: spans off, or flat and
+	uint8_t quiet;	   /* no boundary ahead: spans off, or flat and
 				 * the root open (span_boundary's fast path) */
-	uint32_t started;	/* pc whose phases are open, UINT32_MAX none */
-	int open;		/* levels 1..open are open */
-	uint64_t last_end;	/* end of the last micro-op recorded */
+	uint32_t started;  /* pc whose phases are open, UINT32_MAX none */
+	int open;	   /* levels 1..open are open */
+	uint64_t last_end; /* end of the last micro-op recorded */
 	uint64_t phase_ts[SPAN_MAX_LEVEL + 1];
 	uint32_t phase_pc[SPAN_MAX_LEVEL + 1];
 };
@@ -173,8 +173,8 @@ struct span_writer {
  * tag reuse it.
  */
 void span_writer_begin(struct span_writer *w, struct span_ring *ring,
-    uint64_t bytes, const struct prog *p, int rank, uint32_t tag,
-    uint32_t iter, enum span_detail detail);
+    uint64_t bytes, const struct prog *p, int rank, uint32_t tag, uint32_t iter,
+    enum span_detail detail);
 /* Close every open phase at `end`. */
 void span_writer_end(struct span_writer *w, uint64_t end);
 

@@ -47,10 +47,11 @@ a2av_block(const struct coll_desc *d, int me, uint64_t pc,
 		/* the count, read from SEND_COUNTS[dest] when it runs */
 		uint64_t dest = pc / 2;
 
-		gen_data(d, me, UOP_NOTIFY, SP_OWN, a->rcount.off + 4 *
-		    (uint64_t)me * a->rcount.shape[1], SP_OWN, a->scount.off +
-		    4 * dest, (int)dest, 1, pc, bname("all_to_all_v.count", 0, 0,
-		    0, 0), bname("push", 0, 0, 0, 0), b);
+		gen_data(d, me, UOP_NOTIFY, SP_OWN,
+		    a->rcount.off + 4 * (uint64_t)me * a->rcount.shape[1],
+		    SP_OWN, a->scount.off + 4 * dest, (int)dest, 1, pc,
+		    bname("all_to_all_v.count", 0, 0, 0, 0),
+		    bname("push", 0, 0, 0, 0), b);
 		b->t.dtype = DT_I32;
 		b->t.op = NOTIFY_SET;
 		b->t.flags = UOP_F_FROM_CELL;
@@ -58,19 +59,23 @@ a2av_block(const struct coll_desc *d, int me, uint64_t pc,
 	} else if (pc < 2 * n) {
 		uint64_t dest = pc / 2;
 
-		gen_data(d, me, UOP_PUT, SP_PEER, a->buf.off + (uint64_t)me * bytes,
-		    SP_OWN, a->src.off + dest * bytes, (int)dest, block, pc,
-		    bname("%s.put", d->coll, 0, 0, 0), bname("push", 0, 0, 0, 0),
-		    b);
+		gen_data(d, me, UOP_PUT, SP_PEER,
+		    a->buf.off + (uint64_t)me * bytes, SP_OWN,
+		    a->src.off + dest * bytes, (int)dest, block, pc,
+		    bname("%s.put", d->coll, 0, 0, 0),
+		    bname("push", 0, 0, 0, 0), b);
 	} else if (pc < 2 * n + d->bar) {
-		gen_barrier(d, me, cs, 1, 2 * n, pc - 2 * n, bname("%s.barrier",
-		    d->coll, 0, 0, 0), bname("barrier", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 1, 2 * n, pc - 2 * n,
+		    bname("%s.barrier", d->coll, 0, 0, 0),
+		    bname("barrier", 0, 0, 0, 0), b);
 	} else {
 		gen_epilogue(d, me, cs, 1, 2 * n + d->bar, b);
 	}
 }
 
 const struct coll_gen gen_all_to_all_v = {
-	.init = a2av_init, .len = a2av_len, .block = a2av_block,
+	.init = a2av_init,
+	.len = a2av_len,
+	.block = a2av_block,
 	.cells = CELLS_MESH,
 };

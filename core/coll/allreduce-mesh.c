@@ -55,8 +55,8 @@ mesh_init(struct coll_desc *d)
 			return;
 		}
 		chunk = COLL_TILE;
-		d->lanes = MIN(d->a.core_num > 1 ? (uint64_t)d->a.core_num : 1,
-		    stride);
+		d->lanes =
+		    MIN(d->a.core_num > 1 ? (uint64_t)d->a.core_num : 1, stride);
 	} else if (b->count < chunk) {
 		chunk = round_up(b->count, COLL_ALIGN_BYTES / d->esz);
 	}
@@ -93,8 +93,7 @@ mesh_len(const struct coll_desc *d, int me)
 /* Names: "allreduce.chunk3.load"; in a builtin block "allreduce.block1.
  * tile3.load" (phase "block 1 tile 3"). */
 static struct blk_name
-mesh_name(const struct coll_desc *d, const char *what, uint64_t blk,
-    uint64_t k)
+mesh_name(const struct coll_desc *d, const char *what, uint64_t blk, uint64_t k)
 {
 	int builtin = d->a.impl == IMPL_BUILTIN;
 	const char *unit = builtin ? "tile" : "chunk";
@@ -129,22 +128,23 @@ mesh_block(const struct coll_desc *d, int me, uint64_t pc,
 	pc -= start;
 	if (pc < d->bar) {
 		if (d->lanes > 1)
-			gen_barrier(d, me, cs, 1, start, pc, bname("%s.block%d.ready",
-			    d->coll, 0, (int64_t)blk, 0), bname("block %d ready", 0,
-			    0, (int64_t)blk, 0), b);
+			gen_barrier(d, me, cs, 1, start, pc,
+			    bname("%s.block%d.ready", d->coll, 0, (int64_t)blk, 0),
+			    bname("block %d ready", 0, 0, (int64_t)blk, 0), b);
 		else
-			gen_barrier(d, me, cs, 1, start, pc, bname("%s.ready",
-			    d->coll, 0, 0, 0), bname("ready", 0, 0, 0, 0), b);
+			gen_barrier(d, me, cs, 1, start, pc,
+			    bname("%s.ready", d->coll, 0, 0, 0),
+			    bname("ready", 0, 0, 0, 0), b);
 		return;
 	}
 	if (pc - d->bar >= nc * d->unit) {
-		gen_epilogue(d, me, cs, (int32_t)(1 + nc), start + d->bar +
-		    nc * d->unit, b);
+		gen_epilogue(d, me, cs, (int32_t)(1 + nc),
+		    start + d->bar + nc * d->unit, b);
 		if (d->lanes > 1) {
 			b->name = bname("%s.block%d.epilogue", d->coll, 0,
 			    (int64_t)blk, 0);
-			b->phase = bname("block %d epilogue", 0, 0, (int64_t)blk,
-			    0);
+			b->phase =
+			    bname("block %d epilogue", 0, 0, (int64_t)blk, 0);
 		}
 		return;
 	}
@@ -176,8 +176,8 @@ mesh_block(const struct coll_desc *d, int me, uint64_t pc,
 /* Block b (the cell's lane): its ready barrier and every chunk's, my
  * cell, +1 each. */
 static void
-mesh_owed(const struct coll_desc *d, int me, uint64_t from, int t,
-    uint64_t off, prog_owe_fn fn, void *arg)
+mesh_owed(const struct coll_desc *d, int me, uint64_t from, int t, uint64_t off,
+    prog_owe_fn fn, void *arg)
 {
 	const struct win_ref *s = &d->a.sig;
 	uint64_t stride = s->ndim >= 2 ? s->shape[1] : 1;
@@ -193,6 +193,9 @@ mesh_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 }
 
 const struct coll_gen gen_allreduce_mesh = {
-	.init = mesh_init, .len = mesh_len, .block = mesh_block,
-	.owed = mesh_owed, .cells = CELLS_MESH,
+	.init = mesh_init,
+	.len = mesh_len,
+	.block = mesh_block,
+	.owed = mesh_owed,
+	.cells = CELLS_MESH,
 };

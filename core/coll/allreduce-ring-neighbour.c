@@ -101,8 +101,8 @@ nb_barrier(const struct coll_desc *d, int me, uint64_t row, uint64_t start,
 }
 
 static void
-nb_block(const struct coll_desc *d, int me, uint64_t pc,
-    const struct blk *hint, struct blk *b)
+nb_block(const struct coll_desc *d, int me, uint64_t pc, const struct blk *hint,
+    struct blk *b)
 {
 	uint64_t n = (uint64_t)d->n, steps = 2 * (n - 1) * NB_UNIT;
 	int right = (me + 1) % d->n;
@@ -113,11 +113,11 @@ nb_block(const struct coll_desc *d, int me, uint64_t pc,
 		int rs = row < n - 1;
 		int64_t step = (int64_t)(rs ? row + 1 : row - (n - 1) + 1);
 		int64_t seg = rs ? (me - step + d->n) % d->n :
-		    (me - step + 1 + d->n) % d->n;
+				   (me - step + 1 + d->n) % d->n;
 		uint64_t off = d->a.buf.off + (uint64_t)seg * d->seg_bytes;
 		const char *part = rs ? "rs" : "ag";
-		struct blk_name span = bname("%s.%s.row%d", d->coll, part,
-		    (int64_t)row, 0);
+		struct blk_name span =
+		    bname("%s.%s.row%d", d->coll, part, (int64_t)row, 0);
 		struct blk_name ph = bname("%s row %d", part, 0, (int64_t)row, 0);
 
 		if (o < 4) {
@@ -132,8 +132,9 @@ nb_block(const struct coll_desc *d, int me, uint64_t pc,
 	if (pc - steps < 4) {
 		uint64_t row = 2 * (n - 1);
 
-		nb_barrier(d, me, row, steps, pc - steps, bname("%s.final.row%d",
-		    d->coll, 0, (int64_t)row, 0), bname("final", 0, 0, 0, 0), b);
+		nb_barrier(d, me, row, steps, pc - steps,
+		    bname("%s.final.row%d", d->coll, 0, (int64_t)row, 0),
+		    bname("final", 0, 0, 0, 0), b);
 		return;
 	}
 	{
@@ -146,12 +147,12 @@ nb_block(const struct coll_desc *d, int me, uint64_t pc,
 /* Rows 0..2N-3: the step's barrier notifies left then right; final row
  * the same.  A neighbour is notified once (twice on 2 ranks). */
 static void
-nb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
-    uint64_t off, prog_owe_fn fn, void *arg)
+nb_owed(const struct coll_desc *d, int me, uint64_t from, int t, uint64_t off,
+    prog_owe_fn fn, void *arg)
 {
 	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
-	uint64_t start = row < 2 * (n - 1) ? row * NB_UNIT :
-	    2 * (n - 1) * NB_UNIT;
+	uint64_t start =
+	    row < 2 * (n - 1) ? row * NB_UNIT : 2 * (n - 1) * NB_UNIT;
 	int left = (me - 1 + d->n) % d->n, right = (me + 1) % d->n;
 	struct prog_owe o = { 0, 0, NOTIFY_ADD, 1 };
 
@@ -168,6 +169,9 @@ nb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 }
 
 const struct coll_gen gen_allreduce_ring_neighbour = {
-	.init = nb_init, .len = nb_len, .block = nb_block, .owed = nb_owed,
+	.init = nb_init,
+	.len = nb_len,
+	.block = nb_block,
+	.owed = nb_owed,
 	.cells = CELLS_RING,
 };

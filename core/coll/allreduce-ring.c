@@ -113,7 +113,7 @@ ring_seg(const struct coll_desc *d, int me, int rs, uint64_t s)
 	int64_t n = d->n, m = me;
 
 	return (uint64_t)(rs ? ((m - (int64_t)s - 2) % n + 2 * n) % n :
-	    ((m - (int64_t)s - 1) % n + n) % n);
+			       ((m - (int64_t)s - 1) % n + n) % n);
 }
 
 static uint64_t
@@ -136,7 +136,7 @@ ring_act_sum(const struct coll_desc *d, uint64_t lo, uint64_t cnt)
 static void
 ring_table(const struct coll_desc *d)
 {
-	struct coll_desc *m = (struct coll_desc *)d;	/* the cache */
+	struct coll_desc *m = (struct coll_desc *)d; /* the cache */
 	uint64_t n = (uint64_t)d->n;
 
 	if (d->act != NULL)
@@ -156,7 +156,8 @@ ring_steps_len(const struct coll_desc *d, int me, int rs, uint64_t s)
 	ring_table(d);
 	/* rs visits me-2, me-3, ...; ag me-1, me-2, ...: the last s */
 	lo = ((uint64_t)me + 2 * n - s - (rs ? 1 : 0)) % n;
-	return s * d->nchunks * 2 * d->bar + (rs ? 3 : 2) * ring_act_sum(d, lo, s);
+	return s * d->nchunks * 2 * d->bar +
+	    (rs ? 3 : 2) * ring_act_sum(d, lo, s);
 }
 
 static uint64_t
@@ -193,24 +194,25 @@ ring_chunk(const struct coll_desc *d, int me, int rs, uint64_t s, uint64_t k,
 		off = buf->off + (beg + sub) * d->esz;
 		data = rs ? 2 : 1;
 	}
-#define RING_NAME(what) bname("%s.%s.row%d.chunk%d." what, d->coll, part, \
-	    row, (int64_t)k)
+#define RING_NAME(what) \
+	bname("%s.%s.row%d.chunk%d." what, d->coll, part, row, (int64_t)k)
 	if (o < d->bar) {
 		gen_barrier(d, me, cs, (int32_t)(2 * k + 1), start, o,
 		    RING_NAME("ready"), ph, b);
 	} else if (o < d->bar + data) {
 		if (rs && o == d->bar)
-			gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me, cnt,
-			    start + o, RING_NAME("load"), ph, b);
+			gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me,
+			    cnt, start + o, RING_NAME("load"), ph, b);
 		else if (rs)
-			gen_data(d, me, UOP_REDUCE, SP_ACC, 0, SP_PEER, off, left,
-			    cnt, start + o, RING_NAME("reduce"), ph, b);
+			gen_data(d, me, UOP_REDUCE, SP_ACC, 0, SP_PEER, off,
+			    left, cnt, start + o, RING_NAME("reduce"), ph, b);
 		else
 			gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_PEER, off, left,
 			    cnt, start + o, RING_NAME("load"), ph, b);
 	} else if (o < 2 * d->bar + data) {
-		gen_barrier(d, me, cs, (int32_t)(2 * k + 2), start + d->bar + data,
-		    o - d->bar - data, RING_NAME("read"), ph, b);
+		gen_barrier(d, me, cs, (int32_t)(2 * k + 2),
+		    start + d->bar + data, o - d->bar - data, RING_NAME("read"),
+		    ph, b);
 	} else {
 		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, cnt,
 		    start + o, RING_NAME("store"), ph, b);
@@ -241,7 +243,7 @@ ring_block(const struct coll_desc *d, int me, uint64_t pc,
 			base += l;
 			if (++s == n - 1) {
 				if (!rs)
-					break;	/* the epilogue */
+					break; /* the epilogue */
 				rs = 0;
 				s = 0;
 			}
@@ -252,8 +254,8 @@ ring_block(const struct coll_desc *d, int me, uint64_t pc,
 		uint64_t e = pc - rs_len - ring_part_len(d, me, 0);
 		uint64_t row = e / (n - 1);
 
-		gen_epilogue(d, me, gen_ring_row(d, row), (int32_t)(2 * d->nchunks),
-		    pc - e % (n - 1), b);
+		gen_epilogue(d, me, gen_ring_row(d, row),
+		    (int32_t)(2 * d->nchunks), pc - e % (n - 1), b);
 		b->pos[0] = -1;
 		return;
 	}
@@ -293,8 +295,8 @@ found:
 /* Cell [row, me] is written only in the step on that row: its 2C
  * barriers, +1 each. */
 static void
-ring_owed(const struct coll_desc *d, int me, uint64_t from, int t,
-    uint64_t off, prog_owe_fn fn, void *arg)
+ring_owed(const struct coll_desc *d, int me, uint64_t from, int t, uint64_t off,
+    prog_owe_fn fn, void *arg)
 {
 	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
 	uint64_t s, base, act, ua, at = (uint64_t)(t - (t > me));
@@ -309,8 +311,8 @@ ring_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 	act = ring_active(d, ring_seg(d, me, rs, s));
 	ua = 2 * d->bar + (rs ? 3 : 2);
 	for (uint64_t k = 0; k < d->nchunks; k++) {
-		uint64_t c = base + (k < act ? k * ua : act * ua +
-		    (k - act) * 2 * d->bar);
+		uint64_t c = base +
+		    (k < act ? k * ua : act * ua + (k - act) * 2 * d->bar);
 		uint64_t data = k < act ? (rs ? 2 : 1) : 0;
 		uint64_t pcs[2] = { c + at, c + d->bar + data + at };
 
@@ -326,8 +328,11 @@ ring_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 }
 
 const struct coll_gen gen_allreduce_ring = {
-	.init = ring_init, .len = ring_len, .block = ring_block,
-	.owed = ring_owed, .cells = CELLS_RING,
+	.init = ring_init,
+	.len = ring_len,
+	.block = ring_block,
+	.owed = ring_owed,
+	.cells = CELLS_RING,
 };
 
 /*
@@ -372,23 +377,26 @@ ringb_block(const struct coll_desc *d, int me, uint64_t pc,
 		int rs = row < n - 1;
 		int64_t step = (int64_t)(rs ? row + 1 : row - (n - 1) + 1);
 		int64_t seg = rs ? (me - step - 1 + 2 * d->n) % d->n :
-		    (me - step + d->n) % d->n;
+				   (me - step + d->n) % d->n;
 		uint64_t off = d->a.buf.off + (uint64_t)seg * d->seg_bytes;
 		const char *part = rs ? "rs" : "ag";
 		struct blk_name ph = bname("%s row %d", part, 0, (int64_t)row, 0);
 
 		if (o < d->bar)
 			gen_barrier(d, me, gen_ring_row(d, row), 1, pc - o, o,
-			    bname("%s.%s.row%d", d->coll, part, (int64_t)row, 0), ph,
-			    b);
+			    bname("%s.%s.row%d", d->coll, part, (int64_t)row, 0),
+			    ph, b);
 		else if (rs)
-			gen_data(d, me, UOP_REDUCE, SP_OWN, off, SP_PEER, off, left,
-			    d->chunk, pc, bname("%s.rs.row%d.reduce", d->coll, 0,
-			    (int64_t)row, 0), ph, b);
+			gen_data(d, me, UOP_REDUCE, SP_OWN, off, SP_PEER, off,
+			    left, d->chunk, pc,
+			    bname("%s.rs.row%d.reduce", d->coll, 0,
+				(int64_t)row, 0),
+			    ph, b);
 		else
-			gen_data(d, me, UOP_GET, SP_OWN, off, SP_PEER, off, left,
-			    d->chunk, pc, bname("%s.ag.row%d.get", d->coll, 0,
-			    (int64_t)row, 0), ph, b);
+			gen_data(d, me, UOP_GET, SP_OWN, off, SP_PEER, off,
+			    left, d->chunk, pc,
+			    bname("%s.ag.row%d.get", d->coll, 0, (int64_t)row, 0),
+			    ph, b);
 		b->pos[0] = (int64_t)row;
 		return;
 	}
@@ -415,13 +423,17 @@ ringb_owed(const struct coll_desc *d, int me, uint64_t from, int t,
 	uint64_t n = (uint64_t)d->n, row = (off - d->a.sig.off) / 4 / n;
 
 	if (row < 2 * (n - 1))
-		gen_owed_periodic(d, me, from, t, row * d->unit, 1, 0, 1, fn, arg);
+		gen_owed_periodic(d, me, from, t, row * d->unit, 1, 0, 1, fn,
+		    arg);
 	else if (row == 2 * (n - 1))
-		gen_owed_periodic(d, me, from, t, 2 * (n - 1) * d->unit, 1, 0, 1,
-		    fn, arg);
+		gen_owed_periodic(d, me, from, t, 2 * (n - 1) * d->unit, 1, 0,
+		    1, fn, arg);
 }
 
 const struct coll_gen gen_allreduce_ring_builtin = {
-	.init = ringb_init, .len = ringb_len, .block = ringb_block,
-	.owed = ringb_owed, .cells = CELLS_RING,
+	.init = ringb_init,
+	.len = ringb_len,
+	.block = ringb_block,
+	.owed = ringb_owed,
+	.cells = CELLS_RING,
 };

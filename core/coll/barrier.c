@@ -53,6 +53,8 @@ barrier_block(const struct coll_desc *d, int me, uint64_t pc,
 }
 
 const struct coll_gen gen_barrier_coll = {
-	.init = barrier_init, .len = barrier_len, .block = barrier_block,
+	.init = barrier_init,
+	.len = barrier_len,
+	.block = barrier_block,
 	.cells = CELLS_MESH,
 };

@@ -22,7 +22,8 @@ void
 coll_title(const struct coll_args *a, char *buf, size_t len)
 {
 	const char *impl = a->impl != IMPL_BUILTIN ? NULL :
-	    a->neighbour ? "builtin-neighbour" : "builtin";
+	    a->neighbour			   ? "builtin-neighbour" :
+						     "builtin";
 
 	if (a->kind == COLL_ALLREDUCE && a->core_num > 1)
 		snprintf(buf, len, "allreduce(%s%s%s, core_num=%d)",

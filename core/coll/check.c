@@ -35,7 +35,7 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 {
 	const struct win_ref *b = &a->buf;
 
-	rank = coll_dense(a, rank);	/* a domain's rows are its own ranks' */
+	rank = coll_dense(a, rank); /* a domain's rows are its own ranks' */
 	o->dtype = b->dtype;
 	o->off = b->off;
 	o->count = b->count;
@@ -52,7 +52,8 @@ coll_output(const struct coll_args *a, int nranks, int rank,
 		break;
 	case COLL_REDUCE_SCATTER:
 		o->count = b->shape[1];
-		o->off = b->off + (uint64_t)rank * o->count * dtype_size(b->dtype);
+		o->off =
+		    b->off + (uint64_t)rank * o->count * dtype_size(b->dtype);
 		break;
 	default:
 		break;
@@ -72,7 +73,8 @@ coll_output_copy(const struct coll_output *o, const void *area, void *out)
 	uint64_t n = o->count * dtype_size(o->dtype);
 
 	memcpy(out, (const uint8_t *)area + o->off, n);
-	memcpy((uint8_t *)out + n, (const uint8_t *)area + o->off2, o->count2 * 4);
+	memcpy((uint8_t *)out + n, (const uint8_t *)area + o->off2,
+	    o->count2 * 4);
 }
 
 static void
@@ -103,8 +105,8 @@ coll_inputs(const struct coll_args *a, uint64_t *lo, uint64_t *hi)
 
 /* out = fold(op, region at off of every rank) in dt */
 static void
-fold(const struct coll_args *a, int nranks, const void *const *in,
-    uint64_t off, uint64_t count, enum dtype dt, void *out)
+fold(const struct coll_args *a, int nranks, const void *const *in, uint64_t off,
+    uint64_t count, enum dtype dt, void *out)
 {
 	enum dtype adt = dtype_acc(dt);
 	size_t asz = dtype_size(adt);
@@ -145,8 +147,8 @@ coll_expect(const struct coll_args *a, int nranks, int rank,
 /* in[] is indexed by the collective's own ranks (0..nranks-1) here; rank
  * is still a world rank (coll_output() maps it). */
 static void
-expect(const struct coll_args *a, int nranks, int rank,
-    const void *const *in, void *out)
+expect(const struct coll_args *a, int nranks, int rank, const void *const *in,
+    void *out)
 {
 	const struct win_ref *b = &a->buf, *s = &a->src;
 	size_t esz = dtype_size(b->dtype);
@@ -161,7 +163,8 @@ expect(const struct coll_args *a, int nranks, int rank,
 		fold(a, nranks, in, o.off, o.count, b->dtype, out);
 		break;
 	case COLL_BROADCAST:
-		memcpy(out, (const uint8_t *)in[a->root] + b->off, b->count * esz);
+		memcpy(out, (const uint8_t *)in[a->root] + b->off,
+		    b->count * esz);
 		break;
 	case COLL_ALLGATHER:
 		row = s->count * esz;
@@ -190,8 +193,11 @@ expect(const struct coll_args *a, int nranks, int rank,
 			memcpy((uint8_t *)out + (uint64_t)r * row,
 			    (const uint8_t *)in[r] + s->off + (uint64_t)rank * row,
 			    row);
-			memcpy(&c, (const uint8_t *)in[r] + a->scount.off +
-			    (uint64_t)rank * (a->scount.ndim == 2 ? a->scount.shape[1] : 1) * 4,
+			memcpy(&c,
+			    (const uint8_t *)in[r] + a->scount.off +
+				(uint64_t)rank *
+				    (a->scount.ndim == 2 ? a->scount.shape[1] : 1) *
+				    4,
 			    4);
 			if ((int64_t)c > (int64_t)max_recv)
 				c = (int32_t)max_recv;
@@ -226,21 +232,20 @@ coll_wrong(const struct coll_args *a, int nranks, const struct coll_output *o,
 {
 	enum dtype dt = a->kind == COLL_BARRIER ? DT_I32 : a->buf.dtype;
 	size_t esz = dtype_size(dt);
-	int reduces = a->kind == COLL_ALLREDUCE ||
-	    a->kind == COLL_REDUCE_SCATTER;
+	int reduces = a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER;
 	int n = coll_size(a, nranks);
 	double tol = 2.0 * (n > 0 ? n : 1) * epsilon(dt);
 	uint64_t wrong = 0, count = o->count, tail = count * esz;
 
-	for (uint64_t i = 0; i < o->count2; i++)	/* i32 cells, exact */
+	for (uint64_t i = 0; i < o->count2; i++) /* i32 cells, exact */
 		wrong += memcmp((const uint8_t *)expected + tail + 4 * i,
-		    (const uint8_t *)got + tail + 4 * i, 4) != 0;
+			     (const uint8_t *)got + tail + 4 * i, 4) != 0;
 	for (uint64_t i = 0; i < count; i++) {
 		double e, g;
 
 		if (!reduces || !dtype_is_float(dt)) {
 			wrong += memcmp((const uint8_t *)expected + i * esz,
-			    (const uint8_t *)got + i * esz, esz) != 0;
+				     (const uint8_t *)got + i * esz, esz) != 0;
 			continue;
 		}
 		e = dtype_get(dt, expected, i);
@@ -259,16 +264,16 @@ coll_wrong(const struct coll_args *a, int nranks, const struct coll_output *o,
 
 struct coll_ref {
 	struct coll_args a;
-	int world;		/* ranks of the session */
-	int n;			/* the collective's ranks (a domain's members) */
-	int next;		/* the next world rank coll_ref_add() takes */
-	int added;		/* members added */
-	uint64_t lo, hi;	/* the inputs (coll_inputs()) */
-	uint8_t **in;		/* [n]: members' inputs, when the result is
+	int world;	    /* ranks of the session */
+	int n;		    /* the collective's ranks (a domain's members) */
+	int next;	    /* the next world rank coll_ref_add() takes */
+	int added;	    /* members added */
+	uint64_t lo, hi;    /* the inputs (coll_inputs()) */
+	uint8_t **in;	    /* [n]: members' inputs, when the result is
 				 * made of them (allgather, all_to_all(_v)) */
-	uint8_t *acc, *tmp;	/* allreduce, reduce_scatter: BUF folded so
+	uint8_t *acc, *tmp; /* allreduce, reduce_scatter: BUF folded so
 				 * far, in the accumulator type */
-	uint8_t *root;		/* broadcast: root's inputs */
+	uint8_t *root;	    /* broadcast: root's inputs */
 };
 
 static int
@@ -309,7 +314,7 @@ coll_ref_add(struct coll_ref *c, int rank, const void *area)
 	if (rank != c->next++)
 		BUG("reference: rank %d added out of order", rank);
 	if (d < 0)
-		return;	/* not a member */
+		return; /* not a member */
 	c->added++;
 	if (ref_folds(a)) {
 		/* the members in their order, as coll_expect() folds */
@@ -343,8 +348,8 @@ coll_ref_expect(struct coll_ref *c, int rank, void *out)
 		BUG("reference: %d of %d ranks added", c->next, c->world);
 	coll_output(a, c->world, rank, &o);
 	if (ref_folds(a)) {
-		dtype_convert(dt, out, adt, c->acc + (o.off - b->off) / esz * asz,
-		    o.count);
+		dtype_convert(dt, out, adt,
+		    c->acc + (o.off - b->off) / esz * asz, o.count);
 	} else if (a->kind == COLL_BROADCAST) {
 		if (c->root != NULL)
 			memcpy(out, c->root, b->count * esz);
@@ -352,7 +357,7 @@ coll_ref_expect(struct coll_ref *c, int rank, void *out)
 		const void **in = xcalloc((size_t)c->n, sizeof *in);
 
 		for (int d = 0; d < c->n; d++)
-			in[d] = c->in[d] - c->lo;	/* indexed by area offset */
+			in[d] = c->in[d] - c->lo; /* indexed by area offset */
 		expect(a, c->n, rank, in, out);
 		free(in);
 	}

@@ -31,14 +31,14 @@
 #include "../common.h"
 
 /* PyPTO constants (docs/protocols.md). */
-#define COLL_CHUNK_BYTES (16 * 1024)	/* kAllReduceChunkBytes */
-#define COLL_ALIGN_BYTES 32		/* kPTOTileAlignmentBytes */
-#define COLL_TILE 256			/* builtins' kTileCount (elements) */
-#define COLL_BUILTIN_MAX_RANKS 16	/* builtins' kMaxSupportedRanks */
+#define COLL_CHUNK_BYTES (16 * 1024) /* kAllReduceChunkBytes */
+#define COLL_ALIGN_BYTES 32	     /* kPTOTileAlignmentBytes */
+#define COLL_TILE 256		     /* builtins' kTileCount (elements) */
+#define COLL_BUILTIN_MAX_RANKS 16    /* builtins' kMaxSupportedRanks */
 
 struct cellset {
-	uint64_t base;		/* element index of rank 0's cell */
-	uint64_t step;		/* elements between consecutive ranks' cells */
+	uint64_t base; /* element index of rank 0's cell */
+	uint64_t step; /* elements between consecutive ranks' cells */
 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b);
@@ -71,30 +71,30 @@ struct coll_gen {
 };
 
 struct coll_desc {
-	struct prog_gen g;	/* first: a struct prog_gen * is one */
-	struct coll_args a;	/* names NULL */
-	int n;			/* the collective's ranks (a domain's size);
+	struct prog_gen g;  /* first: a struct prog_gen * is one */
+	struct coll_args a; /* names NULL */
+	int n;		    /* the collective's ranks (a domain's size);
 				 * the generator's ranks are 0..n-1 */
-	int nworld;		/* the session's */
-	int32_t *world;		/* [n] member -> world rank, NULL: identity */
-	int32_t *dense;		/* [nworld] world -> member or -1, or NULL */
-	const char *coll;	/* span prefix: coll_kind_name(a.kind) */
+	int nworld;	    /* the session's */
+	int32_t *world;	    /* [n] member -> world rank, NULL: identity */
+	int32_t *dense;	    /* [nworld] world -> member or -1, or NULL */
+	const char *coll;   /* span prefix: coll_kind_name(a.kind) */
 	char title[64];
 	size_t acc_bytes;
 	const struct coll_gen *gen;
-	int empty;		/* the program is empty (builtin on > 16 ranks) */
-	uint64_t bar;		/* micro-ops of one credit barrier: 2(N-1) */
+	int empty;    /* the program is empty (builtin on > 16 ranks) */
+	uint64_t bar; /* micro-ops of one credit barrier: 2(N-1) */
 	/* derived constants (each family uses what it needs) */
-	uint64_t esz;		/* data element bytes */
-	uint64_t chunk, nchunks;	/* elements per chunk / tile, count */
-	uint64_t unit;		/* ops per repeated unit (a chunk, a tile) */
-	uint64_t seg_bytes;	/* builtin ring: one segment */
-	uint64_t lanes;		/* signal lanes in use (builtin mesh blocks:
+	uint64_t esz;		 /* data element bytes */
+	uint64_t chunk, nchunks; /* elements per chunk / tile, count */
+	uint64_t unit;		 /* ops per repeated unit (a chunk, a tile) */
+	uint64_t seg_bytes;	 /* builtin ring: one segment */
+	uint64_t lanes;		 /* signal lanes in use (builtin mesh blocks:
 				 * the active ones), 1 otherwise */
 	/* composite ring: boundaries (see allreduce-ring.c) */
 	int f16;
 	uint64_t align;
-	uint64_t *act;		/* [N+1] prefix sums of active chunks per
+	uint64_t *act; /* [N+1] prefix sums of active chunks per
 				 * segment, or NULL until first wanted */
 };
 
@@ -139,18 +139,17 @@ void gen_data(const struct coll_desc *d, int me, enum uop_kind kind,
 /* The same op for every rank (rep BLK_ALL) or every other rank
  * (BLK_OTHERS): peer = p, dst += p * dst_step, src += p * src_step. */
 void gen_peers(const struct coll_desc *d, int me, enum blk_rep rep,
-    enum uop_kind kind, enum uop_space dsp, uint64_t dst,
-    enum uop_space ssp, uint64_t src, uint64_t count, int64_t dst_step,
-    int64_t src_step, uint64_t start, struct blk_name name,
-    struct blk_name phase, struct blk *b);
+    enum uop_kind kind, enum uop_space dsp, uint64_t dst, enum uop_space ssp,
+    uint64_t src, uint64_t count, int64_t dst_step, int64_t src_step,
+    uint64_t start, struct blk_name name, struct blk_name phase, struct blk *b);
 /*
  * Owed notifies of periodic credit barriers: barrier k = k0 .. k1-1 has
  * its notifies at pc first + k * period (+ the offset of t among my
  * peers); those at pc >= from are reported as one run of +1.
  */
-void gen_owed_periodic(const struct coll_desc *d, int me, uint64_t from,
-    int t, uint64_t first, uint64_t period, uint64_t k0, uint64_t k1,
-    prog_owe_fn fn, void *arg);
+void gen_owed_periodic(const struct coll_desc *d, int me, uint64_t from, int t,
+    uint64_t first, uint64_t period, uint64_t k0, uint64_t k1, prog_owe_fn fn,
+    void *arg);
 
 /* One generator per family. */
 extern const struct coll_gen gen_barrier_coll;

@@ -42,8 +42,8 @@ rs_len(const struct coll_desc *d, int me)
 }
 
 static void
-rs_block(const struct coll_desc *d, int me, uint64_t pc,
-    const struct blk *hint, struct blk *b)
+rs_block(const struct coll_desc *d, int me, uint64_t pc, const struct blk *hint,
+    struct blk *b)
 {
 	const struct coll_args *a = &d->a;
 	struct cellset cs = gen_mesh_cells(d);
@@ -55,22 +55,24 @@ rs_block(const struct coll_desc *d, int me, uint64_t pc,
 
 	(void)hint;
 	if (pc < d->bar)
-		gen_barrier(d, me, cs, 1, 0, pc, bname("%s.ready", d->coll, 0, 0,
-		    0), bname("ready", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 1, 0, pc,
+		    bname("%s.ready", d->coll, 0, 0, 0),
+		    bname("ready", 0, 0, 0, 0), b);
 	else if (pc == d->bar)
 		gen_data(d, me, UOP_COPY, SP_ACC, 0, SP_OWN, off, me, size, pc,
-		    bname("%s.load", d->coll, 0, 0, 0), bname("reduce", 0, 0, 0,
-		    0), b);
+		    bname("%s.load", d->coll, 0, 0, 0),
+		    bname("reduce", 0, 0, 0, 0), b);
 	else if (pc < red + peers)
-		gen_peers(d, me, BLK_OTHERS, UOP_REDUCE, SP_ACC, 0, SP_PEER, off,
-		    size, 0, 0, red, bname("%s.reduce", d->coll, 0, 0, 0),
+		gen_peers(d, me, BLK_OTHERS, UOP_REDUCE, SP_ACC, 0, SP_PEER,
+		    off, size, 0, 0, red, bname("%s.reduce", d->coll, 0, 0, 0),
 		    bname("reduce", 0, 0, 0, 0), b);
 	else if (pc < bar2)
 		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, size, pc,
 		    store, bname("store", 0, 0, 0, 0), b);
 	else if (pc < bar2 + d->bar)
-		gen_barrier(d, me, cs, 2, bar2, pc - bar2, bname("%s.read",
-		    d->coll, 0, 0, 0), bname("read done", 0, 0, 0, 0), b);
+		gen_barrier(d, me, cs, 2, bar2, pc - bar2,
+		    bname("%s.read", d->coll, 0, 0, 0),
+		    bname("read done", 0, 0, 0, 0), b);
 	else if (!builtin && pc == bar2 + d->bar)
 		gen_data(d, me, UOP_COPY, SP_OWN, off, SP_ACC, 0, me, size, pc,
 		    store, bname("store", 0, 0, 0, 0), b);
@@ -79,5 +81,8 @@ rs_block(const struct coll_desc *d, int me, uint64_t pc,
 }
 
 const struct coll_gen gen_reduce_scatter = {
-	.init = rs_init, .len = rs_len, .block = rs_block, .cells = CELLS_MESH,
+	.init = rs_init,
+	.len = rs_len,
+	.block = rs_block,
+	.cells = CELLS_MESH,
 };

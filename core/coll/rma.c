@@ -46,9 +46,8 @@ rma_kind(enum rma_form f)
 	return f == RMA_PUT || f == RMA_REMOTE_STORE ? UOP_PUT : UOP_GET;
 }
 
-static int printflike(4, 5)
-bad(char **cause, enum rma_arg *badp, enum rma_arg which, const char *fmt,
-    ...)
+static int printflike(4, 5) bad(char **cause, enum rma_arg *badp,
+    enum rma_arg which, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -104,7 +103,8 @@ elem(const struct rma_args *a, int dst, uint64_t r, uint64_t c)
 	if (a->ndim == 0)
 		return (dst ? a->dst_first : a->src_first) + c;
 	return row_elem(dst ? &a->dst : &a->src, dst ? a->dst_off : a->src_off,
-	    a->shape, a->ndim, r) + c;
+		   a->shape, a->ndim, r) +
+	    c;
 }
 
 /* The region is one contiguous run of w: full trailing dims after some k,
@@ -151,11 +151,12 @@ rma_nops(const struct rma_args *a)
 		tile(a, &cr, &cc);
 		return 2 * rows * ceil_div(cols, cc);
 	}
-	if (a->ndim == 0 || (contiguous(&a->dst, a->shape, a->ndim) &&
-	    contiguous(&a->src, a->shape, a->ndim)))
+	if (a->ndim == 0 ||
+	    (contiguous(&a->dst, a->shape, a->ndim) &&
+		contiguous(&a->src, a->shape, a->ndim)))
 		return 1;
 	if (rows > RMA_MAX_OPS)
-		return rows;	/* an upper bound is enough to refuse it */
+		return rows; /* an upper bound is enough to refuse it */
 	for (uint64_t r = 0; r < rows; r++) {
 		uint64_t d = elem(a, 1, r, 0), s = elem(a, 0, r, 0);
 		if (r == 0 || d != pd + cols || s != ps + cols)
@@ -174,10 +175,12 @@ entries(const char *what, const char *arg, const int64_t *raw, int n,
 {
 	for (int d = 0; d < n; d++) {
 		if (positive && raw[d] <= 0)
-			return bad(cause, badp, which, "%s %s dimension %d must be positive, got %lld",
+			return bad(cause, badp, which,
+			    "%s %s dimension %d must be positive, got %lld",
 			    what, arg, d, (long long)raw[d]);
 		if (!positive && raw[d] < 0)
-			return bad(cause, badp, which, "%s %s dimension %d must be non-negative, got %lld",
+			return bad(cause, badp, which,
+			    "%s %s dimension %d must be non-negative, got %lld",
 			    what, arg, d, (long long)raw[d]);
 		out[d] = (uint64_t)raw[d];
 	}
@@ -191,7 +194,8 @@ fits(const char *what, const char *side, const struct win_ref *w,
 {
 	for (int d = 0; d < ndim; d++) {
 		if (off[d] > w->shape[d] || shape[d] > w->shape[d] - off[d])
-			return bad(cause, badp, which, "%s %s subregion dimension %d exceeds %s shape (offset=%llu, shape=%llu, %s_dim=%llu)",
+			return bad(cause, badp, which,
+			    "%s %s subregion dimension %d exceeds %s shape (offset=%llu, shape=%llu, %s_dim=%llu)",
 			    what, side, d, side, (unsigned long long)off[d],
 			    (unsigned long long)shape[d], side,
 			    (unsigned long long)w->shape[d]);
@@ -204,13 +208,16 @@ check_chunks(const struct rma_args *a, const char *what, char **cause,
     enum rma_arg *badp)
 {
 	if (a->chunk_rows < 0)
-		return bad(cause, badp, RARG_CHUNK_ROWS, "%s chunk_rows must be non-negative (0 = full), got %lld",
+		return bad(cause, badp, RARG_CHUNK_ROWS,
+		    "%s chunk_rows must be non-negative (0 = full), got %lld",
 		    what, (long long)a->chunk_rows);
 	if (a->chunk_cols < 0)
-		return bad(cause, badp, RARG_CHUNK_COLS, "%s chunk_cols must be non-negative (0 = full), got %lld",
+		return bad(cause, badp, RARG_CHUNK_COLS,
+		    "%s chunk_cols must be non-negative (0 = full), got %lld",
 		    what, (long long)a->chunk_cols);
 	if (a->pipeline && !(a->chunk_rows > 0 && a->chunk_cols > 0))
-		return bad(cause, badp, RARG_PIPELINE, "%s pipeline requires both chunk_rows>0 and chunk_cols>0 (got chunk_rows=%lld, chunk_cols=%lld)",
+		return bad(cause, badp, RARG_PIPELINE,
+		    "%s pipeline requires both chunk_rows>0 and chunk_cols>0 (got chunk_rows=%lld, chunk_cols=%lld)",
 		    what, (long long)a->chunk_rows, (long long)a->chunk_cols);
 	return 0;
 }
@@ -222,36 +229,44 @@ check_region(struct rma_args *a, const char *what, char **cause,
 	int n = a->dst.ndim;
 
 	if (!(a->have_dst_off && a->have_src_off && a->have_shape))
-		return bad(cause, badp, a->have_dst_off ? RARG_DST_OFF :
-		    a->have_src_off ? RARG_SRC_OFF : RARG_SHAPE,
+		return bad(cause, badp,
+		    a->have_dst_off	? RARG_DST_OFF :
+			a->have_src_off ? RARG_SRC_OFF :
+					  RARG_SHAPE,
 		    "%s dst_offsets, src_offsets and shape must be given together (missing %s)",
-		    what, !a->have_dst_off ? "dst_offsets" : !a->have_src_off ?
-		    "src_offsets" : "shape");
+		    what,
+		    !a->have_dst_off	 ? "dst_offsets" :
+			!a->have_src_off ? "src_offsets" :
+					   "shape");
 	if (a->src.ndim != n)
-		return bad(cause, badp, RARG_SRC, "%s dst rank (%d) must match src rank (%d)",
-		    what, n, a->src.ndim);
+		return bad(cause, badp, RARG_SRC,
+		    "%s dst rank (%d) must match src rank (%d)", what, n,
+		    a->src.ndim);
 	if (a->ndst_off != n)
-		return bad(cause, badp, RARG_DST_OFF, "%s dst_offsets rank must match dst rank ('%s' has %d dimension%s, got %d offset%s)",
+		return bad(cause, badp, RARG_DST_OFF,
+		    "%s dst_offsets rank must match dst rank ('%s' has %d dimension%s, got %d offset%s)",
 		    what, wname(&a->dst), n, n == 1 ? "" : "s", a->ndst_off,
 		    a->ndst_off == 1 ? "" : "s");
 	if (a->nsrc_off != n)
-		return bad(cause, badp, RARG_SRC_OFF, "%s src_offsets rank must match src rank ('%s' has %d dimension%s, got %d offset%s)",
+		return bad(cause, badp, RARG_SRC_OFF,
+		    "%s src_offsets rank must match src rank ('%s' has %d dimension%s, got %d offset%s)",
 		    what, wname(&a->src), n, n == 1 ? "" : "s", a->nsrc_off,
 		    a->nsrc_off == 1 ? "" : "s");
 	if (a->nshape != n)
-		return bad(cause, badp, RARG_SHAPE, "%s shape rank must match tensor rank (%d, got %d)",
-		    what, n, a->nshape);
+		return bad(cause, badp, RARG_SHAPE,
+		    "%s shape rank must match tensor rank (%d, got %d)", what,
+		    n, a->nshape);
 	if (entries(what, "shape", a->shape_raw, n, 1, a->shape, RARG_SHAPE,
-	    cause, badp) != 0 ||
+		cause, badp) != 0 ||
 	    entries(what, "dst_offsets", a->dst_off_raw, n, 0, a->dst_off,
-	    RARG_DST_OFF, cause, badp) != 0 ||
+		RARG_DST_OFF, cause, badp) != 0 ||
 	    entries(what, "src_offsets", a->src_off_raw, n, 0, a->src_off,
-	    RARG_SRC_OFF, cause, badp) != 0)
+		RARG_SRC_OFF, cause, badp) != 0)
 		return -1;
 	if (fits(what, "dst", &a->dst, a->dst_off, a->shape, n, RARG_DST_OFF,
-	    cause, badp) != 0 ||
+		cause, badp) != 0 ||
 	    fits(what, "src", &a->src, a->src_off, a->shape, n, RARG_SRC_OFF,
-	    cause, badp) != 0)
+		cause, badp) != 0)
 		return -1;
 	a->ndim = n;
 	return 0;
@@ -267,24 +282,31 @@ check_remote_store(struct rma_args *a, char **cause, enum rma_arg *badp)
 	char sh[96];
 
 	if (n < 2)
-		return bad(cause, badp, RARG_DST, "%s target rank must be >= 2 to hold a 2-D push, got %d ('%s' is %s)",
-		    what, n, wname(&a->dst), coll_shape_str(&a->dst, sh, sizeof sh));
+		return bad(cause, badp, RARG_DST,
+		    "%s target rank must be >= 2 to hold a 2-D push, got %d ('%s' is %s)",
+		    what, n, wname(&a->dst),
+		    coll_shape_str(&a->dst, sh, sizeof sh));
 	if (s < 2)
-		return bad(cause, badp, RARG_SRC, "%s src must be 2-D (or have leading dimensions of 1), got %s",
+		return bad(cause, badp, RARG_SRC,
+		    "%s src must be 2-D (or have leading dimensions of 1), got %s",
 		    what, coll_shape_str(&a->src, sh, sizeof sh));
 	for (int d = 0; d + 2 < s; d++) {
 		if (a->src.shape[d] != 1)
-			return bad(cause, badp, RARG_SRC, "%s src leading dimension %d must be 1, got %s",
+			return bad(cause, badp, RARG_SRC,
+			    "%s src leading dimension %d must be 1, got %s",
 			    what, d, coll_shape_str(&a->src, sh, sizeof sh));
 	}
 	if (!a->have_dst_off)
-		return bad(cause, badp, RARG_DST, "%s needs offsets=[...] (one per dimension of '%s')",
-		    what, wname(&a->dst));
+		return bad(cause, badp, RARG_DST,
+		    "%s needs offsets=[...] (one per dimension of '%s')", what,
+		    wname(&a->dst));
 	if (a->ndst_off != n)
-		return bad(cause, badp, RARG_DST_OFF, "%s offsets rank must match target rank ('%s' has %d dimensions, got %d offset%s)",
-		    what, wname(&a->dst), n, a->ndst_off, a->ndst_off == 1 ? "" : "s");
+		return bad(cause, badp, RARG_DST_OFF,
+		    "%s offsets rank must match target rank ('%s' has %d dimensions, got %d offset%s)",
+		    what, wname(&a->dst), n, a->ndst_off,
+		    a->ndst_off == 1 ? "" : "s");
 	if (entries(what, "offsets", a->dst_off_raw, n, 0, a->dst_off,
-	    RARG_DST_OFF, cause, badp) != 0)
+		RARG_DST_OFF, cause, badp) != 0)
 		return -1;
 	e0 = a->src.shape[s - 2];
 	e1 = a->src.shape[s - 1];
@@ -292,7 +314,8 @@ check_remote_store(struct rma_args *a, char **cause, enum rma_arg *badp)
 		uint64_t ext = d == n - 2 ? e0 : d == n - 1 ? e1 : 1;
 		if (a->dst_off[d] > a->dst.shape[d] ||
 		    ext > a->dst.shape[d] - a->dst_off[d])
-			return bad(cause, badp, RARG_DST_OFF, "%s push exceeds the peer's target region in dimension %d (offset=%llu, extent=%llu, target_dim=%llu)",
+			return bad(cause, badp, RARG_DST_OFF,
+			    "%s push exceeds the peer's target region in dimension %d (offset=%llu, extent=%llu, target_dim=%llu)",
 			    what, d, (unsigned long long)a->dst_off[d],
 			    (unsigned long long)ext,
 			    (unsigned long long)a->dst.shape[d]);
@@ -321,22 +344,25 @@ check_remote_load(struct rma_args *a, char **cause, enum rma_arg *badp)
 		    "%s needs offsets=[...] and shape=[...] (one entry per dimension of '%s')",
 		    what, wname(&a->src));
 	if (a->nsrc_off != n)
-		return bad(cause, badp, RARG_SRC_OFF, "%s offsets rank must match target rank ('%s' has %d dimension%s, got %d offset%s)",
+		return bad(cause, badp, RARG_SRC_OFF,
+		    "%s offsets rank must match target rank ('%s' has %d dimension%s, got %d offset%s)",
 		    what, wname(&a->src), n, n == 1 ? "" : "s", a->nsrc_off,
 		    a->nsrc_off == 1 ? "" : "s");
 	if (a->nshape != n)
-		return bad(cause, badp, RARG_SHAPE, "%s shape rank must match target rank (%d, got %d)",
-		    what, n, a->nshape);
+		return bad(cause, badp, RARG_SHAPE,
+		    "%s shape rank must match target rank (%d, got %d)", what,
+		    n, a->nshape);
 	if (a->nvalid != 0 && a->nvalid != n)
-		return bad(cause, badp, RARG_VALID, "%s valid_shape rank must match target rank (%d, got %d)",
+		return bad(cause, badp, RARG_VALID,
+		    "%s valid_shape rank must match target rank (%d, got %d)",
 		    what, n, a->nvalid);
 	if (entries(what, "shape", a->shape_raw, n, 1, a->shape, RARG_SHAPE,
-	    cause, badp) != 0 ||
+		cause, badp) != 0 ||
 	    entries(what, "offsets", a->src_off_raw, n, 0, a->src_off,
-	    RARG_SRC_OFF, cause, badp) != 0)
+		RARG_SRC_OFF, cause, badp) != 0)
 		return -1;
-	if (fits(what, "target", &a->src, a->src_off, a->shape, n,
-	    RARG_SRC_OFF, cause, badp) != 0)
+	if (fits(what, "target", &a->src, a->src_off, a->shape, n, RARG_SRC_OFF,
+		cause, badp) != 0)
 		return -1;
 	for (int d = 0; d < n; d++)
 		tile_n *= a->shape[d];
@@ -344,18 +370,20 @@ check_remote_load(struct rma_args *a, char **cause, enum rma_arg *badp)
 		struct win_ref t = { .ndim = n };
 
 		memcpy(t.shape, a->shape, sizeof t.shape);
-		return bad(cause, badp, RARG_DST, "%s needs a DST tile of %llu elements (shape %s), got '%s' with %llu",
+		return bad(cause, badp, RARG_DST,
+		    "%s needs a DST tile of %llu elements (shape %s), got '%s' with %llu",
 		    what, (unsigned long long)tile_n,
 		    coll_shape_str(&t, sh, sizeof sh), wname(&a->dst),
 		    (unsigned long long)a->dst.count);
 	}
 	if (a->nvalid != 0) {
 		if (entries(what, "valid_shape", a->valid_raw, n, 1, valid,
-		    RARG_VALID, cause, badp) != 0)
+			RARG_VALID, cause, badp) != 0)
 			return -1;
 		for (int d = 0; d < n; d++) {
 			if (valid[d] > a->shape[d])
-				return bad(cause, badp, RARG_VALID, "%s valid_shape dimension %d is %llu, more than shape's %llu",
+				return bad(cause, badp, RARG_VALID,
+				    "%s valid_shape dimension %d is %llu, more than shape's %llu",
 				    what, d, (unsigned long long)valid[d],
 				    (unsigned long long)a->shape[d]);
 		}
@@ -384,7 +412,8 @@ rma_validate(struct rma_args *a, char **cause, enum rma_arg *badp)
 	if (badp != NULL)
 		*badp = RARG_NONE;
 	if (a->dst.dtype != a->src.dtype)
-		return bad(cause, badp, RARG_SRC, "%s dst and src must have the same element type, got %s ('%s') and %s ('%s')",
+		return bad(cause, badp, RARG_SRC,
+		    "%s dst and src must have the same element type, got %s ('%s') and %s ('%s')",
 		    what, dtype_name(a->dst.dtype), wname(&a->dst),
 		    dtype_name(a->src.dtype), wname(&a->src));
 	if (check_chunks(a, what, cause, badp) != 0)
@@ -462,9 +491,9 @@ direct(struct prog *p, const struct rma_args *a)
 
 /* One chunk's load (into stage) or store (out of it), one op per row. */
 static void
-chunk_pass(struct prog *p, const struct rma_args *a, int store,
-    uint64_t k, uint64_t r0, uint64_t h, uint64_t c0, uint64_t w,
-    uint64_t stage_off, uint64_t cc)
+chunk_pass(struct prog *p, const struct rma_args *a, int store, uint64_t k,
+    uint64_t r0, uint64_t h, uint64_t c0, uint64_t w, uint64_t stage_off,
+    uint64_t cc)
 {
 	size_t esz = dtype_size(a->dst.dtype);
 	char name[96], phase[48];
@@ -481,14 +510,14 @@ chunk_pass(struct prog *p, const struct rma_args *a, int store,
 		uint64_t d = a->dst.off + elem(a, 1, r0 + i, c0) * esz;
 		uint64_t s = a->src.off + elem(a, 0, r0 + i, c0) * esz;
 
-		if (!store && put)		/* own src row -> stage */
+		if (!store && put) /* own src row -> stage */
 			add(p, a, UOP_COPY, SP_ACC, st, SP_OWN, s, w, 0, nm, ph);
-		else if (!store)		/* peer src row -> stage */
+		else if (!store) /* peer src row -> stage */
 			add(p, a, UOP_GET, SP_ACC, st, SP_PEER, s, w, 0, nm, ph);
-		else if (put)			/* stage -> peer dst row */
+		else if (put) /* stage -> peer dst row */
 			add(p, a, UOP_PUT, SP_PEER, d, SP_ACC, st, w,
 			    a->atomic ? ATOMIC_ADD : ATOMIC_NONE, nm, ph);
-		else				/* stage -> own dst row */
+		else /* stage -> own dst row */
 			add(p, a, UOP_COPY, SP_OWN, d, SP_ACC, st, w, 0, nm, ph);
 	}
 }
@@ -514,7 +543,8 @@ staging(struct prog *p, const struct rma_args *a)
 			r0 = k / ncc * cr;
 			c0 = k % ncc * cc;
 			chunk_pass(p, a, 0, k, r0, MIN(cr, rows - r0), c0,
-			    MIN(cc, cols - c0), a->pipeline ? (k % 2) * tile_bytes : 0, cc);
+			    MIN(cc, cols - c0),
+			    a->pipeline ? (k % 2) * tile_bytes : 0, cc);
 		}
 		if (a->pipeline && k + 1 < nk) {
 			kk = k + 1;
@@ -526,7 +556,8 @@ staging(struct prog *p, const struct rma_args *a)
 		r0 = k / ncc * cr;
 		c0 = k % ncc * cc;
 		chunk_pass(p, a, 1, k, r0, MIN(cr, rows - r0), c0,
-		    MIN(cc, cols - c0), a->pipeline ? (k % 2) * tile_bytes : 0, cc);
+		    MIN(cc, cols - c0), a->pipeline ? (k % 2) * tile_bytes : 0,
+		    cc);
 	}
 }
 

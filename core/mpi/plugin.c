@@ -181,7 +181,8 @@ rma(enum rma_kind k, int peer, uint64_t off, void *buf, size_t count,
 static int
 p_put(int peer, uint64_t off, const void *src, size_t bytes)
 {
-	return rma(RMA_PUT, peer, off, (void *)(uintptr_t)src, bytes, MPI_BYTE, 1);
+	return rma(RMA_PUT, peer, off, (void *)(uintptr_t)src, bytes, MPI_BYTE,
+	    1);
 }
 
 static int

@@ -20,8 +20,11 @@ fill_all(struct session *s, const struct coll_args *a, const struct win_ref *w,
 	for (int r = 0; r < s->nranks && rc == 0; r++) {
 		if (coll_dense(a, r) < 0)
 			continue;
-		struct uop u = { .kind = UOP_FILL, .dtype = (uint8_t)w->dtype,
-			.op = (uint8_t)pat, .dst = w->off, .count = w->count,
+		struct uop u = { .kind = UOP_FILL,
+			.dtype = (uint8_t)w->dtype,
+			.op = (uint8_t)pat,
+			.dst = w->off,
+			.count = w->count,
 			.fval = fval };
 		struct prog *p = prog_new("bench fill");
 		struct job *j;
@@ -58,7 +61,8 @@ bench_check(struct session *s, const struct coll_args *a,
 	if (bw->has_buf && bw->buf.off < lo)
 		lo = bw->buf.off;
 	if (bw->has_buf)
-		hi = MAX(hi, bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
+		hi = MAX(hi,
+		    bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
 	if (fill_all(s, a, in, FILL_RANDOM, 1) != 0)
 		goto out;
 	{
@@ -74,10 +78,11 @@ bench_check(struct session *s, const struct coll_args *a,
 	snap = xmalloc(hi - lo);
 	for (int r = 0; r < s->nranks; r++) {
 		view_read(&s->view, r, lo, snap, hi - lo);
-		coll_ref_add(ref, r, snap - lo);	/* indexed by area offset */
+		coll_ref_add(ref, r, snap - lo); /* indexed by area offset */
 	}
 	free(snap);
-	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 || bench_wait(s, tags, NULL) != 0)
+	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 ||
+	    bench_wait(s, tags, NULL) != 0)
 		goto out;
 	*wrong = 0;
 	for (int r = 0; r < s->nranks; r++) {
@@ -85,7 +90,7 @@ bench_check(struct session *s, const struct coll_args *a,
 		void *want, *got;
 
 		if (coll_dense(a, r) < 0)
-			continue;	/* outside its domain */
+			continue; /* outside its domain */
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(coll_output_bytes(&o) + 1);
 		got = xmalloc(coll_output_bytes(&o) + 1);

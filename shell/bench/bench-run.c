@@ -35,7 +35,6 @@ abort_all(struct session *s)
 	}
 }
 
-
 void
 bench_progress_start(struct session *s, struct progress *pg, long runs)
 {
@@ -51,7 +50,8 @@ bench_progress_start(struct session *s, struct progress *pg, long runs)
 
 		view_board(&s->view, r, &b);
 		pg->base[r] = b.progress;
-		pg->nops[r] = j != NULL && j->prog != NULL ? prog_len(j->prog) : 0;
+		pg->nops[r] =
+		    j != NULL && j->prog != NULL ? prog_len(j->prog) : 0;
 	}
 }
 
@@ -61,7 +61,8 @@ progress_tick(struct session *s, struct progress *pg)
 	uint64_t now = mono_ns(), done = UINT64_MAX;
 
 	if (pg == NULL || !s->interactive || !isatty(STDOUT_FILENO) ||
-	    now - pg->start_ns < 1000000000ull || now - pg->last_ns < 200000000ull)
+	    now - pg->start_ns < 1000000000ull ||
+	    now - pg->last_ns < 200000000ull)
 		return;
 	pg->last_ns = now;
 	for (int r = 0; r < s->nranks; r++) {
@@ -157,7 +158,7 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 			out_error("bench stopped: the hang watchdog fired");
 		else
 			out_error("bench interrupted");
-		shell_interrupted = 0;	/* the prompt need not see it again */
+		shell_interrupted = 0; /* the prompt need not see it again */
 		for (int r = 0; r < s->nranks; r++) {
 			if (rank_job(s, r) == NULL)
 				ctl_cancel_clear(&s->seg, r);
@@ -178,13 +179,14 @@ bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 	char *cause = NULL;
 
 	if (session_submit_coll_repeat(s, a, flags[spans], s->next_coll++,
-	    repeat, first_iter, NULL, &cause) != 0) {
+		repeat, first_iter, NULL, &cause) != 0) {
 		out_error("%s", cause);
 		free(cause);
 		return -1;
 	}
 	for (int r = 0; r < s->nranks; r++)
 		tags[r] = coll_dense(a, r) >= 0 && rank_job(s, r) != NULL ?
-		    rank_job(s, r)->tag : 0;
+		    rank_job(s, r)->tag :
+		    0;
 	return 0;
 }

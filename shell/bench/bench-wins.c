@@ -33,7 +33,7 @@ bench_layout(struct session *s, const struct bench_args *ba, uint64_t size,
 	struct seg_window *list[SEG_MAX_WINDOWS];
 	int n = seg_win_list(&s->seg, list, SEG_MAX_WINDOWS);
 	uint64_t N = (uint64_t)coll_size(a, s->nranks),
-	    count = size / dtype_size(ba->dtype);
+		 count = size / dtype_size(ba->dtype);
 	uint64_t top = 0, off;
 
 	memset(bw, 0, sizeof *bw);
@@ -100,8 +100,9 @@ bench_wins_free(struct session *s)
 void
 bench_wins_release(struct session *s, const struct bench_wins *bw)
 {
-	uint64_t lo = bw->has_src ? bw->src.off : bw->has_buf ? bw->buf.off :
-	    bw->sig.off;
+	uint64_t lo = bw->has_src ? bw->src.off :
+	    bw->has_buf		  ? bw->buf.off :
+				    bw->sig.off;
 	int r;
 
 	if (session_range_busy(s, lo, lo + bw->need, &r))
@@ -158,9 +159,11 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		a->src = bw->src;
 	a->sig = bw->sig;
 	if (coll_validate(a, s->nranks, &cause, &bad) != 0) {
-		pos = bad == CARG_OPTION ? ba->cc.argpos[CARG_OPTION] :
+		pos = bad == CARG_OPTION ?
+		    ba->cc.argpos[CARG_OPTION] :
 		    bad == CARG_BUF || bad == CARG_SRC ?
-		    (ba->at_dtype ? ba->at_dtype : ba->at_size) : ba->at_coll;
+		    (ba->at_dtype ? ba->at_dtype : ba->at_size) :
+		    ba->at_coll;
 		if (bad == CARG_OPTION && pos == 0)
 			pos = ba->at_coll;
 		arg_error(ctx, pos, "%s", cause);
@@ -168,7 +171,8 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		return -1;
 	}
 	if (bw->need > s->seg.area_size) {
-		arg_error(ctx, ba->at_size, "bench needs %llu bytes of window area per rank; the area holds %llu",
+		arg_error(ctx, ba->at_size,
+		    "bench needs %llu bytes of window area per rank; the area holds %llu",
 		    (unsigned long long)bw->need,
 		    (unsigned long long)s->seg.area_size);
 		return -1;
@@ -177,7 +181,8 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	if (prog_len(p) == 0) {
 		int n = coll_size(a, s->nranks);
 		prog_free(p);
-		arg_error(ctx, ba->at_coll, "%s on %d rank%s has no micro-op to time",
+		arg_error(ctx, ba->at_coll,
+		    "%s on %d rank%s has no micro-op to time",
 		    coll_kind_name(a->kind), n, n == 1 ? "" : "s");
 		return -1;
 	}

@@ -27,7 +27,7 @@ peer_in_domain(struct cmdctx *ctx)
 	if (domain_peer(ctx, i, arg(ctx, i), &r) == 1)
 		v = r;
 	else if (parse_int(arg(ctx, i), &v, 0, NULL) != 0)
-		return 0;	/* next, prev, all: inside the domain */
+		return 0; /* next, prev, all: inside the domain */
 	if ((d->ranks[v / 64] >> (v % 64)) & 1)
 		return 0;
 	{
@@ -62,7 +62,8 @@ targets_alive(struct cmdctx *ctx, struct rankset *out)
 		}
 	}
 	if (rankset_count(out) == 0) {
-		cmd_error(ctx, "no live rank among the targets %s", ctx->target_text);
+		cmd_error(ctx, "no live rank among the targets %s",
+		    ctx->target_text);
 		return -1;
 	}
 	return 0;
@@ -109,9 +110,12 @@ win_lookup(struct cmdctx *ctx, size_t i, const char *name)
 		return w;
 	best = nearest_window(&ctx->s->view, name);
 	if (best != NULL)
-		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)", name, best);
+		arg_error(ctx, i, "unknown window '%s' (did you mean '%s'?)",
+		    name, best);
 	else if (view_win_list(&ctx->s->view, &w, 1) == 0)
-		arg_error(ctx, i, "unknown window '%s' (there are no windows; see 'alloc')", name);
+		arg_error(ctx, i,
+		    "unknown window '%s' (there are no windows; see 'alloc')",
+		    name);
 	else
 		arg_error(ctx, i, "unknown window '%s' (see 'windows')", name);
 	return NULL;
@@ -127,7 +131,9 @@ region_arg(struct cmdctx *ctx, size_t i, struct region *r)
 	memset(r, 0, sizeof *r);
 	if (parse_region_syntax(a, &rs, &cause) != 0) {
 		if (strstr(a, ">=") != NULL || strstr(a, "==") != NULL)
-			arg_error(ctx, i, "%s (put spaces around the comparison: 'sig[0] >= 1')", cause);
+			arg_error(ctx, i,
+			    "%s (put spaces around the comparison: 'sig[0] >= 1')",
+			    cause);
 		else
 			arg_error(ctx, i, "%s", cause);
 		free(cause);
@@ -151,14 +157,17 @@ cell_arg(struct cmdctx *ctx, size_t i, struct region *r)
 	if (region_arg(ctx, i, r) != 0)
 		return -1;
 	if (r->w->dtype != DT_I32)
-		return arg_error(ctx, i, "%s is %s; signal cells must be i32", r->w->name,
-		    r->w->flags & WIN_BYTES ? "untyped bytes" : dtype_name(r->w->dtype));
+		return arg_error(ctx, i, "%s is %s; signal cells must be i32",
+		    r->w->name,
+		    r->w->flags & WIN_BYTES ? "untyped bytes" :
+					      dtype_name(r->w->dtype));
 	if (r->count != 1) {
 		if (r->w->count == 1 && !r->is_cell) {
 			r->is_cell = 1;
 			return 0;
 		}
-		return arg_error(ctx, i, "'%s' is %llu cells; expected one cell like %s[0]",
+		return arg_error(ctx, i,
+		    "'%s' is %llu cells; expected one cell like %s[0]",
 		    arg(ctx, i), (unsigned long long)r->count, r->w->name);
 	}
 	return 0;
@@ -180,11 +189,14 @@ peer_syntax_ok(struct cmdctx *ctx, size_t i)
 		return rc < 0 ? -1 : 0;
 	if (parse_int(a, &v, 0, &cause) != 0) {
 		free(cause);
-		return arg_error(ctx, i, "bad peer '%s' (expected a rank number, D:K, next, prev or all)", a);
+		return arg_error(ctx, i,
+		    "bad peer '%s' (expected a rank number, D:K, next, prev or all)",
+		    a);
 	}
 	if (v < 0 || v >= ctx->s->nranks)
-		return arg_error(ctx, i, "peer %lld out of range (world has %d ranks)",
-		    (long long)v, ctx->s->nranks);
+		return arg_error(ctx, i,
+		    "peer %lld out of range (world has %d ranks)", (long long)v,
+		    ctx->s->nranks);
 	return 0;
 }
 
@@ -197,14 +209,16 @@ peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers)
 
 	/* on a domain, next/prev/all count its members, in rank order */
 	dn = ctx->dom != 0 && seg_domain_get(&s->seg, ctx->dom) != NULL ?
-	    (int)seg_domain_get(&s->seg, ctx->dom)->nranks : n;
+	    (int)seg_domain_get(&s->seg, ctx->dom)->nranks :
+	    n;
 	me = seg_domain_rank(&s->seg, ctx->dom, rank);
 	if (strcmp(a, "next") == 0 && me >= 0) {
 		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me + 1) % dn);
 		return 1;
 	}
 	if (strcmp(a, "prev") == 0 && me >= 0) {
-		peers[0] = seg_domain_member(&s->seg, ctx->dom, (me - 1 + dn) % dn);
+		peers[0] =
+		    seg_domain_member(&s->seg, ctx->dom, (me - 1 + dn) % dn);
 		return 1;
 	}
 	if (strcmp(a, "all") == 0) {
@@ -238,19 +252,23 @@ int
 name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what)
 {
 	if (!isalpha((unsigned char)name[0]) && name[0] != '_')
-		return arg_error(ctx, i, "bad %s name '%s' (expected a letter or _ first)",
-		    what, name);
+		return arg_error(ctx, i,
+		    "bad %s name '%s' (expected a letter or _ first)", what,
+		    name);
 	for (const char *p = name; *p != '\0'; p++) {
 		if (!isalnum((unsigned char)*p) && *p != '_')
-			return arg_error(ctx, i, "bad %s name '%s' (letters, digits and _ only)",
+			return arg_error(ctx, i,
+			    "bad %s name '%s' (letters, digits and _ only)",
 			    what, name);
 	}
 	if (strlen(name) >= SEG_NAME_MAX)
-		return arg_error(ctx, i, "%s name '%s' is longer than %d characters",
-		    what, name, SEG_NAME_MAX - 1);
+		return arg_error(ctx, i,
+		    "%s name '%s' is longer than %d characters", what, name,
+		    SEG_NAME_MAX - 1);
 	for (int k = 0; reserved[k] != NULL; k++) {
 		if (strcmp(name, reserved[k]) == 0)
-			return arg_error(ctx, i, "'%s' is a reserved word; pick another %s name",
+			return arg_error(ctx, i,
+			    "'%s' is a reserved word; pick another %s name",
 			    name, what);
 	}
 	return 0;

@@ -55,11 +55,12 @@ call_job_done(struct session *s, struct job *j, const struct job_end *e)
 	}
 	/* finished after its command returned */
 	if (status == DONE_ERROR) {
-		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc, text);
+		out_event(j->rank, "[rank %d] %s failed: %s", j->rank, j->desc,
+		    text);
 	} else if (status == DONE_ABORTED) {
 		/* text: how a call that did not return was ended (core/call.h) */
-		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank, j->desc,
-		    text[0] ? ": " : "", text);
+		out_event(j->rank, "[rank %d] %s interrupted%s%s", j->rank,
+		    j->desc, text[0] ? ": " : "", text);
 	} else if (j->prog != NULL && j->prog->nmops > 0 &&
 	    j->prog->mops[0].kind == UOP_CALL) {
 		call_value_format(s, text, &sb);
@@ -95,7 +96,8 @@ call_value_format(struct session *s, const char *text, struct strbuf *sb)
 {
 	if (strcmp(text, "void") == 0) {
 		strbuf_addstr(sb, "done");
-	} else if (strncmp(text, "f64 ", 4) == 0 || strncmp(text, "f32 ", 4) == 0) {
+	} else if (strncmp(text, "f64 ", 4) == 0 ||
+	    strncmp(text, "f32 ", 4) == 0) {
 		strbuf_addf(sb, "= %g", strtod(text + 4, NULL));
 	} else if (strncmp(text, "ptr area+", 9) == 0) {
 		uint64_t off = strtoull(text + 9, NULL, 10);
@@ -108,7 +110,7 @@ call_value_format(struct session *s, const char *text, struct strbuf *sb)
 			describe_cell(&s->view, off, 1, sb);
 		}
 	} else if (strchr(text, ' ') != NULL) {
-		strbuf_addf(sb, "= %s", strchr(text, ' ') + 1);	/* "TYPE VALUE" */
+		strbuf_addf(sb, "= %s", strchr(text, ' ') + 1); /* "TYPE VALUE" */
 	} else {
 		strbuf_addf(sb, "= %s", text);
 	}

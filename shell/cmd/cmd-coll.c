@@ -17,11 +17,11 @@ struct coll_run {
 	int id;
 	struct coll_call cc;
 	char title[64];
-	int remaining;		/* ranks not done yet */
+	int remaining; /* ranks not done yet */
 	struct rankset aborted, died, errored;
-	char *error;		/* the lowest failing rank's error text */
+	char *error; /* the lowest failing rank's error text */
 	int error_rank;
-	struct coll_ref *ref;	/* `check`: the reference, from the inputs
+	struct coll_ref *ref; /* `check`: the reference, from the inputs
 				 * before the call */
 	struct coll_run *next;
 };
@@ -49,7 +49,8 @@ note_once(const char *prefix, const char *note)
  * windows.  It accepts one and reads it as the rank's local data, and says
  * so once in strict mode (docs/protocols.md, "allgather").
  */
-static const char allgather_src_note[] = "PyPTO's composite allgather takes SRC "
+static const char allgather_src_note[] =
+    "PyPTO's composite allgather takes SRC "
     "(local_data) as a plain tensor and rejects a window; colldb has only "
     "windows and reads SRC as this rank's local data (impl=builtin takes a "
     "window, as PyPTO's builtin does)";
@@ -116,7 +117,7 @@ snapshot(struct session *s, struct coll_run *c)
 	c->ref = coll_ref_new(a, s->nranks);
 	for (int r = 0; r < s->nranks; r++) {
 		view_read(&s->view, r, lo, in, hi - lo);
-		coll_ref_add(c->ref, r, in - lo);	/* indexed by area offset */
+		coll_ref_add(c->ref, r, in - lo); /* indexed by area offset */
 	}
 	free(in);
 }
@@ -135,7 +136,7 @@ report_check(struct session *s, struct coll_run *c)
 		uint64_t wrong;
 
 		if (coll_dense(a, r) < 0)
-			continue;	/* outside its domain */
+			continue; /* outside its domain */
 		coll_output(a, s->nranks, r, &o);
 		want = xmalloc(coll_output_bytes(&o) + 1);
 		got = xrealloc(got, coll_output_bytes(&o) + 1);
@@ -143,8 +144,8 @@ report_check(struct session *s, struct coll_run *c)
 		coll_read_output(&s->view, r, &o, got);
 		wrong = coll_wrong(a, s->nranks, &o, want, got);
 		if (wrong != 0)
-			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "", r,
-			    (unsigned long long)wrong);
+			strbuf_addf(&sb, "%srank %d: %llu", total ? ", " : "",
+			    r, (unsigned long long)wrong);
 		total += wrong;
 		free(want);
 	}
@@ -167,7 +168,7 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	const char *text = e->text;
 
 	if (status == DONE_ERROR) {
-		job_report_done(s, j, e);	/* "[rank N] ... failed: ..." */
+		job_report_done(s, j, e); /* "[rank N] ... failed: ..." */
 		return;
 	}
 	while (*pp != NULL && (*pp)->id != j->coll)
@@ -188,10 +189,13 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	}
 	if (--c->remaining > 0)
 		return;
-	leftover_note_end(s, &c->cc.a, c->title, rankset_count(&c->aborted) +
-	    rankset_count(&c->died) + rankset_count(&c->errored) == 0);
+	leftover_note_end(s, &c->cc.a, c->title,
+	    rankset_count(&c->aborted) + rankset_count(&c->died) +
+		    rankset_count(&c->errored) ==
+		0);
 	if (rankset_count(&c->aborted) + rankset_count(&c->died) +
-	    rankset_count(&c->errored) > 0) {
+		rankset_count(&c->errored) >
+	    0) {
 		/* rank sets, not arrival order: the report is deterministic */
 		struct strbuf sb = STRBUF_INIT;
 		char *t;
@@ -202,12 +206,13 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 		}
 		if (rankset_count(&c->aborted) > 0) {
 			t = rankset_format(&c->aborted, s->nranks);
-			strbuf_addf(&sb, "%sabandoned by %s (interrupt)", sb.len ? "; " : "", t);
+			strbuf_addf(&sb, "%sabandoned by %s (interrupt)",
+			    sb.len ? "; " : "", t);
 			free(t);
 		}
 		if (rankset_count(&c->errored) > 0)
-			strbuf_addf(&sb, "%srank %d failed: %s", sb.len ? "; " : "",
-			    c->error_rank, c->error);
+			strbuf_addf(&sb, "%srank %d failed: %s",
+			    sb.len ? "; " : "", c->error_rank, c->error);
 		out_event(INT_MAX, "%s: not completed: %s", c->title, sb.buf);
 		strbuf_release(&sb);
 	} else if (c->cc.check) {
@@ -216,7 +221,8 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 		out_event(INT_MAX, "%s: done", c->title);
 	}
 	*pp = c->next;
-	atomic_compare_exchange_strong(&s->seg.h->cur_coll_id, &(uint32_t){ (uint32_t)c->id }, 0);
+	atomic_compare_exchange_strong(&s->seg.h->cur_coll_id,
+	    &(uint32_t){ (uint32_t)c->id }, 0);
 	run_free(s, c);
 }
 
@@ -231,14 +237,16 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	int synth_new;
 
 	if (s->sink != NULL)
-		return coll_synth_signal(ctx, cc, 1) != 0 ? -1 :
+		return coll_synth_signal(ctx, cc, 1) != 0 ?
+		    -1 :
 		    s->sink->coll(s->sink->arg, cc);
 	/* no other collective is in progress (CMD_NEEDS_NO_COLL); a rank
 	 * that died meanwhile is seen dead */
 	session_pump(s, 0);
 	for (int r = 0; r < s->nranks; r++) {
 		if (coll_dense(&cc->a, r) >= 0 && !rank_alive(s, r)) {
-			cmd_error(ctx, "collectives need every rank%s; rank %d is %s",
+			cmd_error(ctx,
+			    "collectives need every rank%s; rank %d is %s",
 			    cc->a.domain ? " of their domain" : "", r,
 			    rank_state_name(rank_state_of(s, r)));
 			return -1;
@@ -281,7 +289,7 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	atomic_store(&s->seg.h->cur_coll_id, (uint32_t)c->id);
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
-		ctl_set_gate(&s->seg, 1);	/* before it is sent */
+		ctl_set_gate(&s->seg, 1); /* before it is sent */
 	if (session_submit_coll(s, &c->cc.a, pflags | PROG_F_RESUMABLE, c->id,
 		coll_job_done, &cause) != 0) {
 		/* a rank died just now: no rank runs it (jobs.c) */
@@ -289,7 +297,8 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 		free(cause);
 		leftover_note_end(s, &c->cc.a, c->title, -1);
 		atomic_store(&s->seg.h->cur_coll_id, 0);
-		if (synth_new && (w = seg_win_find(&s->seg, cc->synth_name)) != NULL) {
+		if (synth_new &&
+		    (w = seg_win_find(&s->seg, cc->synth_name)) != NULL) {
 			seg_lock(&s->seg);
 			seg_win_free(&s->seg, w);
 			seg_unlock(&s->seg);
@@ -302,21 +311,25 @@ coll_issue(struct cmdctx *ctx, struct coll_call *cc, unsigned pflags)
 	c->next = s->colls;
 	s->colls = c;
 	for (int r = 0; r < s->nranks; r++) {
-		struct job *j = coll_dense(&c->cc.a, r) >= 0 ? rank_job(s, r) : NULL;
+		struct job *j =
+		    coll_dense(&c->cc.a, r) >= 0 ? rank_job(s, r) : NULL;
 		/* the collective is the tail of every queue; report it like a
 		 * command's own program */
 		while (j != NULL && j->next != NULL)
 			j = j->next;
 		if (j != NULL) {
-			ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1, sizeof *ctx->subs);
+			ctx->subs = xreallocarray(ctx->subs, ctx->nsubs + 1,
+			    sizeof *ctx->subs);
 			ctx->subs[ctx->nsubs].rank = r;
 			ctx->subs[ctx->nsubs].tag = j->tag;
 			ctx->nsubs++;
 			if (rank_job(s, r) != j) {
 				struct strbuf sb = STRBUF_INIT;
 				describe_rank(s, r, &sb, 0);
-				out_event(r, "[rank %d] %s is queued: rank %d is %s in %s", r,
-				    c->title, r, rank_state_name(rank_state_of(s, r)), sb.buf);
+				out_event(r,
+				    "[rank %d] %s is queued: rank %d is %s in %s",
+				    r, c->title, r,
+				    rank_state_name(rank_state_of(s, r)), sb.buf);
 				strbuf_release(&sb);
 			}
 		}
@@ -337,9 +350,12 @@ cmd_coll_exec(struct cmdctx *ctx)
 }
 
 static const enum coll_kind kind_allreduce = COLL_ALLREDUCE,
-    kind_barrier = COLL_BARRIER, kind_broadcast = COLL_BROADCAST,
-    kind_allgather = COLL_ALLGATHER, kind_reduce_scatter = COLL_REDUCE_SCATTER,
-    kind_all_to_all = COLL_ALL_TO_ALL, kind_all_to_all_v = COLL_ALL_TO_ALL_V;
+			    kind_barrier = COLL_BARRIER,
+			    kind_broadcast = COLL_BROADCAST,
+			    kind_allgather = COLL_ALLGATHER,
+			    kind_reduce_scatter = COLL_REDUCE_SCATTER,
+			    kind_all_to_all = COLL_ALL_TO_ALL,
+			    kind_all_to_all_v = COLL_ALL_TO_ALL_V;
 
 static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
@@ -347,65 +363,107 @@ static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 
 const struct cmd_entry cmd_allreduce_entry = {
 	.name = "allreduce",
-	.usage = "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
+	.usage =
+	    "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
-	.example = "allreduce buf sig mode=ring check", .group = GRP_COLL,
-	.min_args = 1, .max_args = 6, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "allreduce buf sig mode=ring check",
+	.group = GRP_COLL,
+	.min_args = 1,
+	.max_args = 6,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_allreduce, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_allreduce,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_barrier_entry = {
-	.name = "barrier", .usage = "SIG [impl=composite|builtin]",
+	.name = "barrier",
+	.usage = "SIG [impl=composite|builtin]",
 	.summary = "the self-clearing credit barrier on signal SIG ([N,1] i32)",
-	.example = "barrier sig", .group = GRP_COLL, .min_args = 1,
-	.max_args = 2, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
-	    CMD_EXPLORE, .keywords = coll_keywords,
-	.data = &kind_barrier, .exec = cmd_coll_exec,
+	.example = "barrier sig",
+	.group = GRP_COLL,
+	.min_args = 1,
+	.max_args = 2,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	    CMD_EXPLORE,
+	.keywords = coll_keywords,
+	.data = &kind_barrier,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_broadcast_entry = {
-	.name = "broadcast", .usage = "BUF SIG root=R [impl=composite|builtin] [check]",
+	.name = "broadcast",
+	.usage = "BUF SIG root=R [impl=composite|builtin] [check]",
 	.summary = "every rank gets a copy of root's BUF",
-	.example = "broadcast buf sig root=0 check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "broadcast buf sig root=0 check",
+	.group = GRP_COLL,
+	.min_args = 3,
+	.max_args = 5,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_broadcast, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_broadcast,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_allgather_entry = {
-	.name = "allgather", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
+	.name = "allgather",
+	.usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "every rank puts its SRC row into DST[rank,:] of every rank",
-	.example = "allgather src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "allgather src dst sig check",
+	.group = GRP_COLL,
+	.min_args = 3,
+	.max_args = 5,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_allgather, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_allgather,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_reduce_scatter_entry = {
-	.name = "reduce_scatter", .usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
+	.name = "reduce_scatter",
+	.usage = "BUF SIG [op=sum] [impl=composite|builtin] [check]",
 	.summary = "reduce BUF [N,SIZE] across ranks; rank r keeps row r",
-	.example = "reduce_scatter buf sig check", .group = GRP_COLL,
-	.min_args = 2, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "reduce_scatter buf sig check",
+	.group = GRP_COLL,
+	.min_args = 2,
+	.max_args = 5,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_reduce_scatter, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_reduce_scatter,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_all_to_all_entry = {
-	.name = "all_to_all", .usage = "SRC DST SIG [impl=composite|builtin] [check]",
+	.name = "all_to_all",
+	.usage = "SRC DST SIG [impl=composite|builtin] [check]",
 	.summary = "SRC[dest,:] of every rank goes to DST[src,:] on dest",
-	.example = "all_to_all src dst sig check", .group = GRP_COLL,
-	.min_args = 3, .max_args = 5, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "all_to_all src dst sig check",
+	.group = GRP_COLL,
+	.min_args = 3,
+	.max_args = 5,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_all_to_all, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_all_to_all,
+	.exec = cmd_coll_exec,
 };
 
 const struct cmd_entry cmd_all_to_all_v_entry = {
 	.name = "all_to_all_v",
-	.usage = "SRC DST SIG SEND_COUNTS RECV_COUNTS [impl=composite|builtin] [check]",
+	.usage =
+	    "SRC DST SIG SEND_COUNTS RECV_COUNTS [impl=composite|builtin] [check]",
 	.summary = "all_to_all with counts: MoE dispatch (PyPTO argument order)",
-	.example = "all_to_all_v src dst sig sc rc check", .group = GRP_COLL,
-	.min_args = 5, .max_args = 7, .flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
+	.example = "all_to_all_v src dst sig sc rc check",
+	.group = GRP_COLL,
+	.min_args = 5,
+	.max_args = 7,
+	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
-	.keywords = coll_keywords, .data = &kind_all_to_all_v, .exec = cmd_coll_exec,
+	.keywords = coll_keywords,
+	.data = &kind_all_to_all_v,
+	.exec = cmd_coll_exec,
 };

@@ -18,10 +18,10 @@ static int
 value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
     const char *where)
 {
-	static const long long lo[] = { [DT_U8] = 0, [DT_I8] = -128,
-		[DT_I16] = -32768, [DT_I32] = INT32_MIN, [DT_I64] = INT64_MIN };
-	static const long long hi[] = { [DT_U8] = 255, [DT_I8] = 127,
-		[DT_I16] = 32767, [DT_I32] = INT32_MAX, [DT_I64] = INT64_MAX };
+	static const long long
+	    lo[] = { [DT_U8] = 0, [DT_I8] = -128, [DT_I16] = -32768, [DT_I32] = INT32_MIN, [DT_I64] = INT64_MIN };
+	static const long long
+	    hi[] = { [DT_U8] = 255, [DT_I8] = 127, [DT_I16] = 32767, [DT_I32] = INT32_MAX, [DT_I64] = INT64_MAX };
 	enum dtype dt = w->dtype;
 	int written = where == NULL;
 	uint8_t tmp[8];
@@ -31,10 +31,13 @@ value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
 	if (dtype_is_float(dt)) {
 		dtype_put(dt, tmp, 0, v);
 		if (isfinite(v) && !isfinite(dtype_get(dt, tmp, 0))) {
-			double max = dt == DT_F16 ? 65504.0 : dt == DT_BF16 ?
-			    3.3895313892515355e38 : 3.4028234663852886e38;
-			return arg_error(ctx, i, "value %s%s out of range for %s (%s: %g..%g)",
-			    arg(ctx, i), where, w->name, dtype_name(dt), -max, max);
+			double max = dt == DT_F16 ? 65504.0 :
+			    dt == DT_BF16	  ? 3.3895313892515355e38 :
+						    3.4028234663852886e38;
+			return arg_error(ctx, i,
+			    "value %s%s out of range for %s (%s: %g..%g)",
+			    arg(ctx, i), where, w->name, dtype_name(dt), -max,
+			    max);
 		}
 		return 0;
 	}
@@ -44,17 +47,21 @@ value_fits(struct cmdctx *ctx, size_t i, const struct seg_window *w, double v,
 		int64_t iv;
 		if (parse_int(arg(ctx, i), &iv, 0, NULL) == 0) {
 			if (iv < lo[dt] || iv > hi[dt])
-				return arg_error(ctx, i, "value %s out of range for %s (%s: %lld..%lld)",
-				    arg(ctx, i), w->name, dtype_name(dt), lo[dt], hi[dt]);
+				return arg_error(ctx, i,
+				    "value %s out of range for %s (%s: %lld..%lld)",
+				    arg(ctx, i), w->name, dtype_name(dt),
+				    lo[dt], hi[dt]);
 			return 0;
 		}
 	}
 	if (v != floor(v))
-		return arg_error(ctx, i, "value %s%s not an integer (%s is %s)", arg(ctx, i),
-		    written ? " is" : where, w->name, dtype_name(dt));
+		return arg_error(ctx, i, "value %s%s not an integer (%s is %s)",
+		    arg(ctx, i), written ? " is" : where, w->name,
+		    dtype_name(dt));
 	if (v < (double)lo[dt] || v > (double)hi[dt] ||
 	    (dt == DT_I64 && v >= 0x1p63))
-		return arg_error(ctx, i, "value %s%s out of range for %s (%s: %lld..%lld)",
+		return arg_error(ctx, i,
+		    "value %s%s out of range for %s (%s: %lld..%lld)",
 		    arg(ctx, i), where, w->name, dtype_name(dt), lo[dt], hi[dt]);
 	return 0;
 }
@@ -133,11 +140,13 @@ cmd_fill_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	if (strcmp(what, "rank") == 0) {
 		pat = FILL_RANK;
-	} else if (strncmp(what, "rank+", 5) == 0 || strncmp(what, "rank-", 5) == 0) {
+	} else if (strncmp(what, "rank+", 5) == 0 ||
+	    strncmp(what, "rank-", 5) == 0) {
 		pat = FILL_RANK;
 		if (parse_number(what + 4, &v, &cause) != 0) {
 			free(cause);
-			arg_error(ctx, 1, "bad offset in '%s' (expected rank+K)", what);
+			arg_error(ctx, 1,
+			    "bad offset in '%s' (expected rank+K)", what);
 			return CMD_ERROR;
 		}
 	} else if (strcmp(what, "iota") == 0) {
@@ -154,16 +163,18 @@ cmd_fill_exec(struct cmdctx *ctx)
 		if (parse_int(arg(ctx, 2), &seed, 0, &cause) != 0 || seed < 0 ||
 		    seed > (1ll << 53)) {
 			free(cause);
-			arg_error(ctx, 2, "bad seed '%s' (expected a whole number, 0..2^53)",
+			arg_error(ctx, 2,
+			    "bad seed '%s' (expected a whole number, 0..2^53)",
 			    arg(ctx, 2));
 			return CMD_ERROR;
 		}
 		v = (double)seed;
 	} else if (parse_number(what, &v, &cause) != 0) {
 		if (strstr(cause, "out of range") != NULL)
-			arg_error(ctx, 1, "%s", cause);	/* a number, too big */
+			arg_error(ctx, 1, "%s", cause); /* a number, too big */
 		else
-			arg_error(ctx, 1, "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
+			arg_error(ctx, 1,
+			    "bad fill value '%s' (expected a number, rank, rank+K, iota, zero or random SEED)",
 			    what);
 		free(cause);
 		return CMD_ERROR;
@@ -171,7 +182,8 @@ cmd_fill_exec(struct cmdctx *ctx)
 		return CMD_ERROR;
 	}
 	if (pat != FILL_RANDOM && nargs(ctx) > 2) {
-		arg_error(ctx, 2, "unexpected '%s' after the fill value", arg(ctx, 2));
+		arg_error(ctx, 2, "unexpected '%s' after the fill value",
+		    arg(ctx, 2));
 		return CMD_ERROR;
 	}
 	/* rank+K must fit on the lowest and the highest target rank. */
@@ -181,8 +193,10 @@ cmd_fill_exec(struct cmdctx *ctx)
 			last = rankset_has(&ctx->targets, r) ? r : last;
 		char lo_at[64], hi_at[64];
 
-		snprintf(lo_at, sizeof lo_at, " is %g on rank %d,", v + first, first);
-		snprintf(hi_at, sizeof hi_at, " is %g on rank %d,", v + last, last);
+		snprintf(lo_at, sizeof lo_at, " is %g on rank %d,", v + first,
+		    first);
+		snprintf(hi_at, sizeof hi_at, " is %g on rank %d,", v + last,
+		    last);
 		if (value_fits(ctx, 1, rg.w, v + first, lo_at) != 0 ||
 		    value_fits(ctx, 1, rg.w, v + last, hi_at) != 0)
 			return CMD_ERROR;
@@ -192,7 +206,8 @@ cmd_fill_exec(struct cmdctx *ctx)
 		char at[96];
 		double top = (double)(rg.count - 1);
 
-		snprintf(at, sizeof at, " reaches %g at the region's last element,", top);
+		snprintf(at, sizeof at,
+		    " reaches %g at the region's last element,", top);
 		if (value_fits(ctx, 1, rg.w, top, at) != 0)
 			return CMD_ERROR;
 	}
@@ -215,7 +230,7 @@ print_region_values(struct session *s, int r, const struct region *rg,
 
 	view_read(&s->view, r, w->off + rg->first * esz, vals, shown * esz);
 	while (nd > 1 && w->shape[nd - 1] == 1)
-		nd--;	/* [4,1] prints as a flat list */
+		nd--; /* [4,1] prints as a flat list */
 	row = nd > 1 ? w->shape[nd - 1] : 0;
 	rows = row > 0 && rg->count > row && rg->first % row == 0 &&
 	    rg->count % row == 0;
@@ -251,7 +266,8 @@ cmd_print_exec(struct cmdctx *ctx)
 		strbuf_reset(&sb);
 		strbuf_reset(&line);
 		if (!rank_alive(s, r)) {
-			strbuf_addf(&line, ": (%s)", rank_state_name(rank_state_of(s, r)));
+			strbuf_addf(&line, ": (%s)",
+			    rank_state_name(rank_state_of(s, r)));
 		} else {
 			print_region_values(s, r, &rg, &sb);
 			strbuf_addf(&line, ": %s", sb.buf);
@@ -295,29 +311,44 @@ cmd_set_exec(struct cmdctx *ctx)
 static const char *const fill_keywords[] = { "rank", "iota", "zero", "random",
 	NULL };
 static const char *const set_keywords[] = { "times", "color", "timeout",
-	"strict", "echo", "settle", "wait-giveup", "reset-windows", "group", "on",
-	"off", "auto", "all", NULL };
+	"strict", "echo", "settle", "wait-giveup", "reset-windows", "group",
+	"on", "off", "auto", "all", NULL };
 
 const struct cmd_entry cmd_fill_entry = {
-	.name = "fill", .usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",
+	.name = "fill",
+	.usage = "REGION VALUE|rank|rank+K|iota|zero|random SEED",
 	.summary = "initialise a window (or region) on the target ranks",
-	.example = "@all fill buf rank", .group = GRP_WINDOWS, .min_args = 2,
-	.max_args = 3, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = fill_keywords,
+	.example = "@all fill buf rank",
+	.group = GRP_WINDOWS,
+	.min_args = 2,
+	.max_args = 3,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
+	.keywords = fill_keywords,
 	.exec = cmd_fill_exec,
 };
 
 const struct cmd_entry cmd_print_entry = {
-	.name = "print", .alias = "p", .usage = "REGION",
+	.name = "print",
+	.alias = "p",
+	.usage = "REGION",
 	.summary = "print a region's values, one line per target rank",
-	.example = "@1 print buf[0:4]", .group = GRP_OBSERVE, .min_args = 1,
-	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.example = "@1 print buf[0:4]",
+	.group = GRP_OBSERVE,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
 	.exec = cmd_print_exec,
 };
 
 const struct cmd_entry cmd_set_entry = {
-	.name = "set", .usage = "REGION VALUE | SETTING VALUE",
+	.name = "set",
+	.usage = "REGION VALUE | SETTING VALUE",
 	.summary = "store a value locally on the targets, or change a setting",
-	.example = "@0 set sig[0] 1", .group = GRP_WINDOWS, .min_args = 0,
-	.max_args = 2, .flags = CMD_TARGETS | CMD_EXPLORE, .keywords = set_keywords,
+	.example = "@0 set sig[0] 1",
+	.group = GRP_WINDOWS,
+	.min_args = 0,
+	.max_args = 2,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
+	.keywords = set_keywords,
 	.exec = cmd_set_exec,
 };

@@ -13,9 +13,14 @@ static const struct {
 	const char *name;
 	int sig;
 } sigs[] = {
-	{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "SEGV", SIGSEGV },
-	{ "ABRT", SIGABRT }, { "BUS", SIGBUS },	  { "QUIT", SIGQUIT },
-	{ "HUP", SIGHUP },   { "USR1", SIGUSR1 },
+	{ "KILL", SIGKILL },
+	{ "TERM", SIGTERM },
+	{ "SEGV", SIGSEGV },
+	{ "ABRT", SIGABRT },
+	{ "BUS", SIGBUS },
+	{ "QUIT", SIGQUIT },
+	{ "HUP", SIGHUP },
+	{ "USR1", SIGUSR1 },
 };
 
 static enum cmd_retval
@@ -36,7 +41,8 @@ cmd_kill_exec(struct cmdctx *ctx)
 				sig = sigs[i].sig;
 		}
 		if (sig == 0) {
-			arg_error(ctx, 0, "unknown signal '%s' (expected KILL, TERM, SEGV, ABRT, BUS, QUIT, HUP or USR1)",
+			arg_error(ctx, 0,
+			    "unknown signal '%s' (expected KILL, TERM, SEGV, ABRT, BUS, QUIT, HUP or USR1)",
 			    arg(ctx, 0));
 			return CMD_ERROR;
 		}
@@ -64,9 +70,14 @@ static const char *const kill_keywords[] = { "KILL", "TERM", "SEGV", "ABRT",
 	"BUS", "QUIT", "HUP", "USR1", NULL };
 
 const struct cmd_entry cmd_kill_entry = {
-	.name = "kill", .usage = "[SIGNAL]",
+	.name = "kill",
+	.usage = "[SIGNAL]",
 	.summary = "send a signal (default KILL) to the ranks named by @R",
-	.example = "@2 kill SEGV", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 1, .flags = CMD_TARGETS | CMD_NEEDS_TARGETS, .keywords = kill_keywords,
+	.example = "@2 kill SEGV",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_TARGETS | CMD_NEEDS_TARGETS,
+	.keywords = kill_keywords,
 	.exec = cmd_kill_exec,
 };

@@ -30,22 +30,27 @@ cmd_plan_exec(struct cmdctx *ctx)
 			struct word w0 = ctx->w.v[0];
 			enum cmd_retval rv;
 
-			memmove(ctx->w.v, ctx->w.v + 1, (ctx->w.n - 1) * sizeof *ctx->w.v);
+			memmove(ctx->w.v, ctx->w.v + 1,
+			    (ctx->w.n - 1) * sizeof *ctx->w.v);
 			ctx->w.n--;
 			if (nargs(ctx) < 3) {
 				out_error("plan %s needs DST PEER SRC", rma[k]);
 				rv = CMD_ERROR;
 			} else {
-				rv = rma_plan(ctx, (enum rma_form)k) == 0 ? CMD_OK : CMD_ERROR;
+				rv = rma_plan(ctx, (enum rma_form)k) == 0 ?
+				    CMD_OK :
+				    CMD_ERROR;
 			}
-			memmove(ctx->w.v + 1, ctx->w.v, ctx->w.n * sizeof *ctx->w.v);
+			memmove(ctx->w.v + 1, ctx->w.v,
+			    ctx->w.n * sizeof *ctx->w.v);
 			ctx->w.v[0] = w0;
 			ctx->w.n++;
 			return rv;
 		}
 	}
 	if (coll_kind_from_name(arg(ctx, 0), &kind) != 0) {
-		arg_error(ctx, 0, "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v) or a transfer (put, get, remote_store, remote_load), got '%s'",
+		arg_error(ctx, 0,
+		    "plan needs a collective (allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all, all_to_all_v) or a transfer (put, get, remote_store, remote_load), got '%s'",
 		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
@@ -58,7 +63,8 @@ cmd_plan_exec(struct cmdctx *ctx)
 		if (!(extra & (1ull << i)) || !arg_is_kv(arg(ctx, i), "from", &v))
 			continue;
 		if (parse_uint(v, &from, 0, &cause) != 0 || from == 0) {
-			arg_error(ctx, i, "from= needs a micro-op number (1 or more), got '%s'",
+			arg_error(ctx, i,
+			    "from= needs a micro-op number (1 or more), got '%s'",
 			    v);
 			free(cause);
 			return CMD_ERROR;
@@ -75,10 +81,12 @@ cmd_plan_exec(struct cmdctx *ctx)
 
 		/* a domain's collective runs on its members only */
 		if (!rankset_has(&ctx->targets, r) || coll_dense(&cc.a, r) < 0) {
-			if (ctx->explicit_targets && rankset_has(&ctx->targets, r) &&
+			if (ctx->explicit_targets &&
+			    rankset_has(&ctx->targets, r) &&
 			    rankset_count(&ctx->targets) == 1) {
 				domain_describe(s, cc.a.domain, &who);
-				cmd_error(ctx, "rank %d is not in domain %s: it runs nothing of this %s",
+				cmd_error(ctx,
+				    "rank %d is not in domain %s: it runs nothing of this %s",
 				    r, who.buf, coll_kind_name(cc.a.kind));
 				strbuf_release(&who);
 				prog_gen_put(g);
@@ -93,7 +101,8 @@ cmd_plan_exec(struct cmdctx *ctx)
 		    (unsigned long long)len, len == 1 ? "" : "s");
 		strbuf_release(&who);
 		if (from > 1 && from > len)
-			out_printf("  (no micro-op %llu)\n", (unsigned long long)from);
+			out_printf("  (no micro-op %llu)\n",
+			    (unsigned long long)from);
 		else
 			plan_print(s, p, r, "  ", from - 1);
 		prog_free(p);
@@ -102,17 +111,21 @@ cmd_plan_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-static const char *const plan_keywords[] = { "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
-	"put", "get",
-	"remote_store", "remote_load", "op=sum",
-	"mode=mesh", "mode=ring", "impl=composite", "impl=builtin", "root=",
-	"from=", NULL };
+static const char *const plan_keywords[] = { "allreduce", "barrier", "broadcast",
+	"allgather", "reduce_scatter", "all_to_all", "all_to_all_v", "put",
+	"get", "remote_store", "remote_load", "op=sum", "mode=mesh",
+	"mode=ring", "impl=composite", "impl=builtin", "root=", "from=", NULL };
 
 const struct cmd_entry cmd_plan_entry = {
-	.name = "plan", .usage = "COLLECTIVE ARGS... [from=N] | put|get|remote_store|remote_load ARGS...",
+	.name = "plan",
+	.usage =
+	    "COLLECTIVE ARGS... [from=N] | put|get|remote_store|remote_load ARGS...",
 	.summary = "print each rank's micro-ops for a collective or transfer",
-	.example = "plan allreduce buf sig mode=ring", .group = GRP_COLL,
-	.min_args = 1, .max_args = -1, .flags = CMD_TARGETS | CMD_NO_SETTLE,
-	.keywords = plan_keywords, .exec = cmd_plan_exec,
+	.example = "plan allreduce buf sig mode=ring",
+	.group = GRP_COLL,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.keywords = plan_keywords,
+	.exec = cmd_plan_exec,
 };

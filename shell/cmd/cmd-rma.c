@@ -25,7 +25,7 @@
 struct xfer {
 	struct rma_args a;
 	struct region dst, src;
-	size_t pos[RARG_ATOMIC + 1];	/* argument index per enum rma_arg */
+	size_t pos[RARG_ATOMIC + 1]; /* argument index per enum rma_arg */
 };
 
 static int
@@ -49,8 +49,9 @@ opt_int(struct cmdctx *ctx, size_t i, const char *key, const char *val,
 
 	if (parse_int(val, out, 0, &cause) != 0) {
 		free(cause);
-		return arg_error(ctx, i, "bad %s '%s' (expected a count, 0 = the full extent)",
-		    key, val);
+		return arg_error(ctx, i,
+		    "bad %s '%s' (expected a count, 0 = the full extent)", key,
+		    val);
 	}
 	return 0;
 }
@@ -69,8 +70,7 @@ opt_list(struct cmdctx *ctx, size_t i, const char *val, int64_t *out, int *n)
 }
 
 static int
-opt_bool(struct cmdctx *ctx, size_t i, const char *key, const char *val,
-    int *out)
+opt_bool(struct cmdctx *ctx, size_t i, const char *key, const char *val, int *out)
 {
 	if (strcmp(val, "on") == 0 || strcmp(val, "true") == 0 ||
 	    strcmp(val, "1") == 0)
@@ -79,7 +79,8 @@ opt_bool(struct cmdctx *ctx, size_t i, const char *key, const char *val,
 	    strcmp(val, "0") == 0)
 		*out = 0;
 	else
-		return arg_error(ctx, i, "bad %s '%s' (expected on or off)", key, val);
+		return arg_error(ctx, i, "bad %s '%s' (expected on or off)",
+		    key, val);
 	return 0;
 }
 
@@ -125,14 +126,16 @@ parse_options(struct cmdctx *ctx, struct xfer *x, uint64_t *doff,
 			if (opt_uint(ctx, i, v, count) != 0)
 				return -1;
 			if (*count == 0)
-				return arg_error(ctx, i, "count must be at least 1");
+				return arg_error(ctx, i,
+				    "count must be at least 1");
 			*have_count = 1;
 			flatpos[2] = i;
 		} else if (rma_kind(f) == UOP_PUT && arg_is_kv(s, "atomic", &v)) {
 			if (strcmp(v, "add") == 0)
 				a->atomic = 1;
 			else if (strcmp(v, "none") != 0)
-				return arg_error(ctx, i, "bad atomic '%s' (expected add or none)", v);
+				return arg_error(ctx, i,
+				    "bad atomic '%s' (expected add or none)", v);
 			x->pos[RARG_ATOMIC] = i;
 		} else if (plain && arg_is_kv(s, "dst_offsets", &v)) {
 			if (opt_list(ctx, i, v, a->dst_off_raw, &a->ndst_off) != 0)
@@ -147,8 +150,9 @@ parse_options(struct cmdctx *ctx, struct xfer *x, uint64_t *doff,
 		} else if (!plain && arg_is_kv(s, "offsets", &v)) {
 			/* remote_store's land in DST, remote_load's read SRC */
 			int store = f == RMA_REMOTE_STORE;
-			if (opt_list(ctx, i, v, store ? a->dst_off_raw : a->src_off_raw,
-			    store ? &a->ndst_off : &a->nsrc_off) != 0)
+			if (opt_list(ctx, i, v,
+				store ? a->dst_off_raw : a->src_off_raw,
+				store ? &a->ndst_off : &a->nsrc_off) != 0)
 				return -1;
 			if (store)
 				a->have_dst_off = 1;
@@ -160,7 +164,8 @@ parse_options(struct cmdctx *ctx, struct xfer *x, uint64_t *doff,
 				return -1;
 			a->have_shape = 1;
 			x->pos[RARG_SHAPE] = i;
-		} else if (f == RMA_REMOTE_LOAD && arg_is_kv(s, "valid_shape", &v)) {
+		} else if (f == RMA_REMOTE_LOAD &&
+		    arg_is_kv(s, "valid_shape", &v)) {
 			if (opt_list(ctx, i, v, a->valid_raw, &a->nvalid) != 0)
 				return -1;
 			x->pos[RARG_VALID] = i;
@@ -180,8 +185,9 @@ parse_options(struct cmdctx *ctx, struct xfer *x, uint64_t *doff,
 				return -1;
 			x->pos[RARG_PIPELINE] = i;
 		} else {
-			return arg_error(ctx, i, "unknown option '%s' for %s (expected %s)",
-			    s, rma_form_name(f), options_text(f));
+			return arg_error(ctx, i,
+			    "unknown option '%s' for %s (expected %s)", s,
+			    rma_form_name(f), options_text(f));
 		}
 	}
 	return 0;
@@ -195,28 +201,37 @@ flat(struct cmdctx *ctx, struct xfer *x, uint64_t doff, uint64_t soff,
 	struct region *dr = &x->dst, *sr = &x->src;
 
 	if (doff >= dr->count)
-		return arg_error(ctx, flatpos[0], "dst=%llu is past the end of the destination %s (%llu elements)",
-		    (unsigned long long)doff, arg(ctx, 0), (unsigned long long)dr->count);
+		return arg_error(ctx, flatpos[0],
+		    "dst=%llu is past the end of the destination %s (%llu elements)",
+		    (unsigned long long)doff, arg(ctx, 0),
+		    (unsigned long long)dr->count);
 	if (soff >= sr->count)
-		return arg_error(ctx, flatpos[1], "src=%llu is past the end of the source %s (%llu elements)",
-		    (unsigned long long)soff, arg(ctx, 2), (unsigned long long)sr->count);
+		return arg_error(ctx, flatpos[1],
+		    "src=%llu is past the end of the source %s (%llu elements)",
+		    (unsigned long long)soff, arg(ctx, 2),
+		    (unsigned long long)sr->count);
 	dr->first += doff;
 	dr->count -= doff;
 	sr->first += soff;
 	sr->count -= soff;
 	if (have_count) {
 		if (count > dr->count)
-			return arg_error(ctx, flatpos[2], "count=%llu overflows the destination %s (%llu element%s left from offset %llu)",
+			return arg_error(ctx, flatpos[2],
+			    "count=%llu overflows the destination %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, dr->w->name,
-			    (unsigned long long)dr->count, dr->count == 1 ? "" : "s",
+			    (unsigned long long)dr->count,
+			    dr->count == 1 ? "" : "s",
 			    (unsigned long long)dr->first);
 		if (count > sr->count)
-			return arg_error(ctx, flatpos[2], "count=%llu overflows the source %s (%llu element%s left from offset %llu)",
+			return arg_error(ctx, flatpos[2],
+			    "count=%llu overflows the source %s (%llu element%s left from offset %llu)",
 			    (unsigned long long)count, sr->w->name,
-			    (unsigned long long)sr->count, sr->count == 1 ? "" : "s",
+			    (unsigned long long)sr->count,
+			    sr->count == 1 ? "" : "s",
 			    (unsigned long long)sr->first);
 	} else if (dr->count != sr->count) {
-		return arg_error(ctx, 2, "shape mismatch: destination has %llu elements, source %llu (give count=K)",
+		return arg_error(ctx, 2,
+		    "shape mismatch: destination has %llu elements, source %llu (give count=K)",
 		    (unsigned long long)dr->count, (unsigned long long)sr->count);
 	} else {
 		count = dr->count;
@@ -232,7 +247,7 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, enum rma_form form)
 {
 	struct rma_args *a = &x->a;
 	uint64_t doff = 0, soff = 0, count = 0;
-	size_t flatpos[3] = { 0, 2, 0 };	/* words to point at on errors */
+	size_t flatpos[3] = { 0, 2, 0 }; /* words to point at on errors */
 	int have_count = 0, region;
 	enum rma_arg badarg = RARG_NONE;
 	char *cause = NULL;
@@ -254,29 +269,39 @@ parse_xfer(struct cmdctx *ctx, struct xfer *x, enum rma_form form)
 		for (int k = 0; k < 2; k++) {
 			const struct region *r = k ? &x->src : &x->dst;
 			if (r->first != 0 || r->count != r->w->count)
-				return arg_error(ctx, k ? 2 : 0, "%s names a region; with %s the %s is a whole window ('%s')",
-				    arg(ctx, k ? 2 : 0), form == RMA_PUT || form == RMA_GET ?
-				    "dst_offsets/src_offsets/shape" : "offsets",
+				return arg_error(ctx, k ? 2 : 0,
+				    "%s names a region; with %s the %s is a whole window ('%s')",
+				    arg(ctx, k ? 2 : 0),
+				    form == RMA_PUT || form == RMA_GET ?
+					"dst_offsets/src_offsets/shape" :
+					"offsets",
 				    k ? "source" : "destination", r->w->name);
 		}
 		if (flatpos[0] != 0 || flatpos[2] != 0 || flatpos[1] != 2)
-			return arg_error(ctx, flatpos[0] ? flatpos[0] : flatpos[2] ?
-			    flatpos[2] : flatpos[1], "dst=/src=/count= do not go with dst_offsets/src_offsets/shape (give the region one way)");
+			return arg_error(ctx,
+			    flatpos[0]	   ? flatpos[0] :
+				flatpos[2] ? flatpos[2] :
+					     flatpos[1],
+			    "dst=/src=/count= do not go with dst_offsets/src_offsets/shape (give the region one way)");
 	}
 	if (x->dst.w->dtype != x->src.w->dtype)
-		return arg_error(ctx, 2, "dtype mismatch: %s is %s, %s is %s", x->dst.w->name,
-		    dtype_name(x->dst.w->dtype), x->src.w->name, dtype_name(x->src.w->dtype));
+		return arg_error(ctx, 2, "dtype mismatch: %s is %s, %s is %s",
+		    x->dst.w->name, dtype_name(x->dst.w->dtype), x->src.w->name,
+		    dtype_name(x->src.w->dtype));
 	if (!region && flat(ctx, x, doff, soff, count, have_count, flatpos) != 0)
 		return -1;
 	if (rma_validate(a, &cause, &badarg) != 0) {
-		arg_error(ctx, badarg == RARG_NONE ? (size_t)-1 : x->pos[badarg], "%s", cause);
+		arg_error(ctx, badarg == RARG_NONE ? (size_t)-1 : x->pos[badarg],
+		    "%s", cause);
 		free(cause);
 		return -1;
 	}
 	if (a->atomic && !dtype_atomic_add_ok(x->dst.w->dtype))
-		return arg_error(ctx, 0, "atomic=add needs f32, f16, bf16, i32, i16 or i8; %s is %s",
-		    x->dst.w->name, x->dst.w->flags & WIN_BYTES ? "untyped bytes" :
-		    dtype_name(x->dst.w->dtype));
+		return arg_error(ctx, 0,
+		    "atomic=add needs f32, f16, bf16, i32, i16 or i8; %s is %s",
+		    x->dst.w->name,
+		    x->dst.w->flags & WIN_BYTES ? "untyped bytes" :
+						  dtype_name(x->dst.w->dtype));
 	return 0;
 }
 
@@ -293,7 +318,8 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 	if (parse_xfer(ctx, &x, form) != 0 || targets_live(ctx, &live) != 0)
 		return CMD_ERROR;
 	if (s->nranks == 1 && strcmp(arg(ctx, 1), "all") == 0) {
-		arg_error(ctx, 1, "'all' means every peer but self, and a 1-rank world has none");
+		arg_error(ctx, 1,
+		    "'all' means every peer but self, and a 1-rank world has none");
 		return CMD_ERROR;
 	}
 	rest = words_rest(&ctx->w, ctx->line, 0);
@@ -307,24 +333,27 @@ rma_exec(struct cmdctx *ctx, enum rma_form form)
 
 		p = prog_new(rma_form_name(form));
 		if (peers == NULL)
-			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
+			peers = xreallocarray(NULL, (size_t)s->nranks,
+			    sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			size_t first = p->nmops;
 			x.a.peer = peers[k];
 			rma_build(p, &x.a);
-			for (size_t i = first; kind == UOP_PUT && i < p->nmops; i++) {
+			for (size_t i = first; kind == UOP_PUT && i < p->nmops;
+			     i++) {
 				const struct uop *u = &p->mops[i];
 				if (u->kind == UOP_PUT &&
 				    lint_put(s, r, u->peer, u->dst,
-				    u->count * dtype_size(u->dtype))) {
+					u->count * dtype_size(u->dtype))) {
 					jflags |= JOB_STALE_PUT;
 					break;
 				}
 			}
 		}
-		if (cmd_submit(ctx, r, p, xasprintf("%s %s", rma_form_name(form), rest),
-			jflags, 0) != 0) {
+		if (cmd_submit(ctx, r, p,
+			xasprintf("%s %s", rma_form_name(form), rest), jflags,
+			0) != 0) {
 			free(rest);
 			free(peers);
 			return CMD_ERROR;
@@ -352,14 +381,15 @@ rma_plan(struct cmdctx *ctx, int form)
 			continue;
 		p = prog_new(rma_form_name(form));
 		if (peers == NULL)
-			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
+			peers = xreallocarray(NULL, (size_t)s->nranks,
+			    sizeof *peers);
 		n = peer_list(ctx, 1, r, peers);
 		for (int k = 0; k < n; k++) {
 			x.a.peer = peers[k];
 			rma_build(p, &x.a);
 		}
-		out_printf("rank %d: %s, %zu micro-op%s\n", r, rma_form_name(form),
-		    p->nmops, p->nmops == 1 ? "" : "s");
+		out_printf("rank %d: %s, %zu micro-op%s\n", r,
+		    rma_form_name(form), p->nmops, p->nmops == 1 ? "" : "s");
 		plan_print(s, p, r, "  ", 0);
 		prog_free(p);
 	}
@@ -391,11 +421,11 @@ cmd_remote_load_exec(struct cmdctx *ctx)
 	return rma_exec(ctx, RMA_REMOTE_LOAD);
 }
 
-static const char *const put_keywords[] = { "next", "prev", "all", "dst=",
-	"src=", "count=", "atomic=add", "dst_offsets=", "src_offsets=",
+static const char *const put_keywords[] = { "next", "prev", "all",
+	"dst=", "src=", "count=", "atomic=add", "dst_offsets=", "src_offsets=",
 	"shape=", "chunk_rows=", "chunk_cols=", "pipeline", NULL };
-static const char *const get_keywords[] = { "next", "prev", "all", "dst=",
-	"src=", "count=", "dst_offsets=", "src_offsets=", "shape=",
+static const char *const get_keywords[] = { "next", "prev", "all",
+	"dst=", "src=", "count=", "dst_offsets=", "src_offsets=", "shape=",
 	"chunk_rows=", "chunk_cols=", "pipeline", NULL };
 static const char *const rstore_keywords[] = { "next", "prev", "all",
 	"offsets=", "atomic=add", NULL };
@@ -404,29 +434,44 @@ static const char *const rload_keywords[] = { "next", "prev", "all",
 
 const struct cmd_entry cmd_put_entry = {
 	.name = "put",
-	.usage = "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [atomic=add] [chunk_rows=N] [chunk_cols=N] [pipeline]",
+	.usage =
+	    "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [atomic=add] [chunk_rows=N] [chunk_cols=N] [pipeline]",
 	.summary = "write local SRC into the peer's DST (notifies nobody)",
-	.example = "@0 put buf 1 buf dst_offsets=[1,0] src_offsets=[0,0] shape=[1,4]",
-	.group = GRP_SIGNALS, .min_args = 3, .max_args = 11,
+	.example =
+	    "@0 put buf 1 buf dst_offsets=[1,0] src_offsets=[0,0] shape=[1,4]",
+	.group = GRP_SIGNALS,
+	.min_args = 3,
+	.max_args = 11,
 	.flags = CMD_TARGETS | CMD_EXPLORE,
-	.keywords = put_keywords, .exec = cmd_put_exec,
+	.keywords = put_keywords,
+	.exec = cmd_put_exec,
 };
 
 const struct cmd_entry cmd_get_entry = {
 	.name = "get",
-	.usage = "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [chunk_rows=N] [chunk_cols=N] [pipeline]",
+	.usage =
+	    "DST PEER SRC [dst=OFF src=OFF count=K | dst_offsets=[..] src_offsets=[..] shape=[..]] [chunk_rows=N] [chunk_cols=N] [pipeline]",
 	.summary = "read the peer's SRC into local DST (one-sided)",
-	.example = "@1 get buf 0 buf count=4", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 9, .flags = CMD_TARGETS | CMD_EXPLORE,
-	.keywords = get_keywords, .exec = cmd_get_exec,
+	.example = "@1 get buf 0 buf count=4",
+	.group = GRP_SIGNALS,
+	.min_args = 3,
+	.max_args = 9,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
+	.keywords = get_keywords,
+	.exec = cmd_get_exec,
 };
 
 const struct cmd_entry cmd_remote_store_entry = {
-	.name = "remote_store", .usage = "TARGET PEER SRC offsets=[..] [atomic=add]",
+	.name = "remote_store",
+	.usage = "TARGET PEER SRC offsets=[..] [atomic=add]",
 	.summary = "push all of a 2-D SRC into the peer's TARGET at offsets",
-	.example = "@0 remote_store win 1 tile offsets=[2,0]", .group = GRP_SIGNALS,
-	.min_args = 4, .max_args = 5, .flags = CMD_TARGETS | CMD_EXPLORE,
-	.keywords = rstore_keywords, .exec = cmd_remote_store_exec,
+	.example = "@0 remote_store win 1 tile offsets=[2,0]",
+	.group = GRP_SIGNALS,
+	.min_args = 4,
+	.max_args = 5,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
+	.keywords = rstore_keywords,
+	.exec = cmd_remote_store_exec,
 };
 
 const struct cmd_entry cmd_remote_load_entry = {
@@ -434,7 +479,10 @@ const struct cmd_entry cmd_remote_load_entry = {
 	.usage = "TILE PEER TARGET offsets=[..] shape=[..] [valid_shape=[..]]",
 	.summary = "read a region of the peer's TARGET into the local TILE",
 	.example = "@1 remote_load tile 0 win offsets=[2,0] shape=[2,4]",
-	.group = GRP_SIGNALS, .min_args = 5, .max_args = 6,
+	.group = GRP_SIGNALS,
+	.min_args = 5,
+	.max_args = 6,
 	.flags = CMD_TARGETS | CMD_EXPLORE,
-	.keywords = rload_keywords, .exec = cmd_remote_load_exec,
+	.keywords = rload_keywords,
+	.exec = cmd_remote_load_exec,
 };

@@ -24,8 +24,7 @@ cmd_source_exec(struct cmdctx *ctx)
 	return rc == 0 ? (script.quit ? CMD_QUIT : CMD_OK) : CMD_ERROR;
 }
 
-static int
-expect_fail(const char *fmt, ...) printflike(1, 2);
+static int expect_fail(const char *fmt, ...) printflike(1, 2);
 
 static int
 expect_fail(const char *fmt, ...)
@@ -45,25 +44,28 @@ expect_fail(const char *fmt, ...)
 static int
 expect_state(struct cmdctx *ctx)
 {
-	static const char *const ok[] = { "idle", "running", "blocked", "stopped",
-		"exited", "dead", NULL };
+	static const char *const ok[] = { "idle", "running", "blocked",
+		"stopped", "exited", "dead", NULL };
 	const char *want = arg(ctx, 1);
 	int known = 0;
 
 	for (int i = 0; ok[i] != NULL; i++)
 		known |= strcmp(ok[i], want) == 0;
 	if (!known)
-		return arg_error(ctx, 1, "bad state '%s' (expected idle, running, blocked, stopped, exited or dead)",
+		return arg_error(ctx, 1,
+		    "bad state '%s' (expected idle, running, blocked, stopped, exited or dead)",
 		    want);
 	if (nargs(ctx) > 2)
-		return arg_error(ctx, 2, "unexpected '%s' after the state", arg(ctx, 2));
+		return arg_error(ctx, 2, "unexpected '%s' after the state",
+		    arg(ctx, 2));
 	for (int r = 0; r < ctx->s->nranks; r++) {
 		const char *got;
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		got = rank_state_name(rank_state_of(ctx->s, r));
 		if (strcmp(got, want) != 0)
-			return expect_fail("rank %d is %s, expected %s", r, got, want);
+			return expect_fail("rank %d is %s, expected %s", r, got,
+			    want);
 	}
 	return 0;
 }
@@ -96,8 +98,8 @@ want_parse(const struct region *rg, char *text, struct expect_want *w,
 			dtype_put(dt, tmp, 0, w->v);
 			typed = dtype_get(dt, tmp, 0);
 			if (isinf(typed) && !isinf(w->v)) {
-				*cause = xasprintf("value %s out of range for %s", text,
-				    dtype_name(dt));
+				*cause = xasprintf("value %s out of range for %s",
+				    text, dtype_name(dt));
 				return -1;
 			}
 			w->v = typed;
@@ -142,7 +144,8 @@ expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp)
 
 		if (comma != NULL)
 			*comma = '\0';
-		sp->want = xreallocarray(sp->want, sp->nwant + 1, sizeof *sp->want);
+		sp->want =
+		    xreallocarray(sp->want, sp->nwant + 1, sizeof *sp->want);
 		if (want_parse(&sp->rg, p, &sp->want[sp->nwant], &cause) != 0) {
 			rc = arg_error(ctx, 2, "%s", cause);
 			goto out;
@@ -153,8 +156,9 @@ expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp)
 		p = comma + 1;
 	}
 	if (sp->nwant != 1 && sp->nwant != sp->rg.count)
-		rc = arg_error(ctx, 2, "%zu values for %llu elements (give 1 or %llu)",
-		    sp->nwant, (unsigned long long)sp->rg.count,
+		rc = arg_error(ctx, 2,
+		    "%zu values for %llu elements (give 1 or %llu)", sp->nwant,
+		    (unsigned long long)sp->rg.count,
 		    (unsigned long long)sp->rg.count);
 out:
 	free(cause);
@@ -183,11 +187,12 @@ expect_spec_check(struct session *s, const struct expect_spec *sp, int r,
 
 		if (want_matches(rg, vals, i, w))
 			continue;
-		describe_cell(&s->view, rg->w->off + (rg->first + i) *
-		    dtype_size(rg->w->dtype), 1, &cell);
+		describe_cell(&s->view,
+		    rg->w->off + (rg->first + i) * dtype_size(rg->w->dtype), 1,
+		    &cell);
 		dtype_format(rg->w->dtype, vals, i, &got);
-		*why = xasprintf("rank %d %s = %s, expected %s", r, cell.buf, got.buf,
-		    w->text);
+		*why = xasprintf("rank %d %s = %s, expected %s", r, cell.buf,
+		    got.buf, w->text);
 		strbuf_release(&cell);
 		strbuf_release(&got);
 		return -1;
@@ -216,7 +221,8 @@ expect_values(struct cmdctx *ctx)
 		if (!rankset_has(&ctx->targets, r))
 			continue;
 		if (!rank_alive(s, r)) {
-			rc = expect_fail("rank %d is %s", r, rank_state_name(rank_state_of(s, r)));
+			rc = expect_fail("rank %d is %s", r,
+			    rank_state_name(rank_state_of(s, r)));
 			break;
 		}
 		view_read(&s->view, r, sp.rg.w->off + sp.rg.first * esz, vals,
@@ -238,10 +244,12 @@ cmd_expect_exec(struct cmdctx *ctx)
 	int rc;
 
 	/* REGION == V first: a window may be called "state" or "error". */
-	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 && !ctx->w.v[1].quoted)
+	if (nargs(ctx) >= 2 && strcmp(arg(ctx, 1), "==") == 0 &&
+	    !ctx->w.v[1].quoted)
 		return expect_values(ctx) == 0 ? CMD_OK : CMD_ERROR;
 	if (ctx->s->sink != NULL) {
-		arg_error(ctx, 0, "an explore script takes 'expect REGION == V[,V...]' only, not 'expect %s'",
+		arg_error(ctx, 0,
+		    "an explore script takes 'expect REGION == V[,V...]' only, not 'expect %s'",
 		    what);
 		return CMD_ERROR;
 	}
@@ -255,7 +263,8 @@ cmd_expect_exec(struct cmdctx *ctx)
 	}
 	if (strcmp(what, "output") == 0) {
 		if (nargs(ctx) != 2) {
-			cmd_usage_error(ctx, "'expect output' needs one quoted TEXT");
+			cmd_usage_error(ctx,
+			    "'expect output' needs one quoted TEXT");
 			return CMD_ERROR;
 		}
 		if (strstr(out_captured(), arg(ctx, 1)) == NULL) {
@@ -272,7 +281,8 @@ cmd_expect_exec(struct cmdctx *ctx)
 			arg_error(ctx, 1, "'expect %s' takes nothing more", what);
 			return CMD_ERROR;
 		}
-		return diag_expect_hang(ctx->s, what[0] == 'h') == 0 ? CMD_OK : CMD_ERROR;
+		return diag_expect_hang(ctx->s, what[0] == 'h') == 0 ? CMD_OK :
+								       CMD_ERROR;
 	}
 	if (strcmp(what, "state") == 0) {
 		if (nargs(ctx) < 2) {
@@ -282,9 +292,10 @@ cmd_expect_exec(struct cmdctx *ctx)
 		rc = expect_state(ctx);
 		diag_state_shown(ctx->s);
 	} else if (nargs(ctx) >= 2) {
-		rc = expect_values(ctx);	/* says what is wrong with it */
+		rc = expect_values(ctx); /* says what is wrong with it */
 	} else {
-		arg_error(ctx, 0, "bad expect '%s' (expected REGION == V[,V...], state S, hang, nohang, error or output \"TEXT\")",
+		arg_error(ctx, 0,
+		    "bad expect '%s' (expected REGION == V[,V...], state S, hang, nohang, error or output \"TEXT\")",
 		    what);
 		return CMD_ERROR;
 	}
@@ -298,16 +309,18 @@ cmd_sleep_exec(struct cmdctx *ctx)
 	char *cause = NULL;
 	uint64_t end;
 
-	if (parse_number(arg(ctx, 0), &secs, &cause) != 0 || !(secs >= 0 && secs <= 3600)) {
+	if (parse_number(arg(ctx, 0), &secs, &cause) != 0 ||
+	    !(secs >= 0 && secs <= 3600)) {
 		free(cause);
-		arg_error(ctx, 0, "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
+		arg_error(ctx, 0,
+		    "bad duration '%s' (expected seconds, 0..3600)", arg(ctx, 0));
 		return CMD_ERROR;
 	}
 	/* The hang watchdog fires during a sleep: its report shows at once,
 	 * and in batch it ends the sleep (the script stops there). */
 	end = mono_ns() + (uint64_t)(secs * 1e9);
-	while (mono_ns() < end && !shell_interrupted && !ctx->s->watchdog_fired &&
-	    ctx->s->over == NULL) {
+	while (mono_ns() < end && !shell_interrupted &&
+	    !ctx->s->watchdog_fired && ctx->s->over == NULL) {
 		uint64_t left = (end - mono_ns()) / 1000000u;
 		unsigned reports = ctx->s->wd_reports;
 
@@ -332,7 +345,7 @@ cmd_say_exec(struct cmdctx *ctx)
 {
 	char *text;
 
-	text = xstrdup(arg(ctx, 0));	/* the rest of the line (split_say) */
+	text = xstrdup(arg(ctx, 0)); /* the rest of the line (split_say) */
 	out_printf("%s\n", text);
 	free(text);
 	return CMD_OK;
@@ -347,8 +360,9 @@ cmd_pause_exec(struct cmdctx *ctx)
 	if (!s->interactive || in == NULL)
 		return CMD_OK;
 	for (;;) {
-		char *line = in->read(script_block_open() ? "... " :
-		    "-- Enter to continue, or a command -- ");
+		char *line = in->read(script_block_open() ?
+			"... " :
+			"-- Enter to continue, or a command -- ");
 		enum cmd_retval rv;
 
 		if (line == NULL)
@@ -356,7 +370,8 @@ cmd_pause_exec(struct cmdctx *ctx)
 		if (in->cancelled()) {
 			free(line);
 			script_block_cancel();
-			cmd_error(ctx, "interrupted at a pause; the script stops");
+			cmd_error(ctx,
+			    "interrupted at a pause; the script stops");
 			return CMD_ERROR;
 		}
 		if (line[strspn(line, " \t")] == '\0' && !script_block_open()) {
@@ -372,44 +387,66 @@ cmd_pause_exec(struct cmdctx *ctx)
 }
 
 static const char *const expect_keywords[] = { "error", "output", "state",
-	"hang", "nohang",
-	"idle", "blocked", "stopped", "exited", "dead", "running", "==", NULL };
+	"hang", "nohang", "idle", "blocked", "stopped", "exited", "dead",
+	"running", "==", NULL };
 
 const struct cmd_entry cmd_source_entry = {
-	.name = "source", .usage = "FILE",
+	.name = "source",
+	.usage = "FILE",
 	.summary = "run the commands in FILE",
-	.example = "source scripts/handshake.coll", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = 1, .flags = CMD_NO_SETTLE,
+	.example = "source scripts/handshake.coll",
+	.group = GRP_SCRIPT,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_NO_SETTLE,
 	.exec = cmd_source_exec,
 };
 
 const struct cmd_entry cmd_expect_entry = {
-	.name = "expect", .usage = "REGION == V[,V...] | state S | hang | nohang | error | output \"TEXT\"",
+	.name = "expect",
+	.usage =
+	    "REGION == V[,V...] | state S | hang | nohang | error | output \"TEXT\"",
 	.summary = "assert for scripts: silent when true, one line when not",
-	.example = "expect @1 buf[0:4] == 0,0,0,0", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = 3,
+	.example = "expect @1 buf[0:4] == 0,0,0,0",
+	.group = GRP_SCRIPT,
+	.min_args = 1,
+	.max_args = 3,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_NO_CAPTURE | CMD_EXPLORE,
-	.keywords = expect_keywords, .exec = cmd_expect_exec,
+	.keywords = expect_keywords,
+	.exec = cmd_expect_exec,
 };
 
 const struct cmd_entry cmd_sleep_entry = {
-	.name = "sleep", .usage = "SECS",
+	.name = "sleep",
+	.usage = "SECS",
 	.summary = "pause the script; ranks keep running and events still print",
-	.example = "sleep 0.5", .group = GRP_SCRIPT, .min_args = 1,
-	.max_args = 1, .exec = cmd_sleep_exec,
+	.example = "sleep 0.5",
+	.group = GRP_SCRIPT,
+	.min_args = 1,
+	.max_args = 1,
+	.exec = cmd_sleep_exec,
 };
 
 const struct cmd_entry cmd_say_entry = {
-	.name = "say", .usage = "TEXT",
+	.name = "say",
+	.usage = "TEXT",
 	.summary = "print TEXT (narration for lessons)",
-	.example = "say \"rank 0 notifies rank 1\"", .group = GRP_SCRIPT,
-	.min_args = 1, .max_args = -1, .flags = CMD_NO_SETTLE | CMD_RAW_REST,
+	.example = "say \"rank 0 notifies rank 1\"",
+	.group = GRP_SCRIPT,
+	.min_args = 1,
+	.max_args = -1,
+	.flags = CMD_NO_SETTLE | CMD_RAW_REST,
 	.exec = cmd_say_exec,
 };
 
 const struct cmd_entry cmd_pause_entry = {
-	.name = "pause", .usage = "",
+	.name = "pause",
+	.usage = "",
 	.summary = "wait for Enter (interactive only; commands may be typed)",
-	.example = "pause", .group = GRP_SCRIPT, .min_args = 0, .max_args = 0,
-	.flags = CMD_NO_SETTLE, .exec = cmd_pause_exec,
+	.example = "pause",
+	.group = GRP_SCRIPT,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_pause_exec,
 };

@@ -13,10 +13,10 @@ enum kind { K_BOOL, K_SECS, K_COUNT, K_WINDOWS, K_AUTO };
 
 /* A value parsed for a setting of its kind. */
 struct value {
-	int on;			/* K_BOOL; K_AUTO: 1 on, 0 off, -1 auto */
-	double secs;		/* K_SECS */
-	uint64_t count;		/* K_COUNT */
-	const char *text;	/* K_WINDOWS: as typed */
+	int on;		  /* K_BOOL; K_AUTO: 1 on, 0 off, -1 auto */
+	double secs;	  /* K_SECS */
+	uint64_t count;	  /* K_COUNT */
+	const char *text; /* K_WINDOWS: as typed */
 };
 
 /* A setting: `set` shows them in the table's order, `set NAME` shows one,
@@ -110,7 +110,8 @@ static int
 apply_strict(struct cmdctx *ctx, const struct value *v)
 {
 	if (!v->on && ctx->s->set.strict)
-		out_printf("note: strict off: PyPTO's op and dtype restrictions are lifted where colldb can still compute the result\n");
+		out_printf(
+		    "note: strict off: PyPTO's op and dtype restrictions are lifted where colldb can still compute the result\n");
 	ctx->s->set.strict = v->on;
 	return 0;
 }
@@ -141,8 +142,10 @@ static void
 show_group(struct session *s, struct strbuf *sb)
 {
 	(void)s;
-	strbuf_addstr(sb, group_setting() == GROUP_ON ? "on" :
-	    group_setting() == GROUP_OFF ? "off" : "auto");
+	strbuf_addstr(sb,
+	    group_setting() == GROUP_ON	     ? "on" :
+		group_setting() == GROUP_OFF ? "off" :
+					       "auto");
 }
 
 static int
@@ -163,27 +166,22 @@ apply_reset(struct cmdctx *ctx, const struct value *v)
 
 /* The one list of settings. */
 static const struct setting settings[] = {
-	{ "times", K_BOOL,
-	    "show times in ranks/diagnose output",
-	    show_times, apply_times },
+	{ "times", K_BOOL, "show times in ranks/diagnose output", show_times,
+	    apply_times },
 	{ "color", K_BOOL,
 	    "colour error/warning prefixes and verdicts on a terminal",
 	    show_color, apply_color },
-	{ "echo", K_BOOL,
-	    "echo each command (transcripts)",
-	    show_echo, apply_echo },
-	{ "strict", K_BOOL,
-	    "PyPTO's op and dtype restrictions",
-	    show_strict, apply_strict },
-	{ "timeout", K_SECS,
-	    "hang watchdog, seconds without progress (0 = off)",
+	{ "echo", K_BOOL, "echo each command (transcripts)", show_echo,
+	    apply_echo },
+	{ "strict", K_BOOL, "PyPTO's op and dtype restrictions", show_strict,
+	    apply_strict },
+	{ "timeout", K_SECS, "hang watchdog, seconds without progress (0 = off)",
 	    show_timeout, apply_timeout },
-	{ "settle", K_SECS,
-	    "how long a command waits for the world to settle",
+	{ "settle", K_SECS, "how long a command waits for the world to settle",
 	    show_settle, apply_settle },
 	{ "wait-giveup", K_COUNT,
-	    "sim mode: a wait returns after N polls (0 = never)",
-	    show_giveup, apply_giveup },
+	    "sim mode: a wait returns after N polls (0 = never)", show_giveup,
+	    apply_giveup },
 	{ "reset-windows", K_WINDOWS,
 	    "windows a repeat re-zeroes before each iteration (off, all, or NAME,NAME...)",
 	    show_reset, apply_reset },
@@ -240,21 +238,28 @@ set_reset_windows(struct cmdctx *ctx, const char *val)
 		return 0;
 	}
 	if (strlen(val) >= sizeof s->set.reset_windows)
-		return arg_error(ctx, 1, "too long a window list for reset-windows (at most %zu characters)",
+		return arg_error(ctx, 1,
+		    "too long a window list for reset-windows (at most %zu characters)",
 		    sizeof s->set.reset_windows - 1);
 	if (strcmp(val, "all") != 0) {
 		list = xstrdup(val);
-		if (val[0] == ',' || val[strlen(val) - 1] == ',' || strstr(val, ",,") != NULL)
-			rc = arg_error(ctx, 1, "bad window list '%s' for reset-windows (expected off, all or NAME,NAME...)",
+		if (val[0] == ',' || val[strlen(val) - 1] == ',' ||
+		    strstr(val, ",,") != NULL)
+			rc = arg_error(ctx, 1,
+			    "bad window list '%s' for reset-windows (expected off, all or NAME,NAME...)",
 			    val);
 		for (char *t = strtok_r(list, ",", &save); rc == 0 && t != NULL;
-		    t = strtok_r(NULL, ",", &save)) {
+		     t = strtok_r(NULL, ",", &save)) {
 			if (strcmp(t, "all") == 0)
-				rc = arg_error(ctx, 1, "'all' resets every window; give it alone");
+				rc = arg_error(ctx, 1,
+				    "'all' resets every window; give it alone");
 			else if (seg_win_find(&s->seg, t) == NULL)
-				rc = arg_error(ctx, 1, "unknown window '%s' in reset-windows%s", t,
-				    seg_win_list(&s->seg, (struct seg_window *[1]){ NULL }, 1) ?
-				    " (see 'windows')" : " (there are no windows; see 'alloc')");
+				rc = arg_error(ctx, 1,
+				    "unknown window '%s' in reset-windows%s", t,
+				    seg_win_list(&s->seg,
+					(struct seg_window *[1]){ NULL }, 1) ?
+					" (see 'windows')" :
+					" (there are no windows; see 'alloc')");
 		}
 		free(list);
 		if (rc != 0)
@@ -279,8 +284,8 @@ not_a_setting(struct cmdctx *ctx, const char *name)
 	for (size_t i = 0; i < ARRAY_SIZE(settings); i++)
 		nearest_try(&near, name, settings[i].name);
 	if (near.best != NULL) {
-		arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)", name,
-		    near.best);
+		arg_error(ctx, 0, "unknown setting '%s' (did you mean '%s'?)",
+		    name, near.best);
 		return 1;
 	}
 	if (nearest_window(&s->view, name) != NULL)
@@ -308,8 +313,9 @@ parse_value(struct cmdctx *ctx, const struct setting *st, const char *val,
 		if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
 			v->on = 1;
 		else if (strcmp(val, "off") != 0 && strcmp(val, "0") != 0)
-			return arg_error(ctx, 1, "bad value '%s' for %s (expected on or off)",
-			    val, st->name);
+			return arg_error(ctx, 1,
+			    "bad value '%s' for %s (expected on or off)", val,
+			    st->name);
 		return 0;
 	case K_SECS: {
 		/* settle 0 would never let a command's results print */
@@ -318,27 +324,31 @@ parse_value(struct cmdctx *ctx, const struct setting *st, const char *val,
 		if (parse_number(val, &v->secs, &cause) != 0 ||
 		    !(v->secs >= lo && v->secs <= 86400)) {
 			free(cause);
-			return arg_error(ctx, 1, "bad value '%s' for %s (expected seconds, %g..86400)",
+			return arg_error(ctx, 1,
+			    "bad value '%s' for %s (expected seconds, %g..86400)",
 			    val, st->name, lo);
 		}
 		return 0;
 	}
 	case K_COUNT:
-		if (parse_uint(val, &v->count, 1, &cause) != 0 || v->count > UINT32_MAX) {
+		if (parse_uint(val, &v->count, 1, &cause) != 0 ||
+		    v->count > UINT32_MAX) {
 			free(cause);
-			return arg_error(ctx, 1, "bad value '%s' for %s (expected a count)",
-			    val, st->name);
+			return arg_error(ctx, 1,
+			    "bad value '%s' for %s (expected a count)", val,
+			    st->name);
 		}
 		return 0;
 	case K_WINDOWS:
-		return 0;	/* apply_reset checks the names */
+		return 0; /* apply_reset checks the names */
 	case K_AUTO:
 		if (strcmp(val, "auto") == 0)
 			v->on = -1;
 		else if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0)
 			v->on = 1;
 		else if (strcmp(val, "off") != 0 && strcmp(val, "0") != 0)
-			return arg_error(ctx, 1, "bad value '%s' for %s (expected auto, on or off)",
+			return arg_error(ctx, 1,
+			    "bad value '%s' for %s (expected auto, on or off)",
 			    val, st->name);
 		return 0;
 	}
@@ -362,7 +372,8 @@ settings_try(struct cmdctx *ctx, enum cmd_retval *rv)
 	}
 	if (s->sink != NULL) {
 		*rv = CMD_ERROR;
-		arg_error(ctx, 0, "an explore script cannot change settings ('%s')",
+		arg_error(ctx, 0,
+		    "an explore script cannot change settings ('%s')",
 		    name != NULL ? name : "set");
 		return 1;
 	}

@@ -17,7 +17,8 @@ i32_arg(struct cmdctx *ctx, size_t i, int32_t *out)
 		return -1;
 	}
 	if (v < INT32_MIN || v > INT32_MAX)
-		return arg_error(ctx, i, "value %s out of range for an i32 cell", arg(ctx, i));
+		return arg_error(ctx, i,
+		    "value %s out of range for an i32 cell", arg(ctx, i));
 	*out = (int32_t)v;
 	return 0;
 }
@@ -40,14 +41,17 @@ cmd_notify_exec(struct cmdctx *ctx)
 		if (strcmp(arg(ctx, 3), "set") == 0)
 			op = NOTIFY_SET;
 		else if (strcmp(arg(ctx, 3), "add") != 0) {
-			arg_error(ctx, 3, "bad notify op '%s' (expected add or set)", arg(ctx, 3));
+			arg_error(ctx, 3,
+			    "bad notify op '%s' (expected add or set)",
+			    arg(ctx, 3));
 			return CMD_ERROR;
 		}
 	}
 	if (targets_live(ctx, &live) != 0)
 		return CMD_ERROR;
 	if (s->nranks == 1 && strcmp(arg(ctx, 0), "all") == 0) {
-		arg_error(ctx, 0, "'all' means every peer but self, and a 1-rank world has none");
+		arg_error(ctx, 0,
+		    "'all' means every peer but self, and a 1-rank world has none");
 		return CMD_ERROR;
 	}
 	memset(&u, 0, sizeof u);
@@ -65,15 +69,18 @@ cmd_notify_exec(struct cmdctx *ctx)
 			continue;
 		p = prog_new("notify");
 		if (peers == NULL)
-			peers = xreallocarray(NULL, (size_t)s->nranks, sizeof *peers);
+			peers = xreallocarray(NULL, (size_t)s->nranks,
+			    sizeof *peers);
 		n = peer_list(ctx, 0, r, peers);
 		for (int k = 0; k < n; k++) {
 			u.peer = peers[k];
 			prog_add(p, &u);
 			lint_notify(s, r, u.peer, u.dst, op, value);
 		}
-		if (cmd_submit(ctx, r, p, xasprintf("notify %s %s %d%s", arg(ctx, 0),
-			arg(ctx, 1), value, op == NOTIFY_SET ? " set" : ""), 0, 0) != 0) {
+		if (cmd_submit(ctx, r, p,
+			xasprintf("notify %s %s %d%s", arg(ctx, 0), arg(ctx, 1),
+			    value, op == NOTIFY_SET ? " set" : ""),
+			0, 0) != 0) {
 			free(peers);
 			return CMD_ERROR;
 		}
@@ -99,7 +106,8 @@ cmd_wait_exec(struct cmdctx *ctx)
 	else if (strcmp(arg(ctx, 1), ">=") == 0)
 		cmp = CMP_GE;
 	else {
-		arg_error(ctx, 1, "bad comparison '%s' (expected == or >=)", arg(ctx, 1));
+		arg_error(ctx, 1, "bad comparison '%s' (expected == or >=)",
+		    arg(ctx, 1));
 		return CMD_ERROR;
 	}
 	if (i32_arg(ctx, 2, &value) != 0 || targets_live(ctx, &live) != 0)
@@ -115,8 +123,9 @@ cmd_wait_exec(struct cmdctx *ctx)
 		if (!rankset_has(&live, r))
 			continue;
 		lint_wait(s, r, u.dst, cmp, value);
-		if (cmd_submit(ctx, r, prog_one("wait", &u), xasprintf("wait %s %s %d",
-			arg(ctx, 0), arg(ctx, 1), value), JOB_WAIT, 0) != 0)
+		if (cmd_submit(ctx, r, prog_one("wait", &u),
+			xasprintf("wait %s %s %d", arg(ctx, 0), arg(ctx, 1), value),
+			JOB_WAIT, 0) != 0)
 			return CMD_ERROR;
 	}
 	return CMD_OK;
@@ -137,13 +146,15 @@ cmd_defer_wait_exec(struct cmdctx *ctx)
 	if (cell_arg(ctx, 0, &cell) != 0)
 		return CMD_ERROR;
 	if (strcmp(arg(ctx, 1), ">=") != 0) {
-		arg_error(ctx, 1, "defer_wait takes only >= (a deferred condition is cell >= value; PyPTO accepts only WaitCmp.Ge)");
+		arg_error(ctx, 1,
+		    "defer_wait takes only >= (a deferred condition is cell >= value; PyPTO accepts only WaitCmp.Ge)");
 		return CMD_ERROR;
 	}
 	if (i32_arg(ctx, 2, &value) != 0)
 		return CMD_ERROR;
 	if (value < 0) {
-		arg_error(ctx, 2, "defer_wait needs a value in 0..2147483647, got %d (the condition is polled unsigned)",
+		arg_error(ctx, 2,
+		    "defer_wait needs a value in 0..2147483647, got %d (the condition is polled unsigned)",
 		    value);
 		return CMD_ERROR;
 	}
@@ -194,28 +205,42 @@ static const char *const notify_keywords[] = { "next", "prev", "all", "add",
 static const char *const wait_keywords[] = { "==", ">=", NULL };
 
 const struct cmd_entry cmd_notify_entry = {
-	.name = "notify", .usage = "PEER CELL VALUE [add|set]",
+	.name = "notify",
+	.usage = "PEER CELL VALUE [add|set]",
 	.summary = "write a signal cell in the peer's window (add is atomic +=)",
-	.example = "@0 notify 1 sig[0] 2 set", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 4, .flags = CMD_TARGETS | CMD_EXPLORE,
-	.keywords = notify_keywords, .exec = cmd_notify_exec,
+	.example = "@0 notify 1 sig[0] 2 set",
+	.group = GRP_SIGNALS,
+	.min_args = 3,
+	.max_args = 4,
+	.flags = CMD_TARGETS | CMD_EXPLORE,
+	.keywords = notify_keywords,
+	.exec = cmd_notify_exec,
 };
 
 const struct cmd_entry cmd_defer_wait_entry = {
-	.name = "defer_wait", .usage = "CELL >= VALUE",
+	.name = "defer_wait",
+	.usage = "CELL >= VALUE",
 	.summary = "the next command of each target completes once CELL >= VALUE",
-	.example = "@1 defer_wait sig[0] >= 1", .group = GRP_SIGNALS,
-	.min_args = 3, .max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY,
-	.keywords = wait_keywords, .exec = cmd_defer_wait_exec,
+	.example = "@1 defer_wait sig[0] >= 1",
+	.group = GRP_SIGNALS,
+	.min_args = 3,
+	.max_args = 3,
+	.flags = CMD_TARGETS | CMD_AGENTS_ONLY,
+	.keywords = wait_keywords,
+	.exec = cmd_defer_wait_exec,
 };
 
 const struct cmd_entry cmd_wait_entry = {
-	.name = "wait", .usage = "CELL ==|>= VALUE",
+	.name = "wait",
+	.usage = "CELL ==|>= VALUE",
 	.summary = "block each target until its own cell compares true",
-	.example = "@1 wait sig[0] >= 1", .group = GRP_SIGNALS, .min_args = 3,
-	.max_args = 3, .flags = CMD_TARGETS | CMD_AGENTS_ONLY | CMD_EXPLORE,
+	.example = "@1 wait sig[0] >= 1",
+	.group = GRP_SIGNALS,
+	.min_args = 3,
+	.max_args = 3,
+	.flags = CMD_TARGETS | CMD_AGENTS_ONLY | CMD_EXPLORE,
 	.keywords = wait_keywords,
 	.agents_why = "only a rank can block, and these ranks run their program; "
-	    "'break wait' stops them at the program's own waits",
+		      "'break wait' stops them at the program's own waits",
 	.exec = cmd_wait_exec,
 };

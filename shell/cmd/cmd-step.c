@@ -23,7 +23,8 @@ where_line(struct session *s, int r, struct strbuf *sb)
 		if (strncmp(s->rp[r].death, st_name, strlen(st_name)) == 0)
 			strbuf_addf(sb, "rank %d: %s", r, s->rp[r].death);
 		else
-			strbuf_addf(sb, "rank %d: %s  %s", r, st_name, s->rp[r].death);
+			strbuf_addf(sb, "rank %d: %s  %s", r, st_name,
+			    s->rp[r].death);
 		return;
 	}
 	{
@@ -64,8 +65,8 @@ where_lines(struct session *s, const struct rankset *which, struct strbuf *out)
 
 static const char *const startable[] = { "notify", "wait", "put", "get",
 	"remote_store", "remote_load", "fill", "set", "allreduce", "barrier",
-	"broadcast", "allgather", "reduce_scatter", "all_to_all", "all_to_all_v",
-	NULL };
+	"broadcast", "allgather", "reduce_scatter", "all_to_all",
+	"all_to_all_v", NULL };
 
 static enum cmd_retval
 cmd_start_exec(struct cmdctx *ctx)
@@ -85,18 +86,20 @@ cmd_start_exec(struct cmdctx *ctx)
 	for (int i = 0; startable[i] != NULL; i++)
 		ok |= strcmp(startable[i], e->name) == 0;
 	if (!ok) {
-		arg_error(ctx, 0, "start needs a rank operation or a collective (notify, wait, put, get, fill, set, allreduce, ...), not '%s'",
+		arg_error(ctx, 0,
+		    "start needs a rank operation or a collective (notify, wait, put, get, fill, set, allreduce, ...), not '%s'",
 		    e->name);
 		return CMD_ERROR;
 	}
 	if (ctx->explicit_targets && (e->flags & CMD_ALL_RANKS_ONLY)) {
-		cmd_error(ctx, "'%s' always runs on all ranks; drop '%s'", e->name,
-		    ctx->target_text);
+		cmd_error(ctx, "'%s' always runs on all ranks; drop '%s'",
+		    e->name, ctx->target_text);
 		return CMD_ERROR;
 	}
 	rest = words_rest(&ctx->w, ctx->line, 0);
 	line = ctx->explicit_targets ?
-	    xasprintf("%s %s", ctx->target_text, rest) : xstrdup(rest);
+	    xasprintf("%s %s", ctx->target_text, rest) :
+	    xstrdup(rest);
 	s->start_pflags = PROG_F_START;
 	record_suppress(1);
 	rv = cmd_run_line(s, line, &incomplete);
@@ -130,10 +133,12 @@ ranks_release(struct session *s, const struct rankset *targets, int stepping,
 			alive |= rankset_has(targets, r) && rank_alive(s, r);
 		}
 		if (!alive)
-			return cause_set(cause, "no target rank is alive (see 'ranks')");
-		return cause_set(cause, "no target rank is stopped%s", busy ?
-		    " (blocked ranks move when their cell changes; see 'where')" :
-		    s->kind->not_stopped_hint);
+			return cause_set(cause,
+			    "no target rank is alive (see 'ranks')");
+		return cause_set(cause, "no target rank is stopped%s",
+		    busy ?
+			" (blocked ranks move when their cell changes; see 'where')" :
+			s->kind->not_stopped_hint);
 	}
 	session_update_gate(s);
 	for (int r = 0; r < s->nranks; r++) {
@@ -149,7 +154,8 @@ release(struct cmdctx *ctx, int stepping, uint32_t n, struct rankset *moved)
 {
 	char *cause = NULL;
 
-	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) != 0) {
+	if (ranks_release(ctx->s, &ctx->targets, stepping, n, moved, &cause) !=
+	    0) {
 		cmd_error(ctx, "%s", cause);
 		free(cause);
 		return -1;
@@ -184,10 +190,10 @@ report_moved(struct session *s, const struct rankset *released)
 			continue;
 		break_stop_said(s, r);
 		if (j != NULL && rank_state_of(s, r) == RS_BLOCKED)
-			j->flags |= JOB_SAID_BLOCKED;	/* the line just said it */
+			j->flags |= JOB_SAID_BLOCKED; /* the line just said it */
 	}
 	strbuf_release(&sb);
-	report_break_stops(s);	/* ranks the released ones let run */
+	report_break_stops(s); /* ranks the released ones let run */
 	out_flush_events();
 }
 
@@ -198,10 +204,13 @@ cmd_step_exec(struct cmdctx *ctx)
 	uint64_t n = 1;
 	char *cause = NULL;
 
-	if (nargs(ctx) == 1 && (parse_uint(arg(ctx, 0), &n, 0, &cause) != 0 ||
-	    n == 0 || n > UINT32_MAX)) {
+	if (nargs(ctx) == 1 &&
+	    (parse_uint(arg(ctx, 0), &n, 0, &cause) != 0 || n == 0 ||
+		n > UINT32_MAX)) {
 		free(cause);
-		arg_error(ctx, 0, "bad step count '%s' (expected a positive number)", arg(ctx, 0));
+		arg_error(ctx, 0,
+		    "bad step count '%s' (expected a positive number)",
+		    arg(ctx, 0));
 		return CMD_ERROR;
 	}
 	if (release(ctx, 1, (uint32_t)n, &moved) != 0)
@@ -235,36 +244,55 @@ cmd_where_exec(struct cmdctx *ctx)
 }
 
 const struct cmd_entry cmd_start_entry = {
-	.name = "start", .usage = "COMMAND...",
+	.name = "start",
+	.usage = "COMMAND...",
 	.summary = "issue a command with every target stopped before op 1",
-	.example = "start allreduce buf sig mode=ring", .group = GRP_CONTROL,
-	.min_args = 1, .max_args = -1,
+	.example = "start allreduce buf sig mode=ring",
+	.group = GRP_CONTROL,
+	.min_args = 1,
+	.max_args = -1,
 	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_AGENTS_ONLY,
 	.keywords = startable,
 	.agents_why = "these ranks run their program's own calls; 'step' and "
-	    "'break' stop them before those",
+		      "'break' stop them before those",
 	.exec = cmd_start_exec,
 };
 
 const struct cmd_entry cmd_step_entry = {
-	.name = "step", .alias = "s", .usage = "[N]",
+	.name = "step",
+	.alias = "s",
+	.usage = "[N]",
 	.summary = "each stopped target executes N micro-ops (default 1)",
-	.example = "step 3", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 1, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
+	.example = "step 3",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_step_exec,
 };
 
 const struct cmd_entry cmd_continue_entry = {
-	.name = "continue", .alias = "c", .usage = "",
+	.name = "continue",
+	.alias = "c",
+	.usage = "",
 	.summary = "stopped targets run until done, a breakpoint, or blocked",
-	.example = "continue", .group = GRP_CONTROL, .min_args = 0,
-	.max_args = 0, .flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
+	.example = "continue",
+	.group = GRP_CONTROL,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE | CMD_REPEAT,
 	.exec = cmd_continue_exec,
 };
 
 const struct cmd_entry cmd_where_entry = {
-	.name = "where", .alias = "bt", .usage = "",
+	.name = "where",
+	.alias = "bt",
+	.usage = "",
 	.summary = "each rank's program, step k/K, phase and micro-op",
-	.example = "where", .group = GRP_OBSERVE, .min_args = 0, .max_args = 0,
-	.flags = CMD_TARGETS | CMD_NO_SETTLE, .exec = cmd_where_exec,
+	.example = "where",
+	.group = GRP_OBSERVE,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_TARGETS | CMD_NO_SETTLE,
+	.exec = cmd_where_exec,
 };

@@ -10,7 +10,8 @@ format_shape(const struct seg_window *w, struct strbuf *sb)
 {
 	strbuf_addch(sb, '[');
 	for (int d = 0; d < w->ndim; d++)
-		strbuf_addf(sb, "%s%llu", d ? "," : "", (unsigned long long)w->shape[d]);
+		strbuf_addf(sb, "%s%llu", d ? "," : "",
+		    (unsigned long long)w->shape[d]);
 	strbuf_addch(sb, ']');
 }
 
@@ -33,18 +34,22 @@ print_windows(struct session *s)
 		format_shape(list[i], &sb);
 		wn = MAX(wn, strlen(list[i]->name));
 		ws = MAX(ws, sb.len);
-		wb = MAX(wb, (size_t)snprintf(num, sizeof num, "%llu",
-		    (unsigned long long)list[i]->bytes));
-		wo = MAX(wo, (size_t)snprintf(num, sizeof num, "%llu",
-		    (unsigned long long)list[i]->doff));
+		wb = MAX(wb,
+		    (size_t)snprintf(num, sizeof num, "%llu",
+			(unsigned long long)list[i]->bytes));
+		wo = MAX(wo,
+		    (size_t)snprintf(num, sizeof num, "%llu",
+			(unsigned long long)list[i]->doff));
 	}
 	/* with domains, a window's offset is in its domain's own layout */
 	for (int i = 0; i < n; i++)
 		domains |= list[i]->domain != 0;
-	out_printf("%-*s  %-*s  %-5s  %*s  %*s%s\n", (int)wn, "name", (int)ws, "shape",
-	    "dtype", (int)wb, "bytes", (int)wo, "offset", domains ? "  domain" : "");
+	out_printf("%-*s  %-*s  %-5s  %*s  %*s%s\n", (int)wn, "name", (int)ws,
+	    "shape", "dtype", (int)wb, "bytes", (int)wo, "offset",
+	    domains ? "  domain" : "");
 	for (int i = 0; i < n; i++) {
-		const struct seg_domain *d = view_domain(&s->view, list[i]->domain);
+		const struct seg_domain *d =
+		    view_domain(&s->view, list[i]->domain);
 
 		struct strbuf line = STRBUF_INIT;
 
@@ -55,7 +60,8 @@ print_windows(struct session *s)
 		    (int)wb, (unsigned long long)list[i]->bytes, (int)wo,
 		    (unsigned long long)list[i]->doff);
 		if (domains)
-			strbuf_addf(&line, "  %-6s", d != NULL ? d->name : "world");
+			strbuf_addf(&line, "  %-6s",
+			    d != NULL ? d->name : "world");
 		if (list[i]->flags & WIN_SYNTH)
 			strbuf_addstr(&line, "  (synthesized signal)");
 		strbuf_rtrim(&line);
@@ -83,15 +89,17 @@ cmd_world_exec(struct cmdctx *ctx)
 	for (int r = 0; r < s->nranks; r++)
 		live += rank_alive(s, r);
 	for (int i = 0; i < n; i++)
-		used = MAX(used, list[i]->off + (list[i]->bytes + SEG_ALIGN - 1) /
-		    SEG_ALIGN * SEG_ALIGN);
+		used = MAX(used,
+		    list[i]->off +
+			(list[i]->bytes + SEG_ALIGN - 1) / SEG_ALIGN * SEG_ALIGN);
 	out_printf("ranks      %d", s->nranks);
 	if (live != s->nranks)
 		out_printf(" (%d alive)", live);
-	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n", s->transport,
-	    s->name, ctx->target_text);
+	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n",
+	    s->transport, s->name, ctx->target_text);
 	out_printf("windows    %d, %llu of %llu bytes per rank in use\n", n,
-	    (unsigned long long)used, (unsigned long long)view_area_size(&s->view));
+	    (unsigned long long)used,
+	    (unsigned long long)view_area_size(&s->view));
 	if (n > 0)
 		print_windows(s);
 	return CMD_OK;
@@ -123,9 +131,10 @@ print_ranks(struct cmdctx *ctx)
 		for (struct job *j = rank_job(s, r); j != NULL; j = j->next)
 			queued++;
 		strbuf_reset(&line);
-		if (s->rp[r].death != NULL && strncmp(sb.buf, rank_state_name(st),
-		    strlen(rank_state_name(st))) == 0)
-			strbuf_addf(&line, ": %s", sb.buf);	/* "exited with ..." */
+		if (s->rp[r].death != NULL &&
+		    strncmp(sb.buf, rank_state_name(st),
+			strlen(rank_state_name(st))) == 0)
+			strbuf_addf(&line, ": %s", sb.buf); /* "exited with ..." */
 		else
 			strbuf_addf(&line, ": %s%s%s", rank_state_name(st),
 			    sb.len ? "  " : "", sb.buf);
@@ -151,9 +160,7 @@ cmd_ranks_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-static const char *const info_keywords[] = { "ranks", "windows", "breaks",
-	NULL };
-
+static const char *const info_keywords[] = { "ranks", "windows", "breaks", NULL };
 
 static enum cmd_retval
 cmd_info_exec(struct cmdctx *ctx)
@@ -175,7 +182,8 @@ cmd_info_exec(struct cmdctx *ctx)
 		breaks_list(ctx->s);
 		return CMD_OK;
 	}
-	arg_error(ctx, 0, "unknown info topic '%s' (expected ranks, windows or breaks)", what);
+	arg_error(ctx, 0,
+	    "unknown info topic '%s' (expected ranks, windows or breaks)", what);
 	return CMD_ERROR;
 }
 
@@ -224,8 +232,9 @@ cmd_quit_exec(struct cmdctx *ctx)
 	if (stopped + blocked == 0)
 		return CMD_QUIT;
 	if (stopped > 0 && blocked > 0)
-		prompt = xasprintf("%d rank%s stopped and %d blocked; quit anyway? (y or n) ",
-		    stopped, stopped == 1 ? "" : "s", blocked);
+		prompt =
+		    xasprintf("%d rank%s stopped and %d blocked; quit anyway? (y or n) ",
+			stopped, stopped == 1 ? "" : "s", blocked);
 	else
 		prompt = xasprintf("%d rank%s %s; quit anyway? (y or n) ",
 		    stopped + blocked, stopped + blocked == 1 ? "" : "s",
@@ -233,11 +242,12 @@ cmd_quit_exec(struct cmdctx *ctx)
 	answer = in->read(prompt);
 	free(prompt);
 	if (answer == NULL) {
-		out_printf("\n");	/* Ctrl-D: yes, as gdb takes it */
+		out_printf("\n"); /* Ctrl-D: yes, as gdb takes it */
 		return CMD_QUIT;
 	}
-	yes = !in->cancelled() && (strcmp(answer, "y") == 0 ||
-	    strcmp(answer, "yes") == 0 || strcmp(answer, "Y") == 0);
+	yes = !in->cancelled() &&
+	    (strcmp(answer, "y") == 0 || strcmp(answer, "yes") == 0 ||
+		strcmp(answer, "Y") == 0);
 	free(answer);
 	if (yes)
 		return CMD_QUIT;
@@ -246,44 +256,76 @@ cmd_quit_exec(struct cmdctx *ctx)
 }
 
 const struct cmd_entry cmd_world_entry = {
-	.name = "world", .usage = "",
+	.name = "world",
+	.usage = "",
 	.summary = "show the world: ranks, transport, session name, windows",
-	.example = "world", .group = GRP_WORLD, .min_args = 0, .max_args = 0,
-	.flags = CMD_NO_SETTLE, .exec = cmd_world_exec,
+	.example = "world",
+	.group = GRP_WORLD,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_world_exec,
 };
 
 const struct cmd_entry cmd_ranks_entry = {
-	.name = "ranks", .usage = "",
+	.name = "ranks",
+	.usage = "",
 	.summary = "each target rank's state and current operation",
-	.example = "@1-2 ranks", .group = GRP_WORLD, .min_args = 0,
-	.max_args = 0, .flags = CMD_TARGETS, .exec = cmd_ranks_exec,
+	.example = "@1-2 ranks",
+	.group = GRP_WORLD,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_TARGETS,
+	.exec = cmd_ranks_exec,
 };
 
 const struct cmd_entry cmd_info_entry = {
-	.name = "info", .alias = "i", .usage = "ranks|windows|breaks",
+	.name = "info",
+	.alias = "i",
+	.usage = "ranks|windows|breaks",
 	.summary = "information about ranks, windows or breakpoints",
-	.example = "info b", .group = GRP_WORLD, .min_args = 1,
-	.max_args = 1, .flags = CMD_TARGETS, .keywords = info_keywords,
+	.example = "info b",
+	.group = GRP_WORLD,
+	.min_args = 1,
+	.max_args = 1,
+	.flags = CMD_TARGETS,
+	.keywords = info_keywords,
 	.exec = cmd_info_exec,
 };
 
 const struct cmd_entry cmd_focus_entry = {
-	.name = "focus", .usage = "[@RANKS]",
+	.name = "focus",
+	.usage = "[@RANKS]",
 	.summary = "set (or show) the ranks commands apply to by default",
-	.example = "focus @1,3", .group = GRP_WORLD, .min_args = 0,
-	.max_args = 1, .flags = CMD_NO_SETTLE | CMD_RANKS_ARG, .exec = cmd_focus_exec,
+	.example = "focus @1,3",
+	.group = GRP_WORLD,
+	.min_args = 0,
+	.max_args = 1,
+	.flags = CMD_NO_SETTLE | CMD_RANKS_ARG,
+	.exec = cmd_focus_exec,
 };
 
 const struct cmd_entry cmd_windows_entry = {
-	.name = "windows", .usage = "",
+	.name = "windows",
+	.usage = "",
 	.summary = "list windows: name, shape, dtype, bytes, offset",
-	.example = "windows", .group = GRP_WINDOWS, .min_args = 0,
-	.max_args = 0, .flags = CMD_NO_SETTLE, .exec = cmd_windows_exec,
+	.example = "windows",
+	.group = GRP_WINDOWS,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_windows_exec,
 };
 
 const struct cmd_entry cmd_quit_entry = {
-	.name = "quit", .alias = "q,exit", .usage = "",
+	.name = "quit",
+	.alias = "q,exit",
+	.usage = "",
 	.summary = "end the session (asks first if ranks are stopped or blocked)",
-	.example = "quit", .group = GRP_SESSION, .min_args = 0, .max_args = 0,
-	.flags = CMD_NO_SETTLE, .exec = cmd_quit_exec,
+	.example = "quit",
+	.group = GRP_SESSION,
+	.min_args = 0,
+	.max_args = 0,
+	.flags = CMD_NO_SETTLE,
+	.exec = cmd_quit_exec,
 };

@@ -67,25 +67,25 @@ enum cmd_group {
  * with one wording for every command that sets it (git's RUN_SETUP).
  */
 enum cmd_flags {
-	CMD_TARGETS = 1 << 0,		/* accepts an @ranks prefix */
-	CMD_ALL_RANKS_ONLY = 1 << 1,	/* always all ranks; @ is an error */
-	CMD_NO_SETTLE = 1 << 2,		/* do not wait for quiescence after */
-	CMD_NO_CAPTURE = 1 << 3,	/* keep the previous capture (expect) */
-	CMD_AGENTS_ONLY = 1 << 4,	/* needs ranks that run the shell's
+	CMD_TARGETS = 1 << 0,	      /* accepts an @ranks prefix */
+	CMD_ALL_RANKS_ONLY = 1 << 1,  /* always all ranks; @ is an error */
+	CMD_NO_SETTLE = 1 << 2,	      /* do not wait for quiescence after */
+	CMD_NO_CAPTURE = 1 << 3,      /* keep the previous capture (expect) */
+	CMD_AGENTS_ONLY = 1 << 4,     /* needs ranks that run the shell's
 					 * programs: refused where the ranks
 					 * run their own code (`colldb run`);
 					 * .agents_why says why */
-	CMD_RAW_REST = 1 << 5,		/* the rest of the line is one
+	CMD_RAW_REST = 1 << 5,	      /* the rest of the line is one
 					 * argument, verbatim (say) */
-	CMD_RANKS_ARG = 1 << 6,		/* its argument is an @ranks list,
+	CMD_RANKS_ARG = 1 << 6,	      /* its argument is an @ranks list,
 					 * not a target (focus) */
-	CMD_NEEDS_TARGETS = 1 << 7,	/* an explicit @ranks is required */
-	CMD_NEEDS_NO_COLL = 1 << 8,	/* no collective in progress */
-	CMD_NEEDS_NO_BREAKS = 1 << 9,	/* no breakpoint set */
-	CMD_NEEDS_ALL_IDLE = 1 << 10,	/* every rank alive and idle */
-	CMD_EXPLORE = 1 << 11,		/* may appear in an explore script: it
+	CMD_NEEDS_TARGETS = 1 << 7,   /* an explicit @ranks is required */
+	CMD_NEEDS_NO_COLL = 1 << 8,   /* no collective in progress */
+	CMD_NEEDS_NO_BREAKS = 1 << 9, /* no breakpoint set */
+	CMD_NEEDS_ALL_IDLE = 1 << 10, /* every rank alive and idle */
+	CMD_EXPLORE = 1 << 11,	      /* may appear in an explore script: it
 					 * only builds programs (submit.c) */
-	CMD_REPEAT = 1 << 12,		/* at the prompt an empty line runs
+	CMD_REPEAT = 1 << 12,	      /* at the prompt an empty line runs
 					 * it again (gdb's step, continue) */
 };
 
@@ -94,17 +94,17 @@ struct cmdctx;
 struct cmd_entry {
 	const char *name;
 	const char *alias;
-	const char *usage;	/* arguments, after the name */
+	const char *usage; /* arguments, after the name */
 	const char *summary;
 	const char *example;
 	enum cmd_group group;
-	int min_args, max_args;	/* max -1: unlimited */
-	unsigned flags;		/* enum cmd_flags */
-	const char *const *keywords;	/* completion candidates */
+	int min_args, max_args;	     /* max -1: unlimited */
+	unsigned flags;		     /* enum cmd_flags */
+	const char *const *keywords; /* completion candidates */
 	/* CMD_AGENTS_ONLY: why, after "not available under 'colldb run': "
 	 * (NULL: the collectives' reason) */
 	const char *agents_why;
-	const void *data;	/* what exec needs besides the words (a
+	const void *data; /* what exec needs besides the words (a
 				 * collective's enum coll_kind), or NULL */
 	enum cmd_retval (*exec)(struct cmdctx *ctx);
 };
@@ -112,20 +112,23 @@ struct cmd_entry {
 struct cmdctx {
 	struct session *s;
 	const struct cmd_entry *entry;
-	const char *line;	/* the whole line */
-	struct words w;		/* words after the @prefix and name */
+	const char *line; /* the whole line */
+	struct words w;	  /* words after the @prefix and name */
 	struct rankset targets;
-	int explicit_targets;	/* an @ prefix was given */
+	int explicit_targets; /* an @ prefix was given */
 	const char *target_text;
-	struct { int rank; uint32_t tag; } *subs;	/* programs sent */
+	struct {
+		int rank;
+		uint32_t tag;
+	} * subs; /* programs sent */
 	size_t nsubs;
-	int nerrors;		/* errors reported (cmd_error, arg_error) */
+	int nerrors; /* errors reported (cmd_error, arg_error) */
 	/* The comm domain the command's windows are on (cmd-domain.c): set
 	 * when a region or cell argument names a domain's window, which also
 	 * narrows targets to its ranks; peers then count inside it. */
 	int dom;
-	size_t dom_arg;		/* the argument that set it, + 1 (0: none) */
-	size_t peer_arg;	/* peer_syntax_ok()'s argument, + 1 */
+	size_t dom_arg;	 /* the argument that set it, + 1 (0: none) */
+	size_t peer_arg; /* peer_syntax_ok()'s argument, + 1 */
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -175,7 +178,8 @@ int arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i);
 /* Peers: a rank number, next, prev or all (every rank but self).
  * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
 int peer_syntax_ok(struct cmdctx *ctx, size_t i);
-int peer_list(struct cmdctx *ctx, size_t i, int rank, int *peers);	/* peers: nranks entries */
+int peer_list(struct cmdctx *ctx, size_t i, int rank,
+    int *peers); /* peers: nranks entries */
 
 /* Targets the command applies to, minus dead ranks (an explicit dead one
  * is an error).  targets_live() also refuses when a target's queue is
@@ -215,11 +219,11 @@ extern const struct cmd_reader *cmd_reader;
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_HANG = 3 };
 
 struct script_state {
-	int expect_error;	/* next command must fail */
-	int failed;		/* an error or failed expect happened */
-	int depth;		/* source nesting */
+	int expect_error; /* next command must fail */
+	int failed;	  /* an error or failed expect happened */
+	int depth;	  /* source nesting */
 	int quit;
-	const char *file;	/* the script running now, or NULL */
+	const char *file; /* the script running now, or NULL */
 };
 extern struct script_state script;
 
@@ -241,7 +245,7 @@ int script_run_stream(struct session *s, FILE *fp, const char *name);
  * reads a script this way).  0, or -1 (said); free with script_cmds_free(). */
 struct script_cmd {
 	char *text;
-	unsigned long lineno;	/* of its first line */
+	unsigned long lineno; /* of its first line */
 };
 int script_read(const char *path, struct script_cmd **out, size_t *n);
 void script_cmds_free(struct script_cmd *v, size_t n);
@@ -256,8 +260,7 @@ int windows_reset_each(struct session *s);
 int window_busy(struct cmdctx *ctx, size_t i, const struct seg_window *w);
 /* A window or domain name (argument i) is letters, digits and _, not a
  * reserved word; what names it in the message.  0 or -1 (said). */
-int name_check(struct cmdctx *ctx, size_t i, const char *name,
-    const char *what);
+int name_check(struct cmdctx *ctx, size_t i, const char *name, const char *what);
 
 /* ---- cmd-script.c: expect REGION == V[,V...] ----------------------------- */
 
@@ -266,14 +269,14 @@ struct expect_want {
 	const char *text;
 	double v;
 	int64_t iv;
-	int exact;		/* compare iv exactly (an integer written out) */
+	int exact; /* compare iv exactly (an integer written out) */
 };
 
 struct expect_spec {
 	struct region rg;
-	struct expect_want *want;	/* 1 (every element) or rg.count */
+	struct expect_want *want; /* 1 (every element) or rg.count */
 	size_t nwant;
-	char *list;		/* the values as typed; want[].text points here */
+	char *list; /* the values as typed; want[].text points here */
 	struct rankset targets;
 };
 
@@ -356,14 +359,13 @@ int rma_plan(struct cmdctx *ctx, int form);
 
 /* ---- cmd-call.c / cmd-load.c ---------------------------------------------- */
 
-
 /* Results of the load/call jobs the running command sent. */
 struct call_result {
 	int rank;
 	uint32_t tag;
-	int done;		/* its DONE arrived */
-	int status;		/* enum done_status */
-	char *text;		/* the return value or the error (owned) */
+	int done;   /* its DONE arrived */
+	int status; /* enum done_status */
+	char *text; /* the return value or the error (owned) */
 };
 void call_results_begin(void);
 /* Submit p (one LOAD or CALL op, taken with desc) to rank r and collect
@@ -413,7 +415,6 @@ struct prog_sink {
 	int (*expect)(void *arg, struct expect_spec *sp);
 };
 
-
 /* ---- cmd-set.c: settings ------------------------------------------------- */
 
 /* If arg 0 names a setting, apply it and return 1 (rv set); else 0. */
@@ -427,12 +428,12 @@ int settings_is(const char *name);
 /* A parsed collective call. */
 struct coll_call {
 	struct coll_args a;
-	int check;		/* `check` given */
-	int json;		/* `json` given (bench) */
-	size_t argpos[CARG_RCOUNT + 1];	/* argument index per enum coll_arg */
-	int synth;		/* mesh allreduce without a signal */
+	int check;			/* `check` given */
+	int json;			/* `json` given (bench) */
+	size_t argpos[CARG_RCOUNT + 1]; /* argument index per enum coll_arg */
+	int synth;			/* mesh allreduce without a signal */
 	char synth_name[SEG_NAME_MAX];
-	char names[5][SEG_NAME_MAX];	/* copies of the buf/src/sig/scount/
+	char names[5][SEG_NAME_MAX]; /* copies of the buf/src/sig/scount/
 					 * rcount names */
 };
 
@@ -473,12 +474,12 @@ struct xstep;
 /* What the explored sequence is made of: one script line (or the
  * collective of `explore COLL`) in one pass. */
 struct xunit {
-	const char *text;	/* as written (borrowed) */
-	unsigned long lineno;	/* 0: not from a script */
-	int pass;		/* 0-based */
-	uint32_t call;		/* the explorer's call number */
-	int coll;		/* a collective */
-	char title[64];		/* its title */
+	const char *text;     /* as written (borrowed) */
+	unsigned long lineno; /* 0: not from a script */
+	int pass;	      /* 0-based */
+	uint32_t call;	      /* the explorer's call number */
+	int coll;	      /* a collective */
+	char title[64];	      /* its title */
 };
 
 /* One exploration: the sequence, where each program came from, the
@@ -486,20 +487,20 @@ struct xunit {
 struct xrun {
 	struct session *s;
 	struct explore *x;
-	const char *file;	/* the script, or NULL */
+	const char *file; /* the script, or NULL */
 	int repeat;
 	struct xunit *units;
 	size_t nunits;
 	struct xorigin {
 		size_t unit;
-		char *desc;	/* "fill buf 7", "broadcast(root=0)" */
-	} **orig;		/* per rank, per program */
+		char *desc; /* "fill buf 7", "broadcast(root=0)" */
+	} * *orig;	    /* per rank, per program */
 	size_t *norig;
 	struct expect_spec *expects;
 	size_t nexpects;
-	int check;		/* `check`: reference results of check_args */
+	int check; /* `check`: reference results of check_args */
 	struct coll_args check_args;
-	int selfclear;		/* some call must leave its signal at zero */
+	int selfclear; /* some call must leave its signal at zero */
 };
 
 /* What the capture collects before the explorer exists (its area size
@@ -516,16 +517,16 @@ struct xcapture {
 	struct xrun *xr;
 	struct xpending *pend;
 	size_t npend;
-	uint8_t *flags;		/* per call */
-	uint64_t (*sigs)[2];	/* per call: a collective's signal bytes */
+	uint8_t *flags;	     /* per call */
+	uint64_t (*sigs)[2]; /* per call: a collective's signal bytes */
 	uint32_t ncalls;
-	int seg_open;		/* per-rank lines are adding to a call */
+	int seg_open; /* per-rank lines are adding to a call */
 	uint32_t seg_call;
 	int pass;
 	const struct script_cmd *line;
-	ssize_t unit;		/* the current line's unit, -1 before its first
+	ssize_t unit; /* the current line's unit, -1 before its first
 				 * program */
-	uint64_t top;		/* bytes the programs may touch */
+	uint64_t top; /* bytes the programs may touch */
 };
 
 /* explore-capture.c: the script's lines, repeat times (0 or -1, said);
@@ -544,12 +545,12 @@ int explore_report_all(struct xrun *xr, const struct explore_opts *o,
 /* A saved counterexample, for `explore show N`. */
 struct explore_saved {
 	int id;
-	char *headline;		/* "data race on rank 0 buf[0:4]" */
+	char *headline; /* "data race on rank 0 buf[0:4]" */
 	char *path;
 	int nranks;
 	size_t nsteps;
-	int *rank;		/* per step */
-	char **desc;		/* per step: the micro-op */
+	int *rank;   /* per step */
+	char **desc; /* per step: the micro-op */
 	struct explore_saved *next;
 };
 

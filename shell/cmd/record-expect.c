@@ -22,15 +22,15 @@ struct snap_win {
 	char name[SEG_NAME_MAX];
 	uint64_t off, bytes, count;
 	enum dtype dtype;
-	uint8_t *data;		/* nranks * bytes */
+	uint8_t *data; /* nranks * bytes */
 };
 
 static struct {
 	struct snap_win *w;
 	int nw;
-	enum rank_state *states;	/* after the last command written */
+	enum rank_state *states; /* after the last command written */
 	int have_states;
-	char told[SEG_MAX_WINDOWS][SEG_NAME_MAX];	/* "too large" said */
+	char told[SEG_MAX_WINDOWS][SEG_NAME_MAX]; /* "too large" said */
 	int ntold;
 } snap;
 
@@ -65,7 +65,8 @@ too_large(const struct seg_window *w, struct strbuf *out)
 	}
 	if (snap.ntold < SEG_MAX_WINDOWS && out != NULL) {
 		snprintf(snap.told[snap.ntold++], SEG_NAME_MAX, "%s", w->name);
-		strbuf_addf(out, "# record: %s (%llu bytes a rank) is too large for expect lines\n",
+		strbuf_addf(out,
+		    "# record: %s (%llu bytes a rank) is too large for expect lines\n",
 		    w->name, (unsigned long long)w->bytes);
 	}
 	return 1;
@@ -93,8 +94,8 @@ record_expect_snap(struct session *s)
 		sw->dtype = (enum dtype)list[i]->dtype;
 		sw->data = xmalloc((size_t)s->nranks * sw->bytes + 1);
 		for (int r = 0; r < s->nranks; r++)
-			view_read(&s->view, r, sw->off, sw->data + (size_t)r * sw->bytes,
-			    sw->bytes);
+			view_read(&s->view, r, sw->off,
+			    sw->data + (size_t)r * sw->bytes, sw->bytes);
 		snap.nw++;
 	}
 }
@@ -104,8 +105,8 @@ static const struct snap_win *
 before(const struct seg_window *w)
 {
 	for (int i = 0; i < snap.nw; i++) {
-		if (strcmp(snap.w[i].name, w->name) == 0 && snap.w[i].off == w->off &&
-		    snap.w[i].bytes == w->bytes)
+		if (strcmp(snap.w[i].name, w->name) == 0 &&
+		    snap.w[i].off == w->off && snap.w[i].bytes == w->bytes)
 			return &snap.w[i];
 	}
 	return NULL;
@@ -133,8 +134,8 @@ region_name(const struct seg_window *w, uint64_t lo, uint64_t hi,
 	else if (hi - lo == 1)
 		strbuf_addf(sb, "%s[%llu]", w->name, (unsigned long long)lo);
 	else
-		strbuf_addf(sb, "%s[%llu:%llu]", w->name, (unsigned long long)lo,
-		    (unsigned long long)hi);
+		strbuf_addf(sb, "%s[%llu:%llu]", w->name,
+		    (unsigned long long)lo, (unsigned long long)hi);
 }
 
 /* One group's values of [lo, hi): one value when all are equal, a line
@@ -152,7 +153,8 @@ group_lines(const struct seg_window *w, const char *ranks, const uint8_t *mine,
 	if (runs == 1 || (n > REC_MAX_RUNS * 2 && runs <= REC_MAX_RUNS)) {
 		for (uint64_t k = 0; k < n;) {
 			uint64_t e = k + 1;
-			while (e < n && memcmp(mine + k * esz, mine + e * esz, esz) == 0)
+			while (e < n &&
+			    memcmp(mine + k * esz, mine + e * esz, esz) == 0)
 				e++;
 			strbuf_addf(out, "expect %s ", ranks);
 			region_name(w, lo + k, lo + e, out);
@@ -166,7 +168,8 @@ group_lines(const struct seg_window *w, const char *ranks, const uint8_t *mine,
 	if (n > REC_MAX_VALUES) {
 		strbuf_addf(out, "# record: %s ", ranks);
 		region_name(w, lo, hi, out);
-		strbuf_addf(out, " changed in %llu runs of values; too many for expect lines\n",
+		strbuf_addf(out,
+		    " changed in %llu runs of values; too many for expect lines\n",
 		    (unsigned long long)runs);
 		return;
 	}
@@ -209,8 +212,8 @@ region_lines(struct session *s, const struct seg_window *w, const uint8_t *cur,
 		rankset_clear(&set);
 		for (int q = r; q < s->nranks; q++) {
 			if (!done[q] && rank_alive(s, q) && has_window(s, w, q) &&
-			    memcmp(mine,
-			    cur + (size_t)q * w->bytes + lo * esz, (hi - lo) * esz) == 0) {
+			    memcmp(mine, cur + (size_t)q * w->bytes + lo * esz,
+				(hi - lo) * esz) == 0) {
 				rankset_add(&set, q);
 				done[q] = 1;
 			}
@@ -247,7 +250,8 @@ state_lines(struct session *s, struct strbuf *out)
 			}
 		}
 		t = rankset_format(&set, s->nranks);
-		strbuf_addf(out, "expect %s state %s\n", t, rank_state_name(now[r]));
+		strbuf_addf(out, "expect %s state %s\n", t,
+		    rank_state_name(now[r]));
 		free(t);
 	}
 	free(done);
@@ -285,10 +289,13 @@ record_expect_diff(struct session *s, struct strbuf *out)
 				int diff;
 
 				if (old != NULL)
-					diff = memcmp(c + k * esz, old->data +
-					    (size_t)r * old->bytes + k * esz, esz) != 0;
+					diff = memcmp(c + k * esz,
+						   old->data +
+						       (size_t)r * old->bytes +
+						       k * esz,
+						   esz) != 0;
 				else {
-					diff = 0;	/* new: changed where not zero */
+					diff = 0; /* new: changed where not zero */
 					for (size_t b = 0; b < esz && !diff; b++)
 						diff = c[k * esz + b] != 0;
 				}

@@ -22,7 +22,7 @@ struct script_state script;
  * (or the prompt) that starts never finds one open that is not its own.
  */
 static struct loop_block *open_block;
-static unsigned long open_block_line;	/* where it began, in its script */
+static unsigned long open_block_line; /* where it began, in its script */
 
 /* A script line longer than this is not a command (source /dev/zero) */
 #define SCRIPT_LINE_MAX (64 * 1024)
@@ -55,8 +55,8 @@ read_line(FILE *fp, char **line, size_t *cap, const char *name,
 			return -1;
 		}
 		if (n == SCRIPT_LINE_MAX) {
-			out_error("%s:%lu: line longer than %d bytes", name, lineno,
-			    SCRIPT_LINE_MAX);
+			out_error("%s:%lu: line longer than %d bytes", name,
+			    lineno, SCRIPT_LINE_MAX);
 			return -1;
 		}
 		if (n + 2 > *cap) {
@@ -148,9 +148,9 @@ line_error(const char *text, const char *cause, size_t col, size_t len)
 struct block_run {
 	struct session *s;
 	const struct loop_block *top;
-	uint64_t iter;		/* of the outermost block */
+	uint64_t iter; /* of the outermost block */
 	enum cmd_retval rv;
-	int said;		/* its iteration is in the error already */
+	int said; /* its iteration is in the error already */
 };
 
 static int
@@ -159,12 +159,13 @@ block_iter(void *arg, const struct loop_block *b, uint64_t k)
 	extern volatile sig_atomic_t shell_interrupted;
 	struct block_run *br = arg;
 
-	if (b == br->top)	/* a nested block runs from a copy */
+	if (b == br->top) /* a nested block runs from a copy */
 		br->iter = k;
 	if (shell_interrupted) {
 		shell_interrupted = 0;
-		out_error("'%s' interrupted before iteration %llu of %llu", b->head,
-		    (unsigned long long)k + 1, (unsigned long long)b->count);
+		out_error("'%s' interrupted before iteration %llu of %llu",
+		    b->head, (unsigned long long)k + 1,
+		    (unsigned long long)b->count);
 		br->said = b == br->top;
 		br->rv = CMD_ERROR;
 		return -1;
@@ -189,7 +190,7 @@ block_line(void *arg, const char *text)
 		br->rv = CMD_ERROR;
 		return -1;
 	}
-	rv = script_run_whole(br->s, text);	/* a body holds whole commands */
+	rv = script_run_whole(br->s, text); /* a body holds whole commands */
 	if (rv == CMD_OK && br->s->watchdog_fired)
 		rv = CMD_ERROR;
 	if (rv != CMD_OK) {
@@ -217,8 +218,9 @@ block_run(struct session *s, struct loop_block *b)
 
 	if (loop_block_run(b, &ops, &br) != 0 && br.rv == CMD_ERROR &&
 	    b->count > 1 && !br.said)
-		out_printf("note: '%s' stopped in iteration %llu of %llu\n", b->head,
-		    (unsigned long long)br.iter + 1, (unsigned long long)b->count);
+		out_printf("note: '%s' stopped in iteration %llu of %llu\n",
+		    b->head, (unsigned long long)br.iter + 1,
+		    (unsigned long long)b->count);
 	return br.rv;
 }
 
@@ -235,7 +237,8 @@ block_line_in(struct session *s, const char *text, enum cmd_retval *rv)
 	int rc;
 
 	if (open_block != NULL) {
-		rc = loop_block_feed(open_block, text, resolve_cmd, &cause, &col, &len);
+		rc = loop_block_feed(open_block, text, resolve_cmd, &cause,
+		    &col, &len);
 		if (rc < 0) {
 			*rv = line_error(text, cause, col, len);
 		} else if (rc == 1) {
@@ -316,7 +319,7 @@ script_run_whole(struct session *s, const char *text)
 	out_caret(col, 1);
 	free(cause);
 	if (expecting && script.expect_error) {
-		script.expect_error = 0;	/* this was the command to fail */
+		script.expect_error = 0; /* this was the command to fail */
 		return CMD_OK;
 	}
 	return CMD_ERROR;
@@ -352,8 +355,10 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			if (cmd.len == 0 && (*p == '#' || *p == '\0'))
 				e = xasprintf("%s\n", line);
 			else
-				e = xasprintf("%s%s%s\n", cmd.len == 0 &&
-				    !script_block_open() ? "(colldb) " : "... ",
+				e = xasprintf("%s%s%s\n",
+				    cmd.len == 0 && !script_block_open() ?
+					"(colldb) " :
+					"... ",
 				    line, cont ? "\\" : "");
 			out_echo(e);
 			free(e);
@@ -377,12 +382,14 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 			break;
 		}
 		if (rv == CMD_ERROR || s->watchdog_fired || s->over != NULL) {
-			out_flush_events();	/* the watchdog's report among them */
+			out_flush_events(); /* the watchdog's report among them */
 			script_block_cancel();
 			script.failed = 1;
-			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n", name, start,
-			    s->watchdog_fired ? " by the hang watchdog" :
-			    s->over != NULL ? " (the session is over)" : "");
+			fprintf(stderr, "colldb: %s:%lu: script stopped%s\n",
+			    name, start,
+			    s->watchdog_fired	? " by the hang watchdog" :
+				s->over != NULL ? " (the session is over)" :
+						  "");
 			rc = -1;
 			break;
 		}
@@ -402,7 +409,8 @@ script_run_stream(struct session *s, FILE *fp, const char *name)
 		rc = -1;
 	}
 	if (rc == 0 && script.expect_error && script.depth <= 1) {
-		out_error("%s: 'expect error' at the end, with no command after it", name);
+		out_error("%s: 'expect error' at the end, with no command after it",
+		    name);
 		script.expect_error = 0;
 		script.failed = 1;
 		rc = -1;
@@ -431,7 +439,8 @@ script_run_file(struct session *s, const char *path)
 		struct stat st;
 		if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
 			fclose(fp);
-			out_error("cannot run script '%s': it is a directory", path);
+			out_error("cannot run script '%s': it is a directory",
+			    path);
 			return -1;
 		}
 	}
@@ -489,7 +498,7 @@ script_read(const char *path, struct script_cmd **out, size_t *nout)
 		if (prc == PARSE_OK)
 			words_free(&w);
 		if (prc == PARSE_INCOMPLETE) {
-			strbuf_addch(&cmd, ' ');	/* as if written on one line */
+			strbuf_addch(&cmd, ' '); /* as if written on one line */
 			continue;
 		}
 		v = xreallocarray(v, n + 1, sizeof *v);

@@ -13,9 +13,10 @@
 #include "watch-src.h"
 #include "xmalloc.h"
 
-#define WIN_CELLS_MAX 4096	/* larger i32 windows show a prefix */
-#define OWED_SCAN_MAX 8192	/* micro-ops looked ahead per rank */
-#define OWED_SCAN_ALL (1 << 20)	/* ... and by all ranks together: a large
+#define WIN_CELLS_MAX 4096 /* larger i32 windows show a prefix */
+#define OWED_SCAN_MAX 8192 /* micro-ops looked ahead per rank */
+#define OWED_SCAN_ALL \
+	(1 << 20) /* ... and by all ranks together: a large
 				 * world looks less far (at 1024 ranks, one
 				 * barrier's notifies) */
 
@@ -63,7 +64,8 @@ add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 		while (nd > 1 && w->shape[nd - 1] == 1)
 			nd--;
 		if (cells > WIN_CELLS_MAX) {
-			snprintf(name, sizeof name, "%s[0:%d]", w->name, WIN_CELLS_MAX);
+			snprintf(name, sizeof name, "%s[0:%d]", w->name,
+			    WIN_CELLS_MAX);
 			shape[0] = WIN_CELLS_MAX;
 			k = 1;
 			cells = WIN_CELLS_MAX;
@@ -86,10 +88,11 @@ add_windows(struct watch_src *ws, struct snap *out, struct shown *sh)
 		for (int r = 0; r < out->nranks; r++) {
 			if (w->domain != 0 &&
 			    view_domain_rank(ws->view, w->domain, r) < 0) {
-				snap_mark_absent(sw, r);	/* not a member */
+				snap_mark_absent(sw, r); /* not a member */
 				continue;
 			}
-			view_read(ws->view, r, w->off, snap_row(sw, r), cells * 4);
+			view_read(ws->view, r, w->off, snap_row(sw, r),
+			    cells * 4);
 		}
 		sh->w[sh->n++] = w;
 	}
@@ -129,8 +132,8 @@ mark_one(struct snap *out, const struct shown *sh, int q, const struct uop *u,
 /* Ops [i, n) of b, a block of q's credits.  The common one (every peer's
  * copy of one cell: a barrier's notifies) finds its window once. */
 static void
-mark_block(struct snap *out, const struct shown *sh, int q,
-    const struct blk *b, uint64_t i, uint64_t n, int *wi)
+mark_block(struct snap *out, const struct shown *sh, int q, const struct blk *b,
+    uint64_t i, uint64_t n, int *wi)
 {
 	const struct snap_win *sw;
 	struct uop u;
@@ -144,7 +147,7 @@ mark_block(struct snap *out, const struct shown *sh, int q,
 		return;
 	}
 	blk_op(b, i, &u);
-	mark_one(out, sh, q, &u, wi);	/* finds the window */
+	mark_one(out, sh, q, &u, wi); /* finds the window */
 	if (*wi < 0)
 		return;
 	cell = (u.dst - sh->w[*wi]->off) / 4;
@@ -167,8 +170,8 @@ static void
 mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
     uint64_t from)
 {
-	uint64_t ahead = MAX(256, MIN(OWED_SCAN_MAX, OWED_SCAN_ALL /
-	    (uint64_t)out->nranks));
+	uint64_t ahead =
+	    MAX(256, MIN(OWED_SCAN_MAX, OWED_SCAN_ALL / (uint64_t)out->nranks));
 	uint64_t len = prog_len(p), end = MIN(len, from + ahead);
 	struct prog_rd rd;
 	struct uop u;
@@ -182,7 +185,8 @@ mark_owed(struct snap *out, const struct shown *sh, int q, const struct prog *p,
 
 			/* (an epilogue: my own cells, negative: none) */
 			int credits = b->t.kind == UOP_NOTIFY &&
-			    (b->peer_p || b->t.op == NOTIFY_SET || b->t.value > 0);
+			    (b->peer_p || b->t.op == NOTIFY_SET ||
+				b->t.value > 0);
 
 			if (credits)
 				mark_block(out, sh, q, b, k - b->start,
@@ -214,7 +218,7 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 		ws->nprogs = out->nranks;
 		ws->progs = xcalloc((size_t)ws->nprogs, sizeof *ws->progs);
 		for (int r = 0; r < ws->nprogs; r++) {
-			if (coll_dense(&cur, r) >= 0)	/* a domain's members */
+			if (coll_dense(&cur, r) >= 0) /* a domain's members */
 				ws->progs[r] = coll_prog(g, r);
 		}
 		prog_gen_put(g);
@@ -227,7 +231,8 @@ observer_owed(struct watch_src *ws, struct snap *out, const struct shown *sh)
 			continue;
 		view_board(ws->view, q, &b);
 		if ((b.state == RS_RUNNING || b.state == RS_STOPPED ||
-		    b.state == RS_BLOCKED) && b.nops == prog_len(ws->progs[q]))
+			b.state == RS_BLOCKED) &&
+		    b.nops == prog_len(ws->progs[q]))
 			mark_owed(out, sh, q, ws->progs[q], b.pc);
 	}
 }
@@ -244,7 +249,7 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	int n = view_nranks(v), obs_domain = 0;
 
 	if (s != NULL && s->rp != NULL)
-		session_pump(s, 0);	/* events wait until the pane closes */
+		session_pump(s, 0); /* events wait until the pane closes */
 	if (view_ended(v) || (ws->pid > 0 && kill(ws->pid, 0) != 0))
 		return -1;
 	view_sample(v);
@@ -270,8 +275,9 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 		strbuf_reset(&sb);
 		if (s != NULL && rank_job(s, r) != NULL)
 			dk = rank_job(s, r)->domain;
-		else if (s == NULL && (b.state == RS_RUNNING ||
-		    b.state == RS_STOPPED || b.state == RS_BLOCKED))
+		else if (s == NULL &&
+		    (b.state == RS_RUNNING || b.state == RS_STOPPED ||
+			b.state == RS_BLOCKED))
 			dk = obs_domain;
 		if (dk != 0 && view_domain_rank(v, dk, r) >= 0) {
 			/* a domain's job: the rank's place in it too */
@@ -294,8 +300,10 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 			for (size_t i = 0; i < nd; i++) {
 				if (d[i].tag != 0)
 					continue;
-				strbuf_addstr(&sb, k++ == 0 ? (sb.len ? "  deferred: " :
-				    "deferred: ") : ", ");
+				strbuf_addstr(&sb,
+				    k++ == 0 ?
+					(sb.len ? "  deferred: " : "deferred: ") :
+					", ");
 				describe_cell(v, d[i].off, 1, &sb);
 				strbuf_addf(&sb, " >= %d", d[i].expected);
 			}
@@ -313,7 +321,8 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 			for (int i = 0; i < sh.n; i++) {
 				const struct seg_window *w = sh.w[i];
 				if (off >= w->off && off < w->off + w->bytes &&
-				    (off - w->off) / 4 < (uint64_t)out->wins[i].ncells) {
+				    (off - w->off) / 4 <
+					(uint64_t)out->wins[i].ncells) {
 					rk->win = i;
 					rk->cell = (int)((off - w->off) / 4);
 				}
@@ -326,7 +335,8 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 			struct view_board b;
 
 			view_board(v, q, &b);
-			for (struct job *j = rank_job(s, q); j != NULL; j = j->next) {
+			for (struct job *j = rank_job(s, q); j != NULL;
+			     j = j->next) {
 				size_t from = 0;
 				if (j == rank_job(s, q) && b.prog_tag == j->tag)
 					from = b.pc;

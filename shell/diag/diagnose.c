@@ -83,7 +83,8 @@ hist_record(struct session *s, const struct job *j)
 		case UOP_PUT:
 			e.target = u->peer;
 			e.bytes = u->count * dtype_size(u->dtype);
-			e.value = (j->flags & JOB_STALE_PUT) != 0;	/* lint said so */
+			e.value =
+			    (j->flags & JOB_STALE_PUT) != 0; /* lint said so */
 			break;
 		default:
 			continue;
@@ -190,8 +191,9 @@ stuck_text(struct session *s, int q, const char *why, struct strbuf *sb)
 
 	if (strcmp(why, "call") != 0) {
 		strbuf_addf(sb, "%s (%s resumes it)", why,
-		    strcmp(why, "held by a debugger") == 0 ? "detaching the debugger" :
-		    "SIGCONT");
+		    strcmp(why, "held by a debugger") == 0 ?
+			"detaching the debugger" :
+			"SIGCONT");
 		return;
 	}
 	strbuf_addf(sb, "inside call %s", j != NULL ? j->desc : "?");
@@ -226,8 +228,10 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 
 		view_board(&s->view, q, &b);
 		r[q].state = b.state;
-		r[q].open = s->kind->own_code && rank_alive(s, q) && r[q].state != RS_BLOCKED;
-		r[q].ended_open = s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
+		r[q].open = s->kind->own_code && rank_alive(s, q) &&
+		    r[q].state != RS_BLOCKED;
+		r[q].ended_open =
+		    s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
 		r[q].secs = (double)(now - b.state_ns) / 1e9;
 		r[q].stuck = stuck_reason(s, q, now) != NULL;
 		if (r[q].state == RS_BLOCKED) {
@@ -292,8 +296,8 @@ cur_site(const struct diag_in *in, int q)
 }
 
 static void
-owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b,
-    struct strbuf *sb)
+owe_text(struct session *s, const struct diag_in *in,
+    const struct diag_block *b, struct strbuf *sb)
 {
 	int last = -1;
 
@@ -306,18 +310,22 @@ owe_text(struct session *s, const struct diag_in *in, const struct diag_block *b
 		if (o->rank == last)
 			continue;
 		last = o->rank;
-		for (size_t k = i; k < b->nowes && b->owes[k].rank == o->rank; k++) {
-			total += (int64_t)b->owes[k].value * (int64_t)b->owes[k].count;
+		for (size_t k = i; k < b->nowes && b->owes[k].rank == o->rank;
+		     k++) {
+			total += (int64_t)b->owes[k].value *
+			    (int64_t)b->owes[k].count;
 			count += b->owes[k].count;
 		}
-		strbuf_addf(sb, "%srank %d (%s", sb->len && sb->buf[sb->len - 1] != ' ' ?
-		    ", " : "", o->rank, rank_state_name(in->r[o->rank].state));
+		strbuf_addf(sb, "%srank %d (%s",
+		    sb->len && sb->buf[sb->len - 1] != ' ' ? ", " : "", o->rank,
+		    rank_state_name(in->r[o->rank].state));
 		if (p->nops > 1)
-			strbuf_addf(sb, ", %s step %zu/%zu", p->title, o->index + 1, p->nops);
+			strbuf_addf(sb, ", %s step %zu/%zu", p->title,
+			    o->index + 1, p->nops);
 		if (p->nops <= 1 && p->site != NULL && p->site->file[0] != '\0') {
 			/* a collective's title already starts with its line */
 			strbuf_addch(sb, ',');
-			site_at(p->site, sb);	/* the line that will send it */
+			site_at(p->site, sb); /* the line that will send it */
 		}
 		if (o->op == NOTIFY_SET)
 			strbuf_addf(sb, ", will set %d)", o->value);
@@ -346,8 +354,10 @@ headline(struct session *s, const struct diag_in *in,
 	const struct diag_block *stuck = NULL;
 
 	if (s->set.color && s->interactive && isatty(STDOUT_FILENO))
-		strbuf_addf(sb, "\033[1;%sm%s\033[0m: ", res->verdict == DIAG_HANG ?
-		    "31" : res->verdict == DIAG_SLOW ? "33" : "32",
+		strbuf_addf(sb, "\033[1;%sm%s\033[0m: ",
+		    res->verdict == DIAG_HANG	  ? "31" :
+			res->verdict == DIAG_SLOW ? "33" :
+						    "32",
 		    diag_verdict_name(res->verdict));
 	else
 		strbuf_addf(sb, "%s: ", diag_verdict_name(res->verdict));
@@ -359,7 +369,8 @@ headline(struct session *s, const struct diag_in *in,
 		/* HANG without a wait: a rank that cannot move by itself */
 		for (int q = 0; q < s->nranks; q++) {
 			const char *why;
-			if (in->r[q].stuck && (why = stuck_reason(s, q, mono_ns())) != NULL) {
+			if (in->r[q].stuck &&
+			    (why = stuck_reason(s, q, mono_ns())) != NULL) {
 				strbuf_addf(sb, "rank %d cannot move: ", q);
 				stuck_text(s, q, why, sb);
 				strbuf_addch(sb, '\n');
@@ -372,7 +383,8 @@ headline(struct session *s, const struct diag_in *in,
 			stuck = &res->blocked[i];
 	}
 	if (res->verdict == DIAG_SLOW) {
-		strbuf_addf(sb, "%zu rank%s blocked, and every one can still be released\n",
+		strbuf_addf(sb,
+		    "%zu rank%s blocked, and every one can still be released\n",
 		    res->nblocked, res->nblocked == 1 ? "" : "s");
 		return;
 	}
@@ -390,9 +402,11 @@ headline(struct session *s, const struct diag_in *in,
 	} else {
 		strbuf_addf(sb, "rank %d cannot be released: ", stuck->rank);
 		if (!stuck->releasable)
-			strbuf_addstr(sb, "what is owed cannot reach the value it waits for\n");
+			strbuf_addstr(sb,
+			    "what is owed cannot reach the value it waits for\n");
 		else
-			strbuf_addstr(sb, "every rank that owes it is stuck too\n");
+			strbuf_addstr(sb,
+			    "every rank that owes it is stuck too\n");
 	}
 }
 
@@ -424,15 +438,17 @@ rank_line(struct session *s, const struct diag_in *in,
 			const struct diag_event *lw = NULL;
 			for (size_t i = 0; i < in->nhist; i++) {
 				const struct diag_event *e = &in->hist[i];
-				if (e->kind == UOP_NOTIFY && e->target == q && e->off == r->wait_off)
+				if (e->kind == UOP_NOTIFY && e->target == q &&
+				    e->off == r->wait_off)
 					lw = e;
 			}
 			strbuf_addstr(&t, "none pending");
 			if (s->kind->own_code)
 				strbuf_addstr(&t, ": no remaining call sends it");
 			if (lw != NULL) {
-				strbuf_addf(&t, " (rank %d wrote %d with %s", lw->writer,
-				    lw->value, lw->op == NOTIFY_SET ? "set" : "add");
+				strbuf_addf(&t, " (rank %d wrote %d with %s",
+				    lw->writer, lw->value,
+				    lw->op == NOTIFY_SET ? "set" : "add");
 				site_at(&lw->site, &t);
 				strbuf_addch(&t, ')');
 			}
@@ -486,21 +502,25 @@ mismatch_user(struct session *s, const struct diag_in *in,
 		    e->target == f->rank && e->off == f->off2)
 			ns = &e->site;
 	}
-	strbuf_addf(sb, "likely cause: notify/wait mismatch: rank %d notifies %s of rank %d",
+	strbuf_addf(sb,
+	    "likely cause: notify/wait mismatch: rank %d notifies %s of rank %d",
 	    f->other, written, f->rank);
 	site_at(ns, sb);
 	strbuf_addf(sb, ", but rank %d waits on %s", f->rank, waited);
 	site_at(cur_site(in, f->rank), sb);
 	if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
 	    c1 == c2)
-		strbuf_addf(sb, "; the notify writes row %llu, the wait reads row %llu: make both compute the same row",
+		strbuf_addf(sb,
+		    "; the notify writes row %llu, the wait reads row %llu: make both compute the same row",
 		    (unsigned long long)r2, (unsigned long long)r1);
-	else if (cell_rc(s, f->off, &r1, &c1) && cell_rc(s, f->off2, &r2, &c2) &&
-	    r1 == r2)
-		strbuf_addf(sb, "; the notify writes column %llu, the wait reads column %llu: make both compute the same column",
+	else if (cell_rc(s, f->off, &r1, &c1) &&
+	    cell_rc(s, f->off2, &r2, &c2) && r1 == r2)
+		strbuf_addf(sb,
+		    "; the notify writes column %llu, the wait reads column %llu: make both compute the same column",
 		    (unsigned long long)c2, (unsigned long long)c1);
 	else
-		strbuf_addstr(sb, "; make the notify and the wait name the same cell");
+		strbuf_addstr(sb,
+		    "; make the notify and the wait name the same cell");
 	strbuf_addch(sb, '\n');
 }
 
@@ -521,36 +541,43 @@ cause_line(struct session *s, const struct diag_in *in,
 		cmp = b.wait_cmp;
 		want = b.wait_expected;
 
-		strbuf_addf(sb, "likely cause: handshake tag 0 (Set with 0, wait %s %d",
+		strbuf_addf(sb,
+		    "likely cause: handshake tag 0 (Set with 0, wait %s %d",
 		    wait_cmp_name(cmp), want);
 		if (s->kind->own_code) {
 			const struct site *ss = NULL;
 			for (size_t i = 0; i < in->nhist; i++) {
 				const struct diag_event *e = &in->hist[i];
-				if (e->kind == UOP_NOTIFY && e->op == NOTIFY_SET &&
-				    e->target == f->rank && e->off == f->off && e->value == 0)
+				if (e->kind == UOP_NOTIFY &&
+				    e->op == NOTIFY_SET && e->target == f->rank &&
+				    e->off == f->off && e->value == 0)
 					ss = &e->site;
 			}
 			if (ss != NULL && ss->file[0] != '\0')
-				strbuf_addf(sb, "; the set is %s:%d", ss->file, (int)ss->line);
+				strbuf_addf(sb, "; the set is %s:%d", ss->file,
+				    (int)ss->line);
 		}
 		strbuf_addstr(sb, "); ");
 		if (cmp == CMP_EQ)
 			strbuf_addf(sb, "send tag %d\n", want);
 		else
-			strbuf_addf(sb, "send a tag %s %d\n", wait_cmp_name(cmp), want);
+			strbuf_addf(sb, "send a tag %s %d\n",
+			    wait_cmp_name(cmp), want);
 		break;
 	}
 	case CAUSE_SET_SHARED:
-		strbuf_addf(sb, "likely cause: set on %s of rank %d, a cell several ranks write: the last set wins and the count stays %d; use add (AtomicAdd) for shared cells, set only for 1:1\n",
+		strbuf_addf(sb,
+		    "likely cause: set on %s of rank %d, a cell several ranks write: the last set wins and the count stays %d; use add (AtomicAdd) for shared cells, set only for 1:1\n",
 		    c.buf, f->rank, f->v);
 		break;
 	case CAUSE_EQ_OVERSHOOT:
-		strbuf_addf(sb, "likely cause: == on a counter: %s of rank %d is %d, past the value it waits for; credits can overshoot, wait with >=\n",
+		strbuf_addf(sb,
+		    "likely cause: == on a counter: %s of rank %d is %d, past the value it waits for; credits can overshoot, wait with >=\n",
 		    c.buf, f->rank, f->v);
 		break;
 	case CAUSE_REUSED:
-		strbuf_addf(sb, "likely cause: single-shot signal reused: %s of rank %d still holds %d from an earlier round; use a fresh signal (or row) per round, or wait for a rising generation\n",
+		strbuf_addf(sb,
+		    "likely cause: single-shot signal reused: %s of rank %d still holds %d from an earlier round; use a fresh signal (or row) per round, or wait for a rising generation\n",
 		    c.buf, f->rank, f->v);
 		break;
 	case CAUSE_ROW_MISMATCH:
@@ -559,31 +586,40 @@ cause_line(struct session *s, const struct diag_in *in,
 			mismatch_user(s, in, f, c.buf, c2.buf, sb);
 			break;
 		}
-		strbuf_addf(sb, "likely cause: notify/wait row mismatch: rank %d notifies %s of rank %d, but rank %d waits on %s; notify writes row my_rank of the peer, wait reads row src of self\n",
+		strbuf_addf(sb,
+		    "likely cause: notify/wait row mismatch: rank %d notifies %s of rank %d, but rank %d waits on %s; notify writes row my_rank of the peer, wait reads row src of self\n",
 		    f->other, c2.buf, f->rank, f->rank, c.buf);
 		break;
 	case CAUSE_WAIT_FIRST:
-		strbuf_addstr(sb, "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
+		strbuf_addstr(sb,
+		    "likely cause: wait before notify: every rank in the cycle waits before it notifies; issue the notifies first (notify loop before the wait loop)\n");
 		break;
 	case CAUSE_DEAD_OWER:
-		strbuf_addf(sb, "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
-		    f->other, rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
-		    c.buf, f->rank, s->rp[f->other].death ? s->rp[f->other].death : "dead");
+		strbuf_addf(sb,
+		    "likely cause: rank %d %s owing the notify to %s of rank %d (%s)\n",
+		    f->other,
+		    rank_state_of(s, f->other) == RS_EXITED ? "exited" : "died",
+		    c.buf, f->rank,
+		    s->rp[f->other].death ? s->rp[f->other].death : "dead");
 		break;
 	case CAUSE_PUT_AFTER_NOTIFY:
-		strbuf_addf(sb, "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",
+		strbuf_addf(sb,
+		    "note: put after notify: rank %d wrote data into rank %d after releasing it with %s; rank %d may read stale data: put first, then notify (release ordering)\n",
 		    f->other, f->rank, c.buf, f->rank);
 		break;
 	case CAUSE_WRONG_PEER:
-		strbuf_addf(sb, "likely cause: notify to the wrong rank: rank %d notified rank %d's %s; rank %d waits on its own %s\n",
+		strbuf_addf(sb,
+		    "likely cause: notify to the wrong rank: rank %d notified rank %d's %s; rank %d waits on its own %s\n",
 		    f->other, f->v, c.buf, f->rank, c.buf);
 		break;
 	case CAUSE_SHORT:
-		strbuf_addf(sb, "likely cause: the notifies still owed to %s of rank %d cannot reach the value it waits for (a missing or short notify)\n",
+		strbuf_addf(sb,
+		    "likely cause: the notifies still owed to %s of rank %d cannot reach the value it waits for (a missing or short notify)\n",
 		    c.buf, f->rank);
 		break;
 	default:
-		strbuf_addf(sb, "likely cause: nobody will write %s of rank %d again: a missing notify, or one sent to another rank or cell\n",
+		strbuf_addf(sb,
+		    "likely cause: nobody will write %s of rank %d again: a missing notify, or one sent to another rank or cell\n",
 		    c.buf, f->rank);
 	}
 	strbuf_release(&c);
@@ -599,7 +635,7 @@ rank_line_to(struct session *s, const struct diag_in *in,
 	strbuf_reset(tmp);
 	rank_line(s, in, res, q, tmp);
 	if (tmp->len > 0 && tmp->buf[tmp->len - 1] == '\n')
-		strbuf_setlen(tmp, tmp->len - 1);	/* rank_lines adds one */
+		strbuf_setlen(tmp, tmp->len - 1); /* rank_lines adds one */
 	rank_lines_add(rl, q, group_after_rank(tmp->buf + 2));
 }
 
@@ -642,9 +678,10 @@ diag_format(struct session *s, const struct diag_in *in,
 		}
 	}
 	leftover_diagnose(s, in, res, sb);
-	if (coll_match_said(s) != NULL)	/* it explains all that follows */
-		strbuf_addf(sb, "%s: %s\n", res->verdict == DIAG_OK ? "note" :
-		    "likely cause", coll_match_said(s));
+	if (coll_match_said(s) != NULL) /* it explains all that follows */
+		strbuf_addf(sb, "%s: %s\n",
+		    res->verdict == DIAG_OK ? "note" : "likely cause",
+		    coll_match_said(s));
 	for (int i = 0; i < res->nfound; i++)
 		cause_line(s, in, &res->found[i], sb);
 	rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
@@ -652,7 +689,7 @@ diag_format(struct session *s, const struct diag_in *in,
 		strbuf_reset(&tmp);
 		strbuf_addstr(&tmp, "  ");
 		describe_defers(s, q, &tmp);
-		if (tmp.len > 2)	/* some pending */
+		if (tmp.len > 2) /* some pending */
 			rank_lines_add(&rl, q, tmp.buf);
 	}
 	rank_lines_end(&rl);
@@ -667,7 +704,8 @@ diag_format(struct session *s, const struct diag_in *in,
 				owes = res->blocked[i].owes[k].rank == q;
 		if (owes && in->r[q].stuck &&
 		    (why = stuck_reason(s, q, mono_ns())) != NULL) {
-			strbuf_addf(sb, "likely cause: rank %d owes the notifies and is ", q);
+			strbuf_addf(sb,
+			    "likely cause: rank %d owes the notifies and is ", q);
 			stuck_text(s, q, why, sb);
 			strbuf_addch(sb, '\n');
 		}
@@ -692,7 +730,7 @@ progress_sig(struct session *s)
 void
 diag_state_shown(struct session *s)
 {
-	s->shown_sig = progress_sig(s) | 1;	/* never 0 */
+	s->shown_sig = progress_sig(s) | 1; /* never 0 */
 }
 
 int
@@ -727,10 +765,11 @@ watchdog_tick(struct session *s)
 	/* blocked, or stuck with work to do (a stopped process, a call
 	 * that does not return): an idle prompt is not a hang */
 	for (int q = 0; q < s->nranks; q++)
-		busy |= rank_state_of(s, q) == RS_BLOCKED || rank_job(s, q) != NULL;
+		busy |=
+		    rank_state_of(s, q) == RS_BLOCKED || rank_job(s, q) != NULL;
 	if (!busy)
 		return;
-	s->wd_armed = 0;	/* once per stall */
+	s->wd_armed = 0; /* once per stall */
 	diag_run(s, &res, &in);
 	if (res.verdict != DIAG_HANG) {
 		/* SLOW: a stopped rank holds the key, and the user holds the
@@ -739,7 +778,8 @@ watchdog_tick(struct session *s)
 		diag_in_release(&in);
 		return;
 	}
-	strbuf_addf(&sb, "watchdog: no progress for %gs; diagnosis:\n", s->set.timeout);
+	strbuf_addf(&sb, "watchdog: no progress for %gs; diagnosis:\n",
+	    s->set.timeout);
 	diag_format(s, &in, &res, &sb);
 	strbuf_rtrim(&sb);
 	if (sb.len > 0 && sb.buf[sb.len - 1] == '\n')
@@ -768,7 +808,8 @@ diag_expect_hang(struct session *s, int want_hang)
 		diag_format(s, &in, &res, &sb);
 		fflush(stdout);
 		fprintf(stderr, "expect failed: verdict is %s, expected %s\n",
-		    diag_verdict_name(res.verdict), want_hang ? "HANG" : "no hang");
+		    diag_verdict_name(res.verdict),
+		    want_hang ? "HANG" : "no hang");
 		strbuf_release(&sb);
 	}
 	diag_result_release(&res);
@@ -807,7 +848,7 @@ diag_ending(struct session *s)
 	diag_run(s, &res, &in);
 	diag_format(s, &in, &res, &sb);
 	for (char *line = strtok_r(sb.buf, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
+	     line = strtok_r(NULL, "\n", &save))
 		out_event(INT_MAX, "%s", line);
 	strbuf_release(&sb);
 	diag_result_release(&res);

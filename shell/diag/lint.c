@@ -27,16 +27,16 @@ pending(struct session *s, int r, enum uop_kind kind, uint64_t off, int peer,
 		if (j == rank_job(s, r) && b.prog_tag == j->tag &&
 		    b.state != RS_IDLE)
 			i = b.pc;
-		if (j->prog != NULL && prog_find(j->prog, i, kind, off,
-		    kind == UOP_WAIT ? -1 : peer, u))
+		if (j->prog != NULL &&
+		    prog_find(j->prog, i, kind, off,
+			kind == UOP_WAIT ? -1 : peer, u))
 			return u;
 	}
 	return NULL;
 }
 
 static const struct diag_event *
-last_notify(struct session *s, int target, uint64_t off, int *writers,
-    int *sets)
+last_notify(struct session *s, int target, uint64_t off, int *writers, int *sets)
 {
 	const struct diag_event *last = NULL;
 	uint8_t *seen = xcalloc((size_t)s->nranks, 1);
@@ -91,8 +91,8 @@ lint_defer(struct session *s, int rank, uint64_t off, int32_t expected)
 }
 
 static void
-lint_notify_defer(struct session *s, int peer, uint64_t off,
-    enum notify_op op, int32_t value)
+lint_notify_defer(struct session *s, int peer, uint64_t off, enum notify_op op,
+    int32_t value)
 {
 	const struct seg_defer *d = deferred_on(s, peer, off);
 	int32_t now = 0;
@@ -123,20 +123,21 @@ lint_notify(struct session *s, int from, int peer, uint64_t off,
 	int writers, sets, other = -1;
 
 	if (s->sink != NULL)
-		return;	/* explore builds programs; nothing runs live */
+		return; /* explore builds programs; nothing runs live */
 	lint_notify_defer(s, peer, off, op, value);
 	describe_cell(&s->view, off, 1, &c);
 	if (!rank_alive(s, peer))
 		out_warning("rank %d is %s: the notify lands in its window, but nobody will read it",
 		    peer, rank_state_name(rank_state_of(s, peer)));
-	if (op == NOTIFY_SET && w != NULL && !wait_cmp_holds(w->op, value, w->value))
+	if (op == NOTIFY_SET && w != NULL &&
+	    !wait_cmp_holds(w->op, value, w->value))
 		out_warning("set with value %d on a cell that rank %d awaits with %s %d does not release it",
 		    value, peer, wait_cmp_name(w->op), w->value);
 	lw = last_notify(s, peer, off, &writers, &sets);
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
-		if (e->kind == UOP_NOTIFY && e->target == peer && e->off == off &&
-		    e->writer != from)
+		if (e->kind == UOP_NOTIFY && e->target == peer &&
+		    e->off == off && e->writer != from)
 			other = e->writer;
 	}
 	for (int q = 0; q < s->nranks && other < 0; q++) {
@@ -166,17 +167,21 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	lw = last_notify(s, rank, off, &writers, &sets);
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
-		waited |= e->kind == UOP_WAIT && e->writer == rank && e->off == off;
+		waited |=
+		    e->kind == UOP_WAIT && e->writer == rank && e->off == off;
 	}
 	if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 	    !wait_cmp_holds(cmp, now, expected) && now == 0)
 		out_warning("%s of rank %d was set to 0 by rank %d; a wait %s %d is not released by it (tag 0)",
 		    c.buf, rank, lw->writer, wait_cmp_name(cmp), expected);
-	else if (waited && now != 0 && (wait_cmp_holds(cmp, now, expected) ||
-	    (cmp == CMP_EQ && now > expected)))
+	else if (waited && now != 0 &&
+	    (wait_cmp_holds(cmp, now, expected) ||
+		(cmp == CMP_EQ && now > expected)))
 		out_warning("%s of rank %d holds %d and was waited on before: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
-		    c.buf, rank, now, wait_cmp_holds(cmp, now, expected) ?
-		    "this wait passes at once" : "this == can never hold");
+		    c.buf, rank, now,
+		    wait_cmp_holds(cmp, now, expected) ?
+			"this wait passes at once" :
+			"this == can never hold");
 	if (cmp == CMP_EQ && writers >= 2 && sets == 0)
 		out_warning("== on %s of rank %d, which %d ranks add to: the count can overshoot; wait with >=",
 		    c.buf, rank, writers);
@@ -227,22 +232,23 @@ lint_coll_signal(struct session *s, const struct coll_args *a, const char *title
 		uint64_t at;
 
 		/* the holes of a signal never written are not even read */
-		if (view_first_nonzero(&s->view, r, a->sig.off, 4 * a->sig.count,
-		    &at) == 1) {
+		if (view_first_nonzero(&s->view, r, a->sig.off,
+			4 * a->sig.count, &at) == 1) {
 			uint64_t off = at - (at - a->sig.off) % 4;
 			int32_t cell = view_cell(&s->view, r, off);
 			struct strbuf why = STRBUF_INIT;
 
 			describe_cell(&s->view, off, 1, &c);
 			if (!leftover_why(s, off, &why))
-				strbuf_addstr(&why, "credits left by an interrupted collective or a raw notify");
+				strbuf_addstr(&why,
+				    "credits left by an interrupted collective or a raw notify");
 			out_warning("%s starts on a signal that is not zero (rank %d: %s = %d): %s; its barriers may pass early (zero it first: reset %s)",
 			    title, r, c.buf, cell, why.buf,
 			    a->sig.name != NULL ? a->sig.name : "SIG");
 			{
 				struct strbuf at2 = STRBUF_INIT;
-				strbuf_addf(&at2, "rank %d's %s was %d, %s", r, c.buf,
-				    cell, why.buf);
+				strbuf_addf(&at2, "rank %d's %s was %d, %s", r,
+				    c.buf, cell, why.buf);
 				leftover_note_start(s, a, title, at2.buf);
 				strbuf_release(&at2);
 			}

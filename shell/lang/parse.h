@@ -23,14 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RANKSET_WORDS 256	/* 16384 ranks (SEG_MAX_RANKS) */
+#define RANKSET_WORDS 256 /* 16384 ranks (SEG_MAX_RANKS) */
 
 enum parse_rc { PARSE_OK = 0, PARSE_INCOMPLETE = 1, PARSE_ERROR = -1 };
 
 struct word {
-	char *s;		/* unquoted text */
-	size_t col;		/* column of the first character in the line */
-	size_t len;		/* length in the line (quotes included) */
+	char *s;    /* unquoted text */
+	size_t col; /* column of the first character in the line */
+	size_t len; /* length in the line (quotes included) */
 	int quoted;
 };
 
@@ -73,12 +73,10 @@ int parse_uint(const char *s, uint64_t *out, int with_suffix, char **cause);
 int parse_number(const char *s, double *out, char **cause);
 
 /* "[4,1]" / "[256]" -> dims; 0 or -1 + cause. */
-int parse_shape(const char *s, uint64_t *dims, int max, int *ndim,
-    char **cause);
+int parse_shape(const char *s, uint64_t *dims, int max, int *ndim, char **cause);
 
 /* "[0,-1,2]" -> signed integers (offsets); 0 or -1 + cause. */
-int parse_int_list(const char *s, int64_t *out, int max, int *n,
-    char **cause);
+int parse_int_list(const char *s, int64_t *out, int max, int *n, char **cause);
 
 /*
  * A region is "name", "name[i]" (flat element), "name[a:b]" (flat slice,
@@ -88,18 +86,17 @@ int parse_int_list(const char *s, int64_t *out, int max, int *n,
  */
 struct region_syntax {
 	char name[64];
-	int has_index;		/* brackets present */
-	int nidx;		/* number of comma-separated parts */
+	int has_index; /* brackets present */
+	int nidx;      /* number of comma-separated parts */
 	struct {
-		int slice;	/* a:b form */
+		int slice; /* a:b form */
 		int has_lo, has_hi;
-		int64_t lo, hi;	/* index when !slice */
+		int64_t lo, hi; /* index when !slice */
 	} idx[8];
-	size_t bracket_col;	/* offset of '[' inside the word */
+	size_t bracket_col; /* offset of '[' inside the word */
 };
 
-int parse_region_syntax(const char *s, struct region_syntax *out,
-    char **cause);
+int parse_region_syntax(const char *s, struct region_syntax *out, char **cause);
 
 /* Resolve against a shape: first element and count (flat, row-major).
  * is_cell is set when the region names exactly one element by index. */
@@ -126,7 +123,10 @@ struct nearest {
 	const char *best;
 	size_t d, whole;
 };
-#define NEAREST_INIT { NULL, (size_t)-1, (size_t)-1 }
+#define NEAREST_INIT \
+	{ \
+		NULL, (size_t)-1, (size_t)-1 \
+	}
 void nearest_try(struct nearest *n, const char *typed, const char *cand);
 
 #endif

@@ -26,13 +26,13 @@ static struct {
 	size_t n, alloc;
 	unsigned long seq;
 	const char *line;
-	const char *origin;	/* "FILE:LINE" for errors, or NULL */
-	struct strbuf capture;	/* the command running now */
-	struct strbuf prev;	/* the previous command, for expect output */
-	const struct out_prompt *prompt;	/* being edited, or NULL */
+	const char *origin;    /* "FILE:LINE" for errors, or NULL */
+	struct strbuf capture; /* the command running now */
+	struct strbuf prev;    /* the previous command, for expect output */
+	const struct out_prompt *prompt; /* being edited, or NULL */
 	const int *colour;
 	void (*tap)(const char *text);
-	int world;		/* ranks, for grouping events (group.h) */
+	int world; /* ranks, for grouping events (group.h) */
 } out = { .capture = STRBUF_INIT, .prev = STRBUF_INIT };
 
 void
@@ -194,7 +194,7 @@ out_paged(const char *text, int page)
 		fputs(text, stdout);
 		return;
 	}
-	fputs(text, fp);	/* EPIPE when the pager quits early: SIGPIPE is ignored */
+	fputs(text, fp); /* EPIPE when the pager quits early: SIGPIPE is ignored */
 	pclose(fp);
 }
 
@@ -279,7 +279,7 @@ print_now(const char *text)
 		int up = out.prompt->rows_above_cursor();
 		if (up > 0)
 			fprintf(stdout, "\033[%dA", up);
-		fputs("\r\033[J", stdout);	/* the whole half-typed line */
+		fputs("\r\033[J", stdout); /* the whole half-typed line */
 		fputs(text, stdout);
 		fputc('\n', stdout);
 		fflush(stdout);

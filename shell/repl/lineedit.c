@@ -27,14 +27,14 @@
 #include "xmalloc.h"
 
 static volatile sig_atomic_t winch;
-static int cancelled;	/* the last le_read() ended with Ctrl-C */
+static int cancelled; /* the last le_read() ended with Ctrl-C */
 
 static struct {
 	EditLine *el;
 	History *hist;
 	char *histfile;
 	const char *prompt;
-	int pending[4];		/* characters to hand libedit next */
+	int pending[4]; /* characters to hand libedit next */
 	int npending;
 	mbstate_t mbs;
 } le;
@@ -62,14 +62,15 @@ getc_fn(EditLine *el, wchar_t *wc)
 
 		if (le.npending > 0) {
 			*wc = (wchar_t)le.pending[0];
-			memmove(le.pending, le.pending + 1, --le.npending * sizeof le.pending[0]);
+			memmove(le.pending, le.pending + 1,
+			    --le.npending * sizeof le.pending[0]);
 			return 1;
 		}
 		if (shell_interrupted) {
 			shell_interrupted = 0;
 			cancelled = 1;
-			le.pending[0] = 0x05;	/* to the end of the line, */
-			le.pending[1] = '\n';	/* and submit it (then dropped) */
+			le.pending[0] = 0x05; /* to the end of the line, */
+			le.pending[1] = '\n'; /* and submit it (then dropped) */
 			le.npending = 2;
 			continue;
 		}
@@ -95,7 +96,7 @@ getc_fn(EditLine *el, wchar_t *wc)
 		if (sess != NULL && sess->rp != NULL)
 			session_pump(sess, 0);
 		if (sess != NULL && sess->over != NULL)
-			return 0;	/* the session ended: as Ctrl-D */
+			return 0; /* the session ended: as Ctrl-D */
 		if (le_idle_hook != NULL)
 			le_idle_hook();
 		if (rc <= 0 || !(fds[0].revents & (POLLIN | POLLHUP)))
@@ -112,7 +113,7 @@ getc_fn(EditLine *el, wchar_t *wc)
 			char ch = (char)c;
 			size_t k = mbrtowc(wc, &ch, 1, &le.mbs);
 			if (k == (size_t)-2)
-				continue;	/* more bytes of this character */
+				continue; /* more bytes of this character */
 			if (k == (size_t)-1) {
 				memset(&le.mbs, 0, sizeof le.mbs);
 				continue;
@@ -124,8 +125,7 @@ getc_fn(EditLine *el, wchar_t *wc)
 
 /* Candidates for the word being completed. */
 static void
-candidates(const char *line, size_t cur, const char *word, char ***out,
-    size_t *n)
+candidates(const char *line, size_t cur, const char *word, char ***out, size_t *n)
 {
 	struct words w;
 	const struct cmd_entry *e = NULL;
@@ -137,16 +137,16 @@ candidates(const char *line, size_t cur, const char *word, char ***out,
 	if (parse_line(head, &w, NULL, NULL) == PARSE_OK) {
 		if (w.n > 0 && w.v[0].s[0] == '@')
 			first = 1;
-		idx = w.n - first;	/* index of the word being completed */
+		idx = w.n - first; /* index of the word being completed */
 		if (w.n > first)
 			e = cmd_find(w.v[first].s, NULL);
 	}
-#define ADD(s)                                                                 \
-	do {                                                                   \
-		if (strncmp((s), word, strlen(word)) == 0) {                   \
-			*out = xreallocarray(*out, *n + 1, sizeof **out);      \
-			(*out)[(*n)++] = xstrdup(s);                           \
-		}                                                              \
+#define ADD(s) \
+	do { \
+		if (strncmp((s), word, strlen(word)) == 0) { \
+			*out = xreallocarray(*out, *n + 1, sizeof **out); \
+			(*out)[(*n)++] = xstrdup(s); \
+		} \
 	} while (0)
 	if (idx == 0) {
 		for (int i = 0; cmd_table[i] != NULL; i++)
@@ -154,7 +154,8 @@ candidates(const char *line, size_t cur, const char *word, char ***out,
 	} else if (e != NULL) {
 		if (sess != NULL && sess->seg.h != NULL) {
 			struct seg_window *list[SEG_MAX_WINDOWS];
-			int nw = view_win_list(&sess->view, list, SEG_MAX_WINDOWS);
+			int nw =
+			    view_win_list(&sess->view, list, SEG_MAX_WINDOWS);
 			for (int i = 0; i < nw; i++)
 				ADD(list[i]->name);
 		}
@@ -199,7 +200,8 @@ complete_fn(EditLine *el, int ch)
 		common = k;
 	}
 	if (common > strlen(word)) {
-		char *ins = xstrndup(cands[0] + strlen(word), common - strlen(word));
+		char *ins =
+		    xstrndup(cands[0] + strlen(word), common - strlen(word));
 		el_insertstr(el, ins);
 		free(ins);
 		if (n == 1 && cands[0][strlen(cands[0]) - 1] != '=')
@@ -265,9 +267,10 @@ le_init(const char *prog, int use_editor)
 	el_set(le.el, EL_PROMPT, prompt_fn);
 	el_set(le.el, EL_HIST, history, le.hist);
 	el_set(le.el, EL_GETCFN, getc_fn);
-	el_set(le.el, EL_ADDFN, "colldb-complete", "complete a word", complete_fn);
+	el_set(le.el, EL_ADDFN, "colldb-complete", "complete a word",
+	    complete_fn);
 	el_set(le.el, EL_BIND, "^I", "colldb-complete", NULL);
-	el_source(le.el, NULL);	/* ~/.editrc */
+	el_source(le.el, NULL); /* ~/.editrc */
 	return 0;
 }
 

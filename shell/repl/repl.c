@@ -54,7 +54,7 @@ repl_run(struct session *s)
 	struct strbuf cmd = STRBUF_INIT;
 	int rc = EXIT_OK, joined = 0;
 	size_t *starts = NULL, nstarts = 0;
-	char *more = NULL, *again = NULL;	/* what an empty line repeats */
+	char *more = NULL, *again = NULL; /* what an empty line repeats */
 
 	repl_sess = s;
 	le_idle_hook = repl_idle;
@@ -66,10 +66,12 @@ repl_run(struct session *s)
 
 		fflush(stdout);
 		free(more);
-		more = cmd.len ? more_prompt(cmd.buf, joined, starts, nstarts) : NULL;
+		more = cmd.len ? more_prompt(cmd.buf, joined, starts, nstarts) :
+				 NULL;
 		out_set_prompt(&le_out_prompt);
 		line = le_read(more != NULL ? more :
-		    script_block_open() ? "... " : "(colldb) ");
+			script_block_open() ? "... " :
+					      "(colldb) ");
 		out_set_prompt(NULL);
 		if (line == NULL && (cmd.len > 0 || script_block_open())) {
 			/* Ctrl-D at "...": drop the unfinished command or block */
@@ -81,7 +83,7 @@ repl_run(struct session *s)
 		}
 		if (line == NULL) {
 			out_printf("\n");
-			break;	/* Ctrl-D */
+			break; /* Ctrl-D */
 		}
 		if (le_cancelled()) {
 			/* Ctrl-C: the line and any pending continuation go */
@@ -96,12 +98,14 @@ repl_run(struct session *s)
 			/* gdb's habit: an empty line runs the last step,
 			 * continue, until or advance again */
 			free(line);
-			if (again != NULL && script_run_line(s, again, &incomplete) == CMD_QUIT)
+			if (again != NULL &&
+			    script_run_line(s, again, &incomplete) == CMD_QUIT)
 				break;
 			continue;
 		}
 		if (cmd.len > 0 && !joined)
-			strbuf_addch(&cmd, ' ');	/* an open quote or bracket: one line */
+			strbuf_addch(&cmd,
+			    ' '); /* an open quote or bracket: one line */
 		if (cmd.len == 0)
 			nstarts = 0;
 		starts = xreallocarray(starts, nstarts + 1, sizeof *starts);
@@ -111,7 +115,7 @@ repl_run(struct session *s)
 		joined = 0;
 		if (cmd.len > 0 && cmd.buf[cmd.len - 1] == '\\') {
 			strbuf_setlen(&cmd, cmd.len - 1);
-			joined = 1;	/* a backslash joins the next line */
+			joined = 1; /* a backslash joins the next line */
 			continue;
 		}
 		rv = script_run_line(s, cmd.buf, &incomplete);
@@ -119,7 +123,8 @@ repl_run(struct session *s)
 			continue;
 		free(again);
 		again = !script_block_open() && cmd_line_repeats(cmd.buf) ?
-		    xstrdup(cmd.buf) : NULL;
+		    xstrdup(cmd.buf) :
+		    NULL;
 		le_history_add(cmd.buf);
 		strbuf_reset(&cmd);
 		if (rv == CMD_QUIT)

@@ -9,8 +9,7 @@
 #include "session.h"
 
 void
-describe_cell(struct view *v, uint64_t off, uint64_t count,
-    struct strbuf *sb)
+describe_cell(struct view *v, uint64_t off, uint64_t count, struct strbuf *sb)
 {
 	struct seg_window *w = view_win_at(v, off);
 	uint64_t esz, first;
@@ -44,7 +43,8 @@ describe_cell(struct view *v, uint64_t off, uint64_t count,
 	if (count == 1)
 		strbuf_addf(sb, "%s[%llu]", w->name, (unsigned long long)first);
 	else
-		strbuf_addf(sb, "%s[%llu:%llu]", w->name, (unsigned long long)first,
+		strbuf_addf(sb, "%s[%llu:%llu]", w->name,
+		    (unsigned long long)first,
 		    (unsigned long long)(first + count));
 }
 
@@ -56,8 +56,8 @@ operand(struct view *s, int space, const struct uop *u, uint64_t off,
 		/* a staging tile holds the data dtype, the accumulator its
 		 * accumulation type */
 		int raw = (u->flags & UOP_F_RAW) != 0;
-		uint64_t esz = dtype_size(raw ? (enum dtype)u->dtype :
-		    dtype_acc(u->dtype));
+		uint64_t esz =
+		    dtype_size(raw ? (enum dtype)u->dtype : dtype_acc(u->dtype));
 		strbuf_addf(sb, "%s[%llu:%llu]", raw ? "stage" : "acc",
 		    (unsigned long long)(off / esz),
 		    (unsigned long long)(off / esz + u->count));
@@ -71,8 +71,7 @@ operand(struct view *s, int space, const struct uop *u, uint64_t off,
 static const char *const fill_names[] = { "", "rank", "iota", "random" };
 
 void
-describe_uop(struct view *s, const struct uop *u, int rank,
-    struct strbuf *sb)
+describe_uop(struct view *s, const struct uop *u, int rank, struct strbuf *sb)
 {
 	switch (u->kind) {
 	case UOP_NOTIFY:
@@ -89,7 +88,8 @@ describe_uop(struct view *s, const struct uop *u, int rank,
 		strbuf_addstr(sb, u->op == NOTIFY_SET ? " set" : "");
 		break;
 	case UOP_WAIT:
-		strbuf_addstr(sb, u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
+		strbuf_addstr(sb,
+		    u->flags & UOP_F_DEFER ? "defer_wait " : "wait ");
 		describe_cell(s, u->dst, 1, sb);
 		strbuf_addf(sb, " %s %d", wait_cmp_name(u->op), u->value);
 		break;
@@ -146,13 +146,15 @@ describe_board(struct view *v, int r, struct strbuf *sb)
 	char title[SEG_TITLE_MAX];
 
 	view_board(v, r, &b);
-	if (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED)
+	if (b.state != RS_RUNNING && b.state != RS_STOPPED &&
+	    b.state != RS_BLOCKED)
 		return;
 	view_cur(v, r, &cur, title, sizeof title);
 	if (b.nops > 1)
 		strbuf_addf(sb, "%s step %u/%u: ", title, b.pc + 1, b.nops);
 	describe_uop(v, &cur, r, sb);
-	if (cur.kind == UOP_WAIT && (b.state == RS_BLOCKED || b.state == RS_STOPPED))
+	if (cur.kind == UOP_WAIT &&
+	    (b.state == RS_BLOCKED || b.state == RS_STOPPED))
 		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur.dst));
 }
 
@@ -192,7 +194,7 @@ describe_stop(struct view *v, int r, const struct view_board *b,
 		strbuf_addf(sb, " (now %d)", view_cell(v, r, cur->dst));
 	if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK &&
 	    (b->stop_break & BREAK_ID_UNTIL))
-		strbuf_addstr(sb, "  [until]");	/* until/advance */
+		strbuf_addstr(sb, "  [until]"); /* until/advance */
 	else if (verbose && b->state == RS_STOPPED && b->stop_reason == STOP_BREAK)
 		strbuf_addf(sb, "  [breakpoint %u]", b->stop_break);
 	else if (verbose && b->state == RS_STOPPED &&
@@ -214,8 +216,9 @@ describe_defers(struct session *s, int r, struct strbuf *sb)
 
 	for (size_t i = 0; i < n; i++) {
 		if (d[i]->tag != 0)
-			continue;	/* carried: the program shows it */
-		strbuf_addstr(sb, k++ == 0 ? "deferred for its next command: " : ", ");
+			continue; /* carried: the program shows it */
+		strbuf_addstr(sb,
+		    k++ == 0 ? "deferred for its next command: " : ", ");
 		describe_cell(&s->view, d[i]->off, 1, sb);
 		strbuf_addf(sb, " >= %d (now %d)", d[i]->expected,
 		    view_cell(&s->view, r, d[i]->off));
@@ -233,12 +236,12 @@ describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb)
 		strbuf_addf(sb, " (%s:%d)", d->name, dense);
 }
 
-#define PLAN_HEAD 400	/* long programs: this many ops, ... , the tail */
+#define PLAN_HEAD 400 /* long programs: this many ops, ... , the tail */
 #define PLAN_TAIL 20
 
 void
-plan_print(struct session *s, const struct prog *p, int rank, const char *indent,
-    uint64_t from)
+plan_print(struct session *s, const struct prog *p, int rank,
+    const char *indent, uint64_t from)
 {
 	struct strbuf sb = STRBUF_INIT, nm = STRBUF_INIT;
 	uint64_t len = prog_len(p), ranges[2][2];
@@ -250,7 +253,7 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 
 	/* the ops shown, as at most two runs */
 	if (len <= PLAN_HEAD + PLAN_TAIL) {
-		ranges[0][0] = MIN(from, len);	/* from=N: from op N on */
+		ranges[0][0] = MIN(from, len); /* from=N: from op N on */
 		ranges[0][1] = len;
 		ranges[1][0] = ranges[1][1] = len;
 	} else {
@@ -275,8 +278,8 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 		uint64_t lo = ranges[k][0], hi = ranges[k][1];
 
 		if (k == 1 && lo > ranges[0][1] && lo < len)
-			out_printf("%s%*s  ... %llu more micro-ops ...\n", indent, wnum,
-			    "", (unsigned long long)(lo - ranges[0][1]));
+			out_printf("%s%*s  ... %llu more micro-ops ...\n", indent,
+			    wnum, "", (unsigned long long)(lo - ranges[0][1]));
 		for (uint64_t i = lo; i < hi; i++) {
 			struct strbuf ph = STRBUF_INIT;
 
@@ -286,10 +289,11 @@ plan_print(struct session *s, const struct prog *p, int rank, const char *indent
 			strbuf_addchars(&sb, ' ', wop - MIN(wop, sb.len));
 			strbuf_addstr(&sb, "  ");
 			prog_rd_name(&rd, i, &sb);
-			strbuf_rtrim(&sb);	/* single ops have no span name */
+			strbuf_rtrim(&sb); /* single ops have no span name */
 			prog_rd_phase(&rd, i, &ph);
 			out_printf("%s%*llu  %-*s  %s\n", indent, wnum,
-			    (unsigned long long)(i + 1), (int)wphase, ph.buf, sb.buf);
+			    (unsigned long long)(i + 1), (int)wphase, ph.buf,
+			    sb.buf);
 			strbuf_release(&ph);
 		}
 	}

@@ -36,8 +36,12 @@ job_range(struct job *j, const struct coll_args *a)
 		const struct uop *u = &p->mops[i];
 		uint64_t esz = dtype_size(u->dtype), n = u->count * esz;
 		uint64_t d = u->dst, sr = u->src;
-		int dspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ? u->dsp : SP_OWN;
-		int sspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ? u->ssp : SP_OWN;
+		int dspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ?
+		    u->dsp :
+		    SP_OWN;
+		int sspace = u->kind == UOP_COPY || u->kind == UOP_REDUCE ?
+		    u->ssp :
+		    SP_OWN;
 		int has_src = u->kind == UOP_PUT || u->kind == UOP_GET ||
 		    u->kind == UOP_COPY || u->kind == UOP_REDUCE;
 
@@ -114,8 +118,10 @@ session_queue_full(struct session *s, int r, char **cause)
 		n++;
 	if (n < QUEUE_MAX)
 		return 0;
-	cause_set(cause, "rank %d already has %d commands queued behind what it is doing; "
-	    "let it catch up, or interrupt it", r, n);
+	cause_set(cause,
+	    "rank %d already has %d commands queued behind what it is doing; "
+	    "let it catch up, or interrupt it",
+	    r, n);
 	return 1;
 }
 
@@ -127,8 +133,7 @@ defers_publish(struct session *s)
 }
 
 size_t
-session_defers(struct session *s, int r, const struct seg_defer **out,
-    size_t max)
+session_defers(struct session *s, int r, const struct seg_defer **out, size_t max)
 {
 	size_t n = 0;
 
@@ -155,10 +160,12 @@ session_defer(struct session *s, int r, uint64_t off, int32_t expected,
 			slot = d;
 	}
 	if (mine >= DEFER_MAX)
-		return cause_set(cause, "rank %d already has %d deferred conditions (at most %d per waiter)",
+		return cause_set(cause,
+		    "rank %d already has %d deferred conditions (at most %d per waiter)",
 		    r, mine, DEFER_MAX);
 	if (slot == NULL)
-		return cause_set(cause, "too many deferred conditions pending (at most %d in a session)",
+		return cause_set(cause,
+		    "too many deferred conditions pending (at most %d in a session)",
 		    SEG_MAX_DEFERS);
 	slot->rank = r;
 	slot->tag = 0;
@@ -277,9 +284,11 @@ rank_reachable(struct session *s, int r, char **cause)
 	if (!rank_alive(s, r))
 		return cause_set(cause, "rank %d is %s", r,
 		    rank_state_name(rank_state_of(s, r)));
-	if (pfd.fd < 0 || (poll(&pfd, 1, 0) == 1 &&
-	    (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0))
-		return cause_set(cause, "cannot reach rank %d: its connection is closed", r);
+	if (pfd.fd < 0 ||
+	    (poll(&pfd, 1, 0) == 1 &&
+		(pfd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0))
+		return cause_set(cause,
+		    "cannot reach rank %d: its connection is closed", r);
 	return 0;
 }
 
@@ -291,10 +300,11 @@ session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 
 	for (int r = 0; r < s->nranks; r++) {
 		if (coll_dense(a, r) < 0)
-			continue;	/* outside its domain: not involved */
+			continue; /* outside its domain: not involved */
 		if (first < 0)
 			first = r;
-		if (rank_reachable(s, r, cause) != 0 || session_queue_full(s, r, cause))
+		if (rank_reachable(s, r, cause) != 0 ||
+		    session_queue_full(s, r, cause))
 			return -1;
 	}
 	if (first < 0)
@@ -311,9 +321,11 @@ session_coll_ready(struct session *s, const struct coll_args *a, char **cause)
 		p = coll_prog(g, r);
 		len = prog_len(p);
 		if (len >= UINT32_MAX - DEFER_MAX)
-			rc = cause_set(cause, "%s on %d ranks is %llu micro-ops on rank %d; "
+			rc = cause_set(cause,
+			    "%s on %d ranks is %llu micro-ops on rank %d; "
 			    "a rank counts at most %u (a smaller buffer, mode=mesh or fewer ranks)",
-			    p->title, coll_size(a, s->nranks), (unsigned long long)len, r,
+			    p->title, coll_size(a, s->nranks),
+			    (unsigned long long)len, r,
 			    UINT32_MAX - DEFER_MAX - 1);
 		prog_free(p);
 	}
@@ -333,16 +345,16 @@ coll_withdraw(struct session *s, int upto)
 		while (j != NULL && j->next != NULL)
 			j = j->next;
 		if (j == NULL || !(j->flags & JOB_COLL))
-			continue;	/* outside the collective's domain */
+			continue; /* outside the collective's domain */
 		j = s->rp[r].jobs;
 
 		while (j != NULL && j->next != NULL)
-			j = j->next;	/* the collective: the tail */
+			j = j->next; /* the collective: the tail */
 		if (j == NULL)
 			continue;
 		j->flags |= JOB_WITHDRAWN;
-		j->done = NULL;	/* the collective is not reported */
-		defer_release(s, r, j->tag, 0);	/* its conditions wait again */
+		j->done = NULL; /* the collective is not reported */
+		defer_release(s, r, j->tag, 0); /* its conditions wait again */
 	}
 	session_withdraw_tick(s);
 }
@@ -354,8 +366,8 @@ session_withdraw_tick(struct session *s)
 		struct job *j = s->rp[r].jobs;
 		struct view_board b;
 
-		if (j == NULL || (j->flags & (JOB_WITHDRAWN | JOB_CANCELLED)) !=
-		    JOB_WITHDRAWN)
+		if (j == NULL ||
+		    (j->flags & (JOB_WITHDRAWN | JOB_CANCELLED)) != JOB_WITHDRAWN)
 			continue;
 		/* a program clears the flags when it starts: cancel it once
 		 * the rank runs it */
@@ -373,8 +385,7 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
     job_done_fn done, char **cause)
 {
 	struct coll_msg cm;
-	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags,
-		.len = sizeof cm };
+	struct msg_hdr h = { .type = MSG_COLL, .flags = pflags, .len = sizeof cm };
 	struct prog_gen *g;
 	char *why = NULL;
 
@@ -386,20 +397,21 @@ session_submit_coll_repeat(struct session *s, const struct coll_args *a,
 	/* Everything that can refuse is checked before any rank is told. */
 	if (session_coll_ready(s, a, cause) != 0)
 		return -1;
-	g = coll_describe(a, s->nranks);	/* one for every rank's job */
+	g = coll_describe(a, s->nranks); /* one for every rank's job */
 	for (int r = 0; r < s->nranks; r++) {
 		struct prog *p;
 		struct job *j;
 
 		if (coll_dense(a, r) < 0)
-			continue;	/* outside its domain */
+			continue; /* outside its domain */
 		h.tag = s->next_tag++;
 		cm.ndefer = (uint32_t)defer_take(s, r, h.tag, cm.defer);
 		if (send_or_fail(s, r, &h, &cm, &why) != 0) {
 			/* it died just now: every rank runs it, or none does */
 			defer_release(s, r, h.tag, 0);
 			coll_withdraw(s, r);
-			cause_set(cause, "%s; %s withdrawn from the ranks before it", why,
+			cause_set(cause,
+			    "%s; %s withdrawn from the ranks before it", why,
 			    r == 0 ? "nothing" : "the collective is");
 			free(why);
 			prog_gen_put(g);
@@ -425,16 +437,17 @@ job_report_done(struct session *s, struct job *j, const struct job_end *e)
 
 	(void)s;
 	if (e->status == JOB_DIED)
-		return;		/* the death is reported */
+		return; /* the death is reported */
 	if (e->status == DONE_ERROR)
 		out_event(r, "[rank %d] %s failed: %s", r, j->desc,
 		    e->text[0] ? e->text : "unknown error");
 	else if (j->flags & JOB_COLL)
-		return;		/* the collective reports its end */
+		return; /* the collective reports its end */
 	else if (j->flags & JOB_WAIT)
 		out_event(r, "[rank %d] %s %s (value %d)", r, j->desc,
 		    e->status == DONE_ABORTED ? "interrupted" :
-		    e->di->gaveup ? "gave up (wait-giveup)" : "satisfied",
+			e->di->gaveup	      ? "gave up (wait-giveup)" :
+						"satisfied",
 		    e->di->seen);
 	else if (e->status == DONE_ABORTED)
 		out_event(r, "[rank %d] %s interrupted", r, j->desc);
@@ -443,8 +456,7 @@ job_report_done(struct session *s, struct job *j, const struct job_end *e)
 }
 
 void
-session_job_end(struct session *s, int r, uint32_t tag,
-    const struct job_end *e)
+session_job_end(struct session *s, int r, uint32_t tag, const struct job_end *e)
 {
 	struct rankproc *rp = &s->rp[r];
 	struct job **pp = &rp->jobs, *j;

@@ -40,18 +40,20 @@ fds_enough(int nranks, char **cause)
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
 		return 0;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ?
-	    want : rl.rlim_max;
+	    want :
+	    rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_cur >= want)
 		return 0;
-	return cause_set(cause, "%d ranks need %llu open files in the shell; "
-	    "the limit is %llu (ulimit -Hn)", nranks, (unsigned long long)want,
-	    (unsigned long long)rl.rlim_max);
+	return cause_set(cause,
+	    "%d ranks need %llu open files in the shell; "
+	    "the limit is %llu (ulimit -Hn)",
+	    nranks, (unsigned long long)want, (unsigned long long)rl.rlim_max);
 }
 
 int
-session_prepare(struct session *s, int nranks, const char *name,
-    uint64_t area, char **cause)
+session_prepare(struct session *s, int nranks, const char *name, uint64_t area,
+    char **cause)
 {
 	if (fds_enough(nranks, cause) != 0)
 		return -1;
@@ -63,7 +65,8 @@ session_prepare(struct session *s, int nranks, const char *name,
 	s->next_coll = 1;
 	if (s->self_exe == NULL)
 		s->self_exe = xstrdup("/proc/self/exe");
-	if (seg_create(&s->seg, name, nranks, area ? area : seg_default_area(nranks),
+	if (seg_create(&s->seg, name, nranks,
+		area ? area : seg_default_area(nranks),
 		span_ring_default_bytes(nranks), cause) != 0)
 		return -1;
 	view_seg_init(&s->view, &s->seg);
@@ -89,9 +92,11 @@ session_register(struct session *s)
 	if (registry_add(s->name, s->seg.fd, s->nranks, &note, &why) == 0)
 		s->registered = 1;
 	else if (s->interactive)
-		fprintf(stderr, "colldb: warning: %s; colldb watch cannot show "
-		    "this session\n", why);
-	if (note != NULL)	/* someone else's file where ours should be */
+		fprintf(stderr,
+		    "colldb: warning: %s; colldb watch cannot show "
+		    "this session\n",
+		    why);
+	if (note != NULL) /* someone else's file where ours should be */
 		fprintf(stderr, "colldb: warning: %s\n", note);
 	free(note);
 	free(why);

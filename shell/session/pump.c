@@ -22,7 +22,7 @@ rank_gone(struct session *s, int r, int st)
 	struct rankproc *rp = &s->rp[r];
 	struct view_board b;
 	struct job_end died = { .status = JOB_DIED, .text = "rank died" };
-	int queued = -1;	/* the head is what it was doing */
+	int queued = -1; /* the head is what it was doing */
 
 	if (!rp->alive)
 		return;
@@ -72,7 +72,8 @@ read_msgs(struct session *s, int r)
 		rp->nread++;
 		if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
 			struct done_info di;
-			struct job_end e = { .status = h.status, .di = &di,
+			struct job_end e = { .status = h.status,
+				.di = &di,
 				.text = (char *)payload + sizeof di };
 
 			memcpy(&di, payload, sizeof di);
@@ -93,7 +94,8 @@ rank_reap(struct session *s, int r)
 	struct rankproc *rp = &s->rp[r];
 	int st = 0;
 
-	if (!rp->alive || rp->pid <= 0 || waitpid(rp->pid, &st, WNOHANG) != rp->pid)
+	if (!rp->alive || rp->pid <= 0 ||
+	    waitpid(rp->pid, &st, WNOHANG) != rp->pid)
 		return 0;
 	read_msgs(s, r);
 	drain_output(s, r, 1);
@@ -130,8 +132,10 @@ rank_hup(struct session *s, int r)
 		poll(rp->out >= 0 ? &p : NULL, rp->out >= 0, 1);
 	}
 	free(rp->death);
-	rp->death = xstrdup("left colldb: its connection closed while the process runs on");
-	out_event(r, "[rank %d] closed its connection to colldb and runs on (exec?): it can no longer be stopped or stepped; its output and exit are still reported",
+	rp->death = xstrdup(
+	    "left colldb: its connection closed while the process runs on");
+	out_event(r,
+	    "[rank %d] closed its connection to colldb and runs on (exec?): it can no longer be stopped or stepped; its output and exit are still reported",
 	    r);
 }
 
@@ -140,7 +144,7 @@ drain_output(struct session *s, int r, int final)
 {
 	struct rankproc *rp = &s->rp[r];
 	char buf[4096];
-	ssize_t n = -1;	/* no read when out is closed */
+	ssize_t n = -1; /* no read when out is closed */
 
 	while (rp->out >= 0 && (n = read(rp->out, buf, sizeof buf)) > 0)
 		strbuf_add(&rp->outbuf, buf, (size_t)n);
@@ -162,7 +166,8 @@ drain_output(struct session *s, int r, int final)
 		}
 		out_event(r, "[rank %d] %.*s", r, (int)len, rp->outbuf.buf);
 		len = MIN(len + 1, rp->outbuf.len);
-		memmove(rp->outbuf.buf, rp->outbuf.buf + len, rp->outbuf.len - len);
+		memmove(rp->outbuf.buf, rp->outbuf.buf + len,
+		    rp->outbuf.len - len);
 		strbuf_setlen(&rp->outbuf, rp->outbuf.len - len);
 	}
 }
@@ -227,7 +232,7 @@ session_check_segment(struct session *s)
 	if (s->seg.h == NULL || (r = view_take_reports(&s->view)) == NULL)
 		return;
 	for (line = strtok_r(r, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save))
+	     line = strtok_r(NULL, "\n", &save))
 		out_event(-1, "error: %s", line);
 	free(r);
 }
@@ -260,13 +265,13 @@ session_pump(struct session *s, int timeout_ms)
 	if (poll(fds, (nfds_t)n, timeout_ms) <= 0)
 		goto out;
 	if (s->kind->pump != NULL)
-		s->kind->pump(s);	/* what came in, before the messages */
+		s->kind->pump(s); /* what came in, before the messages */
 	for (int i = 0; i < n; i++) {
 		int r = who[i];
 
 		if (r < 0 || fds[i].revents == 0 || r == last)
 			continue;
-		last = r;	/* its socket and its output: one visit */
+		last = r; /* its socket and its output: one visit */
 		if (s->rp[r].out >= 0)
 			drain_output(s, r, 0);
 		if (read_msgs(s, r))

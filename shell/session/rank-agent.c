@@ -52,8 +52,7 @@ agent_hello(struct session *s, int r, short revents, char **cause)
 
 	if (!(revents & (POLLIN | POLLHUP)))
 		return 0;
-	if (proto_recv(s->rp[r].sock, &h, &payload) != 1 ||
-	    h.type != MSG_HELLO) {
+	if (proto_recv(s->rp[r].sock, &h, &payload) != 1 || h.type != MSG_HELLO) {
 		free(payload);
 		return cause_set(cause, "rank %d failed to start", r);
 	}
@@ -88,7 +87,8 @@ agent_open(struct session *s, char **cause)
 			/* take the hellos so far (their buffers stay small) */
 			int k = 0;
 			for (int i = 0; i < n; i++) {
-				int h = agent_hello(s, map[i], pfd[i].revents, cause);
+				int h = agent_hello(s, map[i], pfd[i].revents,
+				    cause);
 				if (h < 0)
 					goto out;
 				if (h == 0) {
@@ -143,12 +143,16 @@ in_call(struct session *s, int r, struct strbuf *sb, int verbose)
 
 	view_board(&s->view, r, &b);
 	if (j == NULL || !(j->flags & JOB_CALL) ||
-	    (b.state != RS_RUNNING && b.state != RS_STOPPED && b.state != RS_BLOCKED))
+	    (b.state != RS_RUNNING && b.state != RS_STOPPED &&
+		b.state != RS_BLOCKED))
 		return 0;
 	{
 		struct uop u0;
-		strbuf_addf(sb, "%s%s", prog_op(j->prog, 0, &u0) == 0 &&
-		    u0.kind == UOP_CALL ? "call " : "", j->desc);
+		strbuf_addf(sb, "%s%s",
+		    prog_op(j->prog, 0, &u0) == 0 && u0.kind == UOP_CALL ?
+			"call " :
+			"",
+		    j->desc);
 	}
 	if (b.prog_tag != j->tag) {
 		strbuf_addstr(sb, " > ");
@@ -202,7 +206,7 @@ agent_settled(struct session *s, int r)
 		return 1;
 	if (rank_state_of(s, r) == RS_BLOCKED &&
 	    atomic_load(&s->seg.h->wait_giveup) != 0)
-		return 0;	/* it will give up by itself (set wait-giveup) */
+		return 0; /* it will give up by itself (set wait-giveup) */
 	return rank_board_settled(s, r);
 }
 
@@ -216,8 +220,9 @@ agent_gone(struct session *s, int r, int st)
 	describe_last_words(s, r, &sb);
 	if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
-		rp->death = xasprintf("killed by %s %s%s", signal_name(WTERMSIG(st)),
-		    rp->jobs != NULL ? "during " : "", sb.buf);
+		rp->death =
+		    xasprintf("killed by %s %s%s", signal_name(WTERMSIG(st)),
+			rp->jobs != NULL ? "during " : "", sb.buf);
 		out_event(r, "[rank %d] died: %s", r, rp->death);
 	} else {
 		seg_set_state(b, RS_EXITED);
@@ -238,14 +243,14 @@ agent_submit(struct session *s, int r, struct prog *p, char *desc,
 		struct strbuf sb = STRBUF_INIT;
 		enum rank_state st = rank_state_of(s, r);
 		describe_rank(s, r, &sb, 0);
-		out_event(r, "[rank %d] %s is queued: rank %d is %s%s%s", r, desc, r,
-		    rank_state_name(st), sb.len ? " in " : "", sb.buf);
+		out_event(r, "[rank %d] %s is queued: rank %d is %s%s%s", r,
+		    desc, r, rank_state_name(st), sb.len ? " in " : "", sb.buf);
 		strbuf_release(&sb);
 		flags |= JOB_ANNOUNCE;
 	}
 	pflags |= s->start_pflags;
 	if (pflags & PROG_F_START)
-		ctl_set_gate(&s->seg, 1);	/* before it is sent */
+		ctl_set_gate(&s->seg, 1); /* before it is sent */
 	*jp = session_submit(s, r, p, desc, flags, pflags, cause);
 	return *jp != NULL ? 0 : -1;
 }
@@ -269,19 +274,22 @@ agent_interrupt(struct session *s, int r)
 		ctl_interrupt(&s->seg, r);
 	if (rank_frozen(s, r) == RANK_FROZEN_SIGNAL) {
 		out_printf("rank %d is stopped by a signal: the interrupt acts "
-		    "once SIGCONT resumes it\n", r);
+			   "once SIGCONT resumes it\n",
+		    r);
 		return 1;
 	}
 	if (rank_frozen(s, r) == RANK_FROZEN_TRACED) {
 		out_printf("rank %d is held by a debugger: the interrupt acts "
-		    "once it lets the rank go\n", r);
+			   "once it lets the rank go\n",
+		    r);
 		return 1;
 	}
 	/* A function that never returns reaches no gate: end it. */
 	view_cur(&s->view, r, &cur, title, sizeof title);
 	if (st == RS_RUNNING && cur.kind == UOP_CALL) {
 		out_printf("rank %d: ending call %s with %s (the function does "
-		    "not return)\n", r, j->desc, signal_name(CALL_END_SIGNAL));
+			   "not return)\n",
+		    r, j->desc, signal_name(CALL_END_SIGNAL));
 		kill(s->rp[r].pid, CALL_END_SIGNAL);
 	}
 	return 1;
@@ -297,7 +305,7 @@ const struct rank_kind rank_kind_agent = {
 	.name = "agent",
 	.own_code = 0,
 	.open = agent_open,
-	.message = NULL,	/* HELLO and DONE only */
+	.message = NULL, /* HELLO and DONE only */
 	.describe = agent_describe,
 	.settled = agent_settled,
 	.gone = agent_gone,

@@ -50,7 +50,7 @@ user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	setenv("COLLDB_RANK", num, 1);
 	snprintf(num, sizeof num, "%d", s->nranks);
 	setenv("COLLDB_NRANKS", num, 1);
-	signal(SIGPIPE, SIG_DFL);	/* the shell ignores it */
+	signal(SIGPIPE, SIG_DFL); /* the shell ignores it */
 	signal(SIGINT, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -92,8 +92,9 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 	if (h->type == MSG_PROG && h->len >= sizeof site) {
 		memcpy(&site, payload, sizeof site);
 		if ((p = prog_decode((const char *)payload + sizeof site,
-		    h->len - sizeof site, &cause)) == NULL) {
-			out_event(r, "[rank %d] sent a bad program: %s", r, cause);
+			 h->len - sizeof site, &cause)) == NULL) {
+			out_event(r, "[rank %d] sent a bad program: %s", r,
+			    cause);
 			free(cause);
 			return;
 		}
@@ -107,7 +108,7 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 		flags = JOB_COLL;
 		site = cm->site;
 	} else {
-		return;	/* HELLO: the board already says it attached */
+		return; /* HELLO: the board already says it attached */
 	}
 	site.file[sizeof site.file - 1] = '\0';
 	j = session_track(s, r, h->tag, p, desc, flags,
@@ -115,7 +116,8 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 	j->site = site;
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->job_begin != NULL)
-			s->hooks[i]->job_begin(s, r, j, cm != NULL ? &cm->args : NULL);
+			s->hooks[i]->job_begin(s, r, j,
+			    cm != NULL ? &cm->args : NULL);
 	}
 }
 
@@ -156,8 +158,8 @@ where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
-	describe_position(s, r, j != NULL && j->tag == b.prog_tag ? j->prog : NULL,
-	    sb, verbose);
+	describe_position(s, r,
+	    j != NULL && j->tag == b.prog_tag ? j->prog : NULL, sb, verbose);
 }
 
 static void
@@ -178,7 +180,7 @@ user_gone(struct session *s, int r, int st)
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 
 	if (rp->pid > 0)
-		kill(-rp->pid, SIGKILL);	/* what it forked goes too */
+		kill(-rp->pid, SIGKILL); /* what it forked goes too */
 	rp->ended_early = was != RS_EXITED;
 	if (was == RS_STARTING) {
 		strbuf_addstr(&ctx, " before cdb_init");
@@ -190,8 +192,8 @@ user_gone(struct session *s, int r, int st)
 	}
 	if (WIFSIGNALED(st)) {
 		seg_set_state(b, RS_DEAD);
-		rp->death = xasprintf("killed by %s%s", signal_name(WTERMSIG(st)),
-		    ctx.buf);
+		rp->death = xasprintf("killed by %s%s",
+		    signal_name(WTERMSIG(st)), ctx.buf);
 		out_event(r, "[rank %d] died: %s", r, rp->death);
 	} else {
 		seg_set_state(b, RS_EXITED);

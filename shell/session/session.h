@@ -54,17 +54,17 @@ struct session;
 /* ---- jobs: programs sent to a rank and not yet reported done ---------- */
 
 enum job_flags {
-	JOB_ANNOUNCE = 1 << 0,	/* print an event when it completes */
-	JOB_WAIT = 1 << 1,	/* a wait: completion says "satisfied (value v)" */
-	JOB_COLL = 1 << 2,	/* part of a collective */
-	JOB_START = 1 << 3,	/* started stopped (PROG_F_START) */
+	JOB_ANNOUNCE = 1 << 0, /* print an event when it completes */
+	JOB_WAIT = 1 << 1,  /* a wait: completion says "satisfied (value v)" */
+	JOB_COLL = 1 << 2,  /* part of a collective */
+	JOB_START = 1 << 3, /* started stopped (PROG_F_START) */
 	JOB_SAID_BLOCKED = 1 << 4, /* "blocked" was reported */
-	JOB_STALE_PUT = 1 << 5,	/* a put issued after the peer's release */
-	JOB_CALL = 1 << 6,	/* a load or call */
-	JOB_WITHDRAWN = 1 << 7,	/* a collective's part taken back (another
+	JOB_STALE_PUT = 1 << 5,	   /* a put issued after the peer's release */
+	JOB_CALL = 1 << 6,	   /* a load or call */
+	JOB_WITHDRAWN = 1 << 7,	   /* a collective's part taken back (another
 				 * rank could not be told): cancelled once it
 				 * runs, never reported */
-	JOB_CANCELLED = 1 << 8,	/* ... and the rank was told */
+	JOB_CANCELLED = 1 << 8,	   /* ... and the rank was told */
 };
 
 /* How a job ended.  status: enum done_status (core/proto.h), or JOB_DIED
@@ -72,30 +72,30 @@ enum job_flags {
 #define JOB_DIED (-1)
 struct job_end {
 	int status;
-	const struct done_info *di;	/* the rank's DONE, or NULL */
-	const char *text;	/* the error or a call's result, never NULL */
+	const struct done_info *di; /* the rank's DONE, or NULL */
+	const char *text; /* the error or a call's result, never NULL */
 };
 
 struct job;
 /* Called once when j ends, before the hooks see it; j and its prog are
  * still whole.  For JOB_DIED the job then stays with the dead rank
  * (struct rankproc.orphans) for diagnose. */
-typedef void (*job_done_fn)(struct session *s, struct job *j,
-    const struct job_end *e);
+typedef void (
+    *job_done_fn)(struct session *s, struct job *j, const struct job_end *e);
 
 struct job {
 	uint32_t tag;
 	int rank;
-	struct prog *prog;	/* the program (built here too, for where/diagnose);
+	struct prog *prog; /* the program (built here too, for where/diagnose);
 				 * NULL once a hook took it (the trace) */
-	char *desc;		/* "wait sig[0] >= 1", "allreduce(ring)" */
-	unsigned flags;		/* enum job_flags */
-	int coll;		/* collective instance id, 0 if none */
-	int domain;		/* comm domain it runs on (0: the world), so
+	char *desc;	   /* "wait sig[0] >= 1", "allreduce(ring)" */
+	unsigned flags;	   /* enum job_flags */
+	int coll;	   /* collective instance id, 0 if none */
+	int domain;	   /* comm domain it runs on (0: the world), so
 				 * the rank is shown both ways */
-	uint64_t lo, hi;	/* window-area bytes the program touches */
-	struct site site;	/* a user rank's call: where it was made */
-	job_done_fn done;	/* NULL: job_report_done() */
+	uint64_t lo, hi;   /* window-area bytes the program touches */
+	struct site site;  /* a user rank's call: where it was made */
+	job_done_fn done;  /* NULL: job_report_done() */
 	struct job *next;
 };
 
@@ -193,8 +193,8 @@ extern const struct rank_kind rank_kind_agent;
  * user_ranks. */
 extern const struct rank_kind rank_kind_user;
 struct user_ranks {
-	char **argv;		/* PROGRAM ARGS..., borrowed */
-	int batch;		/* --batch: free running, quiet about clean exits */
+	char **argv; /* PROGRAM ARGS..., borrowed */
+	int batch;   /* --batch: free running, quiet about clean exits */
 };
 
 /*
@@ -212,25 +212,25 @@ struct mpi_ranks {
 	const char *mpirun;	/* --mpirun 'CMD ARGS': NULL finds mpirun */
 	const char *net;	/* --net IF: the interface ranks use */
 	const char *listen;	/* --listen ADDR[:PORT] for the control port */
-	struct user_ranks user;	/* rank_kind_mpi_user's program */
+	struct user_ranks user; /* rank_kind_mpi_user's program */
 	struct mpi_world *w;	/* the kind's, while the session is open */
 };
 /* ---- the session ----------------------------------------------------------- */
 
 struct rankproc {
 	pid_t pid;
-	int sock;		/* SOCK_SEQPACKET to the rank, -1 once gone */
-	int out;		/* the rank's stdout+stderr, -1 once closed */
+	int sock; /* SOCK_SEQPACKET to the rank, -1 once gone */
+	int out;  /* the rank's stdout+stderr, -1 once closed */
 	int alive;
-	int wstatus;		/* waitpid() status once dead */
-	struct job *jobs;	/* queue; the head is what the rank runs */
-	struct strbuf outbuf;	/* partial output line */
-	char *last_op;		/* description of the last op seen */
-	uint64_t nread;		/* messages read from sock so far */
-	char *death;		/* "killed by SIGKILL during ...", once dead */
-	struct job *orphans;	/* what a dead rank still had to run */
-	uint32_t orphan_pc;	/* where its first orphan stopped */
-	int ended_early;	/* a user rank gone before cdb_finalize */
+	int wstatus;	      /* waitpid() status once dead */
+	struct job *jobs;     /* queue; the head is what the rank runs */
+	struct strbuf outbuf; /* partial output line */
+	char *last_op;	      /* description of the last op seen */
+	uint64_t nread;	      /* messages read from sock so far */
+	char *death;	      /* "killed by SIGKILL during ...", once dead */
+	struct job *orphans;  /* what a dead rank still had to run */
+	uint32_t orphan_pc;   /* where its first orphan stopped */
+	int ended_early;      /* a user rank gone before cdb_finalize */
 	/* the last breakpoint stop reported (program tag, micro-ops done) */
 	int stop_said;
 	uint32_t stop_said_tag;
@@ -244,14 +244,14 @@ struct rankproc {
 enum { ECHO_OFF, ECHO_ALL, ECHO_LESSON };
 
 struct settings {
-	int times;		/* show times in state */
+	int times; /* show times in state */
 	int color;
-	int echo;		/* ECHO_ALL (transcripts), ECHO_LESSON or 0 */
-	int strict;		/* PyPTO's op/dtype restrictions */
-	double timeout;		/* hang watchdog, seconds (0 = off) */
-	int settle_ms;		/* how long a command waits for quiescence */
-	int settle_explicit;	/* set by the user: bounds batch runs too */
-	char reset_windows[512];	/* windows a repeat re-zeroes before
+	int echo;		 /* ECHO_ALL (transcripts), ECHO_LESSON or 0 */
+	int strict;		 /* PyPTO's op/dtype restrictions */
+	double timeout;		 /* hang watchdog, seconds (0 = off) */
+	int settle_ms;		 /* how long a command waits for quiescence */
+	int settle_explicit;	 /* set by the user: bounds batch runs too */
+	char reset_windows[512]; /* windows a repeat re-zeroes before
 					 * each iteration: "" (off), "all" or
 					 * "a,b" (set reset-windows) */
 };
@@ -265,56 +265,56 @@ struct prog_sink;
 struct explore_saved;
 
 struct session {
-	struct seg seg;		/* what the shell writes (operations and
+	struct seg seg;	  /* what the shell writes (operations and
 				 * control go through it) */
-	struct view view;	/* what everything reads (view/view.h) */
+	struct view view; /* what everything reads (view/view.h) */
 	int nranks;
 	char name[64];
 	const char *transport;
 	const struct rank_kind *kind;
-	void *kind_arg;		/* what the kind needs (struct user_ranks) */
+	void *kind_arg; /* what the kind needs (struct user_ranks) */
 	struct rankproc *rp;
 	uint32_t next_tag;
 	int next_coll;
 	struct rankset focus;
 	struct settings set;
-	int batch;		/* non-interactive: stop at the first error */
-	int interactive;	/* a person at a terminal */
+	int batch;	 /* non-interactive: stop at the first error */
+	int interactive; /* a person at a terminal */
 	char *self_exe;
-	unsigned start_pflags;	/* PROG_F_START while `start CMD` runs CMD */
-	int registered;		/* in the registry (colldb watch NAME) */
+	unsigned start_pflags; /* PROG_F_START while `start CMD` runs CMD */
+	int registered;	       /* in the registry (colldb watch NAME) */
 	/* The session ended by itself (an MPI job lost a rank): what the
 	 * commands still to come are refused with; NULL while it goes on. */
 	char *over;
-	uint32_t next_break;	/* breakpoint ids */
+	uint32_t next_break; /* breakpoint ids */
 	const struct session_hook *hooks[SESSION_HOOKS_MAX];
 	int nhooks;
 
 	/* the hang watchdog's (shell/diag): settling stops once it fired */
 	uint64_t idle_since;
 	int watchdog_fired;
-	uint64_t wd_sig;	/* progress signature */
-	uint64_t wd_since;	/* ... unchanged since */
-	int wd_armed;		/* fires once per stall */
-	unsigned wd_reports;	/* watchdog reports printed, ever */
-	uint64_t shown_sig;	/* progress signature the last look at the
+	uint64_t wd_sig;     /* progress signature */
+	uint64_t wd_since;   /* ... unchanged since */
+	int wd_armed;	     /* fires once per stall */
+	unsigned wd_reports; /* watchdog reports printed, ever */
+	uint64_t shown_sig;  /* progress signature the last look at the
 				 * ranks (where, ranks, diagnose, expect)
 				 * showed; 0: none yet */
 	/* completed writes and waits, kept by shell/diag for diagnose */
-	struct seg_defer defers[SEG_MAX_DEFERS];	/* defer_wait conditions
+	struct seg_defer defers[SEG_MAX_DEFERS]; /* defer_wait conditions
 				 * (session_defer); mirrored into the
 				 * segment header for observers */
 	struct diag_event *hist;
 	size_t nhist, ahist;
 	/* the floors above */
-	struct coll_run *colls;	/* collectives in progress (cmd-coll.c) */
-	struct trace *trace;	/* spans collected from the ranks (trace/) */
-	struct bench_last *bench;	/* the last bench (bench/) */
-	struct coll_match *match;	/* user collectives entered (user/) */
-	struct prog_sink *sink;	/* set while explore reads a script: commands
+	struct coll_run *colls;	  /* collectives in progress (cmd-coll.c) */
+	struct trace *trace;	  /* spans collected from the ranks (trace/) */
+	struct bench_last *bench; /* the last bench (bench/) */
+	struct coll_match *match; /* user collectives entered (user/) */
+	struct prog_sink *sink;	  /* set while explore reads a script: commands
 				 * hand it their programs (cmd/submit.c) */
-	struct explore_saved *explored;	/* counterexamples (cmd/explore-save.c) */
-	int next_explore;	/* ... saved so far */
+	struct explore_saved *explored; /* counterexamples (cmd/explore-save.c) */
+	int next_explore;		/* ... saved so far */
 };
 
 /* The session of this process (one per process), NULL before it opens. */
@@ -329,8 +329,7 @@ extern volatile sig_atomic_t shell_interrupted;
 int session_prepare(struct session *s, int nranks, const char *name,
     uint64_t area, char **cause);
 int session_open(struct session *s, const struct rank_kind *kind,
-    void *kind_arg, int nranks, const char *name, uint64_t area,
-    char **cause);
+    void *kind_arg, int nranks, const char *name, uint64_t area, char **cause);
 /* The session cannot go on (why: "rank 2 died; MPI ended the job"):
  * the hooks' ending(), then s->over is set (commands stop, the prompt
  * ends, the exit status is 1).  The kind stops the ranks first. */
@@ -349,8 +348,8 @@ void session_close(struct session *s);
  * not return (it _exit()s 127 when it cannot exec).  parent is the
  * shell's pid.  0, or -1 + cause.
  */
-typedef void (*rank_exec_fn)(struct session *s, int r, int sock,
-    pid_t parent, void *arg);
+typedef void (
+    *rank_exec_fn)(struct session *s, int r, int sock, pid_t parent, void *arg);
 int rank_spawn(struct session *s, int r, rank_exec_fn exec, void *arg,
     char **cause);
 /* "SIGKILL", "signal 64": borrowed until the next call. */
@@ -372,8 +371,8 @@ int rank_frozen(struct session *s, int r);
 int session_queue_full(struct session *s, int r, char **cause);
 /* Send p to rank r (takes ownership of p and desc).  Returns the job, or
  * NULL + cause when the rank is gone or the send failed. */
-struct job *session_submit(struct session *s, int r, struct prog *p,
-    char *desc, unsigned flags, unsigned pflags, char **cause);
+struct job *session_submit(struct session *s, int r, struct prog *p, char *desc,
+    unsigned flags, unsigned pflags, char **cause);
 /* 0, or -1 + cause if a collective of args cannot be sent now: a rank is
  * dead or cannot be reached, a queue is full, or a rank's program is
  * longer than its 32-bit position counts.  Sends nothing. */

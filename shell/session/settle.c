@@ -17,7 +17,7 @@ rank_board_settled(struct session *s, int r)
 
 	view_board(&s->view, r, &b);
 	if (b.pending)
-		return 0;	/* about to react to the shell */
+		return 0; /* about to react to the shell */
 	switch (b.state) {
 	case RS_STOPPED:
 		return b.acted;
@@ -25,14 +25,14 @@ rank_board_settled(struct session *s, int r)
 		return !wait_cmp_holds(b.wait_cmp,
 		    view_cell(&s->view, r, b.wait_off), b.wait_expected);
 	default:
-		return 0;	/* it runs, or it is leaving */
+		return 0; /* it runs, or it is leaving */
 	}
 }
 
 int
 session_quiescent(struct session *s)
 {
-	view_sample(&s->view);	/* ranks elsewhere: their boards now */
+	view_sample(&s->view); /* ranks elsewhere: their boards now */
 	for (int r = 0; r < s->nranks; r++) {
 		if (!s->kind->settled(s, r))
 			return 0;
@@ -74,7 +74,8 @@ session_update_gate(struct session *s)
 
 	/* A program sent to start stopped has not set its mode yet. */
 	for (int r = 0; r < s->nranks && !active; r++) {
-		for (struct job *j = s->rp[r].jobs; j != NULL && !active; j = j->next)
+		for (struct job *j = s->rp[r].jobs; j != NULL && !active;
+		     j = j->next)
 			active = (j->flags & JOB_START) != 0;
 	}
 	ctl_set_gate(&s->seg, active);

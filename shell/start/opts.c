@@ -21,8 +21,7 @@ static int hosts_ok(const char *h);
  * ("colldb", "colldb run") with where to look, in a script's "#! args:"
  * line (WHO is its path) with the path first.
  */
-static printflike(2, 3) void
-opt_error(const char *who, const char *fmt, ...)
+static printflike(2, 3) void opt_error(const char *who, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -46,8 +45,10 @@ shell_opt_getopt_error(int c, char *const *argv, const char *who)
 		opt_error(who, "-%c needs a value", optopt);
 	else if (c == ':')
 		opt_error(who, "%s needs a value", arg);
-	else if (strncmp(arg, "--", 2) == 0 && optopt != 0 && strchr(arg, '=') != NULL)
-		opt_error(who, "%.*s takes no value", (int)strcspn(arg, "="), arg);
+	else if (strncmp(arg, "--", 2) == 0 && optopt != 0 &&
+	    strchr(arg, '=') != NULL)
+		opt_error(who, "%.*s takes no value", (int)strcspn(arg, "="),
+		    arg);
 	else if (optopt != 0 && strncmp(arg, "--", 2) != 0)
 		opt_error(who, "unknown option '-%c'", optopt);
 	else
@@ -115,7 +116,8 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		o->nranks = (int)v;
 		return 1;
 	case 'x':
-		o->xfiles = xreallocarray(o->xfiles, o->nx + 1, sizeof *o->xfiles);
+		o->xfiles =
+		    xreallocarray(o->xfiles, o->nx + 1, sizeof *o->xfiles);
 		o->xfiles[o->nx++] = val;
 		return 1;
 	case 'b':
@@ -127,15 +129,16 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 	case 'N':
 		if (strlen(val) == 0 || strlen(val) >= 48 ||
 		    strchr(val, '/') != NULL) {
-			opt_error(who, "--name %s: expected 1..47 characters, no '/'",
-			    val);
+			opt_error(who,
+			    "--name %s: expected 1..47 characters, no '/'", val);
 			return -1;
 		}
 		snprintf(o->name, sizeof o->name, "%s", val);
 		return 1;
 	case 'T':
 		o->timeout = strtod(val, &end);
-		if (*end != '\0' || end == val || !(o->timeout >= 0 && o->timeout <= 86400)) {
+		if (*end != '\0' || end == val ||
+		    !(o->timeout >= 0 && o->timeout <= 86400)) {
 			opt_error(who, "--timeout %s: expected seconds", val);
 			return -1;
 		}
@@ -149,11 +152,13 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 			o->mpi = 1;
 			return 1;
 		}
-		opt_error(who, "-t %s: unknown transport (expected shm or mpi)", optarg);
+		opt_error(who, "-t %s: unknown transport (expected shm or mpi)",
+		    optarg);
 		return -1;
 	case 'H':
 		if (!hosts_ok(optarg)) {
-			opt_error(who, "--hosts %s: expected HOST[:N],... (N ranks on HOST, 1..%d)",
+			opt_error(who,
+			    "--hosts %s: expected HOST[:N],... (N ranks on HOST, 1..%d)",
 			    optarg, SEG_MAX_RANKS);
 			return -1;
 		}
@@ -161,21 +166,24 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		return 1;
 	case 'M':
 		if (optarg[strspn(optarg, " \t")] == '\0') {
-			opt_error(who, "--mpirun '%s': expected a command", optarg);
+			opt_error(who, "--mpirun '%s': expected a command",
+			    optarg);
 			return -1;
 		}
 		o->mpi_ranks.mpirun = optarg;
 		return 1;
 	case 'I':
 		if (optarg[0] == '\0' || strlen(optarg) > 64) {
-			opt_error(who, "--net '%s': expected an interface", optarg);
+			opt_error(who, "--net '%s': expected an interface",
+			    optarg);
 			return -1;
 		}
 		o->mpi_ranks.net = optarg;
 		return 1;
 	case 'L':
 		if (optarg[0] == '\0' || strlen(optarg) > 100) {
-			opt_error(who, "--listen '%s': expected ADDR[:PORT]", optarg);
+			opt_error(who, "--listen '%s': expected ADDR[:PORT]",
+			    optarg);
 			return -1;
 		}
 		o->mpi_ranks.listen = optarg;
@@ -185,9 +193,11 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		free(cause);
 		if (v != 0 || o->area < 4096 || o->area > SEG_AREA_MAX) {
 			opt_error(who, "--window-area %s: %s", val,
-			    v != 0 ? "expected bytes: an integer, optionally with k, M or G" :
-			    o->area < 4096 ? "too small (expected at least 4096 bytes)" :
-			    "too large (expected at most 64 TiB over all ranks)");
+			    v != 0 ?
+				"expected bytes: an integer, optionally with k, M or G" :
+				o->area < 4096 ?
+				"too small (expected at least 4096 bytes)" :
+				"too large (expected at most 64 TiB over all ranks)");
 			return -1;
 		}
 		return 1;
@@ -227,9 +237,11 @@ int
 shell_opts_transport_ok(struct shell_opts *o, const char *who)
 {
 	const struct mpi_ranks *m = &o->mpi_ranks;
-	const char *opt = m->hosts != NULL ? "--hosts" : m->mpirun != NULL ?
-	    "--mpirun" : m->net != NULL ? "--net" : m->listen != NULL ? "--listen" :
-	    NULL;
+	const char *opt = m->hosts != NULL ? "--hosts" :
+	    m->mpirun != NULL		   ? "--mpirun" :
+	    m->net != NULL		   ? "--net" :
+	    m->listen != NULL		   ? "--listen" :
+					     NULL;
 
 	if (!o->mpi && opt != NULL) {
 		opt_error(who, "%s needs -t mpi", opt);
@@ -251,7 +263,8 @@ shell_opts_transport_ok(struct shell_opts *o, const char *who)
 	if (o->area == 0) {
 		uint64_t n = o->nranks > 0 ? (uint64_t)o->nranks : 4;
 		o->area = MPI_AREA_TOTAL / n < MPI_AREA_PER ?
-		    (MPI_AREA_TOTAL / n + 4095) / 4096 * 4096 : MPI_AREA_PER;
+		    (MPI_AREA_TOTAL / n + 4095) / 4096 * 4096 :
+		    MPI_AREA_PER;
 	}
 	return 0;
 }
@@ -262,12 +275,14 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 	for (size_t i = 0; i < o->nx; i++) {
 		struct stat st;
 
-		if (access(o->xfiles[i], R_OK) != 0 || stat(o->xfiles[i], &st) != 0) {
+		if (access(o->xfiles[i], R_OK) != 0 ||
+		    stat(o->xfiles[i], &st) != 0) {
 			opt_error(who, "cannot read script '%s'", o->xfiles[i]);
 			return 0;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			opt_error(who, "script '%s' is a directory", o->xfiles[i]);
+			opt_error(who, "script '%s' is a directory",
+			    o->xfiles[i]);
 			return 0;
 		}
 	}
@@ -306,15 +321,17 @@ shell_opts_from_script(struct shell_opts *o, const char *path, const char *who)
 		if (strncmp(line, "#! args:", 8) != 0)
 			continue;
 		for (tok = strtok_r(line + 8, " \t\n", &save); tok != NULL;
-		    tok = strtok_r(NULL, " \t\n", &save)) {
+		     tok = strtok_r(NULL, " \t\n", &save)) {
 			char *v = strtok_r(NULL, " \t\n", &save);
 			struct shell_opts t;
-			int c = strcmp(tok, "-n") == 0 ? 'n' :
-			    strcmp(tok, "--timeout") == 0 ? 'T' :
-			    strcmp(tok, "--window-area") == 0 ? 'A' : 0;
+			int c = strcmp(tok, "-n") == 0	      ? 'n' :
+			    strcmp(tok, "--timeout") == 0     ? 'T' :
+			    strcmp(tok, "--window-area") == 0 ? 'A' :
+								0;
 
 			if (c == 0 || v == NULL) {
-				fprintf(stderr, "error: %s: bad '#! args:' line at '%s' (expected -n N, --timeout SECS, --window-area BYTES)\n",
+				fprintf(stderr,
+				    "error: %s: bad '#! args:' line at '%s' (expected -n N, --timeout SECS, --window-area BYTES)\n",
 				    path, tok);
 				rc = -1;
 				break;

@@ -65,7 +65,7 @@ find_program(const char *prog)
 
 		if (stat(prog, &st) != 0)
 			return errno;
-		if (S_ISDIR(st.st_mode))	/* X_OK holds for a directory */
+		if (S_ISDIR(st.st_mode)) /* X_OK holds for a directory */
 			return EISDIR;
 		return access(prog, X_OK) == 0 ? 0 : errno;
 	}
@@ -154,7 +154,8 @@ worst_status(struct session *s)
 		int st = s->rp[r].wstatus, code;
 
 		code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) :
-		    WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		    WIFEXITED(st)      ? WEXITSTATUS(st) :
+					 1;
 		worst = MAX(worst, code);
 	}
 	return worst;
@@ -167,16 +168,18 @@ run_batch(struct session *s)
 
 	signal(SIGINT, on_batch_sigint);
 	for (;;) {
-		session_pump(s, 100);	/* runs the hang watchdog, too */
+		session_pump(s, 100); /* runs the hang watchdog, too */
 		out_flush_events();
 		live = 0;
 		for (int r = 0; r < s->nranks; r++)
-			live += s->rp[r].alive;	/* exec'd ones too: their end and output */
+			live +=
+			    s->rp[r].alive; /* exec'd ones too: their end and output */
 		if (live == 0)
 			return worst_status(s);
 		if (batch_interrupted) {
-			fprintf(stderr, "colldb run: interrupted; killing %d rank%s\n", live,
-			    live == 1 ? "" : "s");
+			fprintf(stderr,
+			    "colldb run: interrupted; killing %d rank%s\n",
+			    live, live == 1 ? "" : "s");
 			return 130;
 		}
 		if (s->watchdog_fired) {
@@ -193,8 +196,8 @@ run_batch(struct session *s)
 			where_lines(s, &live_set, &sb);
 			out_printf("%s", sb.buf);
 			strbuf_release(&sb);
-			fprintf(stderr, "colldb run: hang; killing %d rank%s\n", live,
-			    live == 1 ? "" : "s");
+			fprintf(stderr, "colldb run: hang; killing %d rank%s\n",
+			    live, live == 1 ? "" : "s");
 			return EXIT_HANG;
 		}
 	}
@@ -206,14 +209,17 @@ int
 run_main(int argc, char **argv)
 {
 	struct option longopts[SHELL_LONGOPTS_MAX];
-	struct start_mode mode = { .who = "colldb run", .kind = &rank_kind_user,
-		.kind_arg = &user, .scripts_end = 1, .started = wait_started };
+	struct start_mode mode = { .who = "colldb run",
+		.kind = &rank_kind_user,
+		.kind_arg = &user,
+		.scripts_end = 1,
+		.started = wait_started };
 	struct session *s = &run_session;
-	static struct shell_opts o;	/* the session keeps o.mpi_ranks */
+	static struct shell_opts o; /* the session keeps o.mpi_ranks */
 	int c, err, rc;
 
 	shell_opts_init(&o);
-	opterr = 0;	/* errors are said as one line (shell_opt_last) */
+	opterr = 0; /* errors are said as one line (shell_opt_last) */
 	shell_longopts(longopts, NULL);
 	while ((c = getopt_long(argc, argv, "+:n:t:x:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -227,26 +233,29 @@ run_main(int argc, char **argv)
 	}
 	batch_mode = o.batch;
 	if (optind >= argc) {
-		fprintf(stderr, "error: missing PROGRAM (try 'colldb run --help')\n");
+		fprintf(stderr,
+		    "error: missing PROGRAM (try 'colldb run --help')\n");
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
 	if (batch_mode && o.nx > 0) {
-		fprintf(stderr, "error: --batch runs no commands; drop -x %s (try 'colldb run --help')\n",
+		fprintf(stderr,
+		    "error: --batch runs no commands; drop -x %s (try 'colldb run --help')\n",
 		    o.xfiles[0]);
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
 	if (!shell_opts_scripts_ok(&o, "colldb run") ||
 	    (o.nx > 0 &&
-	    shell_opts_from_script(&o, o.xfiles[0], "colldb run") != 0)) {
+		shell_opts_from_script(&o, o.xfiles[0], "colldb run") != 0)) {
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
 	if ((err = find_program(argv[optind])) != 0) {
 		fprintf(stderr, "error: cannot run '%s': %s\n", argv[optind],
 		    err == ENOENT && strchr(argv[optind], '/') == NULL ?
-		    "not found on PATH" : strerror(err));
+			"not found on PATH" :
+			strerror(err));
 		shell_opts_release(&o);
 		return err == ENOENT ? 127 : 126;
 	}

@@ -45,8 +45,8 @@ shell_wire(struct session *s)
  * the registry entry gone, and what a user program's ranks forked killed
  * with them (their process groups; agent ranks die with us, PDEATHSIG).
  * Only async-signal-safe calls; then the signal does what it would have. */
-static const int fatal_signals[] = { SIGTERM, SIGHUP, SIGQUIT, SIGSEGV,
-	SIGBUS, SIGABRT, SIGFPE, SIGILL };
+static const int fatal_signals[] = { SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
+	SIGABRT, SIGFPE, SIGILL };
 
 static void
 on_fatal(int sig)
@@ -58,7 +58,7 @@ on_fatal(int sig)
 	registry_forget();
 	if (s != NULL && s->rp != NULL && s->kind != NULL && s->kind->own_code) {
 		for (int r = 0; r < s->nranks; r++)
-			if (s->rp[r].alive && s->rp[r].pid > 0)	/* unreaped */
+			if (s->rp[r].alive && s->rp[r].pid > 0) /* unreaped */
 				kill(-s->rp[r].pid, SIGKILL);
 	}
 	signal(sig, SIG_DFL);
@@ -92,22 +92,26 @@ decide(struct session *s, struct shell_opts *o, const struct start_mode *m)
 {
 	const char *term = getenv("TERM");
 
-	have_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
+	have_tty =
+	    isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 	settings_init(&s->set);
 	/* colldb learn runs a lesson showing the commands it types */
-	s->set.echo = o->echo ? ECHO_ALL :
-	    getenv("COLLDB_LESSON") != NULL ? ECHO_LESSON : ECHO_OFF;
+	s->set.echo = o->echo		    ? ECHO_ALL :
+	    getenv("COLLDB_LESSON") != NULL ? ECHO_LESSON :
+					      ECHO_OFF;
 	unsetenv("COLLDB_LESSON");
 	if (o->timeout >= 0)
 		s->set.timeout = o->timeout;
 	/* a person types at a terminal, unless the scripts are the session */
-	s->interactive = (have_tty && !o->batch &&
-	    !(m->scripts_end && o->nx > 0)) || getenv("COLLDB_FAKETTY") != NULL;
+	s->interactive =
+	    (have_tty && !o->batch && !(m->scripts_end && o->nx > 0)) ||
+	    getenv("COLLDB_FAKETTY") != NULL;
 	s->set.color = have_tty && !o->batch && isatty(STDOUT_FILENO) &&
-	    term != NULL && strcmp(term, "dumb") != 0 && getenv("NO_COLOR") == NULL;
+	    term != NULL && strcmp(term, "dumb") != 0 &&
+	    getenv("NO_COLOR") == NULL;
 	s->batch = !s->interactive;
 	if (o->nranks < 1 || o->nranks > SEG_MAX_RANKS)
-		o->nranks = 4;	/* the default, as the usage says */
+		o->nranks = 4; /* the default, as the usage says */
 	if (o->name[0] == '\0')
 		snprintf(o->name, sizeof o->name, "colldb-%d", (int)getpid());
 }
@@ -128,7 +132,8 @@ commands(struct session *s, const struct shell_opts *o, size_t npos)
 	/* -x scripts come first; piped commands follow them */
 	if (!script.quit && rc == EXIT_OK && s->batch &&
 	    (o->nx == 0 || (npos == 0 && !have_tty)))
-		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK : EXIT_FAIL;
+		rc = script_run_stream(s, stdin, "<stdin>") == 0 ? EXIT_OK :
+								   EXIT_FAIL;
 	else if (!script.quit && s->interactive)
 		rc = repl_run(s);
 	return rc;
@@ -213,8 +218,8 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 	out_set_world(o->nranks);
 	if (session_open(s, m->kind, m->kind_arg, o->nranks, o->name, o->area,
 		&cause) != 0) {
-		fprintf(stderr, "%s: cannot start %d ranks: %s\n", m->who, o->nranks,
-		    cause);
+		fprintf(stderr, "%s: cannot start %d ranks: %s\n", m->who,
+		    o->nranks, cause);
 		free(cause);
 		return EXIT_FAIL;
 	}

@@ -22,15 +22,15 @@ int learn_main(int argc, char **argv);
 /* ---- opts.c: options shared by colldb and colldb run ----------------------- */
 
 struct shell_opts {
-	int nranks;		/* -n, -1 when not given */
+	int nranks; /* -n, -1 when not given */
 	int batch, echo;
-	double timeout;		/* --timeout, < 0 when not given */
-	uint64_t area;		/* --window-area, 0 when not given */
-	char name[64];		/* --name, "" when not given */
-	const char **xfiles;	/* -x FILE ... (borrowed argv strings) */
+	double timeout;	     /* --timeout, < 0 when not given */
+	uint64_t area;	     /* --window-area, 0 when not given */
+	char name[64];	     /* --name, "" when not given */
+	const char **xfiles; /* -x FILE ... (borrowed argv strings) */
 	size_t nx;
-	int mpi;		/* -t mpi */
-	struct mpi_ranks mpi_ranks;	/* --hosts --mpirun --net --listen */
+	int mpi;		    /* -t mpi */
+	struct mpi_ranks mpi_ranks; /* --hosts --mpirun --net --listen */
 };
 
 /* The window area an mpi session gets unless --window-area says: every
@@ -57,8 +57,8 @@ int shell_opt(int c, const char *val, const char *who, struct shell_opts *o);
 /* The end of an options loop (opterr 0, optstring "+:..."): shell_opt,
  * and for anything but a shared option one error line (an unknown option,
  * a missing value), release o and return -1. */
-int shell_opt_last(int c, const char *val, char *const *argv,
-    const char *who, struct shell_opts *o);
+int shell_opt_last(int c, const char *val, char *const *argv, const char *who,
+    struct shell_opts *o);
 /* getopt's '?' or ':' as one error line naming the option. */
 void shell_opt_getopt_error(int c, char *const *argv, const char *who);
 /* Every script readable and not a directory (else said; returns 0). */
@@ -73,12 +73,12 @@ int shell_opts_from_script(struct shell_opts *o, const char *path,
 extern const char *colldb_argv0;
 /* start.c: the one start-up of `colldb` and `colldb run`. */
 struct start_mode {
-	const char *who;	/* "colldb", "colldb run": messages name it */
+	const char *who; /* "colldb", "colldb run": messages name it */
 	const struct rank_kind *kind;
 	void *kind_arg;
-	const char *program;	/* what the ranks run (warnings), or NULL */
-	size_t npos;		/* scripts given as FILE arguments (colldb) */
-	int scripts_end;	/* -x scripts are the whole session (run) */
+	const char *program; /* what the ranks run (warnings), or NULL */
+	size_t npos;	     /* scripts given as FILE arguments (colldb) */
+	int scripts_end;     /* -x scripts are the whole session (run) */
 	/* instead of commands: run the world to its end (run --batch) */
 	int (*free_run)(struct session *s);
 	/* after the session opened, before any command */

@@ -25,10 +25,10 @@ struct trace_prog {
 	uint32_t tag;
 	int rank;
 	int coll;
-	int owned;		/* prog is ours to free */
+	int owned; /* prog is ours to free */
 	struct prog *prog;
-	struct prog_rd rd;	/* reads prog: records come in pc order */
-	size_t wins;		/* index into trace.wins */
+	struct prog_rd rd; /* reads prog: records come in pc order */
+	size_t wins;	   /* index into trace.wins */
 	uint64_t hid;
 };
 
@@ -36,27 +36,27 @@ struct trace {
 	struct span_rec *recs;
 	size_t n, alloc;
 	uint64_t not_kept;
-	uint64_t dropped;	/* records of programs trim() let go */
-	uint32_t *pins;		/* tags trim() keeps (trace_pin) */
+	uint64_t dropped; /* records of programs trim() let go */
+	uint32_t *pins;	  /* tags trim() keeps (trace_pin) */
 	size_t npins;
 	uint64_t unnamed;
 	uint32_t gen;
-	uint64_t *lost_base;	/* per rank: ring lost counter at the clear */
+	uint64_t *lost_base; /* per rank: ring lost counter at the clear */
 	struct trace_prog *progs;
 	size_t nprogs, aprogs;
-	uint32_t *map;		/* open addressing: tag -> progs index + 1 */
+	uint32_t *map; /* open addressing: tag -> progs index + 1 */
 	size_t mapcap;
-	struct seg *wins;	/* window-table snapshots (seg_win_snapshot) */
+	struct seg *wins; /* window-table snapshots (seg_win_snapshot) */
 	size_t nwins;
-	uint32_t wins_seq;	/* win_seq of the last snapshot */
+	uint32_t wins_seq; /* win_seq of the last snapshot */
 	struct span_rec *scratch;
-	struct job *finishing;	/* a job done but unlinked (trace_job_done) */
-	struct span_rec *held;	/* user ranks' records of programs not yet
+	struct job *finishing; /* a job done but unlinked (trace_job_done) */
+	struct span_rec *held; /* user ranks' records of programs not yet
 				 * announced, oldest first */
 	size_t nheld, aheld;
 };
 
-#define TRACE_HOLD_MAX 65536	/* held records beyond are unnamed */
+#define TRACE_HOLD_MAX 65536 /* held records beyond are unnamed */
 
 static uint64_t
 fnv64(const char *s)
@@ -80,7 +80,7 @@ tprog_find(struct trace *t, uint32_t tag)
 	if (t->mapcap == 0)
 		return NULL;
 	for (size_t i = map_slot(t, tag); t->map[i] != 0;
-	    i = (i + 1) & (t->mapcap - 1)) {
+	     i = (i + 1) & (t->mapcap - 1)) {
 		if (t->progs[t->map[i] - 1].tag == tag)
 			return &t->progs[t->map[i] - 1];
 	}
@@ -226,7 +226,8 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 
 	if (tp != NULL)
 		return tp;
-	j = t->finishing != NULL && t->finishing->tag == tag ? t->finishing :
+	j = t->finishing != NULL && t->finishing->tag == tag ?
+	    t->finishing :
 	    job_by_tag(s->rp[r].jobs, tag);
 	if (j == NULL)
 		j = job_by_tag(s->rp[r].orphans, tag);
@@ -250,7 +251,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 		map_insert(t, t->nprogs - 1);
 	if (t->nprogs > TRACE_PROGS_MAX) {
 		trim(s, t);
-		tp = tprog_find(t, tag);	/* the newest: always kept */
+		tp = tprog_find(t, tag); /* the newest: always kept */
 	}
 	return tp;
 }
@@ -319,7 +320,8 @@ trace_keep(void)
 
 		errno = 0;
 		v = strtoull(e, &end, 10);
-		if (errno == 0 && end != e && *end == '\0' && v >= 1000 && v <= 1000000000)
+		if (errno == 0 && end != e && *end == '\0' && v >= 1000 &&
+		    v <= 1000000000)
 			keep_n = (unsigned long)v;
 		else
 			out_warning("COLLDB_TRACE_KEEP='%s': expected 1000..1000000000 span records; the trace keeps %d",
@@ -366,7 +368,7 @@ drain_rank(struct session *s, struct trace *t, int r)
 	struct span_ring *ring = seg_spans(&s->seg, r);
 	uint64_t bytes = s->seg.span_bytes;
 	size_t got, k = 0;
-	int stuck = 0;	/* a record of r waits: the later ones wait too */
+	int stuck = 0; /* a record of r waits: the later ones wait too */
 
 	for (size_t i = 0; i < t->nheld; i++) {
 		if (t->held[i].rank == r && !stuck && keep(s, t, r, &t->held[i]))
@@ -375,8 +377,7 @@ drain_rank(struct session *s, struct trace *t, int r)
 		t->held[k++] = t->held[i];
 	}
 	t->nheld = k;
-	while ((got = span_ring_read(ring, bytes, t->scratch,
-	    DRAIN_BATCH)) > 0) {
+	while ((got = span_ring_read(ring, bytes, t->scratch, DRAIN_BATCH)) > 0) {
 		for (size_t i = 0; i < got; i++) {
 			const struct span_rec *rec = &t->scratch[i];
 
@@ -416,7 +417,7 @@ trace_job_done(struct session *s, int r, struct job *j)
 	tp = tprog_find(s->trace, j->tag);
 	if (tp != NULL && !tp->owned && tp->prog == j->prog) {
 		tp->owned = 1;
-		prog_shrink(tp->prog);	/* kept for long: no spare room */
+		prog_shrink(tp->prog); /* kept for long: no spare room */
 		j->prog = NULL;
 	}
 }
@@ -476,7 +477,10 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 	struct trace *t = s->trace;
 	struct strbuf name = STRBUF_INIT;
 	uint64_t *inv = xcalloc((size_t)s->nranks, sizeof *inv);
-	struct { uint32_t tag, iter; int any; } *last;
+	struct {
+		uint32_t tag, iter;
+		int any;
+	} * last;
 
 	trace_drain(s);
 	last = xcalloc((size_t)s->nranks, sizeof *last);

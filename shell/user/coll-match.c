@@ -20,7 +20,7 @@
 #include "user/user.h"
 #include "xmalloc.h"
 
-#define MATCH_KEEP 64	/* instances not yet complete, at most */
+#define MATCH_KEEP 64 /* instances not yet complete, at most */
 
 struct entry {
 	int set;
@@ -29,16 +29,16 @@ struct entry {
 };
 
 struct inst {
-	uint64_t k;		/* the k-th collective of every rank */
-	struct entry *e;	/* per rank */
+	uint64_t k;	 /* the k-th collective of every rank */
+	struct entry *e; /* per rank */
 	int said;
 };
 
 struct coll_match {
-	uint64_t *count;	/* per rank: collectives entered */
+	uint64_t *count; /* per rank: collectives entered */
 	struct inst insts[MATCH_KEEP];
 	int ninsts;
-	char *said;		/* the last mismatch, for diagnose (owned) */
+	char *said; /* the last mismatch, for diagnose (owned) */
 };
 
 static int
@@ -50,11 +50,13 @@ same_ref(const struct win_ref *x, const struct win_ref *y)
 static int
 same_call(const struct coll_args *x, const struct coll_args *y)
 {
-	if (x->kind != y->kind || x->impl != y->impl || !same_ref(&x->sig, &y->sig))
+	if (x->kind != y->kind || x->impl != y->impl ||
+	    !same_ref(&x->sig, &y->sig))
 		return 0;
 	switch (x->kind) {
 	case COLL_ALLREDUCE:
-		return x->mode == y->mode && x->op == y->op && same_ref(&x->buf, &y->buf);
+		return x->mode == y->mode && x->op == y->op &&
+		    same_ref(&x->buf, &y->buf);
 	case COLL_BROADCAST:
 		return x->root == y->root && same_ref(&x->buf, &y->buf);
 	case COLL_REDUCE_SCATTER:
@@ -78,8 +80,10 @@ win_name(struct session *s, const struct win_ref *w, struct strbuf *sb)
 	}
 	strbuf_addstr(sb, sw->name);
 	if (sw->off != w->off || sw->count != w->count)
-		strbuf_addf(sb, "[%llu elements from %llu]", (unsigned long long)w->count,
-		    (unsigned long long)((w->off - sw->off) / dtype_size(w->dtype)));
+		strbuf_addf(sb, "[%llu elements from %llu]",
+		    (unsigned long long)w->count,
+		    (unsigned long long)((w->off - sw->off) /
+			dtype_size(w->dtype)));
 }
 
 /* "allreduce(buf, sig)", "broadcast(buf, sig, root=1)" ... */
@@ -126,7 +130,8 @@ mismatch_text(struct session *s, const struct inst *in, struct strbuf *sb)
 			first = r;
 		rankset_clear(&set);
 		for (int q = r; q < s->nranks; q++) {
-			if (in->e[q].set && !done[q] && same_call(&in->e[r].a, &in->e[q].a)) {
+			if (in->e[q].set && !done[q] &&
+			    same_call(&in->e[r].a, &in->e[q].a)) {
 				rankset_add(&set, q);
 				done[q] = 1;
 			}
@@ -139,14 +144,16 @@ mismatch_text(struct session *s, const struct inst *in, struct strbuf *sb)
 		site_text(&in->e[r].site, loc, sizeof loc);
 		if (loc[0] != '\0')
 			strbuf_addf(&body, " at %s", loc);
-		if (!same_ref(&in->e[r].a.sig, &in->e[first].a.sig) || groups == 0) {
+		if (!same_ref(&in->e[r].a.sig, &in->e[first].a.sig) ||
+		    groups == 0) {
 			strbuf_addstr(&sigs, sigs.len ? " and " : "");
 			win_name(s, &in->e[r].a.sig, &sigs);
 		}
 		groups++;
 	}
 	if (groups > 1)
-		strbuf_addf(sb, "collective mismatch on %s: %s", sigs.buf, body.buf);
+		strbuf_addf(sb, "collective mismatch on %s: %s", sigs.buf,
+		    body.buf);
 	strbuf_release(&body);
 	strbuf_release(&sigs);
 	free(done);
@@ -164,7 +171,8 @@ inst_get(struct session *s, struct coll_match *m, uint64_t k)
 	if (m->ninsts == MATCH_KEEP) {
 		/* a rank far ahead of a silent one: forget the oldest */
 		free(m->insts[0].e);
-		memmove(m->insts, m->insts + 1, (MATCH_KEEP - 1) * sizeof *m->insts);
+		memmove(m->insts, m->insts + 1,
+		    (MATCH_KEEP - 1) * sizeof *m->insts);
 		m->ninsts--;
 	}
 	in = &m->insts[m->ninsts++];
@@ -204,7 +212,7 @@ settle_insts(struct session *s, struct coll_match *m)
 			if (in->e[r].set)
 				continue;
 			missing++;
-			waiting += !stuck(s, r);	/* it may still enter */
+			waiting += !stuck(s, r); /* it may still enter */
 		}
 		if (!in->said && waiting == 0) {
 			struct strbuf sb = STRBUF_INIT;
@@ -220,7 +228,8 @@ settle_insts(struct session *s, struct coll_match *m)
 		}
 		if (missing == 0) {
 			free(in->e);
-			memmove(in, in + 1, (size_t)(m->ninsts - i - 1) * sizeof *in);
+			memmove(in, in + 1,
+			    (size_t)(m->ninsts - i - 1) * sizeof *in);
 			m->ninsts--;
 			i--;
 		}
@@ -228,8 +237,7 @@ settle_insts(struct session *s, struct coll_match *m)
 }
 
 static void
-match_begin(struct session *s, int r, struct job *j,
-    const struct coll_args *coll)
+match_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
 {
 	struct coll_match *m = s->match;
 	struct inst *in;

@@ -27,8 +27,13 @@
 
 #define LINT_SAID_MAX 256
 
-enum { PAT_PUT_AFTER, PAT_SET_AWAITED, PAT_EQ_SHARED, PAT_SET_SHARED,
-	PAT_REUSED };
+enum {
+	PAT_PUT_AFTER,
+	PAT_SET_AWAITED,
+	PAT_EQ_SHARED,
+	PAT_SET_SHARED,
+	PAT_REUSED
+};
 
 static struct {
 	struct said {
@@ -74,9 +79,10 @@ at(const struct site *st, char *buf, size_t len)
 static const struct uop *
 one_op(const struct job *j)
 {
-	return j->prog != NULL && j->prog->gen == NULL &&
-	    j->prog->nmops == 1 && !(j->flags & JOB_COLL) ?
-	    &j->prog->mops[0] : NULL;
+	return j->prog != NULL && j->prog->gen == NULL && j->prog->nmops == 1 &&
+		!(j->flags & JOB_COLL) ?
+	    &j->prog->mops[0] :
+	    NULL;
 }
 
 /* The first job of rank q still to run with a single op of kind on
@@ -122,8 +128,8 @@ put_after_notify(struct session *s, int r, const struct job *j,
 	describe_cell(&s->view, last->off, 1, &c);
 	site_text(&j->site, a1, sizeof a1);
 	out_warning("%s%sput after notify: rank %d notified rank %d (%s)%s before this put; rank %d may act on the notify before the data lands: put first, then notify",
-	    a1, a1[0] ? ": " : "", r, u->peer, c.buf, at(&last->site, a2, sizeof a2),
-	    u->peer);
+	    a1, a1[0] ? ": " : "", r, u->peer, c.buf,
+	    at(&last->site, a2, sizeof a2), u->peer);
 	strbuf_release(&c);
 }
 
@@ -140,7 +146,8 @@ say_set_awaited(struct session *s, int setter, const struct site *nsite,
 	site_text(nsite, a1, sizeof a1);
 	out_warning("%s%srank %d sets %s of rank %d to %d, which rank %d awaits with %s %d%s: the set never releases it%s",
 	    a1, a1[0] ? ": " : "", setter, c.buf, waiter, v, waiter,
-	    wait_cmp_name((enum wait_cmp)w->op), w->value, at(wsite, a2, sizeof a2),
+	    wait_cmp_name((enum wait_cmp)w->op), w->value,
+	    at(wsite, a2, sizeof a2),
 	    v == 0 ? " (a tag of 0: send a tag >= 1)" : "");
 	strbuf_release(&c);
 }
@@ -179,7 +186,8 @@ adders(struct session *s, int target, uint64_t off, int self)
 	}
 	for (int q = 0; q < s->nranks; q++) {
 		const struct job *p = pending(s, q, UOP_NOTIFY, off, target);
-		if (q != self && !seen[q] && p != NULL && one_op(p)->op == NOTIFY_ADD) {
+		if (q != self && !seen[q] && p != NULL &&
+		    one_op(p)->op == NOTIFY_ADD) {
 			seen[q] = 1;
 			n++;
 		}
@@ -202,15 +210,16 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
 	rankset_add(&writers, r);
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
-		if (e->kind == UOP_NOTIFY && e->target == u->peer && e->off == u->dst &&
-		    e->writer != r) {
+		if (e->kind == UOP_NOTIFY && e->target == u->peer &&
+		    e->off == u->dst && e->writer != r) {
 			others += !rankset_has(&writers, e->writer);
 			rankset_add(&writers, e->writer);
 			sets |= e->op == NOTIFY_SET;
 		}
 	}
 	for (int q = 0; q < s->nranks; q++) {
-		const struct job *p = q != r ? pending(s, q, UOP_NOTIFY, u->dst, u->peer) : NULL;
+		const struct job *p =
+		    q != r ? pending(s, q, UOP_NOTIFY, u->dst, u->peer) : NULL;
 		if (p != NULL) {
 			others += !rankset_has(&writers, q);
 			rankset_add(&writers, q);
@@ -251,14 +260,14 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 	describe_cell(&s->view, u->dst, 1, &c);
 	site_text(&j->site, a1, sizeof a1);
 	out_warning("%s%s%s of rank %d holds %d and was waited on before%s: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
-	    a1, a1[0] ? ": " : "", c.buf, r, now, at(&before->site, a2, sizeof a2),
+	    a1, a1[0] ? ": " : "", c.buf, r, now,
+	    at(&before->site, a2, sizeof a2),
 	    passes ? "this wait passes at once" : "this == can never hold");
 	strbuf_release(&c);
 }
 
 static void
-lint_begin(struct session *s, int r, struct job *j,
-    const struct coll_args *coll)
+lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
 {
 	const struct uop *u = coll == NULL ? one_op(j) : NULL;
 	const struct job *o;
@@ -271,9 +280,10 @@ lint_begin(struct session *s, int r, struct job *j,
 		set_shared(s, r, j, u);
 		o = pending(s, u->peer, UOP_WAIT, u->dst, -1);
 		if (o != NULL && u->op == NOTIFY_SET &&
-		    !wait_cmp_holds((enum wait_cmp)one_op(o)->op, u->value, one_op(o)->value))
-			say_set_awaited(s, r, &j->site, u->peer, one_op(o), &o->site,
-			    u->value);
+		    !wait_cmp_holds((enum wait_cmp)one_op(o)->op, u->value,
+			one_op(o)->value))
+			say_set_awaited(s, r, &j->site, u->peer, one_op(o),
+			    &o->site, u->value);
 		for (int i = 0; i < lu.neq && u->op == NOTIFY_ADD; i++) {
 			struct eqwait *w = &lu.eq[i];
 			if (w->rank == u->peer && w->u.dst == u->dst &&
@@ -286,22 +296,26 @@ lint_begin(struct session *s, int r, struct job *j,
 
 		for (size_t i = 0; i < s->nhist; i++) {
 			const struct diag_event *e = &s->hist[i];
-			if (e->kind == UOP_NOTIFY && e->target == r && e->off == u->dst)
+			if (e->kind == UOP_NOTIFY && e->target == r &&
+			    e->off == u->dst)
 				lw = e;
 		}
 		if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 		    !wait_cmp_holds((enum wait_cmp)u->op, now, u->value))
-			say_set_awaited(s, lw->writer, &lw->site, r, u, &j->site, now);
+			say_set_awaited(s, lw->writer, &lw->site, r, u,
+			    &j->site, now);
 		/* a set announced, not done yet (its announcement came first,
 		 * before this wait was) */
 		for (int q = 0; q < s->nranks && lw == NULL; q++) {
-			const struct job *p = q != r ? pending(s, q, UOP_NOTIFY, u->dst, r) :
-			    NULL;
+			const struct job *p =
+			    q != r ? pending(s, q, UOP_NOTIFY, u->dst, r) : NULL;
 			const struct uop *n = p != NULL ? one_op(p) : NULL;
 
 			if (n != NULL && n->op == NOTIFY_SET &&
-			    !wait_cmp_holds((enum wait_cmp)u->op, n->value, u->value))
-				say_set_awaited(s, q, &p->site, r, u, &j->site, n->value);
+			    !wait_cmp_holds((enum wait_cmp)u->op, n->value,
+				u->value))
+				say_set_awaited(s, q, &p->site, r, u, &j->site,
+				    n->value);
 		}
 		if (u->op == CMP_EQ && adders(s, r, u->dst, r) >= 2)
 			say_eq_shared(s, r, u, &j->site);

@@ -119,8 +119,8 @@ struct view_ops {
 	/* Rank r's deferred conditions (defer_wait), pending or carried by
 	 * its program, into out; returns how many (entries that do not make
 	 * sense are skipped).  May be NULL: none. */
-	size_t (*defers)(struct view *v, int r, struct seg_defer *out,
-	    size_t max);
+	size_t (
+	    *defers)(struct view *v, int r, struct seg_defer *out, size_t max);
 	/* Comm domain k (1..SEG_MAX_DOMAINS), NULL if none or malformed;
 	 * borrowed like the windows.  May be NULL: no domains. */
 	const struct seg_domain *(*domain)(struct view *v, int k);

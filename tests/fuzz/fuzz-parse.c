@@ -22,7 +22,7 @@ words(const char *line)
 
 	if (parse_line(line, &w, &cause, &col) != PARSE_OK) {
 		free(cause);
-		if (w.v != NULL || w.n != 0)	/* an error leaves no words */
+		if (w.v != NULL || w.n != 0) /* an error leaves no words */
 			abort();
 		return;
 	}
@@ -48,7 +48,8 @@ words(const char *line)
 			uint64_t first, count;
 			int cell;
 			free(why), why = NULL;
-			region_resolve(&rg, shape, 2, &first, &count, &cell, &why);
+			region_resolve(&rg, shape, 2, &first, &count, &cell,
+			    &why);
 		}
 		free(why);
 		t = words_rest(&w, line, i);

@@ -43,12 +43,13 @@ safe_line(const char *l, size_t len)
 	size_t i = 0, k = 0;
 
 	for (size_t j = 0; j + 6 <= len; j++)
-		if (memcmp(l + j, "settle", 6) == 0 || memcmp(l + j, "timeout", 6) == 0 ||
+		if (memcmp(l + j, "settle", 6) == 0 ||
+		    memcmp(l + j, "timeout", 6) == 0 ||
 		    memcmp(l + j, "giveup", 6) == 0)
 			return 0;
 	while (i < len && (l[i] == ' ' || l[i] == '\t'))
 		i++;
-	if (i < len && l[i] == '@') {	/* rank targets, then the command */
+	if (i < len && l[i] == '@') { /* rank targets, then the command */
 		while (i < len && l[i] != ' ' && l[i] != '\t')
 			i++;
 		while (i < len && (l[i] == ' ' || l[i] == '\t'))
@@ -85,7 +86,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		}
 		i = e + 1;
 	}
-	exe = s->self_exe;	/* the session keeps it for the process's life */
+	exe = s->self_exe; /* the session keeps it for the process's life */
 	memset(s, 0, sizeof *s);
 	s->self_exe = exe;
 	settings_init(&s->set);
@@ -96,9 +97,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	memset(&script, 0, sizeof script);
 	shell_wire(s);
 	sess = s;
-	if (session_open(s, &rank_kind_agent, NULL, 2, "fuzz", 1 << 20, &cause) != 0) {
+	if (session_open(s, &rank_kind_agent, NULL, 2, "fuzz", 1 << 20,
+		&cause) != 0) {
 		fprintf(stderr, "fuzz-script: %s\n", cause);
-		abort();	/* the harness itself is broken */
+		abort(); /* the harness itself is broken */
 	}
 	if ((fp = fmemopen(buf, k > 0 ? k : 1, "r")) != NULL) {
 		if (k > 0)

@@ -34,8 +34,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	struct screen scr;
 	struct watch *w;
 	char *buf = malloc(n + 1), *cause = NULL;
-	static const int keys[] = { '\t', VIZ_KEY_DOWN, VIZ_KEY_PGDN,
-		'?', VIZ_KEY_RESIZE };
+	static const int keys[] = { '\t', VIZ_KEY_DOWN, VIZ_KEY_PGDN, '?',
+		VIZ_KEY_RESIZE };
 
 	memcpy(buf, data, n);
 	buf[n] = '\0';
@@ -45,7 +45,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		goto out;
 	snap_format(&s, &text);
 	if (snap_parse(&back, text.buf, &cause) != 0 || !snap_equal(&s, &back))
-		abort();	/* what it writes it must read back the same */
+		abort(); /* what it writes it must read back the same */
 	screen_init(&scr, 80, 24);
 	w = watch_new(&src, &s, &opts);
 	watch_refresh(w);

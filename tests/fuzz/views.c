@@ -16,7 +16,8 @@ void fuzz_views(const struct span_set *set);
 void
 fuzz_views(const struct span_set *set)
 {
-	static const enum stats_level levels[] = { STATS_AUTO, STATS_L2, STATS_L3 };
+	static const enum stats_level levels[] = { STATS_AUTO, STATS_L2,
+		STATS_L3 };
 
 	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
 		struct stats_opts so;
@@ -43,4 +44,3 @@ fuzz_views(const struct span_set *set)
 		stats_free(st);
 	}
 }
-

@@ -22,7 +22,6 @@
 
 #include "sim.h"
 
-
 static const int world_sizes[] = { 1, 2, 3, 4, 5, 8 };
 
 /* Rank r's program, materialised: these tests read its ops. */
@@ -100,7 +99,7 @@ fill(uint8_t *area, const struct win_ref *w, int rank, uint64_t seed,
 			dtype_put_int(w->dtype, area + w->off, i, v);
 		} else if (mode == FILL_SMALL_INT) {
 			v = op == RED_PROD ? 1 + (int64_t)(r % 2) :
-			    (int64_t)(r % 7) - 3;
+					     (int64_t)(r % 7) - 3;
 			dtype_put(w->dtype, area + w->off, i, (double)v);
 		} else {
 			dtype_put(w->dtype, area + w->off, i,
@@ -234,15 +233,16 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 		wrong = coll_wrong(&c->a, n, &o, wb, gb);
 		free(wb);
 		free(gb);
-		ck_assert_msg(wrong == 0, "%s order %d calls %d: rank %d has "
-		    "%llu wrong", desc, order, calls, r,
-		    (unsigned long long)wrong);
+		ck_assert_msg(wrong == 0,
+		    "%s order %d calls %d: rank %d has "
+		    "%llu wrong",
+		    desc, order, calls, r, (unsigned long long)wrong);
 		/* (plain ifs: every ck_assert writes to check's pipe) */
 		for (uint64_t i = 0; i < sig->count; i++) {
 			if (((int32_t *)(got + sig->off))[i] != 0)
 				ck_abort_msg("%s order %d: rank %d signal cell "
-				    "%llu = %d", desc, order, r,
-				    (unsigned long long)i,
+					     "%llu = %d",
+				    desc, order, r, (unsigned long long)i,
 				    ((int32_t *)(got + sig->off))[i]);
 		}
 		/* everything else is byte-identical to the input */
@@ -252,8 +252,8 @@ run_case(const struct ccase *c, int n, int calls, enum sim_order order,
 				continue;
 			if (got[b] != in[r][b])
 				ck_abort_msg("%s: rank %d byte %llu changed "
-				    "outside the output", desc, r,
-				    (unsigned long long)b);
+					     "outside the output",
+				    desc, r, (unsigned long long)b);
 		}
 	}
 	free_areas(want, n);
@@ -339,38 +339,42 @@ START_TEST(test_allreduce_core_num)
 	uint64_t strides[] = { 4, 2 };
 
 	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-	for (size_t k = 0; k < ARRAY_SIZE(cores); k++)
-	for (size_t st = 0; st < ARRAY_SIZE(strides); st++) {
-		struct layout l = { 0 };
-		struct ccase c;
-		struct prog *p;
-		int lanes_used = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(cores); k++)
+			for (size_t st = 0; st < ARRAY_SIZE(strides); st++) {
+				struct layout l = { 0 };
+				struct ccase c;
+				struct prog *p;
+				int lanes_used = 0;
 
-		memset(&c, 0, sizeof c);
-		base_args(&c.a, COLL_ALLREDUCE);
-		c.a.impl = IMPL_BUILTIN;
-		c.a.core_num = cores[k];
-		c.a.buf = win(&l, "buf", DT_F32, 1, sizes[z]);
-		c.a.sig = win(&l, "sig", DT_I32, 2, nn, strides[st]);
-		c.area = l.next + 64;
-		run_all_orders(&c, n, 500 + 10 * z + k);
-		/* every notify is on lane b < min(core_num, stride) of a row */
-		p = build(&c.a, n, 0);
-		for (size_t i = 0; i < p->nmops; i++) {
-			const struct uop *u = &p->mops[i];
-			uint64_t cell = (u->dst - c.a.sig.off) / 4;
-			if (u->kind != UOP_NOTIFY)
-				continue;
-			ck_assert_uint_lt(cell % strides[st],
-			    MIN((uint64_t)cores[k], strides[st]));
-			lanes_used |= 1 << (cell % strides[st]);
-		}
-		/* a block with no tile still runs its ready barrier */
-		if (n > 1 && n <= 16)
-			ck_assert_int_eq(lanes_used,
-			    (1 << MIN((uint64_t)cores[k], strides[st])) - 1);
-		prog_free(p);
-	}
+				memset(&c, 0, sizeof c);
+				base_args(&c.a, COLL_ALLREDUCE);
+				c.a.impl = IMPL_BUILTIN;
+				c.a.core_num = cores[k];
+				c.a.buf = win(&l, "buf", DT_F32, 1, sizes[z]);
+				c.a.sig =
+				    win(&l, "sig", DT_I32, 2, nn, strides[st]);
+				c.area = l.next + 64;
+				run_all_orders(&c, n, 500 + 10 * z + k);
+				/* every notify is on lane b < min(core_num, stride) of a row */
+				p = build(&c.a, n, 0);
+				for (size_t i = 0; i < p->nmops; i++) {
+					const struct uop *u = &p->mops[i];
+					uint64_t cell =
+					    (u->dst - c.a.sig.off) / 4;
+					if (u->kind != UOP_NOTIFY)
+						continue;
+					ck_assert_uint_lt(cell % strides[st],
+					    MIN((uint64_t)cores[k], strides[st]));
+					lanes_used |= 1 << (cell % strides[st]);
+				}
+				/* a block with no tile still runs its ready barrier */
+				if (n > 1 && n <= 16)
+					ck_assert_int_eq(lanes_used,
+					    (1 << MIN((uint64_t)cores[k],
+						 strides[st])) -
+						1);
+				prog_free(p);
+			}
 }
 END_TEST
 
@@ -390,57 +394,66 @@ START_TEST(test_ring_neighbour)
 	if (n < 2)
 		return;
 	for (size_t o = 0; o < ARRAY_SIZE(orders); o++)
-	for (uint64_t seed = 1; seed <= (orders[o] == SIM_RANDOM ? 20u : 1u); seed++) {
-		struct layout l = { 0 };
-		struct coll_args a;
-		struct sim *s;
-		char *cause = NULL;
-		uint64_t count = 4 * nn;
-		float want;
+		for (uint64_t seed = 1;
+		     seed <= (orders[o] == SIM_RANDOM ? 20u : 1u); seed++) {
+			struct layout l = { 0 };
+			struct coll_args a;
+			struct sim *s;
+			char *cause = NULL;
+			uint64_t count = 4 * nn;
+			float want;
 
-		base_args(&a, COLL_ALLREDUCE);
-		a.mode = MODE_RING;
-		a.impl = IMPL_BUILTIN;
-		a.neighbour = true;
-		a.buf = win(&l, "buf", DT_F32, 1, count);
-		a.sig = win(&l, "sig", DT_I32, 2, 2 * nn - 1, nn);
-		ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
-		s = sim_new(n, l.next + 64);
-		for (int r = 0; r < n; r++) {
-			for (uint64_t i = 0; i < count; i++)
-				((float *)(sim_area(s, r) + a.buf.off))[i] = (float)(r + 1);
-			sim_push(s, r, coll_build(&a, n, r));
-		}
-		ck_assert_msg(sim_run(s, orders[o], seed, &cause) == 0, "n=%d: %s", n,
-		    cause);
-		want = (float)(n * (n + 1) / 2);
-		for (int r = 0; r < n; r++) {
-			const float *b = (const float *)(sim_area(s, r) + a.buf.off);
-			const int32_t *c = (const int32_t *)(sim_area(s, r) + a.sig.off);
-			int left = (r - 1 + n) % n, right = (r + 1) % n;
-
-			for (uint64_t i = 0; i < count; i++)
-				ck_assert_msg(b[i] == want, "n=%d order %d seed %llu: rank %d "
-				    "element %llu = %g", n, orders[o],
-				    (unsigned long long)seed, r, (unsigned long long)i,
-				    (double)b[i]);
-			for (uint64_t row = 0; row < 2 * nn - 1; row++)
-			for (int j = 0; j < n; j++) {
-				int32_t v = c[row * nn + (uint64_t)j], expect;
-
-				if (j == r)
-					expect = 0;
-				else if (n == 2)
-					expect = 1;	/* notified twice, -1 once */
-				else if (j == left || j == right)
-					expect = 0;
-				else
-					expect = -1;	/* no credit, -1 anyway */
-				ck_assert_int_eq(v, expect);
+			base_args(&a, COLL_ALLREDUCE);
+			a.mode = MODE_RING;
+			a.impl = IMPL_BUILTIN;
+			a.neighbour = true;
+			a.buf = win(&l, "buf", DT_F32, 1, count);
+			a.sig = win(&l, "sig", DT_I32, 2, 2 * nn - 1, nn);
+			ck_assert_int_eq(coll_validate(&a, n, &cause, NULL), 0);
+			s = sim_new(n, l.next + 64);
+			for (int r = 0; r < n; r++) {
+				for (uint64_t i = 0; i < count; i++)
+					((float *)(sim_area(s, r) +
+					    a.buf.off))[i] = (float)(r + 1);
+				sim_push(s, r, coll_build(&a, n, r));
 			}
+			ck_assert_msg(sim_run(s, orders[o], seed, &cause) == 0,
+			    "n=%d: %s", n, cause);
+			want = (float)(n * (n + 1) / 2);
+			for (int r = 0; r < n; r++) {
+				const float *b =
+				    (const float *)(sim_area(s, r) + a.buf.off);
+				const int32_t *c =
+				    (const int32_t *)(sim_area(s, r) + a.sig.off);
+				int left = (r - 1 + n) % n, right = (r + 1) % n;
+
+				for (uint64_t i = 0; i < count; i++)
+					ck_assert_msg(b[i] == want,
+					    "n=%d order %d seed %llu: rank %d "
+					    "element %llu = %g",
+					    n, orders[o],
+					    (unsigned long long)seed, r,
+					    (unsigned long long)i, (double)b[i]);
+				for (uint64_t row = 0; row < 2 * nn - 1; row++)
+					for (int j = 0; j < n; j++) {
+						int32_t v = c[row * nn + (uint64_t)j],
+							expect;
+
+						if (j == r)
+							expect = 0;
+						else if (n == 2)
+							expect =
+							    1; /* notified twice, -1 once */
+						else if (j == left || j == right)
+							expect = 0;
+						else
+							expect =
+							    -1; /* no credit, -1 anyway */
+						ck_assert_int_eq(v, expect);
+					}
+			}
+			sim_free(s);
 		}
-		sim_free(s);
-	}
 }
 END_TEST
 
@@ -458,112 +471,141 @@ START_TEST(test_domain)
 	const int world = 6, member[] = { 1, 2, 4, 5 }, dn = 4;
 
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
-	for (int variant = 0; variant < 3; variant++) {
-		struct layout l = { 0 };
-		struct coll_args a;
-		struct sim *s;
-		uint8_t *in[6];
-		char *cause = NULL;
-		uint64_t area;
+		for (int variant = 0; variant < 3; variant++) {
+			struct layout l = { 0 };
+			struct coll_args a;
+			struct sim *s;
+			uint8_t *in[6];
+			char *cause = NULL;
+			uint64_t area;
 
-		base_args(&a, kinds[k]);
-		a.domain = 1;
-		for (int i = 0; i < dn; i++)
-			a.members[0] |= 1ull << member[i];
-		if (kinds[k] == COLL_ALLREDUCE) {
-			a.mode = variant == 1 ? MODE_RING : MODE_MESH;
-			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
-		} else {
-			a.impl = variant == 2 ? IMPL_BUILTIN : IMPL_COMPOSITE;
-		}
-		a.root = 2;
-		switch (kinds[k]) {
-		case COLL_ALLGATHER:
-			a.src = win(&l, "src", DT_F32, 2, (uint64_t)1, (uint64_t)5);
-			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
-			break;
-		case COLL_ALL_TO_ALL:
-		case COLL_REDUCE_SCATTER:
-			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
-			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn, (uint64_t)5);
-			break;
-		case COLL_ALL_TO_ALL_V:
-			a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
-			a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn * 2, (uint64_t)3);
-			a.scount = win(&l, "sc", DT_I32, 1, (uint64_t)dn);
-			a.rcount = win(&l, "rc", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
-			break;
-		case COLL_BARRIER:
-			break;
-		default:
-			a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)12);
-		}
-		if (kinds[k] == COLL_REDUCE_SCATTER)
-			memset(&a.src, 0, sizeof a.src);
-		if (kinds[k] == COLL_ALLREDUCE && a.mode == MODE_RING)
-			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)(2 * dn - 1 -
-			    (a.impl == IMPL_COMPOSITE)), (uint64_t)dn);
-		else
-			a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)dn, (uint64_t)1);
-		ck_assert_msg(coll_validate(&a, world, &cause, NULL) == 0, "%s %d: %s",
-		    coll_kind_name(kinds[k]), variant, cause);
-		area = l.next + 64;
-		s = sim_new(world, area);
-		for (int r = 0; r < world; r++) {
-			uint8_t *ar = sim_area(s, r);
-			for (uint64_t b = 0; b < area; b++)
-				ar[b] = (uint8_t)(r * 37 + b * 11);	/* noise */
-			if (a.buf.count)
-				for (uint64_t i = 0; i < a.buf.count; i++)
-					((float *)(ar + a.buf.off))[i] = (float)(r + 1 + (int)(i % 3));
-			if (a.src.count)
-				for (uint64_t i = 0; i < a.src.count; i++)
-					((float *)(ar + a.src.off))[i] = (float)(10 * r + (int)i);
-			for (uint64_t i = 0; i < a.scount.count; i++)
-				((int32_t *)(ar + a.scount.off))[i] = (int32_t)(i % 3);
-			memset(ar + a.sig.off, 0, a.sig.count * 4);
-			in[r] = xmalloc(area);
-			memcpy(in[r], ar, area);
-		}
-		for (int i = 0; i < dn; i++) {
-			struct prog *p = build(&a, world, member[i]);
-			for (size_t q = 0; q < p->nmops; q++) {
-				int peer = p->mops[q].peer;
-				if (peer >= 0 && p->mops[q].kind != UOP_COPY)
-					ck_assert_msg(coll_dense(&a, peer) >= 0, "%s: peer %d "
-					    "outside the domain", coll_kind_name(kinds[k]), peer);
+			base_args(&a, kinds[k]);
+			a.domain = 1;
+			for (int i = 0; i < dn; i++)
+				a.members[0] |= 1ull << member[i];
+			if (kinds[k] == COLL_ALLREDUCE) {
+				a.mode = variant == 1 ? MODE_RING : MODE_MESH;
+				a.impl = variant == 2 ? IMPL_BUILTIN :
+							IMPL_COMPOSITE;
+			} else {
+				a.impl = variant == 2 ? IMPL_BUILTIN :
+							IMPL_COMPOSITE;
 			}
-			sim_push(s, member[i], p);
-		}
-		ck_assert_msg(sim_run(s, SIM_RANDOM, 7 + (uint64_t)variant, &cause) == 0,
-		    "%s: %s", coll_kind_name(kinds[k]), cause);
-		for (int r = 0; r < world; r++) {
-			uint8_t *got = sim_area(s, r);
-			struct coll_output o;
-			uint8_t *want, *gb;
+			a.root = 2;
+			switch (kinds[k]) {
+			case COLL_ALLGATHER:
+				a.src = win(&l, "src", DT_F32, 2, (uint64_t)1,
+				    (uint64_t)5);
+				a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn,
+				    (uint64_t)5);
+				break;
+			case COLL_ALL_TO_ALL:
+			case COLL_REDUCE_SCATTER:
+				a.src = win(&l, "src", DT_F32, 2, (uint64_t)dn,
+				    (uint64_t)5);
+				a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)dn,
+				    (uint64_t)5);
+				break;
+			case COLL_ALL_TO_ALL_V:
+				a.src = win(&l, "src", DT_F32, 2,
+				    (uint64_t)dn * 2, (uint64_t)3);
+				a.buf = win(&l, "dst", DT_F32, 2,
+				    (uint64_t)dn * 2, (uint64_t)3);
+				a.scount = win(&l, "sc", DT_I32, 1, (uint64_t)dn);
+				a.rcount = win(&l, "rc", DT_I32, 2,
+				    (uint64_t)dn, (uint64_t)1);
+				break;
+			case COLL_BARRIER:
+				break;
+			default:
+				a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)12);
+			}
+			if (kinds[k] == COLL_REDUCE_SCATTER)
+				memset(&a.src, 0, sizeof a.src);
+			if (kinds[k] == COLL_ALLREDUCE && a.mode == MODE_RING)
+				a.sig = win(&l, "sig", DT_I32, 2,
+				    (uint64_t)(2 * dn - 1 -
+					(a.impl == IMPL_COMPOSITE)),
+				    (uint64_t)dn);
+			else
+				a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)dn,
+				    (uint64_t)1);
+			ck_assert_msg(coll_validate(&a, world, &cause, NULL) == 0,
+			    "%s %d: %s", coll_kind_name(kinds[k]), variant,
+			    cause);
+			area = l.next + 64;
+			s = sim_new(world, area);
+			for (int r = 0; r < world; r++) {
+				uint8_t *ar = sim_area(s, r);
+				for (uint64_t b = 0; b < area; b++)
+					ar[b] =
+					    (uint8_t)(r * 37 + b * 11); /* noise */
+				if (a.buf.count)
+					for (uint64_t i = 0; i < a.buf.count; i++)
+						((float *)(ar + a.buf.off))[i] =
+						    (float)(r + 1 + (int)(i % 3));
+				if (a.src.count)
+					for (uint64_t i = 0; i < a.src.count; i++)
+						((float *)(ar + a.src.off))[i] =
+						    (float)(10 * r + (int)i);
+				for (uint64_t i = 0; i < a.scount.count; i++)
+					((int32_t *)(ar + a.scount.off))[i] =
+					    (int32_t)(i % 3);
+				memset(ar + a.sig.off, 0, a.sig.count * 4);
+				in[r] = xmalloc(area);
+				memcpy(in[r], ar, area);
+			}
+			for (int i = 0; i < dn; i++) {
+				struct prog *p = build(&a, world, member[i]);
+				for (size_t q = 0; q < p->nmops; q++) {
+					int peer = p->mops[q].peer;
+					if (peer >= 0 &&
+					    p->mops[q].kind != UOP_COPY)
+						ck_assert_msg(coll_dense(&a,
+								  peer) >= 0,
+						    "%s: peer %d "
+						    "outside the domain",
+						    coll_kind_name(kinds[k]),
+						    peer);
+				}
+				sim_push(s, member[i], p);
+			}
+			ck_assert_msg(sim_run(s, SIM_RANDOM,
+					  7 + (uint64_t)variant, &cause) == 0,
+			    "%s: %s", coll_kind_name(kinds[k]), cause);
+			for (int r = 0; r < world; r++) {
+				uint8_t *got = sim_area(s, r);
+				struct coll_output o;
+				uint8_t *want, *gb;
 
-			if (coll_dense(&a, r) < 0) {
-				ck_assert_msg(memcmp(got, in[r], area) == 0,
-				    "%s: non-member rank %d changed", coll_kind_name(kinds[k]), r);
-				continue;
+				if (coll_dense(&a, r) < 0) {
+					ck_assert_msg(memcmp(got, in[r], area) ==
+						0,
+					    "%s: non-member rank %d changed",
+					    coll_kind_name(kinds[k]), r);
+					continue;
+				}
+				for (uint64_t i = 0; i < a.sig.count; i++)
+					ck_assert_int_eq(((int32_t *)(got +
+							     a.sig.off))[i],
+					    0);
+				coll_output(&a, world, r, &o);
+				want = xmalloc(coll_output_bytes(&o) + 1);
+				gb = xmalloc(coll_output_bytes(&o) + 1);
+				coll_expect(&a, world, r,
+				    (const void *const *)in, want);
+				coll_output_copy(&o, got, gb);
+				ck_assert_msg(coll_wrong(&a, world, &o, want,
+						  gb) == 0,
+				    "%s variant %d: rank %d wrong",
+				    coll_kind_name(kinds[k]), variant, r);
+				free(want);
+				free(gb);
 			}
-			for (uint64_t i = 0; i < a.sig.count; i++)
-				ck_assert_int_eq(((int32_t *)(got + a.sig.off))[i], 0);
-			coll_output(&a, world, r, &o);
-			want = xmalloc(coll_output_bytes(&o) + 1);
-			gb = xmalloc(coll_output_bytes(&o) + 1);
-			coll_expect(&a, world, r, (const void *const *)in, want);
-			coll_output_copy(&o, got, gb);
-			ck_assert_msg(coll_wrong(&a, world, &o, want, gb) == 0,
-			    "%s variant %d: rank %d wrong", coll_kind_name(kinds[k]),
-			    variant, r);
-			free(want);
-			free(gb);
+			for (int r = 0; r < world; r++)
+				free(in[r]);
+			sim_free(s);
 		}
-		for (int r = 0; r < world; r++)
-			free(in[r]);
-		sim_free(s);
-	}
 }
 END_TEST
 
@@ -575,19 +617,27 @@ START_TEST(test_allreduce)
 		1001 };
 
 	for (int m = 0; m < 2; m++)
-	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
-	for (int op = 0; op < RED__COUNT; op++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
-		if (m == MODE_RING && impl == IMPL_COMPOSITE && n < 2)
-			continue;
-		if (m == MODE_RING && impl == IMPL_BUILTIN &&
-		    sizes[z] % nn != 0)
-			continue;
-		allreduce_case(n, (enum coll_mode)m, (enum coll_impl)impl,
-		    reduce_dtypes[d], (enum reduce_op)op, sizes[z],
-		    1000 * z + 10 * d + (uint64_t)op);
-	}
+		for (int impl = 0; impl < 2; impl++)
+			for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
+				for (int op = 0; op < RED__COUNT; op++)
+					for (size_t z = 0;
+					     z < ARRAY_SIZE(sizes); z++) {
+						if (m == MODE_RING &&
+						    impl == IMPL_COMPOSITE &&
+						    n < 2)
+							continue;
+						if (m == MODE_RING &&
+						    impl == IMPL_BUILTIN &&
+						    sizes[z] % nn != 0)
+							continue;
+						allreduce_case(n,
+						    (enum coll_mode)m,
+						    (enum coll_impl)impl,
+						    reduce_dtypes[d],
+						    (enum reduce_op)op, sizes[z],
+						    1000 * z + 10 * d +
+							(uint64_t)op);
+					}
 }
 END_TEST
 
@@ -690,7 +740,7 @@ simple_case(int n, enum coll_kind k, enum coll_impl impl, enum dtype dt,
 		break;
 	case COLL_ALLGATHER:
 		c.a.src = size % 2 ? win(&l, "src", dt, 1, size) :
-		    win(&l, "src", dt, 2, (uint64_t)1, size);
+				     win(&l, "src", dt, 2, (uint64_t)1, size);
 		c.a.buf = win(&l, "dst", dt, 2, nn, size);
 		break;
 	case COLL_ALL_TO_ALL:
@@ -704,17 +754,18 @@ simple_case(int n, enum coll_kind k, enum coll_impl impl, enum dtype dt,
 		/* size is SIZE; MAX_RECV is root + 1 here */
 		c.a.src = win(&l, "src", dt, 2, nn * (uint64_t)(root + 1), size);
 		c.a.buf = win(&l, "dst", dt, 2, nn * (uint64_t)(root + 1), size);
-		c.a.scount = sig_rank1 ? win(&l, "sc", DT_I32, 1, nn) :
+		c.a.scount = sig_rank1 ?
+		    win(&l, "sc", DT_I32, 1, nn) :
 		    win(&l, "sc", DT_I32, 2, nn, (uint64_t)1);
 		c.a.rcount = win(&l, "rc", DT_I32, 2, nn, (uint64_t)1);
 		c.a.root = 0;
-		sig_rank1 = 0;	/* its signal is [N,1] for both impls */
+		sig_rank1 = 0; /* its signal is [N,1] for both impls */
 		break;
 	default:
 		break;
 	}
 	c.a.sig = sig_rank1 ? win(&l, "sig", DT_I32, 1, nn) :
-	    win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
+			      win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
 	c.area = l.next + 64;
 	run_all_orders(&c, n, seed);
 }
@@ -723,8 +774,7 @@ START_TEST(test_barrier)
 {
 	int n = world_sizes[_i];
 
-	simple_case(n, COLL_BARRIER, IMPL_COMPOSITE, DT_F32, RED_SUM, 0, 0, 0,
-	    1);
+	simple_case(n, COLL_BARRIER, IMPL_COMPOSITE, DT_F32, RED_SUM, 0, 0, 0, 1);
 	simple_case(n, COLL_BARRIER, IMPL_BUILTIN, DT_F32, RED_SUM, 0, 0, 0, 2);
 	simple_case(n, COLL_BARRIER, IMPL_BUILTIN, DT_F32, RED_SUM, 0, 0, 1, 3);
 }
@@ -738,13 +788,15 @@ START_TEST(test_broadcast)
 	uint64_t sizes[] = { 1, (uint64_t)n + 1, 300, 777 };
 
 	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
-		simple_case(n, COLL_BROADCAST, (enum coll_impl)impl,
-		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 20 + z);
-		simple_case(n, COLL_BROADCAST, (enum coll_impl)impl,
-		    move_dtypes[d], RED_SUM, sizes[z], n - 1, 0, 30 + z);
-	}
+		for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+				simple_case(n, COLL_BROADCAST,
+				    (enum coll_impl)impl, move_dtypes[d],
+				    RED_SUM, sizes[z], 0, impl, 20 + z);
+				simple_case(n, COLL_BROADCAST,
+				    (enum coll_impl)impl, move_dtypes[d],
+				    RED_SUM, sizes[z], n - 1, 0, 30 + z);
+			}
 }
 END_TEST
 
@@ -754,10 +806,11 @@ START_TEST(test_allgather)
 	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
 
 	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-		simple_case(n, COLL_ALLGATHER, (enum coll_impl)impl,
-		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 40 + z);
+		for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+				simple_case(n, COLL_ALLGATHER,
+				    (enum coll_impl)impl, move_dtypes[d],
+				    RED_SUM, sizes[z], 0, impl, 40 + z);
 }
 END_TEST
 
@@ -767,10 +820,11 @@ START_TEST(test_all_to_all)
 	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
 
 	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-		simple_case(n, COLL_ALL_TO_ALL, (enum coll_impl)impl,
-		    move_dtypes[d], RED_SUM, sizes[z], 0, impl, 50 + z);
+		for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+				simple_case(n, COLL_ALL_TO_ALL,
+				    (enum coll_impl)impl, move_dtypes[d],
+				    RED_SUM, sizes[z], 0, impl, 50 + z);
 }
 END_TEST
 
@@ -780,12 +834,13 @@ START_TEST(test_all_to_all_v)
 	uint64_t sizes[] = { 1, 3, 40 };
 
 	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-	for (int mr = 1; mr <= 3; mr += 2)
-		simple_case(n, COLL_ALL_TO_ALL_V, (enum coll_impl)impl,
-		    move_dtypes[d], RED_SUM, sizes[z], mr - 1, (int)z % 2,
-		    70 + z + (uint64_t)mr);
+		for (size_t d = 0; d < ARRAY_SIZE(move_dtypes); d++)
+			for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+				for (int mr = 1; mr <= 3; mr += 2)
+					simple_case(n, COLL_ALL_TO_ALL_V,
+					    (enum coll_impl)impl, move_dtypes[d],
+					    RED_SUM, sizes[z], mr - 1,
+					    (int)z % 2, 70 + z + (uint64_t)mr);
 }
 END_TEST
 
@@ -795,12 +850,13 @@ START_TEST(test_reduce_scatter)
 	uint64_t sizes[] = { 1, 2, (uint64_t)n + 3, 300 };
 
 	for (int impl = 0; impl < 2; impl++)
-	for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
-	for (int op = 0; op < RED__COUNT; op++)
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
-		simple_case(n, COLL_REDUCE_SCATTER, (enum coll_impl)impl,
-		    reduce_dtypes[d], (enum reduce_op)op, sizes[z], 0, impl,
-		    60 + z);
+		for (size_t d = 0; d < ARRAY_SIZE(reduce_dtypes); d++)
+			for (int op = 0; op < RED__COUNT; op++)
+				for (size_t z = 0; z < ARRAY_SIZE(sizes); z++)
+					simple_case(n, COLL_REDUCE_SCATTER,
+					    (enum coll_impl)impl,
+					    reduce_dtypes[d], (enum reduce_op)op,
+					    sizes[z], 0, impl, 60 + z);
 }
 END_TEST
 
@@ -893,8 +949,8 @@ START_TEST(test_ring_uniform_barriers)
 			long per_row[8][8];
 			int32_t epi = 0;
 
-			ring_args(&a, &l, n, IMPL_COMPOSITE, f16 ? DT_F16 : DT_F32,
-			    counts[z]);
+			ring_args(&a, &l, n, IMPL_COMPOSITE,
+			    f16 ? DT_F16 : DT_F32, counts[z]);
 			memset(per_row, 0, sizeof per_row);
 			for (int r = 0; r < n; r++) {
 				struct prog *p = build(&a, n, r);
@@ -906,7 +962,8 @@ START_TEST(test_ring_uniform_barriers)
 					if (u->kind == UOP_NOTIFY &&
 					    (u->flags & UOP_F_EPILOGUE)) {
 						ck_assert_int_eq(u->peer, r);
-						ck_assert(epi == 0 || epi == u->value);
+						ck_assert(epi == 0 ||
+						    epi == u->value);
 						epi = u->value;
 					} else if (u->kind == UOP_NOTIFY) {
 						ck_assert_uint_eq(cell % 5,
@@ -924,7 +981,8 @@ START_TEST(test_ring_uniform_barriers)
 				ck_assert_int_eq(per_row[0][row],
 				    (long)(-epi / 2) * 2 * (n - 1));
 			}
-			ck_assert_int_eq(epi, counts[z] > 8195 ? (f16 ? -4 : -6) : -2);
+			ck_assert_int_eq(epi,
+			    counts[z] > 8195 ? (f16 ? -4 : -6) : -2);
 		}
 	}
 }
@@ -1079,8 +1137,8 @@ START_TEST(test_signal_shapes)
 		/* builtin [N,2] (lane 0 of each row), builtin [N+1] and
 		 * composite [N+2,1]: the spare cells must stay untouched */
 		c.a.sig = v == 0 ? win(&l, "sig", DT_I32, 2, nn, (uint64_t)2) :
-		    v == 1 ? win(&l, "sig", DT_I32, 1, nn + 1) :
-		    win(&l, "sig", DT_I32, 2, nn + 2, (uint64_t)1);
+		    v == 1	 ? win(&l, "sig", DT_I32, 1, nn + 1) :
+				   win(&l, "sig", DT_I32, 2, nn + 2, (uint64_t)1);
 		c.area = l.next + 32;
 		run_all_orders(&c, n, 300 + (uint64_t)v);
 	}
@@ -1105,8 +1163,8 @@ START_TEST(test_ring_f16_boundaries)
 			const struct uop *load = NULL;
 			size_t esz = f16 ? 2 : 4;
 
-			ring_args(&a, &l, 4, IMPL_COMPOSITE, f16 ? DT_F16 : DT_F32,
-			    40);
+			ring_args(&a, &l, 4, IMPL_COMPOSITE,
+			    f16 ? DT_F16 : DT_F32, 40);
 			p = build(&a, 4, r);
 			/* RS row 0 of rank r reduces segment (r - 2) mod 4 */
 			for (size_t i = 0; i < p->nmops && load == NULL; i++) {
@@ -1172,7 +1230,8 @@ START_TEST(test_sim_detects_deadlock)
 		if (r == 2) {
 			/* drop rank 2's first notify: rank 0 never gets it */
 			ck_assert_int_eq(p->mops[0].kind, UOP_NOTIFY);
-			memmove(p->mops, p->mops + 1, (p->nmops - 1) * sizeof *p->mops);
+			memmove(p->mops, p->mops + 1,
+			    (p->nmops - 1) * sizeof *p->mops);
 			p->nmops--;
 		}
 		sim_push(s, r, p);
@@ -1194,7 +1253,8 @@ START_TEST(test_wrong_counts_mismatches)
 	uint16_t hg[2] = { f16_from_f32(1.0f), f16_from_f32(8.0f + 1.0f) };
 	float c[2] = { 0.0f, 1.0f }, d[2] = { -0.0f, 1.0f };
 
-	struct coll_output o4 = { 0, 4, DT_F32, 0, 0 }, o2 = { 0, 2, DT_F16, 0, 0 };
+	struct coll_output o4 = { 0, 4, DT_F32, 0, 0 },
+			   o2 = { 0, 2, DT_F16, 0, 0 };
 	struct coll_output o2f = { 0, 2, DT_F32, 0, 0 };
 	int32_t v1[3] = { 5, 1, 2 }, v2[3] = { 5, 1, 3 };
 	struct coll_output ov = { 0, 1, DT_I32, 64, 2 };
@@ -1219,13 +1279,12 @@ END_TEST
 /* ---- validation messages ----------------------------------------------- */
 
 struct vcase {
-	const char *msg;	/* NULL: must pass */
+	const char *msg; /* NULL: must pass */
 	enum coll_arg bad;
 };
 
 static void
-expect_msg(const struct coll_args *a, int n, const char *msg,
-    enum coll_arg bad)
+expect_msg(const struct coll_args *a, int n, const char *msg, enum coll_arg bad)
 {
 	char *cause = NULL;
 	enum coll_arg which = CARG_NONE;
@@ -1251,21 +1310,28 @@ START_TEST(test_validate_allreduce)
 	a.mode = MODE_RING;
 	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1022);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)1);
-	expect_msg(&a, 4, "ring allreduce needs a signal of shape [6,4], got "
-	    "[4,1]", CARG_SIG);
+	expect_msg(&a, 4,
+	    "ring allreduce needs a signal of shape [6,4], got "
+	    "[4,1]",
+	    CARG_SIG);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)7, (uint64_t)4);
-	expect_msg(&a, 4, "ring allreduce needs a signal of shape [6,4], got "
+	expect_msg(&a, 4,
+	    "ring allreduce needs a signal of shape [6,4], got "
 	    "[7,4] (the impl=builtin shape, with its final barrier row)",
 	    CARG_SIG);
 	a.impl = IMPL_BUILTIN;
-	expect_msg(&a, 4, "builtin ring allreduce needs numel divisible by 4, "
-	    "got 1022", CARG_BUF);
+	expect_msg(&a, 4,
+	    "builtin ring allreduce needs numel divisible by 4, "
+	    "got 1022",
+	    CARG_BUF);
 	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1024);
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)6, (uint64_t)4);
-	expect_msg(&a, 4, "builtin ring allreduce needs a signal of shape "
+	expect_msg(&a, 4,
+	    "builtin ring allreduce needs a signal of shape "
 	    "[7,4], got [6,4] (the composite ring shape; the builtin has a "
-	    "final barrier row)", CARG_SIG);
+	    "final barrier row)",
+	    CARG_SIG);
 	a.impl = IMPL_COMPOSITE;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.sig.name = "flag";
@@ -1273,18 +1339,26 @@ START_TEST(test_validate_allreduce)
 	expect_msg(&a, 4, "signal 'flag' must be i32, got f32", CARG_SIG);
 	a.sig.dtype = DT_I32;
 	a.has_sig = false;
-	expect_msg(&a, 4, "ring allreduce needs an explicit signal of shape "
-	    "[6,4] (only mesh synthesizes one)", CARG_SIG);
+	expect_msg(&a, 4,
+	    "ring allreduce needs an explicit signal of shape "
+	    "[6,4] (only mesh synthesizes one)",
+	    CARG_SIG);
 	a.has_sig = true;
-	expect_msg(&a, 1, "ring allreduce needs at least 2 ranks (its signal "
-	    "would be [0,1])", CARG_OPTION);
+	expect_msg(&a, 1,
+	    "ring allreduce needs at least 2 ranks (its signal "
+	    "would be [0,1])",
+	    CARG_OPTION);
 	a.impl = IMPL_BUILTIN;
-	expect_msg(&a, 17, "builtin ring allreduce supports at most 16 ranks "
-	    "(world has 17)", CARG_OPTION);
+	expect_msg(&a, 17,
+	    "builtin ring allreduce supports at most 16 ranks "
+	    "(world has 17)",
+	    CARG_OPTION);
 	a.op = RED_MAX;
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)7, (uint64_t)4);
-	expect_msg(&a, 4, "builtin ring allreduce supports only op=sum on f32, "
-	    "got op=max on f32 (set strict off to allow it)", CARG_OPTION);
+	expect_msg(&a, 4,
+	    "builtin ring allreduce supports only op=sum on f32, "
+	    "got op=max on f32 (set strict off to allow it)",
+	    CARG_OPTION);
 	ck_assert_ptr_null(coll_strict_lifted(&a));
 	a.strict = false;
 	expect_msg(&a, 4, NULL, CARG_NONE);
@@ -1294,40 +1368,53 @@ START_TEST(test_validate_allreduce)
 	base_args(&a, COLL_ALLREDUCE);
 	a.buf = win(&l, "buf", DT_BF16, 2, (uint64_t)4, (uint64_t)8);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)1);
-	expect_msg(&a, 4, "mesh allreduce supports f16 and f32, got bf16 (set "
-	    "strict off to allow it)", CARG_BUF);
+	expect_msg(&a, 4,
+	    "mesh allreduce supports f16 and f32, got bf16 (set "
+	    "strict off to allow it)",
+	    CARG_BUF);
 	a.strict = false;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	ck_assert_ptr_nonnull(coll_strict_lifted(&a));
 	a.buf.dtype = DT_U8;
-	expect_msg(&a, 4, "mesh allreduce cannot reduce the untyped window "
-	    "'buf' (allocate it with a dtype)", CARG_BUF);
+	expect_msg(&a, 4,
+	    "mesh allreduce cannot reduce the untyped window "
+	    "'buf' (allocate it with a dtype)",
+	    CARG_BUF);
 	a.buf.dtype = DT_F16;
 	a.strict = true;
 	ck_assert_ptr_null(coll_strict_lifted(&a));
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)6, (uint64_t)4);
-	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
-	    "[6,4] (shaped for a ring allreduce)", CARG_SIG);
+	expect_msg(&a, 4,
+	    "mesh allreduce needs a signal of shape [4,1], got "
+	    "[6,4] (shaped for a ring allreduce)",
+	    CARG_SIG);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)3, (uint64_t)1);
-	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
-	    "[3,1]", CARG_SIG);
+	expect_msg(&a, 4,
+	    "mesh allreduce needs a signal of shape [4,1], got "
+	    "[3,1]",
+	    CARG_SIG);
 	a.sig = win(&l, "sig", DT_I32, 1, (uint64_t)4);
-	expect_msg(&a, 4, "mesh allreduce needs a signal of shape [4,1], got "
-	    "[4] (a rank-1 signal is for impl=builtin)", CARG_SIG);
+	expect_msg(&a, 4,
+	    "mesh allreduce needs a signal of shape [4,1], got "
+	    "[4] (a rank-1 signal is for impl=builtin)",
+	    CARG_SIG);
 	a.impl = IMPL_BUILTIN;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)8, (uint64_t)2);
 	expect_msg(&a, 4, NULL, CARG_NONE);
-	a.sig = win(&l, "sig", DT_I32, 3, (uint64_t)4, (uint64_t)1,
-	    (uint64_t)1);
-	expect_msg(&a, 4, "builtin mesh allreduce needs a signal of shape [4] "
-	    "or [4,1], got [4,1,1]", CARG_SIG);
+	a.sig = win(&l, "sig", DT_I32, 3, (uint64_t)4, (uint64_t)1, (uint64_t)1);
+	expect_msg(&a, 4,
+	    "builtin mesh allreduce needs a signal of shape [4] "
+	    "or [4,1], got [4,1,1]",
+	    CARG_SIG);
 	a.sig = a.buf;
 	a.sig.dtype = DT_I32;
 	a.sig.ndim = 1;
 	a.sig.shape[0] = a.sig.count = 4;
-	expect_msg(&a, 4, "builtin mesh allreduce needs BUF and SIG to be "
-	    "different windows", CARG_SIG);
+	expect_msg(&a, 4,
+	    "builtin mesh allreduce needs BUF and SIG to be "
+	    "different windows",
+	    CARG_SIG);
 	/* a larger signal is fine; more than 16 ranks is a silent no-op */
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)20, (uint64_t)1);
 	expect_msg(&a, 17, NULL, CARG_NONE);
@@ -1348,16 +1435,17 @@ START_TEST(test_validate_others)
 	a.buf = win(&l, "buf", DT_F16, 1, (uint64_t)256);
 	a.sig = sig4;
 	a.root = 5;
-	expect_msg(&a, 4, "root 5 out of range (world has 4 ranks)",
-	    CARG_OPTION);
+	expect_msg(&a, 4, "root 5 out of range (world has 4 ranks)", CARG_OPTION);
 	a.root = -1;
 	expect_msg(&a, 4, "root -1 out of range (world has 4 ranks)",
 	    CARG_OPTION);
 	a.root = 3;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.impl = IMPL_BUILTIN;
-	expect_msg(&a, 4, "builtin broadcast supports only f32, got f16 (set "
-	    "strict off to allow it)", CARG_BUF);
+	expect_msg(&a, 4,
+	    "builtin broadcast supports only f32, got f16 (set "
+	    "strict off to allow it)",
+	    CARG_BUF);
 	a.has_sig = false;
 	a.strict = false;
 	expect_msg(&a, 4, "builtin broadcast needs a signal window", CARG_SIG);
@@ -1370,20 +1458,24 @@ START_TEST(test_validate_others)
 	    CARG_BUF);
 	a.buf = win(&l, "dst", DT_F32, 2, (uint64_t)4, (uint64_t)256);
 	expect_msg(&a, 4, NULL, CARG_NONE);
-	a.src = a.buf;	/* the same window twice is said first */
+	a.src = a.buf; /* the same window twice is said first */
 	expect_msg(&a, 4, "allgather needs SRC and DST to be different windows",
 	    CARG_SRC);
 	a.src = win(&l, "src", DT_F32, 2, (uint64_t)4, (uint64_t)256);
-	expect_msg(&a, 4, "allgather needs SRC of shape [1,SIZE] or [SIZE], got "
-	    "[4,256]", CARG_SRC);
+	expect_msg(&a, 4,
+	    "allgather needs SRC of shape [1,SIZE] or [SIZE], got "
+	    "[4,256]",
+	    CARG_SRC);
 	a.src = a.buf;
 	a.src.ndim = 1;
 	a.src.shape[0] = a.src.count = 256;
 	expect_msg(&a, 4, "allgather needs SRC and DST to be different windows",
 	    CARG_SRC);
 	a.src = win(&l, "src", DT_F16, 2, (uint64_t)1, (uint64_t)256);
-	expect_msg(&a, 4, "allgather needs SRC and DST of one dtype, got f16 "
-	    "and f32", CARG_SRC);
+	expect_msg(&a, 4,
+	    "allgather needs SRC and DST of one dtype, got f16 "
+	    "and f32",
+	    CARG_SRC);
 
 	base_args(&a, COLL_ALL_TO_ALL);
 	a.src = win(&l, "src", DT_F32, 2, (uint64_t)4, (uint64_t)16);
@@ -1398,30 +1490,42 @@ START_TEST(test_validate_others)
 	base_args(&a, COLL_REDUCE_SCATTER);
 	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1024);
 	a.sig = sig4;
-	expect_msg(&a, 4, "reduce_scatter needs BUF of shape [4,SIZE], got "
-	    "[1024]", CARG_BUF);
+	expect_msg(&a, 4,
+	    "reduce_scatter needs BUF of shape [4,SIZE], got "
+	    "[1024]",
+	    CARG_BUF);
 	a.buf = win(&l, "buf", DT_F32, 2, (uint64_t)2, (uint64_t)512);
-	expect_msg(&a, 4, "reduce_scatter needs BUF of shape [4,512], got "
-	    "[2,512]", CARG_BUF);
+	expect_msg(&a, 4,
+	    "reduce_scatter needs BUF of shape [4,512], got "
+	    "[2,512]",
+	    CARG_BUF);
 	a.buf = win(&l, "buf", DT_BF16, 2, (uint64_t)4, (uint64_t)256);
 	a.op = RED_PROD;
-	expect_msg(&a, 4, "reduce_scatter supports only op=sum, got op=prod "
-	    "(set strict off to allow it)", CARG_OPTION);
+	expect_msg(&a, 4,
+	    "reduce_scatter supports only op=sum, got op=prod "
+	    "(set strict off to allow it)",
+	    CARG_OPTION);
 	a.op = RED_SUM;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.impl = IMPL_BUILTIN;
-	expect_msg(&a, 4, "builtin reduce_scatter supports only f32, got bf16 "
-	    "(set strict off to allow it)", CARG_BUF);
+	expect_msg(&a, 4,
+	    "builtin reduce_scatter supports only f32, got bf16 "
+	    "(set strict off to allow it)",
+	    CARG_BUF);
 
 	base_args(&a, COLL_BARRIER);
 	a.sig = win(&l, "sig", DT_I32, 1, (uint64_t)4);
-	expect_msg(&a, 4, "barrier needs a signal of shape [4,1], got [4] (a "
-	    "rank-1 signal is for impl=builtin)", CARG_SIG);
+	expect_msg(&a, 4,
+	    "barrier needs a signal of shape [4,1], got [4] (a "
+	    "rank-1 signal is for impl=builtin)",
+	    CARG_SIG);
 	a.impl = IMPL_BUILTIN;
 	expect_msg(&a, 4, NULL, CARG_NONE);
 	a.sig = win(&l, "sig", DT_I32, 2, (uint64_t)4, (uint64_t)2);
-	expect_msg(&a, 4, "builtin barrier needs a signal of shape [4] or "
-	    "[4,1], got [4,2]", CARG_SIG);
+	expect_msg(&a, 4,
+	    "builtin barrier needs a signal of shape [4] or "
+	    "[4,1], got [4,2]",
+	    CARG_SIG);
 	a.sig = win(&l, "sig", DT_I16, 2, (uint64_t)4, (uint64_t)1);
 	a.sig.name = NULL;
 	expect_msg(&a, 4, "signal must be i32, got i16", CARG_SIG);
@@ -1440,11 +1544,12 @@ START_TEST(test_large_ring_build)
 	ring_args(&a, &l, 4, IMPL_COMPOSITE, DT_F32, (uint64_t)16 << 20);
 	ck_assert_int_eq(coll_validate(&a, 4, NULL, NULL), 0);
 	for (int r = 0; r < 4; r++) {
-		struct prog *p = coll_build(&a, 4, r);	/* described: */
-		size_t bytes = prog_mem(p);		/* nothing held */
+		struct prog *p = coll_build(&a, 4, r); /* described: */
+		size_t bytes = prog_mem(p);	       /* nothing held */
 
 		/* 6 rows x 1024 sub-chunks x (12 barrier ops + 3 or 2) + 18 */
-		ck_assert_uint_eq(prog_len(p), 3 * 1024 * 15 + 3 * 1024 * 14 + 18);
+		ck_assert_uint_eq(prog_len(p),
+		    3 * 1024 * 15 + 3 * 1024 * 14 + 18);
 		ck_assert_msg(bytes < 4096, "program takes %zu bytes", bytes);
 		prog_free(p);
 	}

@@ -53,7 +53,8 @@ static void
 fill(uint8_t *area, const struct win_ref *w, int base)
 {
 	for (uint64_t i = 0; i < w->count; i++)
-		dtype_put_int(w->dtype, area + w->off, i, (int64_t)((base + i) % 100));
+		dtype_put_int(w->dtype, area + w->off, i,
+		    (int64_t)((base + i) % 100));
 }
 
 static const enum dtype dts[] = { DT_F32, DT_F16, DT_I8, DT_I32 };
@@ -71,7 +72,7 @@ one_trial(uint64_t *seed)
 	uint8_t *want;
 	char *cause = NULL;
 	enum rma_arg bad;
-	int target = put ? 1 : 0;	/* whose dst changes */
+	int target = put ? 1 : 0; /* whose dst changes */
 
 	memset(&a, 0, sizeof a);
 	a.form = put ? RMA_PUT : RMA_GET;
@@ -79,10 +80,14 @@ one_trial(uint64_t *seed)
 	for (int d = 0; d < ndim; d++) {
 		dshape[d] = 1 + sim_rng(seed) % 6;
 		sshape[d] = 1 + sim_rng(seed) % 6;
-		rshape[d] = 1 + sim_rng(seed) % (dshape[d] < sshape[d] ? dshape[d] : sshape[d]);
+		rshape[d] = 1 +
+		    sim_rng(seed) %
+			(dshape[d] < sshape[d] ? dshape[d] : sshape[d]);
 		a.shape_raw[d] = (int64_t)rshape[d];
-		a.dst_off_raw[d] = (int64_t)(sim_rng(seed) % (dshape[d] - rshape[d] + 1));
-		a.src_off_raw[d] = (int64_t)(sim_rng(seed) % (sshape[d] - rshape[d] + 1));
+		a.dst_off_raw[d] =
+		    (int64_t)(sim_rng(seed) % (dshape[d] - rshape[d] + 1));
+		a.src_off_raw[d] =
+		    (int64_t)(sim_rng(seed) % (sshape[d] - rshape[d] + 1));
 		total *= rshape[d];
 	}
 	window(&a.dst, 0, dt, ndim, dshape);
@@ -110,7 +115,8 @@ one_trial(uint64_t *seed)
 		}
 		di = flat(&a.dst, a.dst_off, idx);
 		si = flat(&a.src, a.src_off, idx);
-		int64_t v = dtype_get_int(dt, sim_area(s, 1 - target) + a.src.off, si);
+		int64_t v =
+		    dtype_get_int(dt, sim_area(s, 1 - target) + a.src.off, si);
 		if (a.atomic)
 			v += dtype_get_int(dt, want, di);
 		dtype_put_int(dt, want, di, v);
@@ -120,10 +126,12 @@ one_trial(uint64_t *seed)
 	ck_assert_uint_eq(p->nmops, rma_nops(&a));
 	sim_push(s, 0, p);
 	ck_assert_int_eq(sim_run(s, SIM_ROUND_ROBIN, 1, &cause), 0);
-	ck_assert_msg(memcmp(want, sim_area(s, target) + a.dst.off, a.dst.count * esz) == 0,
-	    "%s %s ndim %d chunk %lldx%lld%s%s: wrong data", put ? "put" : "get",
-	    dtype_name(dt), ndim, (long long)a.chunk_rows, (long long)a.chunk_cols,
-	    a.pipeline ? " pipeline" : "", a.atomic ? " atomic" : "");
+	ck_assert_msg(memcmp(want, sim_area(s, target) + a.dst.off,
+			  a.dst.count * esz) == 0,
+	    "%s %s ndim %d chunk %lldx%lld%s%s: wrong data",
+	    put ? "put" : "get", dtype_name(dt), ndim, (long long)a.chunk_rows,
+	    (long long)a.chunk_cols, a.pipeline ? " pipeline" : "",
+	    a.atomic ? " atomic" : "");
 	free(want);
 	sim_free(s);
 }
@@ -151,7 +159,7 @@ START_TEST(test_rma_staging_shape)
 	window(&a.dst, 0, DT_F32, 2, shape);
 	window(&a.src, 256, DT_F32, 2, shape);
 	a.count = 32;
-	a.chunk_rows = 2;	/* flat form: one row of 32, so rows clamp to 1 */
+	a.chunk_rows = 2; /* flat form: one row of 32, so rows clamp to 1 */
 	a.chunk_cols = 5;
 	a.pipeline = 1;
 	ck_assert_int_eq(rma_validate(&a, &cause, NULL), 0);
@@ -170,7 +178,7 @@ START_TEST(test_rma_staging_shape)
 	ck_assert_int_eq(p->mops[0].kind, UOP_COPY);
 	ck_assert_int_eq(p->mops[1].kind, UOP_COPY);
 	ck_assert_int_eq(p->mops[2].kind, UOP_PUT);
-	ck_assert_uint_eq(p->mops[1].dst, 5 * 4);	/* the second tile */
+	ck_assert_uint_eq(p->mops[1].dst, 5 * 4); /* the second tile */
 	prog_free(p);
 }
 END_TEST
@@ -183,7 +191,8 @@ refused(struct rma_args *a, const char *needle)
 	    strstr(cause, needle) != NULL;
 
 	if (!ok)
-		fprintf(stderr, "cause: %s (wanted %s)\n", cause ? cause : "(none)", needle);
+		fprintf(stderr, "cause: %s (wanted %s)\n",
+		    cause ? cause : "(none)", needle);
 	free(cause);
 	return ok;
 }
@@ -208,7 +217,8 @@ START_TEST(test_rma_validate)
 	ck_assert_int_eq(rma_validate(&b, NULL, NULL), 0);
 	b = a;
 	b.dst_off_raw[1] = 8;
-	ck_assert(refused(&b, "dst subregion dimension 1 exceeds dst shape (offset=8, shape=1, dst_dim=8)"));
+	ck_assert(refused(&b,
+	    "dst subregion dimension 1 exceeds dst shape (offset=8, shape=1, dst_dim=8)"));
 	b = a;
 	b.src_off_raw[0] = -1;
 	ck_assert(refused(&b, "src_offsets dimension 0 must be non-negative"));
@@ -221,7 +231,8 @@ START_TEST(test_rma_validate)
 	b = a;
 	b.chunk_rows = 1;
 	b.pipeline = 1;
-	ck_assert(refused(&b, "pipeline requires both chunk_rows>0 and chunk_cols>0"));
+	ck_assert(
+	    refused(&b, "pipeline requires both chunk_rows>0 and chunk_cols>0"));
 	b = a;
 	b.chunk_cols = -2;
 	ck_assert(refused(&b, "chunk_cols must be non-negative"));
@@ -232,7 +243,8 @@ START_TEST(test_rma_validate)
 	b.form = RMA_REMOTE_STORE;
 	window(&b.src, 256, DT_F32, 3, three);
 	b.dst_off_raw[0] = 3;
-	ck_assert(refused(&b, "push exceeds the peer's target region in dimension 0"));
+	ck_assert(
+	    refused(&b, "push exceeds the peer's target region in dimension 0"));
 	b.dst_off_raw[0] = 2;
 	ck_assert_int_eq(rma_validate(&b, NULL, NULL), 0);
 	ck_assert_uint_eq(b.shape[0], 2);

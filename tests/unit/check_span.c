@@ -78,7 +78,7 @@ name_of(const struct prog *p, const struct span_rec *r, char *buf, size_t len)
 
 START_TEST(cap_and_defaults)
 {
-	ck_assert_uint_eq(span_ring_cap(4096), 0);	/* too small: off */
+	ck_assert_uint_eq(span_ring_cap(4096), 0); /* too small: off */
 	ck_assert_uint_eq(span_ring_cap(RING_BYTES),
 	    (RING_BYTES - offsetof(struct span_ring, recs)) / 40);
 	ck_assert_uint_eq(sizeof(struct span_rec), 40);
@@ -98,11 +98,18 @@ START_TEST(phases_open_and_close_innermost_first)
 	char nm[64];
 	size_t n;
 	/* expected: records in emission order, (name, ts, dur) */
-	static const struct { const char *name; uint64_t ts, dur; } want[] = {
-		{ "c.a.x.notify", 100, 10 }, { "c.a.x.notify", 110, 10 },
-		{ "c.a.x.wait", 120, 10 }, { "c.a.x", 100, 30 },
-		{ "c.a.y", 130, 10 }, { "c.a", 100, 40 },
-		{ "c.b", 140, 10 }, { "c.epilogue", 150, 10 },
+	static const struct {
+		const char *name;
+		uint64_t ts, dur;
+	} want[] = {
+		{ "c.a.x.notify", 100, 10 },
+		{ "c.a.x.notify", 110, 10 },
+		{ "c.a.x.wait", 120, 10 },
+		{ "c.a.x", 100, 30 },
+		{ "c.a.y", 130, 10 },
+		{ "c.a", 100, 40 },
+		{ "c.b", 140, 10 },
+		{ "c.epilogue", 150, 10 },
 		{ "c", 100, 60 },
 	};
 
@@ -119,7 +126,7 @@ START_TEST(phases_open_and_close_innermost_first)
 		ck_assert_uint_eq(r[i].iter, 5);
 		ck_assert_uint_eq(r[i].rank, 3);
 	}
-	ck_assert_uint_eq(r[8].level, 1);	/* the root */
+	ck_assert_uint_eq(r[8].level, 1); /* the root */
 	ck_assert_uint_eq(r[0].level, SPAN_LEVEL_OP);
 	ck_assert_int_eq(r[2].value, 2);
 	ck_assert_uint_eq(span_ring_pending(ring), 0);
@@ -135,14 +142,14 @@ START_TEST(retry_does_not_split_phases)
 	struct span_rec r[16];
 
 	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0, SPAN_DETAIL_OPS);
-	span_op_start(&w, 0, 100);	/* interrupted: no span */
-	span_op_start(&w, 0, 150);	/* retried */
+	span_op_start(&w, 0, 100); /* interrupted: no span */
+	span_op_start(&w, 0, 150); /* retried */
 	span_op_end(&w, 0, 150, 160, 0, 0);
 	span_op_start(&w, 1, 160);
 	span_op_end(&w, 1, 160, 170, 0, 0);
 	span_writer_end(&w, 170);
 	ck_assert_uint_eq(drain(r, 16), 4);
-	ck_assert_uint_eq(r[2].level, 2);	/* c.x from the first start */
+	ck_assert_uint_eq(r[2].level, 2); /* c.x from the first start */
 	ck_assert_uint_eq(r[2].ts, 100);
 	ck_assert_uint_eq(r[2].dur, 70);
 	ck_assert_uint_eq(r[3].level, 1);
@@ -160,7 +167,7 @@ START_TEST(empty_names_are_the_kind)
 
 	span_writer_begin(&w, ring, RING_BYTES, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
-	ck_assert_uint_eq(drain(r, 4), 1);	/* no phase */
+	ck_assert_uint_eq(drain(r, 4), 1); /* no phase */
 	name_of(p, &r[0], nm, sizeof nm);
 	ck_assert_str_eq(nm, "notify");
 	ck_assert_uint_eq(span_name_levels("a.b.c"), 3);
@@ -207,7 +214,8 @@ START_TEST(reader_wraps_in_order)
 	for (uint32_t run = 0; total < 2 * cap; run++) {
 		size_t n;
 
-		span_writer_begin(&w, ring, RING_BYTES, p, 0, 9, run, SPAN_DETAIL_OPS);
+		span_writer_begin(&w, ring, RING_BYTES, p, 0, 9, run,
+		    SPAN_DETAIL_OPS);
 		fake_run(&w, p);
 		n = drain(r, 8);
 		ck_assert_uint_eq(n, 5);
@@ -235,7 +243,7 @@ START_TEST(repeats_reuse_the_phase_table)
 	first = w.depth;
 	fake_run(&w, p);
 	span_writer_begin(&w, ring, RING_BYTES, p, 0, 5, 1, SPAN_DETAIL_OPS);
-	ck_assert_ptr_eq(w.depth, first);	/* iteration 1: reused */
+	ck_assert_ptr_eq(w.depth, first); /* iteration 1: reused */
 	fake_run(&w, p);
 	ck_assert_uint_eq(drain(r, 16), 10);
 	/* another program, even at iteration > 0, gets its own table */
@@ -243,7 +251,7 @@ START_TEST(repeats_reuse_the_phase_table)
 	ck_assert_uint_eq(w.depth[1], 3);
 	ck_assert_uint_eq(w.keep[1], 0);
 	fake_run(&w, q);
-	ck_assert_uint_eq(drain(r, 16), 4);	/* d, d.e.f, d.e, d */
+	ck_assert_uint_eq(drain(r, 16), 4); /* d, d.e.f, d.e, d */
 	prog_free(p);
 	prog_free(q);
 }
@@ -257,7 +265,8 @@ START_TEST(off_when_no_ring)
 
 	span_writer_begin(&w, NULL, 0, p, 0, 1, 0, SPAN_DETAIL_OPS);
 	fake_run(&w, p);
-	span_writer_begin(&w, ring, 4096, p, 0, 1, 0, SPAN_DETAIL_OPS);	/* too small */
+	span_writer_begin(&w, ring, 4096, p, 0, 1, 0,
+	    SPAN_DETAIL_OPS); /* too small */
 	fake_run(&w, p);
 	ck_assert_uint_eq(span_ring_pending(ring), 0);
 	prog_free(p);
@@ -313,8 +322,8 @@ START_TEST(rank_run_records_tiled_spans)
 	/* ops tile the root: each starts where the previous ended */
 	ck_assert_uint_eq(r[0].level, SPAN_LEVEL_OP);
 	ck_assert_uint_eq(r[1].ts, r[0].ts + r[0].dur);
-	ck_assert_uint_eq(r[2].level, 2);	/* coll.ready */
-	ck_assert_uint_eq(r[3].ts, r[1].ts + r[1].dur);	/* the copy */
+	ck_assert_uint_eq(r[2].level, 2);		/* coll.ready */
+	ck_assert_uint_eq(r[3].ts, r[1].ts + r[1].dur); /* the copy */
 	ck_assert_uint_eq(r[6].level, 1);
 	for (size_t i = 0; i < 7; i++) {
 		if (r[i].level == SPAN_LEVEL_OP)

@@ -28,8 +28,9 @@ setup(void)
 {
 	char *cause = NULL;
 
-	ck_assert_msg(seg_create(&s, "unit", 4, 1 << 20, 4096, &cause) == 0, "%s", cause);
-	seg_unlink(&s);	/* nothing leaks even if a test dies */
+	ck_assert_msg(seg_create(&s, "unit", 4, 1 << 20, 4096, &cause) == 0,
+	    "%s", cause);
+	seg_unlink(&s); /* nothing leaks even if a test dies */
 	nkids = 0;
 }
 
@@ -112,7 +113,8 @@ START_TEST(token_ring)
 
 	for (int r = 0; r < n; r++) {
 		struct prog *p = prog_new("ring");
-		struct uop nt = op(UOP_NOTIFY, (r + 1) % n, tok->off, 1, NOTIFY_ADD);
+		struct uop nt =
+		    op(UOP_NOTIFY, (r + 1) % n, tok->off, 1, NOTIFY_ADD);
 		for (int lap = 1; lap <= laps; lap++) {
 			struct uop w = op(UOP_WAIT, -1, tok->off, lap, CMP_GE);
 			if (r == 0) {
@@ -134,7 +136,8 @@ END_TEST
 
 START_TEST(put_get_and_atomic_add)
 {
-	struct seg_window *x = win("x", 64, DT_F32), *acc = win("acc", 64, DT_F32);
+	struct seg_window *x = win("x", 64, DT_F32),
+			  *acc = win("acc", 64, DT_F32);
 	pid_t pids[4];
 
 	for (int r = 0; r < 4; r++) {
@@ -184,8 +187,8 @@ START_TEST(interrupt_cancels_wait_without_burning_cpu)
 	pid = spawn(1, p, 0);
 	while (atomic_load(&b->state) != RS_BLOCKED)
 		usleep(1000);
-	usleep(500000);		/* blocked half a second */
-	ctl_interrupt(&s, 1);	/* the flag, then the cell's wake-up */
+	usleep(500000);	      /* blocked half a second */
+	ctl_interrupt(&s, 1); /* the flag, then the cell's wake-up */
 	ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
 	nkids = 0;
 	ck_assert(WIFEXITED(st));
@@ -205,7 +208,7 @@ START_TEST(wait_giveup_like_sim)
 
 	ctl_set_wait_giveup(&s, 100);
 	prog_add(p, &w);
-	ck_assert_int_eq(reap(spawn(2, p, 0)), DONE_OK);	/* gave up, went on */
+	ck_assert_int_eq(reap(spawn(2, p, 0)), DONE_OK); /* gave up, went on */
 }
 END_TEST
 
@@ -218,10 +221,11 @@ START_TEST(step_gate_and_breakpoint)
 	pid_t pid;
 
 	for (int i = 0; i < 4; i++) {
-		struct uop u = op(UOP_NOTIFY, 0, c->off + 4 * (uint64_t)i, 1, NOTIFY_ADD);
+		struct uop u =
+		    op(UOP_NOTIFY, 0, c->off + 4 * (uint64_t)i, 1, NOTIFY_ADD);
 		prog_add(p, &u);
 	}
-	ctl_set_gate(&s, 1);	/* before it is sent (ctl.h, rule 2) */
+	ctl_set_gate(&s, 1); /* before it is sent (ctl.h, rule 2) */
 	pid = spawn(0, p, PROG_F_START);
 	while (atomic_load(&b->state) != RS_STOPPED)
 		usleep(1000);
@@ -241,12 +245,12 @@ START_TEST(step_gate_and_breakpoint)
 	nb.has_cond = 1;
 	nb.cmp = CMP_EQ;
 	nb.value = 1;
-	nb.cell_off = c->off + 8;	/* after op 3 ran */
+	nb.cell_off = c->off + 8; /* after op 3 ran */
 	nb.ranks[0] = 1;
 	ctl_break_set(&s, &s.h->breaks[0], &nb);
 	ctl_breaks_changed(&s);
 	ck_assert_int_eq(ctl_gate_needed(&s), 1);
-	ctl_release(&s, 0, 0, 0);	/* continue: free, past pc 1 */
+	ctl_release(&s, 0, 0, 0); /* continue: free, past pc 1 */
 	ck_assert_uint_eq(atomic_load(&b->skip_pc), 2);
 	ctl_kick(&s, 0);
 	while (atomic_load(&b->pc) != 3 || atomic_load(&b->state) != RS_STOPPED)
@@ -254,7 +258,7 @@ START_TEST(step_gate_and_breakpoint)
 	ck_assert_uint_eq(atomic_load(&b->stop_reason), STOP_BREAK);
 	ck_assert_uint_eq(atomic_load(&b->stop_break), 1);
 	ck_assert_int_eq(*(int32_t *)(seg_area(&s, 0) + c->off + 12), 0);
-	ctl_release(&s, 0, 0, 0);	/* past the breakpoint at pc 3 */
+	ctl_release(&s, 0, 0, 0); /* past the breakpoint at pc 3 */
 	ck_assert_uint_eq(atomic_load(&b->skip_pc), 4);
 	ctl_kick(&s, 0);
 	ck_assert_int_eq(reap(pid), DONE_OK);
@@ -290,21 +294,27 @@ START_TEST(fused_load_reduce_is_bit_exact)
 	shm_transport_init(&t, &s, 0);
 	exec_init(&ex, &t);
 	for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
-		struct seg_window *w = seg_win_alloc(&s, "buf", shape, 1, dts[d], 0,
-		    NULL), *sg = seg_win_alloc(&s, "sig", sig, 2, DT_I32, 0, NULL);
+		struct seg_window *w = seg_win_alloc(&s, "buf", shape, 1,
+				      dts[d], 0, NULL),
+				  *sg = seg_win_alloc(&s, "sig", sig, 2, DT_I32,
+				      0, NULL);
 		size_t bytes = 3001 * dtype_size(dts[d]);
 
 		ck_assert(w != NULL && sg != NULL);
 		for (int r = 0; r < 2; r++) {
 			uint8_t *p = seg_area(&s, r) + w->off;
 			for (size_t i = 0; i < bytes; i++) {
-				rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+				rng = rng * 6364136223846793005ull +
+				    1442695040888963407ull;
 				p[i] = (uint8_t)(rng >> 56);
 			}
 		}
 		for (int op = 0; op < RED__COUNT; op++) {
-			struct coll_args a = { .kind = COLL_ALLREDUCE, .mode = MODE_MESH,
-				.op = (enum reduce_op)op, .strict = false, .has_sig = true };
+			struct coll_args a = { .kind = COLL_ALLREDUCE,
+				.mode = MODE_MESH,
+				.op = (enum reduce_op)op,
+				.strict = false,
+				.has_sig = true };
 			struct prog *g, *p;
 			void *two;
 			int pairs = 0;
@@ -312,7 +322,7 @@ START_TEST(fused_load_reduce_is_bit_exact)
 			seg_win_ref(w, &a.buf);
 			seg_win_ref(sg, &a.sig);
 			g = coll_build(&a, 2, 0);
-			p = prog_materialise(g);	/* every op, to pair them */
+			p = prog_materialise(g); /* every op, to pair them */
 			prog_free(g);
 			exec_reserve(&ex, p->acc_bytes);
 			two = malloc(p->acc_bytes);
@@ -324,14 +334,21 @@ START_TEST(fused_load_reduce_is_bit_exact)
 				if (!exec_fusable(&ex, u, u + 1))
 					continue;
 				pairs++;
-				ck_assert_int_eq(exec_uop(&ex, u, &seen, &cause), EXEC_OK);
-				ck_assert_int_eq(exec_uop(&ex, u + 1, &seen, &cause), EXEC_OK);
+				ck_assert_int_eq(exec_uop(&ex, u, &seen, &cause),
+				    EXEC_OK);
+				ck_assert_int_eq(exec_uop(&ex, u + 1, &seen,
+						     &cause),
+				    EXEC_OK);
 				memcpy(two, ex.acc, p->acc_bytes);
 				memset(ex.acc, 0x5a, p->acc_bytes);
-				ck_assert_int_eq(exec_fused(&ex, u, u + 1), EXEC_OK);
-				ck_assert_msg(memcmp(two, ex.acc, (size_t)u->count *
-				    dtype_size(dtype_acc(dts[d]))) == 0,
-				    "%s %s: fused chunk differs", dtype_name(dts[d]),
+				ck_assert_int_eq(exec_fused(&ex, u, u + 1),
+				    EXEC_OK);
+				ck_assert_msg(memcmp(two, ex.acc,
+						  (size_t)u->count *
+						      dtype_size(dtype_acc(
+							  dts[d]))) == 0,
+				    "%s %s: fused chunk differs",
+				    dtype_name(dts[d]),
 				    reduce_op_name((enum reduce_op)op));
 			}
 			ck_assert_int_eq(pairs, (int)((bytes + 16383) / 16384));
