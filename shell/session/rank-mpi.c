@@ -187,14 +187,40 @@ open_user(struct session *s, char **cause)
 static int
 first_gone(struct mpi_world *w)
 {
-	int first = -1;
+	uint64_t until = mono_ns() + 500000000ull;
+	int first = -1, pending;
 
 	pthread_mutex_lock(&w->mu);
+	/* a rank `kill` just sent a signal to and whose end is still on its
+	 * way: give its connection half a second to be seen closed */
+	do {
+		pending = 0;
+		for (int r = 0; r < w->s->nranks; r++) {
+			struct mpi_link *l = &w->links[r];
+
+			if (l->signal != 0 && !l->gone &&
+			    atomic_load(&l->board.slot.state) != RS_EXITED)
+				pending = 1;
+		}
+		if (pending) {
+			pthread_mutex_unlock(&w->mu);
+			poll(NULL, 0, 10);
+			pthread_mutex_lock(&w->mu);
+		}
+	} while (pending && mono_ns() < until);
 	for (int r = 0; r < w->s->nranks; r++) {
 		struct mpi_link *l = &w->links[r];
 
-		if (l->gone && atomic_load(&l->board.slot.state) != RS_EXITED &&
-		    (first < 0 || l->gone_ns < w->links[first].gone_ns))
+		if (!l->gone || atomic_load(&l->board.slot.state) == RS_EXITED)
+			continue;
+		/* a rank `kill` sent a signal to goes before the ones that
+		 * went down with the job after it, however the relay heard
+		 * of them (MPICH's launcher can end rank 0 before rank 1's
+		 * connection is seen closed) */
+		if (first < 0 ||
+		    (l->signal != 0) > (w->links[first].signal != 0) ||
+		    ((l->signal != 0) == (w->links[first].signal != 0) &&
+			l->gone_ns < w->links[first].gone_ns))
 			first = r;
 	}
 	pthread_mutex_unlock(&w->mu);
