@@ -30,8 +30,11 @@ out=$(PKG_CONFIG_LIBDIR=/nonexistent make --no-print-directory -n clean 2>&1)
 
 # the install step, not as root: one line with a runnable apt-get command
 asuser() { if [ "$(id -u)" = 0 ]; then setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; else "$@"; fi; }
-out=$(PKG_CONFIG_LIBDIR=/nonexistent asuser sh mk/deps.sh build 2>&1)
+# (a copy the other uid can read: a checkout may be private, mktemp -d's)
+dd=$(mktemp -d) && chmod 755 "$dd" && cp mk/deps.sh "$dd/" && chmod 644 "$dd/deps.sh"
+out=$(PKG_CONFIG_LIBDIR=/nonexistent asuser sh "$dd/deps.sh" build 2>&1)
 st=$?
+rm -rf "$dd"
 [ $st = 1 ] && ok || bad "mk/deps.sh not as root: exit $st, expected 1"
 [ "$out" = "colldb: missing packages: $libs; run this as root to install them, or: apt-get install --no-install-recommends $libs" ] &&
 	ok || bad "mk/deps.sh not as root: the message"

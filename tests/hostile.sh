@@ -38,6 +38,16 @@ if [ "${COLLDB_HOSTILE_NS:-}" != 1 ]; then
 fi
 # sanitizer builds (make asan/ubsan) pass their options through env -i
 SAN_ENV="${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${LSAN_OPTIONS:+LSAN_OPTIONS=$LSAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS}"
+# a checkout under /tmp (mktemp -d's clean clone) would vanish under the
+# tmpfs: see it at /mnt instead, in this namespace only
+case $top/ in
+/tmp/*)
+	mount --bind "$top" /mnt ||
+		{ echo "  FAIL hostile: cannot bind $top on /mnt"; exit 1; }
+	case $COLLDB in "$top"/*) COLLDB=/mnt${COLLDB#"$top"} ;; esac
+	top=/mnt
+	cd /mnt || exit 2 ;;
+esac
 mount -t tmpfs -o mode=1777,size=64m colldb-hostile /tmp ||
 	{ echo "  FAIL hostile: cannot mount a tmpfs on /tmp"; exit 1; }
 evil=61117
