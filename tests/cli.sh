@@ -110,6 +110,15 @@ for sub in watch learn; do
 		ok || bad "colldb $sub --bogus (exit $st)"
 done
 
+# a lesson that is not one, or not just one, is a usage error: one
+# error: line, naming the word and (when several match) the lessons
+run 2 ./colldb learn nosuchlesson
+[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a word of a lesson's name; 'colldb learn' lists them)" ] &&
+	ok || bad "colldb learn nosuchlesson (exit $st)"
+run 2 ./colldb learn ring
+[ $st = 2 ] && [ "$out" = "error: 'ring' matches 2 lessons (03-ring-allreduce, 11-ring-allreduce-4): name one" ] &&
+	ok || bad "colldb learn ring (two lessons match; exit $st)"
+
 # a rank that dies while a batch shell waits for its next line is known
 # dead before the next command looks: no rank is sent a collective it
 # cannot finish, and the session goes on
