@@ -19,7 +19,8 @@ struct coll_run {
 	char title[64];
 	int remaining; /* ranks not done yet */
 	struct rankset aborted, died, errored;
-	struct rankset with_job; /* ended with the MPI job another's death ended */
+	/* ranks ended with the MPI job another's death ended */
+	struct rankset with_job;
 	char *error; /* the lowest failing rank's error text */
 	int error_rank;
 	struct coll_ref *ref; /* `check`: the reference, from the inputs

@@ -144,8 +144,7 @@ learn_main(int argc, char **argv)
 		goto out;
 	}
 	if (nmatch > 1) {
-		fprintf(stderr,
-		    "error: '%s' matches %d lessons (%s): name one\n",
+		fprintf(stderr, "error: '%s' matches %d lessons (%s): name one\n",
 		    argv[1], nmatch, names);
 		rc = 2;
 		goto out;
