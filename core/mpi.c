@@ -54,8 +54,8 @@ mpi_area(struct transport *t, int r)
 static void
 dirty(struct mpi_priv *pv, int peer)
 {
-	pv->dirty = pv->dirty == 0 || pv->dirty == peer + 1 ? peer + 1 :
-							     DIRTY_MANY;
+	pv->dirty =
+	    pv->dirty == 0 || pv->dirty == peer + 1 ? peer + 1 : DIRTY_MANY;
 }
 
 static void
