@@ -355,6 +355,7 @@ coll_describe(const struct coll_args *a, int nranks)
 	d->gen->init(d);
 	d->g.ops = d->gen->owed != NULL ? &coll_gen_ops : &coll_gen_ops_walk;
 	d->g.refs = 1;
+	d->g.settled = d->gen->settled;
 	return &d->g;
 }
 
