@@ -20,9 +20,8 @@ exec_release(struct exec *ex)
 {
 	free(ex->acc);
 	free(ex->tmp);
-	free(ex->ahead);
-	ex->acc = ex->tmp = ex->ahead = NULL;
-	ex->acc_cap = ex->tmp_cap = ex->ahead_cap = 0;
+	ex->acc = ex->tmp = NULL;
+	ex->acc_cap = ex->tmp_cap = 0;
 }
 
 static void *
@@ -344,93 +343,4 @@ exec_fused(struct exec *ex, const struct uop *a, const struct uop *b)
 	else
 		kern_reduce_f32(b->op, acc, dt, x, dt, y, a->count);
 	return EXEC_OK;
-}
-
-static int
-same_mem(const struct exec *ex, int space, int peer, uint64_t off,
-    uint64_t bytes, const struct uop *st, uint64_t st_bytes)
-{
-	int r = ex->t->rank;
-
-	if (space == SP_ACC || !(space == SP_OWN || peer == r))
-		return 0;
-	return off < st->dst + st_bytes && st->dst < off + bytes;
-}
-
-uint32_t
-exec_ahead_find(const struct exec *ex, const struct uop *ops, uint64_t n,
-    uint32_t *len)
-{
-	const struct uop *st, *ld;
-	uint64_t i = 0, j;
-	size_t sbytes, esz, asz;
-
-	while (i < n && ops[i].kind == UOP_WAIT)
-		i++;
-	if (i == 0 || i + 2 >= n)
-		return 0;
-	st = &ops[i];
-	ld = &ops[i + 1];
-	if (st->kind != UOP_COPY || st->dsp != SP_OWN || st->ssp != SP_ACC ||
-	    (st->flags & UOP_F_RAW) || ld->kind != UOP_COPY ||
-	    ld->dsp != SP_ACC || ld->ssp == SP_ACC || (ld->flags & UOP_F_RAW))
-		return 0;
-	sbytes = st->count * dtype_size(st->dtype);
-	for (j = i + 1; j < n; j++) {
-		const struct uop *u = &ops[j];
-
-		if (j > i + 1 &&
-		    (u->kind != UOP_REDUCE || u->dsp != SP_ACC ||
-			u->ssp == SP_ACC || (u->flags & UOP_F_RAW) ||
-			u->dst != ld->dst || u->count != ld->count ||
-			u->dtype != ld->dtype))
-			break;
-		esz = dtype_size(u->dtype);
-		asz = esz * u->count;
-		if (direct(ex, u->ssp, u->peer, u->src) == NULL ||
-		    same_mem(ex, u->ssp, u->peer, u->src, asz, st, sbytes))
-			return 0;
-	}
-	if (j >= n || ops[j].kind != UOP_NOTIFY)
-		return 0;
-	*len = (uint32_t)(j - i - 1);
-	return (uint32_t)(i + 1);
-}
-
-int
-exec_ahead(struct exec *ex, const struct uop *ops, uint32_t len)
-{
-	void *acc = ex->acc;
-	char *cause = NULL;
-	int32_t seen = 0;
-	uint32_t i = 0;
-	int rc = EXEC_OK;
-
-	if (ex->ahead_cap < ex->acc_cap) {
-		free(ex->ahead);
-		ex->ahead = xmalloc(ex->acc_cap);
-		ex->ahead_cap = ex->acc_cap;
-	}
-	ex->acc = ex->ahead;
-	if (len >= 2 && exec_fusable(ex, &ops[0], &ops[1])) {
-		rc = exec_fused(ex, &ops[0], &ops[1]);
-		i = 2;
-	}
-	for (; i < len && rc == EXEC_OK; i++)
-		rc = exec_uop(ex, &ops[i], &seen, &cause);
-	ex->acc = acc;
-	free(cause); /* the op itself will say it again when it is due */
-	return rc == EXEC_OK ? EXEC_OK : EXEC_ERROR;
-}
-
-void
-exec_ahead_take(struct exec *ex)
-{
-	void *a = ex->acc;
-	size_t c = ex->acc_cap;
-
-	ex->acc = ex->ahead;
-	ex->acc_cap = ex->ahead_cap;
-	ex->ahead = a;
-	ex->ahead_cap = c;
 }

@@ -36,8 +36,6 @@ struct exec {
 	size_t acc_cap;
 	void *tmp; /* staging for transports without pointers */
 	size_t tmp_cap;
-	void *ahead; /* the next chunk's accumulator, run ahead (exec_ahead) */
-	size_t ahead_cap;
 	/* Optional hook run after every FILL so other layers can react. */
 	void (*after_op)(struct exec *ex, const struct uop *u, void *arg);
 	void *after_arg;
@@ -66,22 +64,5 @@ int exec_fused(struct exec *ex, const struct uop *a, const struct uop *b);
 /* Check u's operands against the area size and world; 0 or -1 + cause. */
 int exec_check(const struct uop *u, int nranks, uint64_t area_size,
     size_t acc_bytes, char **cause);
-
-/*
- * Running ahead (a program whose gen is settled, prog.h): ops[0..n) starts
- * with the waits of a barrier; when they are followed by a store of the
- * accumulator into this rank's window, then a load into the accumulator
- * and its reduces, then a notify, all in ops[0..n), returns the offset of
- * the load and sets *len to the load and its reduces; 0 when not.  None of
- * them may read what the store writes, and every source must be a direct
- * pointer.
- */
-uint32_t exec_ahead_find(const struct exec *ex, const struct uop *ops,
-    uint64_t n, uint32_t *len);
-/* Run ops[0..len) into the second accumulator; EXEC_OK or EXEC_ERROR. */
-int exec_ahead(struct exec *ex, const struct uop *ops, uint32_t len);
-/* The ops run ahead are the ones due now: their accumulator becomes the
- * accumulator. */
-void exec_ahead_take(struct exec *ex);
 
 #endif

@@ -211,12 +211,6 @@ struct prog_gen_ops {
 struct prog_gen {
 	const struct prog_gen_ops *ops;
 	unsigned refs;
-	/* The protocol settles what the data ops read before they run: from
-	 * a barrier's waits to the next barrier, no rank writes what this
-	 * rank's loads and reduces read until this rank notifies again (the
-	 * mesh allreduce).  The executor may then run such ops ahead, during
-	 * the waits (rank.c, "ahead"). */
-	int settled;
 };
 
 /*

@@ -392,17 +392,6 @@ progress_add(struct seg_rank *b, uint64_t n)
 static int run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause);
 
-/* No span starts at a micro-op in [from, to). */
-static int
-no_boundary(struct span_writer *sw, uint32_t from, uint32_t to)
-{
-	for (uint32_t pc = from; pc < to && !sw->quiet; pc++) {
-		if (span_boundary(sw, pc))
-			return 0;
-	}
-	return 1;
-}
-
 int
 rank_run(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
     unsigned flags, struct done_info *di, char **cause)
@@ -445,10 +434,6 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	const struct uop *ops = p->mops;
 	uint64_t wbase = 0, wn = p->nmops;
 	uint32_t pc = 0;
-	/* running ahead (see below): the pc of the ops run ahead, how many */
-	int settled = p->gen != NULL && p->gen->settled &&
-	    atomic_load(&rc->seg.h->wait_giveup) == 0;
-	uint32_t ahead_pc = UINT32_MAX, ahead_n = 0;
 
 	memset(di, 0, sizeof *di);
 	if (len >= UINT32_MAX) {
@@ -541,8 +526,6 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 				t0 = mono_ns(); /* time stopped at the gate
 						 * is nobody's */
 		}
-		if (gated)
-			ahead_pc = UINT32_MAX; /* what ran ahead may be stale */
 		if (detail == SPAN_DETAIL_OPS) {
 			span_op_start(&sw, pc, t0);
 		} else if (span_boundary(&sw, pc)) {
@@ -550,13 +533,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			sw.last_end = t1;
 			span_op_start(&sw, pc, t1);
 		}
-		if (pc == ahead_pc) {
-			/* ran ahead, free running since: due now */
-			exec_ahead_take(&rc->ex);
-			ahead_pc = UINT32_MAX;
-			step = ahead_n;
-			rc_ = EXEC_OK;
-		} else if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
+		if (u->kind == UOP_CALL || u->kind == UOP_LOAD) {
 			free(rc->result);
 			rc->result = NULL;
 			rc_ = call_exec(rc, p, u, &rc->result, cause);
@@ -568,24 +545,6 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 			rc_ = exec_fused(&rc->ex, u, u + 1);
 			step = 2;
 		} else {
-			uint32_t at;
-
-			/*
-			 * Free running, no span ahead, a settled program:
-			 * the next chunk's load and reduces run while this
-			 * barrier's waits would spin.  What they read no
-			 * rank writes before this rank's next notify, and
-			 * they write only the second accumulator, so nobody
-			 * can tell; a stop on the way throws it away.
-			 */
-			if (settled && u->kind == UOP_WAIT && !gated &&
-			    (detail != SPAN_DETAIL_OPS || sw.ring == NULL) &&
-			    ahead_pc == UINT32_MAX &&
-			    (at = exec_ahead_find(&rc->ex, u, wn - (pc - wbase),
-				 &ahead_n)) != 0 &&
-			    no_boundary(&sw, pc + 1, pc + at + ahead_n) &&
-			    exec_ahead(&rc->ex, u + at, ahead_n) == EXEC_OK)
-				ahead_pc = pc + at;
 			rc_ = exec_uop(&rc->ex, u, &di->seen, cause);
 		}
 		if (sw.ring != NULL && detail == SPAN_DETAIL_OPS &&

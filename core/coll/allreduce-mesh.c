@@ -198,8 +198,4 @@ const struct coll_gen gen_allreduce_mesh = {
 	.block = mesh_block,
 	.owed = mesh_owed,
 	.cells = CELLS_MESH,
-	/* a peer writes its chunk k only after its barrier k's waits, which
-	 * need my notify of barrier k: after the ready barrier every chunk I
-	 * read is settled until I notify for it */
-	.settled = 1,
 };

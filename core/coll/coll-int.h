@@ -68,7 +68,6 @@ struct coll_gen {
 	    uint64_t off, prog_owe_fn fn, void *arg);
 	/* How the signal's cells belong to ranks (for writer()). */
 	enum { CELLS_MESH, CELLS_RING, CELLS_ANY } cells;
-	int settled; /* prog_gen.settled (prog.h) */
 };
 
 struct coll_desc {

@@ -355,7 +355,6 @@ coll_describe(const struct coll_args *a, int nranks)
 	d->gen->init(d);
 	d->g.ops = d->gen->owed != NULL ? &coll_gen_ops : &coll_gen_ops_walk;
 	d->g.refs = 1;
-	d->g.settled = d->gen->settled;
 	return &d->g;
 }
 
