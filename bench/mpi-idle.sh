@@ -18,18 +18,31 @@ for mpi in mpirun.openmpi mpirun.mpich; do
 	command -v $mpi >/dev/null 2>&1 || {
 		echo "mpi-idle.sh: $mpi not found (make deps installs it)" >&2; exit 1; }
 	python3 - "$top/colldb" "$mpi" "$n" "$secs" <<'EOS'
-import os, subprocess, sys, time
+import os, re, signal, subprocess, sys, time
 colldb, mpi, n, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 p = subprocess.Popen([colldb, "-t", "mpi", "--mpirun", mpi, "-n", str(n)],
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                      stderr=subprocess.STDOUT, text=True)
+def give_up(sig, frame):
+    p.terminate()   # the shell ends the launcher's process group
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    sys.exit("mpi-idle: no answer from the session under %s in 120 s" % mpi)
+signal.signal(signal.SIGALRM, give_up)
+signal.alarm(120)
 p.stdin.write("ranks\n")
 p.stdin.flush()
+# `ranks` lists each rank ("rank 7: idle") or, when they agree, a range
+# ("ranks 0-31: idle"): either way the last rank ends a line's label.
+last = re.compile(r"ranks? (\d+-)?%d:" % (n - 1))
 for line in p.stdout:
-    if line.startswith("rank %d:" % (n - 1)):
+    if last.match(line):
         break
 else:
     sys.exit("mpi-idle: the session did not start under %s" % mpi)
+signal.alarm(0)
 time.sleep(2)   # past the agents' first, short polls
 
 def tree(root):
