@@ -42,6 +42,9 @@ struct rank_ctx {
 				 * spans carry it; see span.h) */
 	int checked;	  /* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
+	struct uop *memo; /* a repeated described program's micro-ops,
+				 * generated once for all its repetitions
+				 * (rank_serve), or NULL */
 	struct site site; /* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 	/* A message rank_serve() does not know (a rank of an mpi session:
