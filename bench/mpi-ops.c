@@ -12,7 +12,12 @@
  *              MPI_Accumulate + flush and MPI_Iprobe + MPI_Win_sync polls
  *   putbw      the same with a put of BYTES before each notify
  *   allreduce  colldb's ring allreduce program of BYTES f32 on every
- *              rank; raw: MPI_Allreduce of the same size
+ *              rank: PyPTO's composite (16 KiB sub-chunks, two barriers
+ *              each: latency-bound across hosts, a network round trip per
+ *              barrier and per read) and the builtin (one barrier and one
+ *              read of the whole segment per step: MPI_Allreduce's data
+ *              volume and message count); raw: MPI_Allreduce of the same
+ *              size
  *
  * Prints one line per figure on rank 0 (median of ROUNDS programs of
  * ITERS rounds each).  Figures, not tests: nothing asserts a time.
@@ -118,9 +123,9 @@ raw(int kind, uint32_t iters, uint64_t bytes, uint64_t off)
 }
 
 /* Seconds of one colldb ring allreduce of bytes f32 at offset 0 (its
- * signal after it). */
+ * signal after it), the composite or the builtin. */
 static double
-allreduce(uint64_t bytes)
+allreduce(uint64_t bytes, enum coll_impl impl)
 {
 	struct coll_args a;
 	char *cause = NULL;
@@ -129,6 +134,7 @@ allreduce(uint64_t bytes)
 	memset(&a, 0, sizeof a);
 	a.kind = COLL_ALLREDUCE;
 	a.mode = MODE_RING;
+	a.impl = impl;
 	a.op = RED_SUM;
 	a.has_sig = true;
 	a.buf.dtype = DT_F32;
@@ -137,7 +143,7 @@ allreduce(uint64_t bytes)
 	a.sig.off = (bytes + 63) / 64 * 64;
 	a.sig.dtype = DT_I32;
 	a.sig.ndim = 2;
-	a.sig.shape[0] = 2 * (uint64_t)(n - 1);
+	a.sig.shape[0] = 2 * (uint64_t)(n - 1) + (impl == IMPL_BUILTIN);
 	a.sig.shape[1] = (uint64_t)n;
 	a.sig.count = a.sig.shape[0] * a.sig.shape[1];
 	if (coll_validate(&a, n, &cause, NULL) != 0) {
@@ -191,15 +197,22 @@ main(int argc, char **argv)
 		printf("putbw %.3f %.3f\n",
 		    (double)bytes / median(c, ROUNDS) / 1e9,
 		    (double)bytes / median(r, ROUNDS) / 1e9);
-	for (int i = 0; i < ROUNDS; i++) {
-		c[i] = allreduce(bytes);
-		r[i] = raw(RAW_ALLREDUCE, 2, bytes, 0);
+	for (int k = 0; k < 2; k++) {
+		enum coll_impl impl = k ? IMPL_BUILTIN : IMPL_COMPOSITE;
+
+		for (int i = 0; i < ROUNDS; i++) {
+			c[i] = allreduce(bytes, impl);
+			r[i] = raw(RAW_ALLREDUCE, 2, bytes, 0);
+		}
+		/* busbw = 2(n-1)/n x bytes / time, as bench reports it */
+		if (rc.rank == 0)
+			printf("%s %.3f %.3f\n",
+			    k ? "allreduce-builtin" : "allreduce",
+			    2.0 * (n - 1) / n * (double)bytes /
+				median(c, ROUNDS) / 1e9,
+			    2.0 * (n - 1) / n * (double)bytes /
+				median(r, ROUNDS) / 1e9);
 	}
-	/* busbw = 2(n-1)/n x bytes / time, as bench reports it */
-	if (rc.rank == 0)
-		printf("allreduce %.3f %.3f\n",
-		    2.0 * (n - 1) / n * (double)bytes / median(c, ROUNDS) / 1e9,
-		    2.0 * (n - 1) / n * (double)bytes / median(r, ROUNDS) / 1e9);
 	fflush(stdout);
 	seg_set_state(rc.board, RS_EXITED);
 	remote_close(&rm);

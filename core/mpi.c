@@ -7,12 +7,14 @@
  * through put/get.  notify: every put not yet flushed is completed
  * (MPI_Win_flush_all), this rank's own stores are synced, then an
  * MPI_Accumulate on the peer's cell and a flush, so the data is there
- * before the cell says so (release).  wait: polls the own cell (the
- * plugin's poll: MPI_Iprobe then MPI_Win_sync, then a load) CDB_MPI_SPIN
- * times, then every 100 us (not backing off as an idle rank does: a peer's
- * one-sided writes into this rank move only while it polls, and a 64 MiB
- * put is many of them), publishing the wait on the board as shm does; an
- * interrupt ends it.  An own-rank put or get is a memory copy.
+ * before the cell says so (release; a single peer's puts are completed
+ * with MPI_Win_flush, the faster call on MPICH).  wait: polls the own cell
+ * (the plugin's poll: MPI_Iprobe then MPI_Win_sync, then a load)
+ * CDB_MPI_SPIN times, quietly as shm spins, then publishes the wait on the
+ * board and polls every 100 us (not backing off as an idle rank does: a
+ * peer's one-sided writes into this rank move only while it polls, and a
+ * 64 MiB put is many of them); an interrupt ends it.  An own-rank put or
+ * get is a memory copy.
  *
  * Which thread: the rank's main thread only (the plugin's rule).
  */
@@ -29,7 +31,8 @@ struct mpi_priv {
 	const struct mpi_plugin *p;
 	struct seg *seg; /* the rank's own segment: its board */
 	uint8_t *base;	 /* the window: this rank's area */
-	int dirty;	 /* puts not flushed yet */
+	int dirty;	 /* puts not flushed yet: the one peer they went
+			  * to + 1, or DIRTY_MANY */
 	uint8_t *tmp;	 /* f16/bf16 adds: the peer's elements */
 	size_t tmp_cap;
 };
@@ -46,11 +49,21 @@ mpi_area(struct transport *t, int r)
 	return r == t->rank ? priv(t)->base : NULL;
 }
 
+#define DIRTY_MANY (-1)
+
+static void
+dirty(struct mpi_priv *pv, int peer)
+{
+	pv->dirty =
+	    pv->dirty == 0 || pv->dirty == peer + 1 ? peer + 1 : DIRTY_MANY;
+}
+
 static void
 complete(struct mpi_priv *pv)
 {
 	if (pv->dirty) {
-		pv->p->flush(-1);
+		/* MPICH's flush_all is slower than one flush (bench/mpi.sh) */
+		pv->p->flush(pv->dirty == DIRTY_MANY ? -1 : pv->dirty - 1);
 		pv->dirty = 0;
 	}
 	pv->p->sync();
@@ -83,7 +96,8 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	_Atomic int32_t *cell = (_Atomic int32_t *)(pv->base + off);
 	uint32_t giveup = atomic_load(&pv->seg->h->wait_giveup);
 	int32_t v;
-	int rc = WAIT_OK;
+	int rc = WAIT_OK, slept = 0;
+	uint64_t i = 0;
 
 	pv->p->poll();
 	v = atomic_load_explicit(cell, memory_order_acquire);
@@ -93,11 +107,26 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 		rc = WAIT_PENDING;
 		goto out;
 	}
-	atomic_store(&b->wait_off, off);
-	atomic_store(&b->wait_cmp, (uint32_t)cmp);
-	atomic_store(&b->wait_expected, expected);
+	/* Poll quietly first, as shm spins: a peer a little behind releases
+	 * us before anybody needs to see us blocked (no board write, no
+	 * clock read on the way out). */
+	if (giveup == 0) {
+		for (; i < CDB_MPI_SPIN; i++) {
+			pv->p->poll();
+			v = atomic_load_explicit(cell, memory_order_acquire);
+			if (wait_cmp_holds(cmp, v, expected))
+				goto out;
+			if ((i & 15) == 15 &&
+			    atomic_load_explicit(&b->interrupt,
+				memory_order_relaxed))
+				break;
+		}
+	}
+	atomic_store_explicit(&b->wait_off, off, memory_order_relaxed);
+	atomic_store_explicit(&b->wait_cmp, (uint32_t)cmp, memory_order_relaxed);
+	atomic_store_explicit(&b->wait_expected, expected, memory_order_relaxed);
 	seg_set_state(b, RS_BLOCKED);
-	for (uint64_t i = 0;; i++) {
+	for (;; i++) {
 		pv->p->poll();
 		v = atomic_load_explicit(cell, memory_order_acquire);
 		if (wait_cmp_holds(cmp, v, expected))
@@ -114,11 +143,15 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 			}
 			nap(10000);
 		} else if (i >= CDB_MPI_SPIN) {
-			atomic_store(&b->sleeping, 1);
+			if (!slept) {
+				atomic_store(&b->sleeping, 1);
+				slept = 1;
+			}
 			nap(100000);
 		}
 	}
-	atomic_store(&b->sleeping, 0);
+	if (slept)
+		atomic_store(&b->sleeping, 0);
 	if (rc == WAIT_OK || rc == WAIT_GAVEUP)
 		seg_set_state(b, RS_RUNNING);
 out:
@@ -135,7 +168,7 @@ mpi_put(struct transport *t, int peer, uint64_t dst, const void *src, size_t byt
 		memmove(pv->base + dst, src, bytes);
 		return 0;
 	}
-	pv->dirty = 1;
+	dirty(pv, peer);
 	return pv->p->put(peer, dst, src, bytes);
 }
 
@@ -174,7 +207,7 @@ mpi_put_add(struct transport *t, int peer, uint64_t dst, const void *src,
 	size_t bytes = count * dtype_size(dt);
 	int elem, rc;
 
-	pv->dirty = 1;
+	dirty(pv, peer);
 	if (elem_of(dt, &elem) == 0)
 		return pv->p->put_add(peer, dst, src, count, elem);
 	/* a read-modify-write under the peer's colldb lock */
