@@ -47,6 +47,13 @@ wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "still 
 keys C-c
 wait_for last_is '(colldb)' "Ctrl-C drops the unfinished command"
 run 'windows' 'no windows'
+# Ctrl-D inside an open bracket drops the command too, and the session
+# stays (the man page says so)
+type_ 'alloc z [4'; keys Enter
+wait_for last_is "... (inside '[' from column 9; Ctrl-C drops the line)" "inside the bracket again"
+keys C-d
+wait_for last_is '(colldb)' "Ctrl-D drops the unfinished command"
+run 'windows' 'no windows'
 # a backslash continuation keeps the plain prompt
 type_ 'say a \'; keys Enter
 wait_for last_is '...' "plain continuation prompt after a backslash"
