@@ -442,16 +442,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		return DONE_ERROR;
 	}
 	di->nops = (uint32_t)len;
-	if (p->gen != NULL && rc->memo != NULL) {
-		/* generated once for every repetition: run as materialised */
-		ops = rc->memo;
-		wn = len;
-		for (uint64_t i = 0; i < len && !rc->checked; i++) {
-			if (exec_check(&ops[i], rc->seg.nranks,
-				rc->seg.area_size, p->acc_bytes, cause) != 0)
-				return DONE_ERROR;
-		}
-	} else if (p->gen != NULL) {
+	if (p->gen != NULL && rc->memo == NULL) {
 		w = xmalloc(sizeof *w);
 		prog_rd_init(&w->rd, p);
 		if (len > 0 && win_fill(rc, p, w, 0, cause) != 0) {
@@ -461,10 +452,16 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		ops = w->ops;
 		wn = w->n;
 	} else {
-		/* Validate everything first: a bad program is an error, not a
-		 * write into another rank's memory. */
-		for (size_t i = 0; i < p->nmops && !rc->checked; i++) {
-			if (exec_check(&p->mops[i], rc->seg.nranks,
+		/* Materialised, or described and generated once for every
+		 * repetition (rank_serve).  Validate everything first: a bad
+		 * program is an error, not a write into another rank's
+		 * memory. */
+		if (p->gen != NULL) {
+			ops = rc->memo;
+			wn = len;
+		}
+		for (uint64_t i = 0; i < wn && !rc->checked; i++) {
+			if (exec_check(&ops[i], rc->seg.nranks,
 				rc->seg.area_size, p->acc_bytes, cause) != 0)
 				return DONE_ERROR;
 		}

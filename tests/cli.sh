@@ -110,6 +110,39 @@ for sub in watch learn; do
 		ok || bad "colldb $sub --bogus (exit $st)"
 done
 
+# a lesson that is not one, or not just one, is a usage error: one
+# error: line, naming the word and (when several match) the lessons
+run 2 ./colldb learn nosuchlesson
+[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a word of a lesson's name; 'colldb learn' lists them)" ] &&
+	ok || bad "colldb learn nosuchlesson (exit $st)"
+run 2 ./colldb learn ring
+[ $st = 2 ] && [ "$out" = "error: 'ring' matches 2 lessons (03-ring-allreduce, 11-ring-allreduce-4): name one" ] &&
+	ok || bad "colldb learn ring (two lessons match; exit $st)"
+
+# colldb watch of a session that is not running, or of ranks it does not
+# have: one error: line naming the word
+run 1 ./colldb watch "cli-nosuch-$$"
+[ $st = 1 ] && [ "$out" = "error: no running session named 'cli-nosuch-$$' (colldb watch lists them)" ] &&
+	ok || bad "colldb watch of no such session (exit $st)"
+mkfifo "$tmp/wfifo"
+./colldb --batch -n 2 --name "cli-w-$$" <"$tmp/wfifo" >/dev/null 2>&1 &
+wpid=$!
+exec 9>"$tmp/wfifo"
+for _ in $(seq 100); do
+	./colldb watch 2>/dev/null | grep -q "^cli-w-$$ " && break
+	sleep 0.1
+done
+for a in @9 @x; do
+	run 2 ./colldb watch "cli-w-$$" $a
+	case $a in
+	@9) want="error: @9: rank 9 out of range (world has 2 ranks) (usage: colldb watch [SESSION [@RANKS]])" ;;
+	*) want="error: @x: bad rank 'x' (expected a number) (usage: colldb watch [SESSION [@RANKS]])" ;;
+	esac
+	[ $st = 2 ] && [ "$out" = "$want" ] && ok || bad "colldb watch SESSION $a (exit $st)"
+done
+exec 9>&-
+wait "$wpid"
+
 # a rank that dies while a batch shell waits for its next line is known
 # dead before the next command looks: no rank is sent a collective it
 # cannot finish, and the session goes on

@@ -19,6 +19,8 @@ struct coll_run {
 	char title[64];
 	int remaining; /* ranks not done yet */
 	struct rankset aborted, died, errored;
+	/* ranks ended with the MPI job another's death ended */
+	struct rankset with_job;
 	char *error; /* the lowest failing rank's error text */
 	int error_rank;
 	struct coll_ref *ref; /* `check`: the reference, from the inputs
@@ -164,7 +166,7 @@ static void
 coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 {
 	struct coll_run **pp = &s->colls, *c;
-	int status = e->status;
+	int status = e->status, failed;
 	const char *text = e->text;
 
 	if (status == DONE_ERROR) {
@@ -178,7 +180,8 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	if (status == DONE_ABORTED) {
 		rankset_add(&c->aborted, j->rank);
 	} else if (status == JOB_DIED) {
-		rankset_add(&c->died, j->rank);
+		rankset_add(s->rp[j->rank].with_job ? &c->with_job : &c->died,
+		    j->rank);
 	} else if (status != DONE_OK) {
 		rankset_add(&c->errored, j->rank);
 		if (c->error == NULL || j->rank < c->error_rank) {
@@ -189,19 +192,22 @@ coll_job_done(struct session *s, struct job *j, const struct job_end *e)
 	}
 	if (--c->remaining > 0)
 		return;
-	leftover_note_end(s, &c->cc.a, c->title,
-	    rankset_count(&c->aborted) + rankset_count(&c->died) +
-		    rankset_count(&c->errored) ==
-		0);
-	if (rankset_count(&c->aborted) + rankset_count(&c->died) +
-		rankset_count(&c->errored) >
-	    0) {
+	failed = rankset_count(&c->aborted) + rankset_count(&c->died) +
+	    rankset_count(&c->with_job) + rankset_count(&c->errored);
+	leftover_note_end(s, &c->cc.a, c->title, failed == 0);
+	if (failed > 0) {
 		/* rank sets, not arrival order: the report is deterministic */
 		struct strbuf sb = STRBUF_INIT;
 		char *t;
 		if (rankset_count(&c->died) > 0) {
 			t = rankset_format(&c->died, s->nranks);
 			strbuf_addf(&sb, "%s died", t);
+			free(t);
+		}
+		if (rankset_count(&c->with_job) > 0) {
+			t = rankset_format(&c->with_job, s->nranks);
+			strbuf_addf(&sb, "%s%s ended with the MPI job",
+			    sb.len ? "; " : "", t);
 			free(t);
 		}
 		if (rankset_count(&c->aborted) > 0) {

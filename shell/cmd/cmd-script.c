@@ -155,7 +155,10 @@ expect_spec_parse(struct cmdctx *ctx, struct expect_spec *sp)
 			break;
 		p = comma + 1;
 	}
-	if (sp->nwant != 1 && sp->nwant != sp->rg.count)
+	if (sp->nwant != 1 && sp->nwant != sp->rg.count && sp->rg.count == 1)
+		rc = arg_error(ctx, 2, "%zu values for 1 element (give 1)",
+		    sp->nwant);
+	else if (sp->nwant != 1 && sp->nwant != sp->rg.count)
 		rc = arg_error(ctx, 2,
 		    "%zu values for %llu elements (give 1 or %llu)", sp->nwant,
 		    (unsigned long long)sp->rg.count,

@@ -213,7 +213,7 @@ watch_main(int argc, char **argv)
 	}
 	fd = registry_open(argv[1], &pid, &cause);
 	if (fd < 0 || seg_attach_fd(&sg, fd, 0, &cause) != 0) {
-		fprintf(stderr, "colldb: %s\n", cause);
+		fprintf(stderr, "error: %s\n", cause);
 		free(cause);
 		if (fd >= 0)
 			close(fd);
@@ -224,7 +224,9 @@ watch_main(int argc, char **argv)
 		int n = (int)sg.h->nranks;
 
 		if (parse_ranks(argv[2], n, &set, &cause) != 0) {
-			fprintf(stderr, "colldb watch: %s: %s\n", argv[2], cause);
+			fprintf(stderr,
+			    "error: %s: %s (usage: colldb watch [SESSION [@RANKS]])\n",
+			    argv[2], cause);
 			free(cause);
 			seg_close(&sg);
 			return 2;

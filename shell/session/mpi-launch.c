@@ -259,14 +259,20 @@ env_default(const char *name, const char *value)
 	setenv(name, value, 0);
 }
 
-/* The child: its own process group, no terminal, output to the pipe. */
+/* The child: its own process group, no terminal, output to the pipe;
+ * it goes when the shell does (SIGTERM, so that it ends its daemons): a
+ * shell killed before the ranks attach leaves no launcher behind (one
+ * waiting on an unreachable host waits for ever otherwise). */
 static void
-launcher_child(struct mpi_world *w, char **argv, int outfd)
+launcher_child(struct mpi_world *w, char **argv, int outfd, pid_t shell)
 {
 	int null = open("/dev/null", O_RDONLY);
 	int across = w->opt->hosts != NULL ? count_hosts(w->opt->hosts) > 1 : 0;
 
 	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != shell) /* it went before the line above */
+		_exit(127);
 	dup2(null, 0);
 	dup2(outfd, 1);
 	dup2(outfd, 2);
@@ -301,7 +307,7 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	struct argv_b b = { 0 };
 	char num[32], *err = NULL;
 	int across, outp[2], rc = -1;
-	pid_t pid;
+	pid_t pid, shell;
 
 	if (parse_line(o->mpirun != NULL ? o->mpirun : "mpirun", &uw, &err,
 		NULL) != PARSE_OK ||
@@ -377,6 +383,7 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	}
 	/* ranks the launcher leaves behind become ours, and are reaped */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	shell = getpid();
 	if ((pid = fork()) < 0) {
 		cause_set(cause, "fork: %s", strerror(errno));
 		close(outp[0]);
@@ -384,7 +391,7 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		goto out;
 	}
 	if (pid == 0)
-		launcher_child(w, b.v, outp[1]);
+		launcher_child(w, b.v, outp[1], shell);
 	setpgid(pid, pid); /* as the child does: no race either way */
 	close(outp[1]);
 	w->launcher = w->pgid = pid;

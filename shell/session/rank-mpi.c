@@ -317,8 +317,10 @@ mpi_gone(struct session *s, int r, int st)
 	seg_set_state(b, RS_DEAD);
 	if (r == w->culprit)
 		rp->death = death_text(s, w, r); /* told already */
-	else
+	else {
 		rp->death = xstrdup("ended with the MPI job");
+		rp->with_job = 1;
+	}
 }
 
 /* After a rank died: the rest of the job goes, the session ends. */

@@ -231,6 +231,7 @@ struct rankproc {
 	struct job *orphans;  /* what a dead rank still had to run */
 	uint32_t orphan_pc;   /* where its first orphan stopped */
 	int ended_early;      /* a user rank gone before cdb_finalize */
+	int with_job;	      /* ended by the MPI job's end, not itself */
 	/* the last breakpoint stop reported (program tag, micro-ops done) */
 	int stop_said;
 	uint32_t stop_said_tag;

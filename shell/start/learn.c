@@ -86,7 +86,7 @@ int
 learn_main(int argc, char **argv)
 {
 	struct dirent **list = NULL;
-	char *dir = lessons_dir(), desc[128], args[128];
+	char *dir = lessons_dir(), desc[128], args[128], names[512] = "";
 	int n, match = -1, nmatch = 0, rc = 0;
 
 	n = scandir(dir, &list, is_lesson, by_name);
@@ -124,6 +124,10 @@ learn_main(int argc, char **argv)
 		    strncmp(name, argv[1], strlen(argv[1])) == 0) {
 			if (nmatch++ == 0)
 				match = i;
+			if (strlen(names) + strlen(name) + 3 < sizeof names)
+				snprintf(names + strlen(names),
+				    sizeof names - strlen(names), "%s%s",
+				    names[0] ? ", " : "", name);
 		}
 	}
 	if (argc == 1) {
@@ -131,10 +135,17 @@ learn_main(int argc, char **argv)
 		    "\nrun one with: colldb learn NAME (a word of its name is enough)\n");
 		goto out;
 	}
-	if (nmatch != 1) {
-		fprintf(stderr, "colldb: %s lesson matches '%s'%s\n",
-		    nmatch ? "more than one" : "no", argv[1],
-		    "; 'colldb learn' lists them");
+	/* a usage error, worded as the others: one error: line */
+	if (nmatch == 0) {
+		fprintf(stderr,
+		    "error: no lesson matches '%s' (expected a word of a lesson's name; 'colldb learn' lists them)\n",
+		    argv[1]);
+		rc = 2;
+		goto out;
+	}
+	if (nmatch > 1) {
+		fprintf(stderr, "error: '%s' matches %d lessons (%s): name one\n",
+		    argv[1], nmatch, names);
 		rc = 2;
 		goto out;
 	}

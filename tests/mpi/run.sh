@@ -157,6 +157,7 @@ cenv timeout 120 ./colldb -t mpi --mpirun mpirun.mpich -n 4 --batch --echo "$tmp
 st=$?
 if [ $st = 1 ] && grep -q '^\[rank 1\] died: killed by SIGKILL during allreduce(ring) step ' "$tmp/kill.out" &&
     has "colldb: the session is over: rank 1 died, and MPI ends the whole job with it" "$tmp/kill.out" &&
+    has "allreduce(ring): not completed: @1 died; @0,2-3 ended with the MPI job" "$tmp/kill.out" &&
     ! grep -q "not reached" "$tmp/kill.out"; then
 	ok
 else
@@ -174,6 +175,41 @@ if [ $st = 1 ] && grep -q "^colldb run: cannot start 2 ranks: the MPI job ended 
 else
 	bad "a program that never attaches (exit $st)"
 	head -10 "$tmp/false.out"
+fi
+
+# A shell killed (SIGTERM) while it waits for the ranks to attach, with a
+# launcher that never starts them (as one waits on an unreachable host):
+# the launcher goes with the shell, not left running on its own.
+cat >"$tmp/hang-launcher" <<'EOS'
+#!/bin/sh
+[ "$1" = --version ] && exec mpirun.mpich --version
+exec sleep 120
+EOS
+chmod +x "$tmp/hang-launcher"
+# (env, not the function cenv: $! is then colldb's pid)
+env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb ./colldb -t mpi \
+	--mpirun "$tmp/hang-launcher" -n 2 </dev/null >"$tmp/hang.out" 2>&1 &
+shell=$!
+launcher=
+for _ in $(seq 100); do
+	launcher=$(pgrep -P "$shell" -x sleep) && break
+	sleep 0.1
+done
+kill -TERM "$shell"
+wait "$shell" 2>/dev/null
+st=$?
+gone=1
+for _ in $(seq 50); do
+	stat=$(ps -o stat= -p "${launcher:-0}" 2>/dev/null)
+	case $stat in "" | Z*) gone=1; break ;; *) gone=0 ;; esac
+	sleep 0.1
+done
+if [ -n "$launcher" ] && [ $st = 143 ] && [ $gone = 1 ]; then
+	ok
+else
+	bad "a shell killed before the ranks attach leaves its launcher (pid ${launcher:-none}, exit $st)"
+	[ -n "$launcher" ] && kill -9 "$launcher" 2>/dev/null
+	head -5 "$tmp/hang.out"
 fi
 
 # ---- strangers --------------------------------------------------------------------
