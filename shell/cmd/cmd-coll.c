@@ -365,17 +365,17 @@ static const enum coll_kind kind_allreduce = COLL_ALLREDUCE,
 
 static const char *const coll_keywords[] = { "op=sum", "op=max", "op=min",
 	"op=prod", "mode=mesh", "mode=ring", "impl=composite", "impl=builtin",
-	"root=", "check", NULL };
+	"impl=builtin-neighbour", "core_num=", "root=", "check", NULL };
 
 const struct cmd_entry cmd_allreduce_entry = {
 	.name = "allreduce",
 	.usage =
-	    "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin] [check]",
+	    "BUF [SIG] [op=sum|max|min|prod] [mode=mesh|ring] [impl=composite|builtin|builtin-neighbour] [core_num=B] [check]",
 	.summary = "reduce BUF across ranks in place (mesh or ring)",
 	.example = "allreduce buf sig mode=ring check",
 	.group = GRP_COLL,
 	.min_args = 1,
-	.max_args = 6,
+	.max_args = 7,
 	.flags = CMD_ALL_RANKS_ONLY | CMD_AGENTS_ONLY | CMD_NEEDS_NO_COLL |
 	    CMD_EXPLORE,
 	.keywords = coll_keywords,

@@ -14,6 +14,8 @@ help_one(const struct cmd_entry *e)
 		out_printf("  aliases: %s\n", e->alias);
 	if (e->flags & CMD_ALL_RANKS_ONLY)
 		out_printf("  runs on all ranks (no @ prefix)\n");
+	else if (e->flags & CMD_NEEDS_TARGETS)
+		out_printf("  needs an @RANKS prefix (the focus is not used)\n");
 	else if (e->flags & CMD_TARGETS)
 		out_printf(
 		    "  applies to the focus ranks, or to an @RANKS prefix\n");

@@ -23,7 +23,10 @@ T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM
 sleep 0.3
 T send-keys -t t:obs "./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }
-i=0; while [ $i -lt 100 ] && ! obs | grep -q 'read-only\|obs-rc='; do sleep 0.1; i=$((i + 1)); done
+# (until the pane is drawn or the watch ended: the typed line itself reads
+# 'obs-rc=$?', so a bare 'obs-rc=' matched before the pane came up)
+i=0; while [ $i -lt 100 ] && ! obs | grep -q 'obs-rc=[0-9]' &&
+    ! { obs | grep -q '\[read-only\]' && obs | grep -q 'rank  0 '; }; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q '\[read-only\]' && ok || bad "the observer pane did not come up: $(obs | grep -v '^ *$' | tail -2)"
 obs | grep -q 'stopped (d1:2) allreduce(mesh) step 4/14' && ok ||
 	bad "the observer does not label rank 3 as d1:2"
