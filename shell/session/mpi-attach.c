@@ -403,11 +403,10 @@ launcher_output(struct mpi_world *w)
 	w->launcher_out = -1;
 }
 
-/* The start failed while the launcher ran: its end and its last lines. */
-static int
-launcher_failed(struct mpi_world *w, int attached, int st, char **cause)
+/* "; WHO said:\n" and the launcher's last 12 lines, when it said any. */
+static void
+launcher_said(struct mpi_world *w, const char *who, struct strbuf *sb)
 {
-	struct strbuf sb = STRBUF_INIT;
 	const char *tail = w->lines.buf;
 	int lines = 0;
 
@@ -418,16 +417,25 @@ launcher_failed(struct mpi_world *w, int attached, int st, char **cause)
 			break;
 		}
 	}
+	if (w->lines.len > 0)
+		strbuf_addf(sb, "; %s said:\n%s", who, tail);
+	while (sb->len > 0 && sb->buf[sb->len - 1] == '\n')
+		strbuf_setlen(sb, sb->len - 1);
+	strbuf_reset(&w->lines);
+}
+
+/* The start failed while the launcher ran: its end and its last lines. */
+static int
+launcher_failed(struct mpi_world *w, int attached, int st, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+
 	strbuf_addf(&sb,
 	    "the MPI job ended before every rank attached (%d of %d did): the launcher ",
 	    attached, w->s->nranks);
 	mpi_launch_describe(st, &sb);
-	if (w->lines.len > 0)
-		strbuf_addf(&sb, "; it said:\n%s", tail);
-	while (sb.len > 0 && sb.buf[sb.len - 1] == '\n')
-		strbuf_setlen(&sb, sb.len - 1);
+	launcher_said(w, "it", &sb);
 	*cause = strbuf_detach(&sb, NULL);
-	strbuf_reset(&w->lines);
 	return -1;
 }
 
@@ -559,9 +567,16 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 			goto out;
 		}
 		if (now > deadline) {
-			cause_set(cause,
+			/* what the launcher said may be why (a host it
+			 * cannot reach: "ssh: Could not resolve ...") */
+			struct strbuf sb = STRBUF_INIT;
+
+			launcher_output(w);
+			strbuf_addf(&sb,
 			    "the ranks did not attach within %g s (%d of %d did; COLLDB_MPI_START_SECS sets the limit)",
 			    secs, attached, n);
+			launcher_said(w, "the launcher", &sb);
+			*cause = strbuf_detach(&sb, NULL);
 			goto out;
 		}
 	}

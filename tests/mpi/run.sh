@@ -183,9 +183,21 @@ fi
 cat >"$tmp/hang-launcher" <<'EOS'
 #!/bin/sh
 [ "$1" = --version ] && exec mpirun.mpich --version
+echo "ssh: Could not resolve hostname nohost: Name or service not known" >&2
 exec sleep 120
 EOS
 chmod +x "$tmp/hang-launcher"
+# the attach time runs out: said with what the launcher said (why, often)
+cenv COLLDB_MPI_START_SECS=1 timeout 60 ./colldb -t mpi --mpirun "$tmp/hang-launcher" -n 2 \
+	</dev/null >"$tmp/slow.out" 2>&1
+st=$?
+if [ $st = 1 ] && [ "$(cat "$tmp/slow.out")" = "colldb: cannot start 2 ranks: the ranks did not attach within 1 s (0 of 2 did; COLLDB_MPI_START_SECS sets the limit); the launcher said:
+ssh: Could not resolve hostname nohost: Name or service not known" ]; then
+	ok
+else
+	bad "ranks that do not attach in time (exit $st)"
+	head -5 "$tmp/slow.out"
+fi
 # (env, not the function cenv: $! is then colldb's pid)
 env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb ./colldb -t mpi \
 	--mpirun "$tmp/hang-launcher" -n 2 </dev/null >"$tmp/hang.out" 2>&1 &
