@@ -403,22 +403,43 @@ launcher_output(struct mpi_world *w)
 	w->launcher_out = -1;
 }
 
-/* "; WHO said:\n" and the launcher's last 12 lines, when it said any. */
+/* "; WHO said:\n" and what the launcher said: all of it up to 12 lines,
+ * else its first 6 lines (the cause, as "ssh: Could not resolve hostname
+ * ..." before Open MPI's page of advice), a line saying how many were
+ * left out, and its last 6. */
 static void
 launcher_said(struct mpi_world *w, const char *who, struct strbuf *sb)
 {
-	const char *tail = w->lines.buf;
-	int lines = 0;
+	const char *b = w->lines.buf, *e = w->lines.buf + w->lines.len;
+	const char *head = e, *tail = b;
+	int lines = 0, nl = 0;
 
-	for (const char *p = w->lines.buf + w->lines.len; p > w->lines.buf; p--) {
-		if (p[-1] == '\n' && p != w->lines.buf + w->lines.len &&
-		    ++lines == 12) {
-			tail = p;
-			break;
-		}
-	}
+	while (e > b && e[-1] == '\n')
+		e--;
+	for (const char *p = b; p < e; p++)
+		nl += *p == '\n';
 	if (w->lines.len > 0)
-		strbuf_addf(sb, "; %s said:\n%s", who, tail);
+		strbuf_addf(sb, "; %s said:\n", who);
+	if (nl + 1 <= 12) {
+		strbuf_add(sb, b, (size_t)(e - b));
+	} else {
+		for (const char *p = b; p < e; p++) {
+			if (*p == '\n' && ++lines == 6) {
+				head = p + 1;
+				break;
+			}
+		}
+		lines = 0;
+		for (const char *p = e; p > b; p--) {
+			if (p[-1] == '\n' && ++lines == 6) {
+				tail = p;
+				break;
+			}
+		}
+		strbuf_add(sb, b, (size_t)(head - b));
+		strbuf_addf(sb, "[... %d lines left out ...]\n", nl + 1 - 12);
+		strbuf_add(sb, tail, (size_t)(e - tail));
+	}
 	while (sb->len > 0 && sb->buf[sb->len - 1] == '\n')
 		strbuf_setlen(sb, sb->len - 1);
 	strbuf_reset(&w->lines);

@@ -177,6 +177,43 @@ else
 	head -10 "$tmp/false.out"
 fi
 
+# A launcher that fails with a page of advice after the cause (as
+# Open MPI's "ssh: Could not resolve hostname" then "ORTE was unable to
+# reliably start one or more daemons..."): the cause is kept, the middle
+# of the page is left out, the end is kept.
+cat >"$tmp/wordy-launcher" <<'EOS'
+#!/bin/sh
+[ "$1" = --version ] && exec mpirun.openmpi --version
+echo "ssh: Could not resolve hostname nohost: Name or service not known" >&2
+for i in 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24; do
+	echo "advice line $i" >&2
+done
+exit 255
+EOS
+chmod +x "$tmp/wordy-launcher"
+cenv timeout 60 ./colldb -t mpi --mpirun "$tmp/wordy-launcher" -n 2 \
+	</dev/null >"$tmp/wordy.out" 2>&1
+st=$?
+if [ $st = 1 ] && [ "$(cat "$tmp/wordy.out")" = "colldb: cannot start 2 ranks: the MPI job ended before every rank attached (0 of 2 did): the launcher exited with status 255; it said:
+ssh: Could not resolve hostname nohost: Name or service not known
+advice line 2
+advice line 3
+advice line 4
+advice line 5
+advice line 6
+[... 12 lines left out ...]
+advice line 19
+advice line 20
+advice line 21
+advice line 22
+advice line 23
+advice line 24" ]; then
+	ok
+else
+	bad "a launcher's long failure keeps its first line (exit $st)"
+	cat "$tmp/wordy.out"
+fi
+
 # A shell killed (SIGTERM) while it waits for the ranks to attach, with a
 # launcher that never starts them (as one waits on an unreachable host):
 # the launcher goes with the shell, not left running on its own.
