@@ -442,7 +442,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 		return DONE_ERROR;
 	}
 	di->nops = (uint32_t)len;
-	if (p->gen != NULL && rc->memo == NULL) {
+	if (p->gen != NULL && (rc->memo == NULL || rc->memo_of != p)) {
 		w = xmalloc(sizeof *w);
 		prog_rd_init(&w->rd, p);
 		if (len > 0 && win_fill(rc, p, w, 0, cause) != 0) {
@@ -684,6 +684,7 @@ rank_serve(struct rank_ctx *rc)
 		} else {
 			st = DONE_OK;
 			rc->memo = repeat > 1 ? run_memo(p) : NULL;
+			rc->memo_of = p;
 			for (uint32_t k = 0; k < repeat && st == DONE_OK; k++) {
 				rc->iter = first + k;
 				rc->checked = k > 0;
@@ -694,6 +695,7 @@ rank_serve(struct rank_ctx *rc)
 			rc->checked = 0;
 			free(rc->memo);
 			rc->memo = NULL;
+			rc->memo_of = NULL;
 			reply(rc, h.tag, st, &di,
 			    cause != NULL ? cause : rc->result);
 		}

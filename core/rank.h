@@ -35,17 +35,20 @@ struct rank_ctx {
 	struct exec ex;
 	struct seg_rank *board;
 	int rank;
-	int sock;	  /* to the shell, -1 when standalone */
-	char *result;	  /* text the last CALL left for the DONE
+	int sock;		    /* to the shell, -1 when standalone */
+	char *result;		    /* text the last CALL left for the DONE
 				 * reply (its return value; owned) */
-	uint32_t iter;	  /* repetition of the program running (its
+	uint32_t iter;		    /* repetition of the program running (its
 				 * spans carry it; see span.h) */
-	int checked;	  /* the program running was validated by an
+	int checked;		    /* the program running was validated by an
 				 * earlier repetition (rank_run skips it) */
-	struct uop *memo; /* a repeated described program's micro-ops,
+	struct uop *memo;	    /* a repeated described program's micro-ops,
 				 * generated once for all its repetitions
 				 * (rank_serve), or NULL */
-	struct site site; /* the user call running (fn FN_NONE: none);
+	const struct prog *memo_of; /* the program memo is of: any other
+				 * (a cdb_* call inside a `call` running
+				 * in between) is generated as it runs */
+	struct site site;	    /* the user call running (fn FN_NONE: none);
 				 * breakpoints match on it */
 	/* A message rank_serve() does not know (a rank of an mpi session:
 	 * MSG_RAW): returns the DONE status, *text the reply (owned). */
