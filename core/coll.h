@@ -191,22 +191,6 @@ uint64_t coll_wrong(const struct coll_args *a, int nranks,
 /*
  * The same reference built from the inputs one rank at a time, so that
  * checking many ranks never holds every input when the result does not
- * need them: an allreduce keeps one accumulator, a broadcast root's
- * buffer, reduce_scatter one accumulator over BUF (allgather and
- * all_to_all keep every SRC: their result is made of them).  Add the
- * ranks in order 0..N-1 (area as for coll_expect(): rank's window area,
- * indexed by offset), then ask for any rank's expected output.
- * coll_ref_new() returns what coll_ref_free() frees.
- */
-struct coll_ref;
-struct coll_ref *coll_ref_new(const struct coll_args *a, int nranks);
-void coll_ref_add(struct coll_ref *c, int rank, const void *area);
-void coll_ref_expect(struct coll_ref *c, int rank, void *out);
-void coll_ref_free(struct coll_ref *c);
-
-/*
- * The same reference built from the inputs one rank at a time, so that
- * checking many ranks never holds every input when the result does not
  * need them: an allreduce or reduce_scatter keeps one accumulator over
  * BUF, a broadcast root's buffer (allgather and all_to_all(_v) keep their
  * members' inputs: their result is made of them).  Add every world rank

@@ -1,6 +1,7 @@
 /*
- * bench-check.c - bench `check`: random inputs, one call, the reference
- * result compared on every rank (nccl-tests' #wrong), zeroes again.
+ * bench-check.c - bench `check`: random inputs, one call (or two in one
+ * message), the reference result compared on every rank (nccl-tests'
+ * #wrong), zeroes again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,64 @@ fill_all(struct session *s, const struct coll_args *a, const struct win_ref *w,
 	return rc;
 }
 
-/* `check`: random inputs, one call, compare with the reference, zero again. */
+/*
+ * Whether the checked call runs twice in one message, as the timed rounds
+ * do: repetitions of one message read a program generated once
+ * (docs/design.md, "Repetitions"), which a single checked call never
+ * reads.  Only when a second reference is exact: the output is every byte
+ * the reference reads (after the first call the inputs are its outputs),
+ * and the second result is not rounded again (a copy, or a reduction
+ * over integers or by max or min).
+ */
+static int
+check_twice(const struct coll_args *a, int nranks)
+{
+	uint64_t lo, hi;
+
+	if ((a->kind == COLL_ALLREDUCE || a->kind == COLL_REDUCE_SCATTER) &&
+	    dtype_is_float(a->buf.dtype) && a->op != RED_MAX && a->op != RED_MIN)
+		return 0; /* a sum or product is rounded again */
+	coll_inputs(a, &lo, &hi);
+	if (hi <= lo)
+		return 0;
+	for (int r = 0; r < nranks; r++) {
+		struct coll_output o;
+
+		if (coll_dense(a, r) < 0)
+			continue;
+		coll_output(a, nranks, r, &o);
+		if (o.off != lo || o.count2 != 0 ||
+		    coll_output_bytes(&o) != hi - lo)
+			return 0;
+	}
+	return 1;
+}
+
+/* The reference of a second call: each rank's inputs with its output
+ * replaced by what the first call must have left there. */
+static struct coll_ref *
+ref_again(struct session *s, const struct coll_args *a, struct coll_ref *first,
+    uint64_t lo, uint64_t hi)
+{
+	struct coll_ref *ref = coll_ref_new(a, s->nranks);
+	uint8_t *snap = xmalloc(hi - lo);
+
+	for (int r = 0; r < s->nranks; r++) {
+		struct coll_output o;
+
+		view_read(&s->view, r, lo, snap, hi - lo);
+		if (coll_dense(a, r) >= 0) {
+			coll_output(a, s->nranks, r, &o);
+			coll_ref_expect(first, r, snap + (o.off - lo));
+		}
+		coll_ref_add(ref, r, snap - lo);
+	}
+	free(snap);
+	return ref;
+}
+
+/* `check`: random inputs, one call (two when check_twice() says so),
+ * compare with the reference, zero again. */
 int
 bench_check(struct session *s, const struct coll_args *a,
     const struct bench_wins *bw, int64_t *wrong)
@@ -55,6 +113,7 @@ bench_check(struct session *s, const struct coll_args *a,
 	uint64_t lo = in->off, hi = in->off + in->count * dtype_size(in->dtype);
 	uint32_t *tags = xcalloc((size_t)s->nranks, sizeof *tags);
 	struct coll_ref *ref = coll_ref_new(a, s->nranks);
+	uint32_t calls = check_twice(a, s->nranks) ? 2 : 1;
 	uint8_t *snap;
 	int rc = -1;
 
@@ -81,7 +140,13 @@ bench_check(struct session *s, const struct coll_args *a,
 		coll_ref_add(ref, r, snap - lo); /* indexed by area offset */
 	}
 	free(snap);
-	if (bench_submit(s, a, 1, 0, SPAN_DETAIL_ROOTS, tags) != 0 ||
+	if (calls == 2) {
+		struct coll_ref *again = ref_again(s, a, ref, lo, hi);
+
+		coll_ref_free(ref);
+		ref = again;
+	}
+	if (bench_submit(s, a, calls, 0, SPAN_DETAIL_ROOTS, tags) != 0 ||
 	    bench_wait(s, tags, NULL) != 0)
 		goto out;
 	*wrong = 0;
