@@ -82,8 +82,12 @@ repl_run(struct session *s)
 			continue;
 		}
 		if (line == NULL) {
+			/* Ctrl-D is quit: with ranks stopped or blocked it
+			 * asks first, as quit does (and gdb) */
 			out_printf("\n");
-			break; /* Ctrl-D */
+			if (cmd_run_line(s, "quit", &incomplete) == CMD_QUIT)
+				break;
+			continue;
 		}
 		if (le_cancelled()) {
 			/* Ctrl-C: the line and any pending continuation go */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/tty/habits.sh [objdir]: gdb's habits at the prompt: an empty line
 # repeats the last step/continue/until/advance (and only those); quit with
-# ranks stopped or blocked asks once (n stays, y or Ctrl-D quits).
+# ranks stopped or blocked asks once (n stays, y or Ctrl-D quits), and so
+# does Ctrl-D at the prompt.
 name=habits
 . "$(dirname "$0")/lib.sh"
 
@@ -62,6 +63,14 @@ keys Enter
 wait_for last_is '(colldb)' "prompt after the second start" || exit 1
 run 'alloc sig [2,1] i32' '(colldb) alloc sig'
 run '@1 wait sig[0] >= 1' '[rank 1] blocked'
+# habits-4a: Ctrl-D at the prompt is quit: it asks too (it used to end
+# the session, blocked ranks and all, without a word); n stays
+keys C-l
+keys C-d
+wait_for last_is '1 rank blocked; quit anyway? (y or n)' "Ctrl-D at the prompt asks as quit does"
+type_ 'n'; keys Enter
+wait_for has 'not quitting' "n after Ctrl-D keeps the session"
+prompt "after Ctrl-D and n"
 type_ 'quit'; keys Enter
 wait_for last_is '1 rank blocked; quit anyway? (y or n)' "quit asks"
 keys C-d
