@@ -651,6 +651,31 @@ diag_format(struct session *s, const struct diag_in *in,
 	for (size_t i = 0; i < res->nblocked; i++)
 		rank_line_to(s, in, res, res->blocked[i].rank, &rl, &tmp);
 	rank_lines_end(&rl);
+	if (res->verdict == DIAG_OK) {
+		/* nothing waits yet, but a dead rank owes whatever its
+		 * peers will wait for: say so, not a bare OK */
+		struct rankset dead;
+
+		rankset_clear(&dead);
+		rank_lines_begin(&rl, s->nranks, GROUP_ALIKE, "  ", sb);
+		for (int q = 0; q < s->nranks; q++) {
+			if (in->r[q].state == RS_DEAD) {
+				rankset_add(&dead, q);
+				rank_line_to(s, in, res, q, &rl, &tmp);
+			}
+		}
+		rank_lines_end(&rl);
+		if (rankset_count(&dead) > 0 && rankset_count(&dead) < s->nranks) {
+			char *t = rankset_format(&dead, s->nranks);
+			int one = rankset_count(&dead) == 1;
+
+			strbuf_addf(sb,
+			    "note: rank%s %s %s dead: a wait for a notify from %s will never be released\n",
+			    one ? "" : "s", t + 1, one ? "is" : "are",
+			    one ? "it" : "them");
+			free(t);
+		}
+	}
 	if (res->verdict != DIAG_OK) {
 		struct rankset idle;
 		int nidle = 0;
