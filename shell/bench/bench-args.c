@@ -292,8 +292,12 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 			if (k == COLL_BARRIER)
 				return arg_error(ctx, i,
 				    "barrier moves no data: nothing to check");
+			if (arg_flag_repeated(ctx, ba->at_coll + 1, i) != 0)
+				return -1;
 			ba->cc.check = 1;
 		} else if (strcmp(a, "json") == 0) {
+			if (arg_flag_repeated(ctx, ba->at_coll + 1, i) != 0)
+				return -1;
 			ba->cc.json = 1;
 		} else if (arg_is_kv(a, "domain", &v)) {
 			/* bench on a comm domain: its members run it */

@@ -152,6 +152,9 @@ cmd_tree_exec(struct cmdctx *ctx)
 		const char *a = arg(ctx, i), *v;
 		int64_t x;
 
+		if (strcmp(a, "ns") == 0 ? arg_flag_repeated(ctx, 0, i) != 0 :
+					   arg_key_repeated(ctx, 0, i) != 0)
+			return CMD_ERROR;
 		if (strcmp(a, "ns") == 0) {
 			ns = 1;
 		} else if (!mean && arg_is_kv(a, "launch", &v)) {

@@ -21,6 +21,11 @@ cmd_alloc_exec(struct cmdctx *ctx)
 	if (name_check(ctx, 0, name, "window") != 0)
 		return CMD_ERROR;
 	for (size_t i = 1; i < na; i++) {
+		if (arg_is_kv(arg(ctx, i), "domain", &dv) &&
+		    arg_key_repeated(ctx, 1, i) != 0)
+			return CMD_ERROR;
+	}
+	for (size_t i = 1; i < na; i++) {
 		if (!arg_is_kv(arg(ctx, i), "domain", &dv))
 			continue;
 		if (i != na - 1) {

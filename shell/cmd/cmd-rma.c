@@ -178,6 +178,8 @@ parse_options(struct cmdctx *ctx, struct xfer *x, uint64_t *doff,
 				return -1;
 			x->pos[RARG_CHUNK_COLS] = i;
 		} else if (plain && strcmp(s, "pipeline") == 0) {
+			if (arg_flag_repeated(ctx, 3, i) != 0)
+				return -1;
 			a->pipeline = 1;
 			x->pos[RARG_PIPELINE] = i;
 		} else if (plain && arg_is_kv(s, "pipeline", &v)) {

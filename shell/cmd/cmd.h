@@ -175,6 +175,10 @@ int arg_is_kv(const char *a, const char *key, const char **val);
  * say so and return -1 (else 0). */
 int arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i);
 
+/* Argument i is a bare flag (check, json, ns, pipeline) that one of
+ * arguments from..i-1 is too: say so and return -1 (else 0). */
+int arg_flag_repeated(struct cmdctx *ctx, size_t from, size_t i);
+
 /* Peers: a rank number, next, prev or all (every rank but self).
  * peer_syntax_ok() checks argument i; peer_list() expands it for rank. */
 int peer_syntax_ok(struct cmdctx *ctx, size_t i);

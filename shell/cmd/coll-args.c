@@ -226,10 +226,14 @@ coll_parse(struct cmdctx *ctx, enum coll_kind kind, size_t first,
 
 		if (eq == NULL && strcmp(a, "check") == 0 &&
 		    kind != COLL_BARRIER) {
+			if (arg_flag_repeated(ctx, first, i) != 0)
+				return -1;
 			cc->check = 1;
 			continue;
 		}
 		if (eq == NULL && strcmp(a, "json") == 0 && extra_keys != NULL) {
+			if (arg_flag_repeated(ctx, first, i) != 0)
+				return -1;
 			cc->json = 1;
 			continue;
 		}

@@ -3,6 +3,7 @@
  * the @ranks prefix, the entry's target rules, arity and preconditions
  * checked once before exec, and the settle and report after it.
  */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,23 @@ arity(struct cmdctx *ctx)
 	}
 	if (e->max_args >= 0 && (int)ctx->w.n > e->max_args) {
 		size_t extra = (size_t)e->max_args;
+
+		/* "domain=d1 domain=d2" is one option given twice, not an
+		 * argument too many: name it (KEY an identifier, so that
+		 * "== 1 == 2" is not a key "") */
+		for (size_t i = 1; i < ctx->w.n; i++) {
+			const char *a = ctx->w.v[i].s, *eq = strchr(a, '=');
+			size_t k = 0;
+
+			if (eq == NULL || isdigit((unsigned char)a[0]))
+				continue;
+			while (a + k < eq &&
+			    (isalnum((unsigned char)a[k]) || a[k] == '_'))
+				k++;
+			if (k > 0 && a + k == eq &&
+			    arg_key_repeated(ctx, 0, i) != 0)
+				return -1;
+		}
 		cmd_usage_error(ctx, "too many arguments to '%s'", e->name);
 		out_caret(ctx->w.v[extra].col, ctx->w.v[extra].len);
 		return -1;

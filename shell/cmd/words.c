@@ -103,3 +103,13 @@ arg_key_repeated(struct cmdctx *ctx, size_t from, size_t i)
 	}
 	return 0;
 }
+
+int
+arg_flag_repeated(struct cmdctx *ctx, size_t from, size_t i)
+{
+	for (size_t k = from; k < i; k++) {
+		if (strcmp(arg(ctx, k), arg(ctx, i)) == 0)
+			return arg_error(ctx, i, "%s given twice", arg(ctx, i));
+	}
+	return 0;
+}
