@@ -276,7 +276,10 @@ fuzz: deps
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
 	    $(O)/bench/build-cost $(O)/bench/mpi-ops
-tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
+# The MPI peers (bench/peers.sh): one source, built by each MPI's own
+# compiler wrapper (the deps step installs both).
+MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich
+tests: $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN) $(MPI_PEER_BIN)
 
 # The layers of docs/design.md ("The map"), checked on the #include lines.
 check-layering:
@@ -317,10 +320,6 @@ valgrind:
 	@sh mk/deps.sh build test valgrind
 	@$(MAKE) --no-print-directory all tests examples
 	@VALGRIND=1 sh tests/run.sh $(O)
-
-# The MPI peers (bench/peers.sh): one source, built by each MPI's own
-# compiler wrapper (the deps step installs both).
-MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich
 
 bench:
 	@sh mk/deps.sh build test mpi

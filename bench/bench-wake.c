@@ -7,7 +7,7 @@
  *   bench-wake		the table (REPEATS interleaved runs) and the CPU
  *   bench-wake -k	one run of each, one line of us for bench/peers.sh:
  *			LINE_FLOOR PROTOCOL_FLOOR TRANSPORT EXECUTOR
- *   bench-wake -c	the CPU of a blocked rank only
+ *   bench-wake -c [SECS]	the CPU of a rank blocked for SECS (5) only
  */
 #include <sched.h>
 #include <signal.h>
@@ -317,8 +317,11 @@ main(int argc, char **argv)
 		seg_close(&s);
 		return 0;
 	}
-	if (argc > 1 && strcmp(argv[1], "-c") == 0)
+	if (argc > 1 && strcmp(argv[1], "-c") == 0) {
+		if (argc > 2 && atof(argv[2]) > 0)
+			secs = atof(argv[2]);
 		goto cpu;
+	}
 
 	/* interleaved, so a change of load hits them all alike */
 	for (int k = 0; k < REPEATS; k++) {
@@ -341,7 +344,7 @@ main(int argc, char **argv)
 	row("colldb executor / transport", NULL, ex_cd, "(target <= 2x)");
 cpu:
 	cpu = blocked_cpu(&s, idle->off, secs);
-	printf("CPU of a rank blocked in wait for %.0f s: %.4f s = %.3f%% of a core\n",
+	printf("CPU of a rank blocked in wait for %g s: %.4f s = %.3f%% of a core\n",
 	    secs, cpu, 100 * cpu / secs);
 	seg_close(&s);
 	return 0;

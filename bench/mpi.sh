@@ -11,9 +11,13 @@
 # composite, PyPTO's lowering with two barriers and a read per 16 KiB
 # sub-chunk, is latency-bound across hosts by design and is a figure
 # only).  Figures, not tests.
-#   bench/mpi.sh [objdir]
+#   bench/mpi.sh [objdir [ITERS [BYTES]]]   (ITERS: round trips on one
+#                    host, a fourth of them across namespaces; BYTES: of
+#                    the put, 64 MiB)
 set -u
 O=${1:-build}
+iters=${2:-4000}
+bytes=${3:-67108864}
 top=$(cd "$(dirname "$0")/.." && pwd)
 ops=$top/$O/bench/mpi-ops
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-bench.XXXXXX") || exit 2
@@ -34,11 +38,11 @@ run() {
 	case $where in
 	"one host")
 		(cd "$tmp" && "$top/colldb" run -t mpi --mpirun "$mpi" -n 2 --batch \
-		    "$ops" 4000) >"$tmp/out" 2>&1 ;;
+		    "$ops" "$iters" "$bytes") >"$tmp/out" 2>&1 ;;
 	*)
 		sh "$top/tests/mpi/hosts.sh" sh -c "cd $tmp && $top/colldb run -t mpi \
 		    --mpirun $mpi --hosts \$NODE1:1,\$NODE2:1 --net \$NET --batch \
-		    $ops 1000" >"$tmp/out" 2>&1 ;;
+		    $ops $((iters / 4)) $bytes" >"$tmp/out" 2>&1 ;;
 	esac
 }
 
@@ -47,7 +51,7 @@ for where in "one host" "two namespaces"; do
 	for mpi in mpirun.openmpi mpirun.mpich; do
 		run "$where" "$mpi"
 		name=$(echo "$mpi" | sed 's/mpirun\.//')
-		python3 - "$tmp/out" "$where" "$name" "$tmp/verdicts" <<'EOS'
+		python3 - "$tmp/out" "$where" "$name" "$tmp/verdicts" "$bytes" <<'EOS'
 import sys
 lines = {}
 for l in open(sys.argv[1]):
@@ -59,7 +63,8 @@ if len(lines) != 4:
 where, mpi = sys.argv[2], sys.argv[3]
 verdicts = open(sys.argv[4], "a")
 rows = [("rtt", "notify->wait RTT us", False),
-        ("putbw", "64 MiB put GB/s", True),
+        ("putbw", "%d MiB put GB/s" % (int(sys.argv[5]) >> 20) if int(sys.argv[5]) >= 1 << 20
+                  else "%d KiB put GB/s" % (int(sys.argv[5]) >> 10), True),
         ("allreduce", "allreduce busbw GB/s", True),
         ("allreduce-builtin", "builtin allr busbw GB/s", True)]
 for key, label, bw in rows:

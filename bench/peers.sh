@@ -18,7 +18,9 @@
 # is colldb's best mode over the peer, the median of the per-repetition
 # ratios.  4 ranks on fewer CPUs are oversubscribed: Open MPI needs
 # --oversubscribe (and, as root, OMPI_ALLOW_RUN_AS_ROOT*).
-#   bench/peers.sh [objdir]     BENCH_REPS=3 BENCH_TIME=0.2 in the environment
+#   bench/peers.sh [objdir]     BENCH_REPS=3 BENCH_TIME=0.2 BENCH_FACTOR=4
+#                               in the environment (the sizes: 4 KiB times
+#                               FACTOR^k up to 64 MiB)
 set -u
 O=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,7 +29,16 @@ reps=${BENCH_REPS:-3}
 btime=${BENCH_TIME:-0.2}
 sizes_min=4k
 sizes_max=64M
-factor=4
+factor=${BENCH_FACTOR:-4}	# 128: 4k 512k 64M (bench/run.sh's smoke)
+case $factor in
+''|*[!0-9]*|0|1) echo "peers.sh: BENCH_FACTOR=$factor: an integer above 1" >&2; exit 2 ;;
+esac
+sizes=""
+sz=4096
+while [ $sz -le 67108864 ]; do
+	sizes="$sizes $sz"
+	sz=$((sz * factor))
+done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-peers.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -117,7 +128,7 @@ for n in 2 4; do
 			    -t "$btime" >>"$tmp/ar.$n.mpich" 2>>"$tmp/err" ||
 				failed "MPICH allreduce -n $n" $? ;;
 			memcpy)
-				for sz in 4k 16k 64k 256k 1M 4M 16M 64M; do
+				for sz in $sizes; do
 					echo "$sz $("$top/$O/bench/memcpy-bw" $sz || failed memcpy-bw $?)"
 				done >>"$tmp/ar.$n.memcpy" ;;
 			esac
@@ -190,9 +201,8 @@ def by_size(name, n, col):
 
 def memcpy(n):
     out = {}
-    unit = {"k": 1 << 10, "M": 1 << 20}
     for l in lines("ar.%d.memcpy" % n):
-        out.setdefault(int(l[0][:-1]) * unit[l[0][-1]], []).append(float(l[1]))
+        out.setdefault(int(l[0]), []).append(float(l[1]))
     return out
 
 def colldb_waits(n, mode):

@@ -69,7 +69,7 @@ for t in "$O"/tests/check_*; do
 done
 [ $nunit -gt 0 ] || { echo "FAIL: no unit test programs in $O/tests (make tests)"; fail=1; }
 
-tiers="tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/diff/run.sh tests/mpi/run.sh tests/docs.sh"
+tiers="tests/build.sh tests/golden/run.sh tests/tty/run.sh tests/viz/run.sh tests/user/run.sh tests/logs/run.sh tests/trace/run.sh tests/scripts.sh tests/record.sh tests/cli.sh tests/hostile.sh tests/diff/run.sh tests/mpi/run.sh tests/bench.sh tests/docs.sh"
 [ "${VALGRIND:-}" = 1 ] && tiers=tests/golden/run.sh
 for tier in $tiers; do
 	[ -f "$tier" ] || { echo "FAIL: $tier is missing"; fail=1; continue; }
