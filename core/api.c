@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,9 +192,23 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 		strbuf_addch(&sb, '\0');
 		send_msg(rc, MSG_COLL, tag, 0, &sb);
 	} else {
+		struct msg_hdr h = { .type = MSG_PROG, .tag = tag };
+		const uint8_t *area = rc->t.ops->area(&rc->t, rc->rank);
+
 		strbuf_add(&sb, &api.site, sizeof api.site);
 		prog_encode(p, &sb);
-		send_msg(rc, MSG_PROG, tag, 0, &sb);
+		if (p->gen == NULL && p->nmops == 1 &&
+		    p->mops[0].kind == UOP_WAIT && area != NULL &&
+		    p->mops[0].dst + 4 <= rc->t.area_size) {
+			/* what the cell holds now, before the wait runs */
+			h.flags = PROG_F_SEEN;
+			h.reserved = (uint32_t)atomic_load_explicit(
+			    (const _Atomic int32_t *)(const void *)(area +
+				p->mops[0].dst),
+			    memory_order_acquire);
+		}
+		h.len = (uint32_t)sb.len;
+		(void)proto_send(rc->sock, &h, sb.buf);
 	}
 	strbuf_release(&sb);
 }

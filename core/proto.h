@@ -75,6 +75,10 @@ enum prog_flags {
 				       * (core/span.h, core/exec.h) */
 	PROG_F_SPANS_ROOTS = 1 << 5,  /* record each run's root only (fusing
 				      * too) */
+	PROG_F_SEEN = 1 << 6, /* a user rank's announced wait: hdr.reserved
+			       * holds its cell's value when the call was
+			       * made (the shell reads the cell later, when
+			       * the rank may be rounds ahead) */
 };
 
 /* hdr.status of MSG_DONE */
@@ -86,7 +90,7 @@ struct msg_hdr {
 	uint32_t flags; /* enum prog_flags */
 	int32_t status; /* MSG_DONE: enum done_status; MSG_HELLO: pid */
 	uint32_t len;	/* payload bytes */
-	uint32_t reserved;
+	uint32_t reserved; /* MSG_PROG with PROG_F_SEEN: the value (int32) */
 };
 
 /* MSG_DONE payload, followed by a NUL-terminated text if any: the error

@@ -159,7 +159,7 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	struct strbuf c = STRBUF_INIT;
 	const struct diag_event *lw;
 	int32_t now = view_cell(&s->view, rank, off);
-	int writers, sets, waited = 0;
+	int writers, sets, waited = 0, reuse = 0;
 
 	if (s->sink != NULL)
 		return;
@@ -167,15 +167,19 @@ lint_wait(struct session *s, int rank, uint64_t off, enum wait_cmp cmp,
 	lw = last_notify(s, rank, off, &writers, &sets);
 	for (size_t i = 0; i < s->nhist; i++) {
 		const struct diag_event *e = &s->hist[i];
-		waited |=
-		    e->kind == UOP_WAIT && e->writer == rank && e->off == off;
+		if (e->kind != UOP_WAIT || e->writer != rank || e->off != off)
+			continue;
+		waited = 1;
+		/* what released it would release this one too: not a wait
+		 * for the next generation (>= 2 after >= 1) */
+		reuse = wait_cmp_holds(cmp, e->value, expected);
 	}
 	if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 	    !wait_cmp_holds(cmp, now, expected) && now == 0)
 		out_warning("%s of rank %d was set to 0 by rank %d; a wait %s %d is not released by it (tag 0)",
 		    c.buf, rank, lw->writer, wait_cmp_name(cmp), expected);
 	else if (waited && now != 0 &&
-	    (wait_cmp_holds(cmp, now, expected) ||
+	    ((reuse && wait_cmp_holds(cmp, now, expected)) ||
 		(cmp == CMP_EQ && now > expected)))
 		out_warning("%s of rank %d holds %d and was waited on before: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
 		    c.buf, rank, now,

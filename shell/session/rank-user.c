@@ -114,6 +114,10 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 	j = session_track(s, r, h->tag, p, desc, flags,
 	    cm != NULL ? &cm->args : NULL);
 	j->site = site;
+	if (h->type == MSG_PROG && (h->flags & PROG_F_SEEN)) {
+		j->flags |= JOB_SEEN;
+		j->seen = (int32_t)h->reserved;
+	}
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->job_begin != NULL)
 			s->hooks[i]->job_begin(s, r, j,

@@ -65,6 +65,8 @@ enum job_flags {
 				 * rank could not be told): cancelled once it
 				 * runs, never reported */
 	JOB_CANCELLED = 1 << 8,	   /* ... and the rank was told */
+	JOB_SEEN = 1 << 9,	   /* a user rank's wait: seen holds its cell's
+				    * value when the call was made */
 };
 
 /* How a job ended.  status: enum done_status (core/proto.h), or JOB_DIED
@@ -95,6 +97,7 @@ struct job {
 				 * the rank is shown both ways */
 	uint64_t lo, hi;   /* window-area bytes the program touches */
 	struct site site;  /* a user rank's call: where it was made */
+	int32_t seen;	   /* JOB_SEEN: the cell's value at the call */
 	job_done_fn done;  /* NULL: job_report_done() */
 	struct job *next;
 };

@@ -238,7 +238,9 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
 }
 
 /* A wait on a cell this rank waited on before, which still holds what
- * released it then: a raw signal is single-shot. */
+ * released it then: a raw signal is single-shot.  A wait the earlier one's
+ * value would not release (>= 2 after >= 1) waits for the next generation
+ * and is not a reuse, even when that generation has already come. */
 static void
 reused(struct session *s, int r, const struct job *j, const struct uop *u,
     int32_t now)
@@ -254,7 +256,9 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 			before = e;
 	}
 	if (before == NULL || now == 0 ||
-	    !(passes || (u->op == CMP_EQ && now > u->value)) ||
+	    !((passes && wait_cmp_holds((enum wait_cmp)u->op, before->value,
+		      u->value)) ||
+		(u->op == CMP_EQ && now > u->value)) ||
 	    !once(PAT_REUSED, r, u->dst))
 		return;
 	describe_cell(&s->view, u->dst, 1, &c);
@@ -262,7 +266,8 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 	out_warning("%s%s%s of rank %d holds %d and was waited on before%s: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
 	    a1, a1[0] ? ": " : "", c.buf, r, now,
 	    at(&before->site, a2, sizeof a2),
-	    passes ? "this wait passes at once" : "this == can never hold");
+	    u->op == CMP_EQ && now > u->value ? "this == can never hold" :
+						"this wait passes at once");
 	strbuf_release(&c);
 }
 
@@ -292,7 +297,11 @@ lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll
 		}
 	} else if (u->kind == UOP_WAIT) {
 		const struct diag_event *lw = NULL;
-		int32_t now = view_cell(&s->view, r, u->dst);
+		/* the cell when the call was made: by the time the shell
+		 * reads it the rank may be rounds ahead */
+		int32_t now = (j->flags & JOB_SEEN) ?
+		    j->seen :
+		    view_cell(&s->view, r, u->dst);
 
 		for (size_t i = 0; i < s->nhist; i++) {
 			const struct diag_event *e = &s->hist[i];

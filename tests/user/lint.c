@@ -7,6 +7,10 @@
  *   set-shared  ranks 1 and 2 both set rank 0's flag
  *   reused      rank 1 waits twice on a flag rank 0 raised once
  *   ok          put, then notify, as it should be (no warning)
+ *   rounds      200 rounds of ping-pong on one counter each, rank 0
+ *               waiting >= round, rank 1 == round: the next generation
+ *               every time, not a reused signal (no warning, however far
+ *               the ranks run ahead of the shell)
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +42,16 @@ main(int argc, char **argv)
 		} else if (rank == 1) {
 			cdb_wait(&flag[0], CDB_GE, 1);
 			cdb_wait(&flag[0], CDB_GE, 1);
+		}
+	} else if (strcmp(how, "rounds") == 0) {
+		for (int i = 1; i <= 200 && rank < 2; i++) {
+			if (rank == 0) {
+				cdb_notify(1, &flag[0], 1, CDB_ADD);
+				cdb_wait(&flag[0], CDB_GE, i);
+			} else {
+				cdb_wait(&flag[0], CDB_EQ, i);
+				cdb_notify(0, &flag[0], 1, CDB_ADD);
+			}
 		}
 	} else if (strcmp(how, "eq") == 0) {
 		if (rank == 0)
