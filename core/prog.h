@@ -227,6 +227,13 @@ struct prog {
 	char **strs; /* interned strings; index 0 is "" */
 	size_t nstrs, astrs;
 	size_t acc_bytes;     /* accumulator the program needs */
+	uint64_t stream_bytes; /* a collective whose stores into the own
+				* window no rank reads again within the
+				* call (the mesh allreduce's store of the
+				* accumulator): its buffer's bytes, which
+				* decide whether the executor streams them
+				* (exec_prepare()); 0 for the others and for
+				* programs read from the wire */
 	struct prog_gen *gen; /* described: a reference, or NULL */
 	int rank;	      /* described: whose program it is (world) */
 	int grank;	      /* ... in the generator's numbering */
