@@ -697,6 +697,11 @@ START_TEST(test_allreduce_stream)
 	p = coll_build(&a, n, 0);
 	ck_assert_uint_eq(p->stream_bytes, 4000);
 	prog_free(p);
+	a.impl = IMPL_BUILTIN;
+	p = coll_build(&a, n, 0);
+	ck_assert_uint_eq(p->stream_bytes, 0);
+	prog_free(p);
+	a.impl = IMPL_COMPOSITE;
 	if (n >= 2) {
 		a.mode = MODE_RING;
 		a.sig = win(&l, "sig2", DT_I32, 2, 2 * nn - 2, nn);
