@@ -64,6 +64,10 @@ mesh_init(struct coll_desc *d)
 	d->nchunks = ceil_div(b->count, chunk);
 	d->unit = 2 + ((uint64_t)d->n - 1) + d->bar;
 	d->acc_bytes = chunk * dtype_size(dtype_acc(b->dtype));
+	/* a chunk's store is its last touch in the call: peers read the
+	 * chunk before the barrier (the ring's, by contrast, is read by the
+	 * next row's neighbour, and streaming it measured slower) */
+	d->stream_bytes = b->count * d->esz;
 }
 
 /* Chunks block blk handles: blk, blk + lanes, ... */
