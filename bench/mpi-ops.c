@@ -20,8 +20,10 @@
  *              size
  *
  * Prints one line per figure on rank 0 (median of ROUNDS programs of
- * ITERS rounds each).  Figures, not tests: nothing asserts a time.
- *   mpi-ops [ITERS [BYTES]]
+ * ITERS rounds each, colldb's and MPI's alternating; bench/mpi.sh runs
+ * the job BENCH_REPS times and takes 3 rounds of each).  Figures, not
+ * tests: nothing asserts a time.
+ *   mpi-ops [ITERS [BYTES [ROUNDS]]]     (2000, 64 MiB, 5)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@
 #include "coll.h"
 #include "remote-rank.h"
 
-#define ROUNDS 5
+#define ROUNDS_MAX 15
 
 static struct remote rm;
 static struct rank_ctx rc;
@@ -158,7 +160,8 @@ main(int argc, char **argv)
 {
 	uint32_t iters = argc > 1 ? (uint32_t)atoi(argv[1]) : 2000;
 	uint64_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 64ull << 20;
-	double c[ROUNDS], r[ROUNDS];
+	int rounds = argc > 3 ? atoi(argv[3]) : 5;
+	double c[ROUNDS_MAX], r[ROUNDS_MAX];
 	/* colldb's cell, then the raw rtt's (the raw putbw's is at bytes,
 	 * the allreduce's signal too: both end zeroed) */
 	uint64_t cell = (bytes + 4095) / 4096 * 4096 + 4096;
@@ -166,6 +169,11 @@ main(int argc, char **argv)
 	char *cause = NULL;
 	int n;
 
+	if (rounds < 1 || rounds > ROUNDS_MAX) {
+		fprintf(stderr, "mpi-ops: ROUNDS: expected 1 to %d, not '%s'\n",
+		    ROUNDS_MAX, argv[3]);
+		return 1;
+	}
 	if (remote_open(&rm, &rc, REMOTE_AGENT, &cause) != 0) {
 		fprintf(stderr,
 		    "mpi-ops: %s (run it under colldb run -t mpi)\n", cause);
@@ -180,27 +188,27 @@ main(int argc, char **argv)
 	/* warm up both ranks in their loops, then alternate colldb and raw */
 	pingpong(100, 0, cell, base);
 	base += 100;
-	for (int i = 0; i < ROUNDS; i++) {
+	for (int i = 0; i < rounds; i++) {
 		c[i] = pingpong(iters, 0, cell, base);
 		base += (int32_t)iters;
 		r[i] = raw(RAW_RTT, iters, 0, cell + 64);
 	}
 	if (rc.rank == 0)
-		printf("rtt %.3f %.3f\n", median(c, ROUNDS) * 1e6,
-		    median(r, ROUNDS) * 1e6);
-	for (int i = 0; i < ROUNDS; i++) {
+		printf("rtt %.3f %.3f\n", median(c, rounds) * 1e6,
+		    median(r, rounds) * 1e6);
+	for (int i = 0; i < rounds; i++) {
 		c[i] = pingpong(iters / 100 + 2, bytes, cell, base);
 		base += (int32_t)(iters / 100 + 2);
 		r[i] = raw(RAW_PUTBW, iters / 100 + 2, bytes, 0);
 	}
 	if (rc.rank == 0)
 		printf("putbw %.3f %.3f\n",
-		    (double)bytes / median(c, ROUNDS) / 1e9,
-		    (double)bytes / median(r, ROUNDS) / 1e9);
+		    (double)bytes / median(c, rounds) / 1e9,
+		    (double)bytes / median(r, rounds) / 1e9);
 	for (int k = 0; k < 2; k++) {
 		enum coll_impl impl = k ? IMPL_BUILTIN : IMPL_COMPOSITE;
 
-		for (int i = 0; i < ROUNDS; i++) {
+		for (int i = 0; i < rounds; i++) {
 			c[i] = allreduce(bytes, impl);
 			r[i] = raw(RAW_ALLREDUCE, 2, bytes, 0);
 		}
@@ -209,9 +217,9 @@ main(int argc, char **argv)
 			printf("%s %.3f %.3f\n",
 			    k ? "allreduce-builtin" : "allreduce",
 			    2.0 * (n - 1) / n * (double)bytes /
-				median(c, ROUNDS) / 1e9,
+				median(c, rounds) / 1e9,
 			    2.0 * (n - 1) / n * (double)bytes /
-				median(r, ROUNDS) / 1e9);
+				median(r, rounds) / 1e9);
 	}
 	fflush(stdout);
 	seg_set_state(rc.board, RS_EXITED);

@@ -126,7 +126,8 @@ mismatch(const struct diag_in *in, int rank, uint64_t off, uint64_t *off2,
 	for (size_t i = in->nhist; i-- > 0;) {
 		const struct diag_event *e = &in->hist[i];
 		if (e->kind == UOP_NOTIFY && e->target == rank && e->off != off &&
-		    e->off >= w->off && e->off < w->off + w->bytes) {
+		    e->off >= w->off && e->off < w->off + w->bytes &&
+		    !waited_before(in, rank, e->off)) {
 			*off2 = e->off;
 			*writer = e->writer;
 			return 1;
@@ -213,24 +214,47 @@ wrong_peer(const struct diag_in *in, int rank, uint64_t off, int *writer)
 	return -1;
 }
 
-/* A user program's rank that ended early, for a blocked rank nobody
- * visible owes: the last one that notified it, else the first one. */
+/*
+ * What the history says of who writes the cell rank waits on, for a user
+ * program's ranks (colldb cannot see the calls they would still make):
+ * the last rank, with keep(q) true, that notified that cell before, or
+ * whose notify released an earlier wait of rank in the cell's window
+ * (its partner there, as a ring's previous rank); or -1.  A rank that
+ * never wrote rank's window that way is no evidence of anything.
+ */
 static int
-ended_ower(const struct diag_in *in, int rank)
+partner(const struct diag_in *in, int rank,
+    int (*keep)(const struct diag_in *, int))
 {
-	int first = -1;
+	uint64_t off = in->r[rank].wait_off;
+	const struct seg_window *w =
+	    in->win_at != NULL ? in->win_at(in->win_arg, off) : NULL;
 
 	for (size_t i = in->nhist; i-- > 0;) {
 		const struct diag_event *e = &in->hist[i];
-		if (e->kind == UOP_NOTIFY && e->target == rank &&
-		    e->writer != rank && in->r[e->writer].ended_open)
+		if (e->kind != UOP_NOTIFY || e->target != rank ||
+		    e->writer == rank || e->writer < 0 ||
+		    e->writer >= in->nranks || !keep(in, e->writer))
+			continue;
+		if (e->off == off)
+			return e->writer;
+		if (w != NULL && e->off >= w->off && e->off < w->off + w->bytes &&
+		    waited_before(in, rank, e->off))
 			return e->writer;
 	}
-	for (int q = 0; q < in->nranks && first < 0; q++) {
-		if (q != rank && in->r[q].ended_open)
-			first = q;
-	}
-	return first;
+	return -1;
+}
+
+static int
+is_ended_open(const struct diag_in *in, int q)
+{
+	return in->r[q].ended_open;
+}
+
+static int
+is_blocked(const struct diag_in *in, int q)
+{
+	return in->r[q].state == RS_BLOCKED && in->r[q].waiting;
 }
 
 /* A gone rank that owed a notify outranks every other cause: first. */
@@ -429,7 +453,7 @@ block_cause(const struct diag_in *in, struct diag_result *out,
 			dead = b->owes[k].rank;
 	}
 	if (dead < 0)
-		dead = ended_ower(in, b->rank);
+		dead = partner(in, b->rank, is_ended_open);
 	lw = last_write(in, b->rank, r->wait_off, &nwriters, &any_set,
 	    &set_writer);
 	if (dead >= 0) {
@@ -459,9 +483,11 @@ block_cause(const struct diag_in *in, struct diag_result *out,
 	} else if (b->nowes > 0 && !b->releasable) {
 		found(out, CAUSE_SHORT, b->rank, b->owes[0].rank, r->wait_off,
 		    0, 0);
-	} else if (b->nowes == 0) {
+	} else if (b->nowes == 0 && partner(in, b->rank, is_blocked) < 0) {
 		/* (a >= wait on a used cell waits for a rising
-		 * generation: that is the right way, not reuse) */
+		 * generation: that is the right way, not reuse; and a
+		 * rank whose partner in the window is blocked too waits
+		 * behind it: the cause is the partner's) */
 		found(out, CAUSE_NOBODY, b->rank, lw != NULL ? lw->writer : -1,
 		    r->wait_off, 0, r->now);
 	}

@@ -26,8 +26,12 @@
  *    every blocked rank counts as releasable in time (SLOW, not HANG);
  *  - an exited or dead rank that owes a blocked rank a notify (one of its
  *    remaining micro-ops, or, for a user program's rank that ended before
- *    cdb_finalize, any: preferably the one that last wrote to the blocked
- *    rank) is the likely cause, above every other.
+ *    cdb_finalize, one its history points to: it notified the awaited
+ *    cell before, or released an earlier wait of the blocked rank in the
+ *    cell's window) is the likely cause, above every other;
+ *  - a blocked rank nobody owes whose partner by that history is blocked
+ *    too gets no "nobody will write it" cause: it waits behind the
+ *    partner.
  *
  * Ownership: diag_result_release() frees what diag_analyze() allocated;
  * the input is borrowed and must outlive the result.

@@ -36,6 +36,8 @@ struct exec {
 	size_t acc_cap;
 	void *tmp; /* staging for transports without pointers */
 	size_t tmp_cap;
+	int stream; /* this program's copies into the own window stream
+		     * (kern_copy_stream()): set by exec_prepare() */
 	/* Optional hook run after every FILL so other layers can react. */
 	void (*after_op)(struct exec *ex, const struct uop *u, void *arg);
 	void *after_arg;
@@ -45,6 +47,14 @@ void exec_init(struct exec *ex, struct transport *t);
 void exec_release(struct exec *ex);
 /* Make sure the accumulator holds at least bytes (called per program). */
 void exec_reserve(struct exec *ex, size_t bytes);
+/*
+ * Before running p: exec_reserve() its accumulator, and choose how its
+ * same-dtype copies into this rank's window store: through the cache, or
+ * streamed past it when p->stream_bytes >= EXEC_STREAM_MIN (exec.c says
+ * why that size; COLLDB_STREAM_MIN=BYTES overrides it, =off never
+ * streams: for `make bench`'s A/B).  Either way the bytes are the same.
+ */
+void exec_prepare(struct exec *ex, const struct prog *p);
 
 /* Execute u; for WAIT, *seen receives the observed cell value. */
 int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause);

@@ -450,6 +450,31 @@ conv_avx2(enum dtype ddt, void *restrict d, enum dtype sdt,
 		narrow(ddt, d, i, wide(sdt, s, i));
 }
 
+/* The body of kern_copy_stream: d is 32-byte aligned, n a multiple of 32. */
+AVX2 static void
+stream_avx2(void *restrict d_, const void *restrict s_, size_t n)
+{
+	__m256i *d = d_;
+	const char *s = s_;
+
+	for (size_t i = 0; i < n / 32; i++)
+		_mm256_stream_si256(d + i,
+		    _mm256_loadu_si256(
+			(const __m256i *)(const void *)(s + 32 * i)));
+}
+
+/* The same with SSE2 (every x86-64): two 16-byte streaming stores. */
+static void
+stream_sse2(void *restrict d_, const void *restrict s_, size_t n)
+{
+	__m128i *d = d_;
+	const char *s = s_;
+
+	for (size_t i = 0; i < n / 16; i++)
+		_mm_stream_si128(d + i,
+		    _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * i)));
+}
+
 static int
 cpu_has_avx2(void)
 {
@@ -639,4 +664,38 @@ kern_convert(enum dtype ddt, void *dst, enum dtype sdt, const void *src, size_t 
 	}
 #endif
 	conv_gen(ddt, dst, sdt, src, n);
+}
+
+void
+kern_copy_stream(void *dst, const void *src, size_t n)
+{
+	enum kern_level l = kern_level();
+	char *d = dst;
+	const char *s = src;
+	size_t head, body;
+
+	if (overlap(dst, n, src, n)) {
+		memmove(dst, src, n);
+		return;
+	}
+	if (l == KERN_SCALAR || !KERN_HAVE_X86 || n < 64) {
+		memcpy(dst, src, n);
+		return;
+	}
+#if KERN_HAVE_X86
+	head = (32 - ((uintptr_t)d & 31)) & 31;
+	body = (n - head) & ~(size_t)31;
+	memcpy(d, s, head);
+	if (l == KERN_AVX2)
+		stream_avx2(d + head, s + head, body);
+	else
+		stream_sse2(d + head, s + head, body);
+	memcpy(d + head + body, s + head + body, n - head - body);
+	/* streaming stores are weakly ordered: without the fence a later
+	 * release store (the notify) could become visible before them */
+	_mm_sfence();
+#else
+	(void)head;
+	(void)body;
+#endif
 }

@@ -49,4 +49,15 @@ void kern_reduce_f32(enum reduce_op op, float *dst, enum dtype adt,
 void kern_convert(enum dtype ddt, void *dst, enum dtype sdt, const void *src,
     size_t n);
 
+/*
+ * memcpy(dst, src, n) whose stores bypass the cache (non-temporal): for a
+ * destination nobody reads again soon, so it does not evict what the
+ * next chunks need.  Any alignment: the bytes up to dst's first 32-byte
+ * boundary and after its last are copied plainly, the body with
+ * streaming stores; the copy ends with a store fence, so a release store
+ * after it (a notify) publishes the data.  Same bytes as memcpy at every
+ * level; KERN_SCALAR is memcpy.  dst and src overlapping: memmove.
+ */
+void kern_copy_stream(void *dst, const void *src, size_t n);
+
 #endif

@@ -28,11 +28,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CDB_MPI_PLUGIN_ABI 2
+#define CDB_MPI_PLUGIN_ABI 3
 #define CDB_MPI_PLUGIN_SYM "cdb_mpi_plugin"
 /* A wait polls this many times (MPI_Iprobe + MPI_Win_sync + a load of
- * the cell) before it sleeps 100 us between polls. */
+ * the cell), then, on an MPI whose wait_yield_ns() is not 0, polls with a
+ * sched_yield() between polls until it has waited that long, then sleeps
+ * 100 us between polls. */
 #define CDB_MPI_SPIN 2000
+/* MPICH's: a peer's put into the waiting rank moves only while it polls
+ * (its one-sided operations progress only inside MPI calls), and
+ * sleeping from the 2000th poll on held its 64 MiB put to 0.6-0.8 GB/s on
+ * one host and 0.2 across hosts; yielding took it to 1-6 and 0.5
+ * (bench/mpi.sh).  Open MPI's put on one host needs no poll from the
+ * target and lost a quarter (10 to 7 GB/s) to a target yielding beside
+ * it, so it gets 0. */
+#define CDB_MPI_YIELD_NS 200000000ull
 
 /* put_add's element types (enum dtype's integer and float kinds that MPI
  * has a type for). */
@@ -78,6 +88,9 @@ struct mpi_plugin {
 	void (*sync)(void);
 	/* Drive progress once (MPI_Iprobe) and sync. */
 	void (*poll)(void);
+	/* How long a wait polls with sched_yield() between polls before it
+	 * sleeps between them (CDB_MPI_YIELD_NS or 0; after init). */
+	uint64_t (*wait_yield_ns)(void);
 	/* Cross-rank lock on peer's colldb word (MPI_Compare_and_swap), for
 	 * the read-modify-write of types MPI cannot add (f16, bf16). */
 	void (*lock)(int peer);

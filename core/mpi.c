@@ -11,13 +11,16 @@
  * with MPI_Win_flush, the faster call on MPICH).  wait: polls the own cell
  * (the plugin's poll: MPI_Iprobe then MPI_Win_sync, then a load)
  * CDB_MPI_SPIN times, quietly as shm spins, then publishes the wait on the
- * board and polls every 100 us (not backing off as an idle rank does: a
- * peer's one-sided writes into this rank move only while it polls, and a
- * 64 MiB put is many of them); an interrupt ends it.  An own-rank put or
+ * board, on MPICH polls with a sched_yield() between polls for the first
+ * CDB_MPI_YIELD_NS of the wait (mpi-plugin.h says why), then every 100 us
+ * (not backing off as an idle rank does: a peer's one-sided writes into
+ * this rank move only while it polls, and a 64 MiB put is many of them);
+ * an interrupt ends it.  An own-rank put or
  * get is a memory copy.
  *
  * Which thread: the rank's main thread only (the plugin's rule).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,11 +32,12 @@
 
 struct mpi_priv {
 	const struct mpi_plugin *p;
-	struct seg *seg; /* the rank's own segment: its board */
-	uint8_t *base;	 /* the window: this rank's area */
-	int dirty;	 /* puts not flushed yet: the one peer they went
+	struct seg *seg;   /* the rank's own segment: its board */
+	uint8_t *base;	   /* the window: this rank's area */
+	uint64_t yield_ns; /* the plugin's wait_yield_ns() */
+	int dirty;	   /* puts not flushed yet: the one peer they went
 			  * to + 1, or DIRTY_MANY */
-	uint8_t *tmp;	 /* f16/bf16 adds: the peer's elements */
+	uint8_t *tmp;	   /* f16/bf16 adds: the peer's elements */
 	size_t tmp_cap;
 };
 
@@ -97,7 +101,7 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	uint32_t giveup = atomic_load(&pv->seg->h->wait_giveup);
 	int32_t v;
 	int rc = WAIT_OK, slept = 0;
-	uint64_t i = 0;
+	uint64_t i = 0, yield_end = 0;
 
 	pv->p->poll();
 	v = atomic_load_explicit(cell, memory_order_acquire);
@@ -143,6 +147,12 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 			}
 			nap(10000);
 		} else if (i >= CDB_MPI_SPIN) {
+			if (yield_end == 0)
+				yield_end = mono_ns() + pv->yield_ns;
+			if (!slept && mono_ns() < yield_end) {
+				sched_yield();
+				continue;
+			}
 			if (!slept) {
 				atomic_store(&b->sleeping, 1);
 				slept = 1;
@@ -285,6 +295,7 @@ mpi_transport_init(struct transport *t, const struct mpi_plugin *p,
 	struct mpi_priv *pv = xcalloc(1, sizeof *pv);
 
 	pv->p = p;
+	pv->yield_ns = p->wait_yield_ns();
 	pv->seg = local;
 	pv->base = base;
 	memset(t, 0, sizeof *t);

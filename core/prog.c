@@ -308,6 +308,7 @@ prog_materialise(const struct prog *p)
 	uint64_t len = prog_len(p);
 
 	m->acc_bytes = p->acc_bytes;
+	m->stream_bytes = p->stream_bytes;
 	prog_rd_init(&rd, p);
 	for (uint64_t pc = 0; pc < len; pc++) {
 		struct uop u;

@@ -226,12 +226,19 @@ struct prog {
 	size_t nmops, amops;
 	char **strs; /* interned strings; index 0 is "" */
 	size_t nstrs, astrs;
-	size_t acc_bytes;     /* accumulator the program needs */
-	struct prog_gen *gen; /* described: a reference, or NULL */
-	int rank;	      /* described: whose program it is (world) */
-	int grank;	      /* ... in the generator's numbering */
-	uint64_t ngen;	      /* described: micro-ops from gen */
-	char *name_prefix;    /* described: put before every generated
+	size_t acc_bytes;      /* accumulator the program needs */
+	uint64_t stream_bytes; /* a collective whose stores into the own
+				* window no rank reads again within the
+				* call (the mesh allreduce's store of the
+				* accumulator): its buffer's bytes, which
+				* decide whether the executor streams them
+				* (exec_prepare()); 0 for the others and for
+				* programs read from the wire */
+	struct prog_gen *gen;  /* described: a reference, or NULL */
+	int rank;	       /* described: whose program it is (world) */
+	int grank;	       /* ... in the generator's numbering */
+	uint64_t ngen;	       /* described: micro-ops from gen */
+	char *name_prefix;     /* described: put before every generated
 				 * op's span name ("span." of a user
 				 * program's open spans), or NULL */
 	/* Private to prog.c: open-addressing index over strs (slot = string

@@ -484,7 +484,7 @@ run_prog(struct rank_ctx *rc, const struct prog *p, uint32_t tag,
 	seg_write_cur(b, len ? &ops[0] : &(struct uop){ 0 }, p->title);
 	running_ns = mono_ns();
 	seg_set_state_at(b, RS_RUNNING, running_ns);
-	exec_reserve(&rc->ex, p->acc_bytes);
+	exec_prepare(&rc->ex, p);
 	span_writer_begin(&sw,
 	    (flags & PROG_F_NOSPANS) ? NULL : seg_spans(&rc->seg, rc->rank),
 	    rc->seg.span_bytes, p, rc->rank, tag, rc->iter, detail);

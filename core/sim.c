@@ -483,8 +483,8 @@ sim_step(struct sim *s, int rank, char **cause)
 		free(why);
 		return -1;
 	}
-	if (!s->checked && r->pc == 0)
-		exec_reserve(&r->ex, p->acc_bytes);
+	if (r->pc == 0)
+		exec_prepare(&r->ex, p); /* the accumulator: reserved above */
 	if (s->recording)
 		keep(s, rank, u);
 	rc = exec_uop(&r->ex, u, &seen, &why);

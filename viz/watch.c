@@ -422,6 +422,59 @@ watch_status(struct watch *w, struct screen *s, int y)
 		screen_puts(s, s->cols - ll, y, legend, SCREEN_DIM);
 }
 
+/*
+ * Word-wrap text from the top left; a newline breaks the line and a word
+ * longer than the width is split.  Draws only when draw is set; returns
+ * the rows the text takes.
+ */
+static int
+watch_wrap(struct screen *s, const char *text, int draw)
+{
+	const char *p = text;
+	int x = 0, y = 0, n, k;
+
+	if (s->cols < 1)
+		return 1;
+	while (*p != '\0') {
+		if (*p == '\n' || *p == ' ') {
+			if (*p++ == '\n')
+				x = 0, y++;
+			continue;
+		}
+		n = (int)strcspn(p, " \n");
+		if (x > 0 && x + 1 + n > s->cols)
+			x = 0, y++;
+		else if (x > 0)
+			x++;
+		while (n > 0) {
+			k = n < s->cols - x ? n : s->cols - x;
+			if (draw)
+				screen_putn(s, x, y, p, k, 0);
+			p += k, n -= k, x += k;
+			if (n > 0)
+				x = 0, y++;
+		}
+	}
+	return y + 1;
+}
+
+/* The pane's minimum size, in the longest wording that fits. */
+static void
+watch_too_small(struct screen *s)
+{
+	static const char *const text[] = {
+		"colldb watch: terminal too small\n(30x8 at least; q quits)",
+		"too small (30x8); q quits",
+		"too small; q quits",
+	};
+	size_t i;
+
+	for (i = 0; i + 1 < ARRAY_SIZE(text); i++)
+		if (watch_wrap(s, text[i], 0) <= s->rows)
+			break;
+	watch_wrap(s, text[i], 1);
+}
+
 void
 watch_draw(struct watch *w, struct screen *s)
 {
@@ -430,8 +483,7 @@ watch_draw(struct watch *w, struct screen *s)
 
 	screen_clear(s);
 	if (s->cols < 30 || s->rows < 8) {
-		screen_puts(s, 0, 0, "colldb watch: terminal too small", 0);
-		screen_puts(s, 0, 1, "(30x8 at least; q quits)", 0);
+		watch_too_small(s);
 		return;
 	}
 	watch_title(w, s);

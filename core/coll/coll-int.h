@@ -81,6 +81,7 @@ struct coll_desc {
 	const char *coll;   /* span prefix: coll_kind_name(a.kind) */
 	char title[64];
 	size_t acc_bytes;
+	uint64_t stream_bytes; /* struct prog's: set by init, or 0 */
 	const struct coll_gen *gen;
 	int empty;    /* the program is empty (builtin on > 16 ranks) */
 	uint64_t bar; /* micro-ops of one credit barrier: 2(N-1) */

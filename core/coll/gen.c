@@ -363,11 +363,15 @@ coll_prog(struct prog_gen *g, int rank)
 {
 	struct coll_desc *d = (struct coll_desc *)g;
 	int m = g_dense(g, rank);
+	struct prog *p;
 
 	if (rank < 0 || rank >= d->nworld || m < 0)
 		BUG("rank %d is not in the collective (%d of %d ranks)", rank,
 		    d->n, d->nworld);
-	return prog_new_gen(d->title, g, rank, m, d->acc_bytes);
+	p = prog_new_gen(d->title, g, rank, m, d->acc_bytes);
+
+	p->stream_bytes = d->stream_bytes;
+	return p;
 }
 
 static void

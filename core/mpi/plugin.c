@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ static MPI_Win win = MPI_WIN_NULL;
 static uint8_t *base;
 static uint64_t area_bytes;
 static int me, world, inited_here;
+/* MPICH: a waiting rank yields between its polls (CDB_MPI_YIELD_NS) */
+static int mpich;
 /* the window is MPI_WIN_UNIFIED (both MPIs give it for Win_allocate) */
 static int unified;
 
@@ -85,6 +88,7 @@ p_init(int multiple, int *rank, int *size, char *version, size_t version_len,
 	*rank = me;
 	*size = world;
 	version_of(version, version_len);
+	mpich = strncmp(version, "MPICH", 5) == 0;
 	return 0;
 }
 
@@ -247,6 +251,12 @@ p_poll(void)
 	MPI_Win_sync(win);
 }
 
+static uint64_t
+p_wait_yield_ns(void)
+{
+	return mpich ? CDB_MPI_YIELD_NS : 0;
+}
+
 static void
 p_lock(int peer)
 {
@@ -275,19 +285,35 @@ p_unlock(int peer)
 /* ---- the same operations, written directly against MPI (bench) --------- */
 
 /* Poll own cell until it reaches want: the loop core/mpi.c's wait runs
- * in its first 10 ms (CDB_MPI_SPIN polls, then 100 us sleeps; a bench's
- * round trips never wait longer), without the rest of colldb. */
+ * (CDB_MPI_SPIN polls, then polls with a sched_yield() between them for
+ * p_wait_yield_ns(), then 100 us sleeps), without the rest of colldb. */
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void
 raw_wait(uint64_t off, int32_t want)
 {
 	volatile int32_t *cell = (volatile int32_t *)(base + off);
 	struct timespec nap = { 0, 100000 };
+	uint64_t yield_end = 0;
 
 	for (long i = 0;; i++) {
 		p_poll();
 		if (__atomic_load_n(cell, __ATOMIC_ACQUIRE) >= want)
 			return;
-		if (i > CDB_MPI_SPIN)
+		if (i < CDB_MPI_SPIN)
+			continue;
+		if (yield_end == 0)
+			yield_end = now_ns() + p_wait_yield_ns();
+		if (now_ns() < yield_end)
+			sched_yield();
+		else
 			nanosleep(&nap, NULL);
 	}
 }
@@ -381,6 +407,7 @@ static const struct mpi_plugin plugin = {
 	.flush = p_flush,
 	.sync = p_sync,
 	.poll = p_poll,
+	.wait_yield_ns = p_wait_yield_ns,
 	.lock = p_lock,
 	.unlock = p_unlock,
 	.raw_bench = p_raw_bench,

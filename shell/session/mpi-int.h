@@ -41,6 +41,8 @@ struct mpi_link {
 	int64_t clock;	     /* ns to add to the rank's CLOCK_MONOTONIC */
 	uint64_t ctl_sent;   /* MSG_CTL sent (main thread) */
 	int signal;	     /* the last signal `kill` sent it (main) */
+	int ended_sig;	     /* the signal the launcher says ended it
+				  * (main), 0: none said */
 	int pid;
 	char host[REMOTE_HOST_MAX];
 	/* under mu */
@@ -93,8 +95,14 @@ struct mpi_world {
 	uint32_t next_id;    /* samples and reads (main thread) */
 	int lost;	     /* a connection closed (not at the end) */
 	/* main thread */
-	int culprit; /* the rank that died first, -1: none */
-	int ended;   /* the job is over (job_lost()) */
+	int culprit;	/* the rank that died first, -1: none */
+	int told;	/* its "[rank N] died" line is out: at once when
+		      * `kill` sent the signal, else once the launcher had
+		      * its say (which signal), in job_lost() */
+	int banner_pid; /* MPICH's BAD TERMINATION banner: its PID line */
+	char *doing;	/* what the culprit did as it went (" during
+			 * allreduce(ring) step 4/105 ..."), or NULL */
+	int ended;	/* the job is over (job_lost()) */
 };
 
 /* mpi-launch.c */

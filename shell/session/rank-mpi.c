@@ -39,6 +39,9 @@
 
 #define QUIT_GRACE_MS 5000
 
+static void tell_culprit(struct session *s, struct mpi_world *w);
+static void scan_lines(struct mpi_world *w);
+
 static struct mpi_world *
 world_of(struct session *s)
 {
@@ -94,6 +97,7 @@ world_free(struct mpi_world *w)
 	strbuf_release(&w->lines);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
+	free(w->doing);
 	free(w);
 }
 
@@ -227,6 +231,60 @@ first_gone(struct mpi_world *w)
 	return first;
 }
 
+/*
+ * What a launcher's line says of a rank killed by a signal, noted in its
+ * link: Open MPI names the rank ("mpirun noticed that process rank 2 with
+ * PID 4711 on node node2 exited on signal 9 (Killed)."); MPICH's banner
+ * names the process ("=   PID 4711 RUNNING AT node2", later "YOUR
+ * APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)").
+ */
+static void
+launcher_says(struct mpi_world *w, const char *line)
+{
+	const char *p;
+	int r, pid, sig;
+
+	if ((p = strstr(line, "process rank ")) != NULL &&
+	    (p = strstr(p, " exited on signal ")) != NULL &&
+	    sscanf(strstr(line, "process rank "), "process rank %d", &r) == 1 &&
+	    sscanf(p, " exited on signal %d", &sig) == 1) {
+		if (r >= 0 && r < w->s->nranks && sig > 0)
+			w->links[r].ended_sig = sig;
+		return;
+	}
+	if ((p = strstr(line, "PID ")) != NULL && strstr(p, " RUNNING AT ") &&
+	    sscanf(p, "PID %d", &pid) == 1) {
+		w->banner_pid = pid;
+		return;
+	}
+	if (strstr(line, "TERMINATED WITH THE EXIT STRING") != NULL &&
+	    (p = strstr(line, "(signal ")) != NULL &&
+	    sscanf(p, "(signal %d)", &sig) == 1 && sig > 0 && w->banner_pid > 0) {
+		for (r = 0; r < w->s->nranks; r++) {
+			if (w->links[r].pid == w->banner_pid) {
+				w->links[r].ended_sig = sig;
+				break;
+			}
+		}
+	}
+}
+
+/* Read what the launcher said so far for the signals it names, without
+ * taking its lines. */
+static void
+scan_lines(struct mpi_world *w)
+{
+	char *t, *save = NULL;
+
+	pthread_mutex_lock(&w->mu);
+	t = xstrdup(w->lines.buf);
+	pthread_mutex_unlock(&w->mu);
+	for (char *line = strtok_r(t, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		launcher_says(w, line);
+	free(t);
+}
+
 static void
 print_lines(struct mpi_world *w)
 {
@@ -236,6 +294,7 @@ print_lines(struct mpi_world *w)
 		return;
 	for (char *line = strtok_r(t, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
+		launcher_says(w, line);
 		/* Open MPI's rsh launcher loses a harmless race with its own
 		 * child (setpgid after the child's exec) and says so */
 		if (strstr(line, "plm:rsh: Warning: setpgid(") != NULL)
@@ -246,33 +305,47 @@ print_lines(struct mpi_world *w)
 	free(t);
 }
 
-/* Why rank r is gone, the first to go, in the local kinds' words: killed
- * by the signal `kill` sent it (it raised that itself), or its
- * connection closed; and what it did then. */
+/* What rank r did as it went: " during allreduce(ring) step 4/105 ...". */
 static char *
-death_text(struct session *s, struct mpi_world *w, int r)
+death_doing(struct session *s, struct mpi_world *w, int r)
 {
-	struct rankproc *rp = &s->rp[r];
-	struct strbuf how = STRBUF_INIT, sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	char *t;
 
-	if (w->links[r].signal != 0)
-		strbuf_addf(&how, "killed by %s",
-		    signal_name(w->links[r].signal));
-	else
-		strbuf_addstr(&how, "its connection closed");
 	if (w->user) {
 		where_user(s, r, &sb, 0);
-		t = xasprintf("%s%s%s", how.buf,
-		    rp->jobs != NULL ? " during " : " ", sb.buf);
+		t = xasprintf("%s%s", s->rp[r].jobs != NULL ? " during " : " ",
+		    sb.buf);
 	} else {
 		int during = describe_last_words(s, r, &sb);
 
-		t = xasprintf("%s %s%s", how.buf, during ? "during " : "",
-		    sb.buf);
+		t = xasprintf(" %s%s", during ? "during " : "", sb.buf);
 	}
-	strbuf_release(&how);
 	strbuf_release(&sb);
+	return t;
+}
+
+/* Why rank r is gone, the first to go, in the local kinds' words: killed
+ * by the signal `kill` sent it (it raised that itself) or the one the
+ * launcher says ended it, else its connection closed; and what it did. */
+static char *
+death_text(struct session *s, struct mpi_world *w, int r)
+{
+	const struct mpi_link *l = &w->links[r];
+	char *doing = NULL, *t;
+
+	/* the culprit's line can come later than its end (tell_culprit()):
+	 * what it did is what it was doing as it went */
+	if (r != w->culprit || w->doing == NULL)
+		doing = death_doing(s, w, r);
+	if (l->signal != 0 || l->ended_sig != 0)
+		t = xasprintf("killed by %s%s",
+		    signal_name(l->signal != 0 ? l->signal : l->ended_sig),
+		    doing != NULL ? doing : w->doing);
+	else
+		t = xasprintf("its connection closed%s",
+		    doing != NULL ? doing : w->doing);
+	free(doing);
 	return t;
 }
 
@@ -306,10 +379,13 @@ mpi_gone(struct session *s, int r, int st)
 		int first = first_gone(w);
 
 		w->culprit = first >= 0 ? first : r;
+		w->doing = death_doing(s, w, w->culprit);
 		free(s->rp[w->culprit].death);
 		s->rp[w->culprit].death = death_text(s, w, w->culprit);
-		out_event(w->culprit, "[rank %d] died: %s", w->culprit,
-		    s->rp[w->culprit].death);
+		/* killed from outside: the launcher may say by what, so
+		 * the line waits for it (job_lost()) */
+		if (w->links[w->culprit].signal != 0)
+			tell_culprit(s, w);
 		seg_set_state(seg_board(&s->seg, w->culprit), RS_DEAD);
 		if (w->culprit == r)
 			return;
@@ -323,12 +399,28 @@ mpi_gone(struct session *s, int r, int st)
 	}
 }
 
+/* "[rank N] died: ..." for the culprit, once. */
+static void
+tell_culprit(struct session *s, struct mpi_world *w)
+{
+	int c = w->culprit;
+
+	if (c < 0 || w->told)
+		return;
+	w->told = 1;
+	free(s->rp[c].death);
+	s->rp[c].death = death_text(s, w, c);
+	out_event(c, "[rank %d] died: %s", c, s->rp[c].death);
+}
+
 /* After a rank died: the rest of the job goes, the session ends. */
 static void
 job_lost(struct session *s, struct mpi_world *w)
 {
 	struct strbuf why = STRBUF_INIT;
-	uint64_t until = mono_ns() + 3000000000ull;
+	/* Open MPI's launcher takes 2 s to end after a rank on another
+	 * host died; longer under load */
+	uint64_t until = mono_ns() + (w->told ? 3 : 10) * 1000000000ull;
 	int st, done = 0;
 
 	w->ended = 1;
@@ -342,6 +434,8 @@ job_lost(struct session *s, struct mpi_world *w)
 		if (!done)
 			poll(NULL, 0, 20);
 	}
+	scan_lines(w);
+	tell_culprit(s, w);
 	print_lines(w);
 	strbuf_addf(&why, "rank %d died, and MPI ends the whole job with it",
 	    w->culprit);
@@ -367,7 +461,8 @@ mpi_pump(struct session *s)
 	if (w == NULL || !w->relay_on)
 		return;
 	mpi_merge(w);
-	print_lines(w);
+	if (w->culprit < 0 || w->told)
+		print_lines(w); /* else they follow its line (job_lost()) */
 	pthread_mutex_lock(&w->mu);
 	lost = w->lost;
 	pthread_mutex_unlock(&w->mu);
@@ -382,6 +477,10 @@ mpi_close(struct session *s)
 
 	if (w == NULL)
 		return;
+	if (w->culprit >= 0 && !w->told) {
+		scan_lines(w);
+		tell_culprit(s, w);
+	}
 	if (w->relay_on) {
 		/* QUIT is on its way to every rank; they finalize together */
 		pthread_mutex_lock(&w->mu);

@@ -13,7 +13,8 @@
 #             1 s, a diagnosed hang; its .out is the shm transport's, only
 #             the transport line differs
 #   death     kill -9 of a rank on the other host in the middle of a
-#             collective (from outside), and `kill` of one on this host:
+#             collective (from outside), `kill` of one on this host, and
+#             kill -9 of one on this host from outside (MPICH):
 #             the shell names it, prints the diagnosis, ends the session
 #             (status 1); nothing is left: processes, namespaces, the
 #             launchers' files in /dev/shm and /tmp
@@ -36,7 +37,7 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "  FAIL $1"; }
-cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb "$@"; }
+cenv() { env -i RV5DBG=1 PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb "$@"; }
 
 # The launchers' files of shells that have ended (named by the shell's pid).
 left_files() {
@@ -116,7 +117,7 @@ sleep 60
 say not reached
 EOF
 cat >"$tmp/death.sh" <<EOF
-cenv() { env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb OMPI_MCA_plm_rsh_agent=\$RSH "\$@"; }
+cenv() { env -i RV5DBG=1 PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb OMPI_MCA_plm_rsh_agent=\$RSH "\$@"; }
 cenv timeout 120 ./colldb -t mpi --mpirun mpirun.openmpi --hosts \$NODE1:2,\$NODE2:2 \\
 	--net \$NET --batch --echo "$tmp/death.coll" >"$tmp/death.out" 2>&1 &
 shell=\$!
@@ -139,7 +140,7 @@ EOF
 sh tests/mpi/hosts.sh sh "$tmp/death.sh" >"$tmp/death.rig" 2>&1
 has() { grep -qxF -- "$1" "$2"; }
 if has "[exit 1]" "$tmp/death.out" &&
-    grep -q '^\[rank 2\] died: its connection closed during allreduce(ring) step 4/105 ' "$tmp/death.out" &&
+    grep -q '^\[rank 2\] died: killed by SIGKILL during allreduce(ring) step 4/105 ' "$tmp/death.out" &&
     grep -q '^likely cause: rank 2 died owing the notify' "$tmp/death.out" &&
     has "colldb: the session is over: rank 2 died, and MPI ends the whole job with it" "$tmp/death.out" &&
     ! grep -q "not reached" "$tmp/death.out" && [ ! -s "$tmp/death.left" ] &&
@@ -163,6 +164,41 @@ if [ $st = 1 ] && grep -q '^\[rank 1\] died: killed by SIGKILL during allreduce(
 else
 	bad "kill of rank 1 under MPICH (exit $st)"
 	head -30 "$tmp/kill.out"
+fi
+
+# kill -9 of a rank on this host from outside (MPICH): the shell sees only
+# its connection close; the launcher's banner says by what, and the
+# shell's line names the signal, as for `kill`, before the banner.  Rank
+# 0: the banner names the lowest rank that ended badly, and the others
+# may end by the launcher's SIGKILL too.
+printf 'alloc buf [4096] f32\nalloc sig [6,4] i32\nbreak wait @0\nallreduce buf sig mode=ring\nsay READY\nsleep 60\nsay not reached\n' >"$tmp/kill9.coll"
+cenv timeout 120 ./colldb -t mpi --mpirun mpirun.mpich -n 4 --batch --echo "$tmp/kill9.coll" \
+	>"$tmp/kill9.out" 2>&1 </dev/null &
+shell=$!
+i=0
+while ! grep -q '^READY' "$tmp/kill9.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+# rank 0 of this shell (other sessions on the machine have one too): the
+# colldb-rank0 among the shell's descendants
+pid=$(ps -e -o pid=,ppid=,comm= | awk -v top=$shell '
+	{ par[$1] = $2; comm[$1] = $3 }
+	END { for (p in comm) if (comm[p] == "colldb-rank0") {
+		for (q = p; q in par && q != top && q > 1; q = par[q]) ;
+		if (q == top) print p } }')
+[ -n "$pid" ] && kill -9 $pid
+wait $shell
+st=$?
+died=$(grep -n '^\[rank 0\] died: ' "$tmp/kill9.out" | head -1 | cut -d: -f1)
+banner=$(grep -n '^\[mpirun\] .*BAD TERMINATION' "$tmp/kill9.out" | head -1 | cut -d: -f1)
+if [ -n "$pid" ] && [ $st = 1 ] &&
+    grep -q '^\[rank 0\] died: killed by SIGKILL during allreduce(ring) step [0-9]*/105 ' "$tmp/kill9.out" &&
+    [ -n "$died" ] && [ -n "$banner" ] && [ "$died" -lt "$banner" ] &&
+    grep -q '^  rank 0  dead  killed by SIGKILL during allreduce(ring) step [0-9]*/105 ' "$tmp/kill9.out" &&
+    has "colldb: the session is over: rank 0 died, and MPI ends the whole job with it" "$tmp/kill9.out" &&
+    ! grep -q "not reached" "$tmp/kill9.out"; then
+	ok
+else
+	bad "kill -9 of rank 0 from outside under MPICH (pid ${pid:-not found}, exit $st)"
+	head -40 "$tmp/kill9.out"
 fi
 
 # A program that never attaches (not a libcolldb program): the launcher's

@@ -667,6 +667,51 @@ START_TEST(test_allreduce_chunks)
 }
 END_TEST
 
+/*
+ * Streaming stores (COLLDB_STREAM_MIN=1: every mesh streams): the same
+ * results, odd sizes and tails included; the mesh says its stores may
+ * stream (stream_bytes, its buffer's bytes), the ring, whose stores the
+ * next row reads, does not.
+ */
+START_TEST(test_allreduce_stream)
+{
+	int n = world_sizes[_i];
+	uint64_t nn = (uint64_t)n;
+	uint64_t sizes[] = { 2 * 4096 * nn + 17, 4096 + 5, 37 };
+	struct layout l = { 0 };
+	struct coll_args a;
+	struct prog *p;
+
+	ck_assert_int_eq(setenv("COLLDB_STREAM_MIN", "1", 1), 0);
+	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
+		allreduce_case(n, MODE_MESH, IMPL_COMPOSITE, DT_F32, RED_SUM,
+		    sizes[z], 91 + z);
+		allreduce_case(n, MODE_MESH, IMPL_COMPOSITE, DT_I32, RED_MAX,
+		    sizes[z], 92 + z);
+		allreduce_case(n, MODE_MESH, IMPL_BUILTIN, DT_F32, RED_SUM,
+		    sizes[z], 93 + z);
+	}
+	base_args(&a, COLL_ALLREDUCE);
+	a.buf = win(&l, "buf", DT_F32, 1, (uint64_t)1000);
+	a.sig = win(&l, "sig", DT_I32, 2, nn, (uint64_t)1);
+	p = coll_build(&a, n, 0);
+	ck_assert_uint_eq(p->stream_bytes, 4000);
+	prog_free(p);
+	a.impl = IMPL_BUILTIN;
+	p = coll_build(&a, n, 0);
+	ck_assert_uint_eq(p->stream_bytes, 0);
+	prog_free(p);
+	a.impl = IMPL_COMPOSITE;
+	if (n >= 2) {
+		a.mode = MODE_RING;
+		a.sig = win(&l, "sig2", DT_I32, 2, 2 * nn - 2, nn);
+		p = coll_build(&a, n, 0);
+		ck_assert_uint_eq(p->stream_bytes, 0);
+		prog_free(p);
+	}
+}
+END_TEST
+
 /* The dtypes PyPTO does not take, reachable with strict off. */
 START_TEST(test_allreduce_more_dtypes)
 {
@@ -1610,6 +1655,7 @@ coll_suite(void)
 	tcase_add_loop_test(tc, test_ring_neighbour, 0, nw);
 	tcase_add_test(tc, test_domain);
 	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
+	tcase_add_loop_test(tc, test_allreduce_stream, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
 	tcase_add_loop_test(tc, test_barrier, 0, nw);

@@ -900,9 +900,33 @@ START_TEST(tiny_and_resized_screens)
 	fake_init(&f, 8, 64);
 	w = watch_new(&fake_source, &f, NULL);
 	watch_refresh(w);
+	/* Too small: the message wraps to the width, never cut mid-word. */
 	screen_init(&s, 20, 5);
 	watch_draw(w, &s);
-	ck_assert_str_eq(row(&s, 0), "colldb watch: termin");
+	ck_assert_str_eq(row(&s, 0), "colldb watch:");
+	ck_assert_str_eq(row(&s, 1), "terminal too small");
+	ck_assert_str_eq(row(&s, 2), "(30x8 at least; q");
+	ck_assert_str_eq(row(&s, 3), "quits)");
+	screen_resize(&s, 31, 7);
+	watch_draw(w, &s);
+	ck_assert_str_eq(row(&s, 0), "colldb watch: terminal too");
+	ck_assert_str_eq(row(&s, 1), "small");
+	ck_assert_str_eq(row(&s, 2), "(30x8 at least; q quits)");
+	/* Fewer rows than the long wording takes: a shorter one. */
+	screen_resize(&s, 12, 3);
+	watch_draw(w, &s);
+	ck_assert_str_eq(row(&s, 0), "too small");
+	ck_assert_str_eq(row(&s, 1), "(30x8); q");
+	ck_assert_str_eq(row(&s, 2), "quits");
+	screen_resize(&s, 100, 1);
+	watch_draw(w, &s);
+	ck_assert_str_eq(row(&s, 0), "too small (30x8); q quits");
+	/* Every tiny size draws without writing out of bounds (ASan). */
+	for (cols = 1; cols < 30; cols++)
+		for (rows = 1; rows < 8; rows++) {
+			screen_resize(&s, cols, rows);
+			watch_draw(w, &s);
+		}
 	/* Every size draws without writing out of bounds (ASan checks). */
 	for (cols = 30; cols <= 140; cols += 7)
 		for (rows = 8; rows <= 50; rows += 3) {

@@ -47,7 +47,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/ring-crash" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -93,6 +93,12 @@ has "ring-broken: diagnose names the row mismatch in the program's lines and row
 has "ring-broken: each blocked rank's line" "  rank 2  blocked  wait sig[0,1] >= 1 at ring-broken.c:84  now 0   writers: none pending: no remaining call sends it"
 status "ring-exit: rank 0 exits early, the ring hangs: exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-exit
 has "ring-exit: diagnose names the exited rank, not a row mismatch" "likely cause: rank 0 exited owing the notify to sig[1,0] of rank 1 (exited with status 3 without cdb_finalize, in its own code after ring-exit.c:41)"
+[ "$(printf '%s\n' "$out" | grep -c '^likely cause:')" = 1 ] && ok "ring-exit: that cause only (rank 2 waits behind rank 1)" ||
+	{ bad "ring-exit: more likely causes than the exited rank:"; printf '%s\n' "$out" | grep '^likely cause:'; }
+status "ring-crash: rank 2 dies after its first step, the ring hangs: exit 3" 3 "$colldb" run -n 4 --batch --timeout 0.5 ./ring-crash
+has "ring-crash: the dead rank is blamed for its next rank's cell" "likely cause: rank 2 died owing the notify to sig[1,2] of rank 3 (killed by SIGSEGV in its own code after ring-crash.c:45)"
+[ "$(printf '%s\n' "$out" | grep -c '^likely cause:')" = 1 ] && ok "ring-crash: that cause only, none for rank 0 (it waits for rank 3, which rank 2 never notified)" ||
+	{ bad "ring-crash: more likely causes than the dead rank's:"; printf '%s\n' "$out" | grep '^likely cause:'; }
 status "worst status: exit 5 and SIGSEGV" 139 "$colldb" run -n 4 --batch ./exits ok 5 segv ok
 has "exit 5 reported" "[rank 1] exited with status 5 without cdb_finalize, in its own code after exits.c:49"
 has "SIGSEGV reported" "[rank 2] died: killed by SIGSEGV in its own code after exits.c:49"
