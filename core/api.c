@@ -202,10 +202,11 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 		    p->mops[0].dst + 4 <= rc->t.area_size) {
 			/* what the cell holds now, before the wait runs */
 			h.flags = PROG_F_SEEN;
-			h.reserved = (uint32_t)atomic_load_explicit(
-			    (const _Atomic int32_t *)(const void *)(area +
-				p->mops[0].dst),
-			    memory_order_acquire);
+			h.reserved = (uint32_t)
+			    atomic_load_explicit((const _Atomic int32_t
+							 *)(const void *)(area +
+						     p->mops[0].dst),
+				memory_order_acquire);
 		}
 		h.len = (uint32_t)sb.len;
 		(void)proto_send(rc->sock, &h, sb.buf);

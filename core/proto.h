@@ -85,11 +85,11 @@ enum prog_flags {
 enum done_status { DONE_OK, DONE_ERROR, DONE_ABORTED };
 
 struct msg_hdr {
-	uint32_t type;	/* enum msg_type */
-	uint32_t tag;	/* the shell's id of the program */
-	uint32_t flags; /* enum prog_flags */
-	int32_t status; /* MSG_DONE: enum done_status; MSG_HELLO: pid */
-	uint32_t len;	/* payload bytes */
+	uint32_t type;	   /* enum msg_type */
+	uint32_t tag;	   /* the shell's id of the program */
+	uint32_t flags;	   /* enum prog_flags */
+	int32_t status;	   /* MSG_DONE: enum done_status; MSG_HELLO: pid */
+	uint32_t len;	   /* payload bytes */
 	uint32_t reserved; /* MSG_PROG with PROG_F_SEEN: the value (int32) */
 };
 

@@ -256,8 +256,8 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 			before = e;
 	}
 	if (before == NULL || now == 0 ||
-	    !((passes && wait_cmp_holds((enum wait_cmp)u->op, before->value,
-		      u->value)) ||
+	    !((passes &&
+		  wait_cmp_holds((enum wait_cmp)u->op, before->value, u->value)) ||
 		(u->op == CMP_EQ && now > u->value)) ||
 	    !once(PAT_REUSED, r, u->dst))
 		return;
