@@ -220,6 +220,21 @@ run 0 sh -c "./colldb learn tag0 </dev/null"
 ! printf '%s\n' "$out" | grep -q '^(colldb) say\|^#' && has "Lesson 2: the handshake of lesson 1, with tag 0." && ok ||
 	bad "colldb learn echoes its narration or comments"
 
+# the ranks' environment knobs: a bad value is refused before any rank
+# starts (deep in a rank it could only be ignored)
+run 2 env COLLDB_KERN=avx512 ./colldb --batch </dev/null
+[ $st = 2 ] && has "error: COLLDB_KERN=avx512: expected scalar, generic or avx2 (try 'colldb --help')" && ok ||
+	bad "COLLDB_KERN=avx512 (exit $st): $out"
+for v in 4M -1 "" 0x; do
+	run 2 env COLLDB_STREAM_MIN="$v" ./colldb run -n 2 --batch /bin/true </dev/null
+	[ $st = 2 ] && has "error: COLLDB_STREAM_MIN=$v: expected a byte count or off (try 'colldb run --help')" && ok ||
+		bad "COLLDB_STREAM_MIN='$v' (exit $st): $out"
+done
+for v in "COLLDB_STREAM_MIN=off" "COLLDB_STREAM_MIN=8388608" "COLLDB_KERN=scalar"; do
+	run 0 env "$v" ./colldb -n 2 --batch </dev/null
+	[ $st = 0 ] && ok || bad "$v refused (exit $st): $out"
+done
+
 # the mpi transport's options: checked before anything starts (exit 2)
 run 2 ./colldb -t tcp </dev/null
 [ $st = 2 ] && has "error: -t tcp: unknown transport (expected shm or mpi) (try 'colldb --help')" && ok ||

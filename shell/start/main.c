@@ -108,7 +108,8 @@ main(int argc, char **argv)
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	if (shell_opts_transport_ok(&o, "colldb") != 0) {
+	if (shell_opts_transport_ok(&o, "colldb") != 0 ||
+	    shell_opts_env_ok("colldb") != 0) {
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}

@@ -2,6 +2,7 @@
  * opts.c - the options `colldb` and `colldb run` share (-n, -x, --batch,
  * --echo, --name, --timeout), parsed and checked in one place.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kern.h"
 #include "seg.h"
 #include "start/start.h"
 #include "xmalloc.h"
@@ -352,4 +354,40 @@ shell_opts_from_script(struct shell_opts *o, const char *path, const char *who)
 	}
 	fclose(fp);
 	return rc;
+}
+
+/*
+ * The environment knobs the ranks read (docs/colldb.1, ENVIRONMENT):
+ * deep in a rank a bad value could only be ignored, so it is refused
+ * here, before any rank starts.
+ */
+int
+shell_opts_env_ok(const char *who)
+{
+	const char *v;
+	char *end;
+	int ok = 0;
+
+	if ((v = getenv("COLLDB_KERN")) != NULL) {
+		for (int l = 0; l < KERN__COUNT; l++)
+			ok |= strcmp(v, kern_level_name((enum kern_level)l)) == 0;
+		if (!ok) {
+			opt_error(who,
+			    "COLLDB_KERN=%s: expected scalar, generic or avx2",
+			    v);
+			return -1;
+		}
+	}
+	if ((v = getenv("COLLDB_STREAM_MIN")) != NULL && strcmp(v, "off") != 0) {
+		errno = 0;
+		(void)strtoull(v, &end, 0);
+		if (end == v || *end != '\0' || errno != 0 ||
+		    strchr(v, '-') != NULL) {
+			opt_error(who,
+			    "COLLDB_STREAM_MIN=%s: expected a byte count or off",
+			    v);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -260,7 +260,8 @@ run_main(int argc, char **argv)
 		return err == ENOENT ? 127 : 126;
 	}
 
-	if (shell_opts_transport_ok(&o, "colldb run") != 0) {
+	if (shell_opts_transport_ok(&o, "colldb run") != 0 ||
+	    shell_opts_env_ok("colldb run") != 0) {
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}

@@ -41,6 +41,9 @@ struct shell_opts {
 /* After the options: the transport's options agree with -t; 0 or -1
  * (said).  Fills in the mpi defaults. */
 int shell_opts_transport_ok(struct shell_opts *o, const char *who);
+/* COLLDB_KERN and COLLDB_STREAM_MIN, when set, hold what the ranks can
+ * use; 0 or -1 (said). */
+int shell_opts_env_ok(const char *who);
 
 /* The long options both share (--batch, --echo, --help, --name,
  * --timeout, --window-area and the transport's: --hosts, --mpirun, --net,
