@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "api-int.h"
 #include "call.h"
 #include "colldb.h"
+#include "outbox.h"
 #include "proto.h"
 #include "remote-rank.h"
 #include "xmalloc.h"
@@ -55,6 +58,8 @@ static struct {
 	pid_t *children; /* standalone rank 0: ranks 1.. */
 	int nchildren;
 	struct remote *remote; /* a rank of an mpi session (remote.h) */
+	struct outbox_w ob;    /* announcements and DONEs go here (outbox.h) */
+	int ob_on;	       /* ... when the shell gave this rank one */
 } api;
 
 static const char *const errors[] = {
@@ -163,6 +168,17 @@ api_leave(const char **was)
 
 /* ---- running programs ----------------------------------------------------- */
 
+/* To the shell: through the outbox when there is one (core/outbox.h).
+ * A failed send means the shell is gone; the rank dies with it. */
+static void
+send_hdr(struct rank_ctx *rc, const struct msg_hdr *h, const void *payload)
+{
+	if (api.ob_on && h->type != MSG_HELLO)
+		(void)outbox_put(&api.ob, h, payload);
+	else
+		(void)proto_send(rc->sock, h, payload);
+}
+
 static void
 send_msg(struct rank_ctx *rc, uint32_t type, uint32_t tag, int32_t status,
     const struct strbuf *payload)
@@ -170,8 +186,28 @@ send_msg(struct rank_ctx *rc, uint32_t type, uint32_t tag, int32_t status,
 	struct msg_hdr h = { .type = type, .tag = tag, .status = status };
 
 	h.len = payload != NULL ? (uint32_t)payload->len : 0;
-	/* A failed send means the shell is gone; the rank dies with it. */
-	(void)proto_send(rc->sock, &h, payload != NULL ? payload->buf : NULL);
+	send_hdr(rc, &h, payload != NULL ? payload->buf : NULL);
+}
+
+/*
+ * The rank is about to show itself stopped, or blocked (transport.h).  A
+ * stop is the shell's to report at once ("stopped before ring.c:75 ...",
+ * with the call): ring.  A wait that blocks is read by the shell at its
+ * next pump (it reads the outbox whether rung or not; settling pumps
+ * every millisecond), so it rings only as the policy says: in a
+ * ping-pong whose ranks share CPUs with the shell most waits block
+ * briefly, and a bell each woke the shell onto a CPU a rank needed.
+ */
+static void
+before_block(struct transport *t, int stop)
+{
+	(void)t;
+	if (!api.ob_on)
+		return;
+	if (stop)
+		outbox_kick(&api.ob);
+	else
+		outbox_maybe_kick(&api.ob);
 }
 
 static void
@@ -209,7 +245,7 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 				memory_order_acquire);
 		}
 		h.len = (uint32_t)sb.len;
-		(void)proto_send(rc->sock, &h, sb.buf);
+		send_hdr(rc, &h, sb.buf);
 	}
 	strbuf_release(&sb);
 }
@@ -318,6 +354,8 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 			strbuf_addstr(&sb, cause);
 		send_msg(rc, MSG_DONE, tag, st, &sb);
 		strbuf_release(&sb);
+		if (api.ob_on)
+			outbox_maybe_kick(&api.ob);
 	}
 	if (st == DONE_ABORTED) {
 		snprintf(api.errmsg, sizeof api.errmsg,
@@ -387,6 +425,12 @@ init_mpi(void)
 		return CDB_ERR_INIT;
 	}
 	api.remote = &rm;
+	if (rm.outbox != NULL &&
+	    outbox_w_init(&api.ob, rm.outbox, rm.outbox_len, api.rc.sock, 0) ==
+		0) {
+		api.ob_on = 1;
+		api.rc.t.before_block = before_block;
+	}
 	atexit(mpi_at_exit);
 	unsetenv("COLLDB_SHELL");
 	unsetenv("COLLDB_MPI_PLUGIN");
@@ -396,6 +440,33 @@ init_mpi(void)
 	rank_hold(&api.rc, "cdb_init");
 	remote_busy(&rm, 0);
 	return CDB_OK;
+}
+
+/* The outbox the shell made for this rank (COLLDB_OUTBOX_FD, outbox.h);
+ * without one (an older colldb) every message goes on the socket. */
+static void
+outbox_attach(int sock)
+{
+	struct stat st;
+	long fd;
+	void *mem;
+
+	if (env_int("COLLDB_OUTBOX_FD", 0, 1 << 20, &fd) != 1)
+		return;
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	if (fstat((int)fd, &st) != 0 || st.st_size <= 0 ||
+	    (mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, (int)fd, 0)) == MAP_FAILED) {
+		close((int)fd);
+		return;
+	}
+	close((int)fd); /* the mapping stays */
+	if (outbox_w_init(&api.ob, mem, (size_t)st.st_size, sock, 0) != 0) {
+		munmap(mem, (size_t)st.st_size);
+		return;
+	}
+	api.ob_on = 1;
+	api.rc.t.before_block = before_block;
 }
 
 static int
@@ -417,10 +488,12 @@ init_run(void)
 	}
 	fcntl((int)seg_fd, F_SETFD, FD_CLOEXEC);
 	fcntl((int)sock, F_SETFD, FD_CLOEXEC);
+	outbox_attach((int)sock);
 	unsetenv("COLLDB_SEG_FD");
 	unsetenv("COLLDB_SOCK_FD");
 	unsetenv("COLLDB_RANK");
 	unsetenv("COLLDB_NRANKS");
+	unsetenv("COLLDB_OUTBOX_FD");
 	fflush(stdout);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	api.mode = API_RUN;
@@ -582,10 +655,13 @@ cdb_finalize(void)
 					   "cdb_init has not been called");
 	/* The shell tells a finalized rank from one that exited early by
 	 * this state; the socket stays open until the process ends. */
+	if (api.ob_on && api.mode == API_RUN)
+		outbox_kick(&api.ob);
 	seg_set_state(api.rc.board, RS_EXITED);
 	if (api.remote != NULL) {
 		remote_close(api.remote); /* MPI_Finalize: the others too */
 		api.remote = NULL;
+		api.ob_on = 0; /* remote_close() let the outbox go */
 	} else {
 		rank_detach(&api.rc);
 	}
