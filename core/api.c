@@ -126,23 +126,67 @@ api_fail(int err, const char *fmt, ...)
 
 static int no_world(const char *fn);
 
+/*
+ * The call sites seen last: a program's loop calls from a few lines over
+ * and over, and wording a site (its file's last component, "ring.c:42")
+ * was a fifth of a notify's instructions.  Keyed by the __FILE__ pointer
+ * the macro passed (the same literal each time), the line and the
+ * function name's pointer.
+ */
+#define SITE_CACHE 8
+
+static struct site_memo {
+	const char *file, *fn;
+	int line;
+	struct site site;
+	char loc[sizeof api.loc];
+} site_memo[SITE_CACHE];
+static unsigned site_next;
+
+static void
+site_word(const char *fn)
+{
+	struct site_memo *m;
+	enum api_fn f = FN_NONE;
+	const char *base;
+
+	for (int i = 0; i < SITE_CACHE; i++) {
+		m = &site_memo[i];
+		if (m->file == api.at_file && m->line == api.at_line &&
+		    m->fn == fn) {
+			api.site = m->site;
+			memcpy(api.loc, m->loc, sizeof api.loc);
+			return;
+		}
+	}
+	(void)api_fn_from_name(fn, &f);
+	site_set(&api.site, api.at_file, api.at_line, f);
+	base = strrchr(api.at_file, '/');
+	snprintf(api.loc, sizeof api.loc, "%s:%d",
+	    base != NULL ? base + 1 : api.at_file, api.at_line);
+	m = &site_memo[site_next++ % SITE_CACHE];
+	m->file = api.at_file;
+	m->fn = fn;
+	m->line = api.at_line;
+	m->site = api.site;
+	memcpy(m->loc, api.loc, sizeof api.loc);
+}
+
 struct rank_ctx *
 api_begin(const char *fn)
 {
 	struct rank_ctx *rc = ctx();
 
-	enum api_fn f = FN_NONE;
-
 	api.fn = fn;
 	api.errmsg[0] = '\0';
 	api.nops++;
-	(void)api_fn_from_name(fn, &f);
-	site_set(&api.site, api.at_file, api.at_line, f);
 	if (api.at_file != NULL) {
-		const char *base = strrchr(api.at_file, '/');
-		snprintf(api.loc, sizeof api.loc, "%s:%d",
-		    base != NULL ? base + 1 : api.at_file, api.at_line);
+		site_word(fn);
 	} else {
+		enum api_fn f = FN_NONE;
+
+		(void)api_fn_from_name(fn, &f);
+		site_set(&api.site, NULL, 0, f);
 		snprintf(api.loc, sizeof api.loc, "%.24s op %llu",
 		    program_invocation_short_name, (unsigned long long)api.nops);
 	}
@@ -255,6 +299,10 @@ title(char *buf, size_t len, const struct prog *p, int coll)
 {
 	size_t n = 0;
 
+	if (api.nspans == 0 && !coll && strlen(api.loc) < len) {
+		strcpy(buf, api.loc); /* the common case, without snprintf */
+		return;
+	}
 	buf[0] = '\0';
 	for (int i = 0; i < api.nspans && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s > ", api.spans[i]);
@@ -853,6 +901,46 @@ cdb_local(const char *name)
 	return p;
 }
 
+/*
+ * The windows api_region() found last, while the window table's win_seq
+ * stays what it was: finding a window syncs this rank's checked copy of
+ * the whole table (seg_win_sync, 128 slots: a third of a notify's
+ * instructions), and a program calls on the same few windows.  Every
+ * alloc and free bumps win_seq; a copy that stays is one seg_win_sync
+ * checked.
+ */
+#define WIN_CACHE 4
+
+static struct {
+	const struct seg *seg;
+	uint32_t seq;
+	struct seg_window *w[WIN_CACHE];
+	unsigned next;
+} win_memo;
+
+static struct seg_window *
+win_find(struct rank_ctx *rc, uint64_t off)
+{
+	uint32_t seq =
+	    atomic_load_explicit(&rc->seg.h->win_seq, memory_order_acquire);
+	struct seg_window *w;
+
+	if (win_memo.seg != &rc->seg || win_memo.seq != seq) {
+		memset(&win_memo, 0, sizeof win_memo);
+		win_memo.seg = &rc->seg;
+		win_memo.seq = seq;
+	}
+	for (int i = 0; i < WIN_CACHE; i++) {
+		w = win_memo.w[i];
+		if (w != NULL && w->used && off >= w->off &&
+		    off < w->off + w->bytes)
+			return w;
+	}
+	if ((w = seg_win_at(&rc->seg, off)) != NULL)
+		win_memo.w[win_memo.next++ % WIN_CACHE] = w;
+	return w;
+}
+
 int
 api_region(struct rank_ctx *rc, const char *what, const void *ptr,
     uint64_t count, struct seg_window **wp, uint64_t *offp)
@@ -864,7 +952,7 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 	if (ptr == NULL)
 		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
 	if (p < area || p >= area + rc->seg.area_size ||
-	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
+	    (w = win_find(rc, (uint64_t)(p - area))) == NULL)
 		return api_fail(CDB_ERR_WINDOW,
 		    "%s does not point into a window of this rank", what);
 	off = (uint64_t)(p - area);
