@@ -36,12 +36,18 @@ handle_cb(void *arg, const struct msg_hdr *h, void *payload)
 static void
 drain_outbox(struct session *s, int r)
 {
+	(void)session_drain_outbox(s, r);
+}
+
+int
+session_drain_outbox(struct session *s, int r)
+{
 	struct rankproc *rp = &s->rp[r];
 	struct msg_to to = { s, r };
 
 	if (rp->outbox == NULL || rp->outbox_busy ||
 	    outbox_pending(rp->outbox) == 0)
-		return;
+		return 0;
 	rp->outbox_busy = 1;
 	if (outbox_read(rp->outbox, (uint8_t *)rp->outbox + OUTBOX_HDR,
 		rp->outbox_len - OUTBOX_HDR, handle_cb, &to) < 0 &&
@@ -52,6 +58,7 @@ drain_outbox(struct session *s, int r)
 		    r);
 	}
 	rp->outbox_busy = 0;
+	return 1;
 }
 
 /* Rank r's process ended with wait status st (reaped by the caller). */

@@ -203,6 +203,10 @@ where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
+	/* in a call the shell has not read yet: it is in the outbox (the
+	 * rank wrote it before it ran the call) */
+	if ((j == NULL || j->tag != b.prog_tag) && session_drain_outbox(s, r))
+		j = rank_job(s, r);
 	describe_position(s, r,
 	    j != NULL && j->tag == b.prog_tag ? j->prog : NULL, sb, verbose);
 }
