@@ -169,6 +169,9 @@ outbox_read(struct outbox_ring *ring, uint8_t *data, uint64_t size,
 {
 	uint64_t tail = atomic_load_explicit(&ring->tail, memory_order_relaxed);
 	uint64_t head = atomic_load_explicit(&ring->head, memory_order_acquire);
+	char *buf = NULL; /* one copy buffer for all (a malloc a record was a
+			   * tenth of the shell's work per call) */
+	size_t cap = 0;
 	long n = 0;
 
 	if (head - tail > size || (tail & (REC_ALIGN - 1)) != 0) {
@@ -177,27 +180,30 @@ outbox_read(struct outbox_ring *ring, uint8_t *data, uint64_t size,
 	}
 	while (head - tail >= sizeof(struct msg_hdr)) {
 		struct msg_hdr h;
-		char *payload = NULL;
 		uint64_t need;
 
 		ring_copy_out(data, size, tail, &h, sizeof h);
 		need = rec_bytes(h.len);
 		if (h.len > PROTO_MAX_MSG || need > head - tail) {
 			set_tail(ring, head);
-			return -1;
+			n = -1;
+			break;
 		}
-		if (h.len > 0) {
-			payload = xmalloc((size_t)h.len + 1);
-			ring_copy_out(data, size, tail + sizeof h, payload,
-			    h.len);
-			payload[h.len] = '\0';
+		if (h.len >= cap) {
+			cap = h.len + 1 > 4096 ? (size_t)h.len + 1 : 4096;
+			buf = xrealloc(buf, cap);
 		}
+		if (h.len > 0)
+			ring_copy_out(data, size, tail + sizeof h, buf, h.len);
+		if (buf != NULL)
+			buf[h.len] = '\0';
 		tail += need;
 		/* room for the writer before fn runs (fn may take long) */
 		set_tail(ring, tail);
-		fn(arg, &h, payload);
+		fn(arg, &h, h.len > 0 ? buf : NULL);
 		n++;
 	}
+	free(buf);
 	return n;
 }
 
@@ -205,27 +211,31 @@ long
 outbox_unbatch(const void *buf, size_t len, outbox_fn fn, void *arg)
 {
 	const uint8_t *b = buf;
-	size_t at = 0;
+	size_t at = 0, cap = 0;
+	char *copy = NULL;
 	long n = 0;
 
 	while (len - at >= sizeof(struct msg_hdr)) {
 		struct msg_hdr h;
-		char *payload = NULL;
 		uint64_t need;
 
 		memcpy(&h, b + at, sizeof h);
 		need = rec_bytes(h.len);
 		if (h.len > PROTO_MAX_MSG || need > len - at)
-			return -1;
-		if (h.len > 0) {
-			payload = xmalloc((size_t)h.len + 1);
-			memcpy(payload, b + at + sizeof h, h.len);
-			payload[h.len] = '\0';
+			break;
+		if (h.len >= cap) {
+			cap = h.len + 1 > 4096 ? (size_t)h.len + 1 : 4096;
+			copy = xrealloc(copy, cap);
 		}
+		if (h.len > 0)
+			memcpy(copy, b + at + sizeof h, h.len);
+		if (copy != NULL)
+			copy[h.len] = '\0';
 		at += need;
-		fn(arg, &h, payload);
+		fn(arg, &h, h.len > 0 ? copy : NULL);
 		n++;
 	}
+	free(copy);
 	return at == len ? n : -1;
 }
 

@@ -96,8 +96,8 @@ void outbox_maybe_kick(struct outbox_w *w);
 
 /*
  * Take every whole record written so far, oldest first: fn(arg, h,
- * payload) for each (payload is a heap copy, NUL-terminated, that fn
- * takes and frees; NULL when h->len is 0).  size is the data part's size
+ * payload) for each (payload is a copy, NUL-terminated, borrowed until fn
+ * returns; NULL when h->len is 0).  size is the data part's size
  * as the reader made it.  Returns how many records it took, or -1 when
  * the ring does not make sense (a length past what was written, an index
  * out of range): what was written is then skipped.  Wakes a writer that

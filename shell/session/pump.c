@@ -99,8 +99,8 @@ rank_gone(struct session *s, int r, int st)
 
 static void drain_output(struct session *s, int r, int final);
 
-/* One message of rank r (payload taken): from its socket, its outbox or
- * a batch. */
+/* One message of rank r (payload borrowed): from its socket, its outbox
+ * or a batch. */
 static void
 handle_msg(struct session *s, int r, const struct msg_hdr *h, void *payload)
 {
@@ -122,7 +122,6 @@ handle_msg(struct session *s, int r, const struct msg_hdr *h, void *payload)
 	} else if (s->kind->message != NULL) {
 		s->kind->message(s, r, h, payload);
 	}
-	free(payload);
 }
 
 /* Handle what rank r has sent; 1 when its socket closed. */
@@ -145,6 +144,7 @@ read_msgs(struct session *s, int r)
 		}
 		rp->nread++;
 		handle_msg(s, r, &h, payload);
+		free(payload);
 	}
 	return 0;
 }

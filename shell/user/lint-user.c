@@ -372,30 +372,41 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
 	struct strbuf c = STRBUF_INIT;
 	int sets = u->op == NOTIFY_SET, others = 0;
 	char a1[64], *t;
-
 	const struct cell_ix *ci = cell_at(u->peer, u->dst, 0);
 
-	rankset_clear(&writers);
-	rankset_add(&writers, r);
+	/* counted first, the set (2 KB) made only for a warning: the index
+	 * has one entry per writer, so the history's writers are distinct */
 	for (int i = 0; ci != NULL && i < ci->nw; i++) {
 		const struct cell_writer *w = &ci->w[i];
 		if (w->rank != r && ix_event(s, w->any) != NULL) {
-			others += !rankset_has(&writers, w->rank);
-			rankset_add(&writers, w->rank);
+			others++;
 			sets |= ix_event(s, w->set) != NULL;
 		}
 	}
 	for (int q = 0; q < s->nranks; q++) {
 		const struct job *p =
 		    q != r ? pending(s, q, UOP_NOTIFY, u->dst, u->peer) : NULL;
-		if (p != NULL) {
-			others += !rankset_has(&writers, q);
-			rankset_add(&writers, q);
-			sets |= one_op(p)->op == NOTIFY_SET;
-		}
+		int known = 0;
+
+		if (p == NULL)
+			continue;
+		for (int i = 0; ci != NULL && i < ci->nw && !known; i++)
+			known = ci->w[i].rank == q && ix_event(s, ci->w[i].any);
+		others += !known;
+		sets |= one_op(p)->op == NOTIFY_SET;
 	}
 	if (others == 0 || !sets || !once(PAT_SET_SHARED, u->peer, u->dst))
 		return;
+	rankset_clear(&writers);
+	rankset_add(&writers, r);
+	for (int i = 0; ci != NULL && i < ci->nw; i++) {
+		if (ix_event(s, ci->w[i].any) != NULL)
+			rankset_add(&writers, ci->w[i].rank);
+	}
+	for (int q = 0; q < s->nranks; q++) {
+		if (q != r && pending(s, q, UOP_NOTIFY, u->dst, u->peer) != NULL)
+			rankset_add(&writers, q);
+	}
 	describe_cell(&s->view, u->dst, 1, &c);
 	site_text(&j->site, a1, sizeof a1);
 	t = rankset_format(&writers, s->nranks);
