@@ -55,7 +55,7 @@ SKIP="alloc alloc-area bench-errors coll-refused invocation-n1 script-args world
 SKIP="$SKIP death expect-fail-dead interrupt kill"	# a rank dies: MPI ends the job
 SKIP="$SKIP watch-dump-64 world64"	# 64 MPI ranks take minutes here
 # a cross-section, split between the two (each MPI runs every collective)
-CROSS_OMPI="collectives step-ring break-cells tag0-hang watch-dump bench"
+CROSS_OMPI="collectives step-ring break-cells tag0-hang watch-dump bench domain"
 CROSS_MPICH="collectives coll-interrupt record put-atomic repeat expect"
 for mpi in mpirun.openmpi mpirun.mpich; do
 	n=0
