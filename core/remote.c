@@ -581,6 +581,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	rm->tcp = rm->pair[0] = rm->pair[1] = rm->outp[0] = rm->outp[1] = -1;
 	rm->kind = kind;
 	rm->rc = rc;
+	pthread_mutex_init(&rm->mpi_mu, NULL);
 	snprintf(token, sizeof token, "%s", t != NULL ? t : "");
 	unsetenv("COLLDB_TOKEN"); /* not for what the rank starts */
 	if (getenv("COLLDB_MPI_TMPDIR") != NULL &&
@@ -625,8 +626,11 @@ progress_main(void *arg)
 	struct timespec nap = { 0, 200000 };
 
 	while (!atomic_load(&rm->stopping)) {
-		if (!atomic_load(&rm->busy))
+		/* never while the main thread may be in MPI (SERIALIZED) */
+		if (pthread_mutex_trylock(&rm->mpi_mu) == 0) {
 			rm->p->poll();
+			pthread_mutex_unlock(&rm->mpi_mu);
+		}
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
@@ -644,7 +648,12 @@ remote_progress_start(struct remote *rm, char **cause)
 void
 remote_busy(struct remote *rm, int busy)
 {
-	atomic_store(&rm->busy, busy);
+	if (busy) {
+		if (rm->busy_depth++ == 0)
+			pthread_mutex_lock(&rm->mpi_mu);
+	} else if (rm->busy_depth > 0 && --rm->busy_depth == 0) {
+		pthread_mutex_unlock(&rm->mpi_mu);
+	}
 }
 
 struct seg_window *

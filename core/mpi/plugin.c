@@ -61,11 +61,11 @@ version_of(char *out, size_t len)
 }
 
 static int
-p_init(int multiple, int *rank, int *size, char *version, size_t version_len,
+p_init(int serialized, int *rank, int *size, char *version, size_t version_len,
     char **cause)
 {
-	int up = 0, want = multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
-	int got = 0, err;
+	int want = serialized ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED;
+	int up = 0, got = 0, err;
 
 	MPI_Initialized(&up);
 	if (!up) {

@@ -21,7 +21,9 @@
 #   stranger  connections to the control port with a wrong token, none,
 #             garbage, or none at all are refused and logged; the session
 #             starts anyway
-#   user      tests/user transcripts of `colldb run` under -t mpi
+#   user      tests/user transcripts of `colldb run` under -t mpi, and
+#             tests/user/compute.c: a peer's put into a program that
+#             computes between its calls completes (its progress thread)
 set -u
 O=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -342,6 +344,36 @@ for pair in "run-ring mpirun.openmpi" "run-break mpirun.mpich" "run-source-break
 		diff -u "tests/user/$1.out" "$tmp/got2" | head -30
 	fi
 done
+
+# A program that computes between its calls (tests/user/compute.c): its
+# progress thread completes a peer's put and notify into it while it
+# computes, across hosts with each MPI (Open MPI's osc pt2pt there makes
+# no window under MPI_THREAD_MULTIPLE: the rank asks for SERIALIZED) and
+# with MPICH on one host (whose one-sided writes need the target's calls
+# there too).
+cat >"$tmp/compute.sh" <<EOF
+for mpi in mpirun.openmpi mpirun.mpich; do
+	echo "== \$mpi across"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	    OMPI_MCA_plm_rsh_agent=\$RSH HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH \
+	    timeout 120 ./colldb run -t mpi --mpirun \$mpi --hosts \$NODE1:1,\$NODE2:1 \
+	    --net \$NET --batch $O/examples/compute 2>&1
+	echo "[exit \$?]"
+done
+EOF
+sh tests/mpi/hosts.sh sh "$tmp/compute.sh" >"$tmp/compute.out" 2>&1 </dev/null
+echo "== mpirun.mpich here" >>"$tmp/compute.out"
+cenv timeout 120 ./colldb run -t mpi --mpirun mpirun.mpich -n 2 --batch \
+	"$O/examples/compute" >>"$tmp/compute.out" 2>&1 </dev/null
+echo "[exit $?]" >>"$tmp/compute.out"
+if [ "$(grep -c '^\[rank 0\] rank 0: put and notify into a computing rank: done within 1 s$' "$tmp/compute.out")" = 3 ] &&
+    [ "$(grep -c '^\[rank 1\] rank 1: 0 of 4194304 elements wrong$' "$tmp/compute.out")" = 3 ] &&
+    [ "$(grep -c '^\[exit 0\]$' "$tmp/compute.out")" = 3 ]; then
+	ok
+else
+	bad "a program that computes between its calls (its progress thread)"
+	cat "$tmp/compute.out"
+fi
 
 # ---- nothing left ------------------------------------------------------------------------
 left=$(left_files | grep -vxF "${files_before:-none}" || true)
