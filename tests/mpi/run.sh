@@ -11,7 +11,8 @@
 #             check, a stepped collective with where and watch dump, a put
 #             to a rank stopped at a breakpoint on the other host within
 #             1 s, a diagnosed hang; its .out is the shm transport's, only
-#             the transport line differs
+#             the transport line differs; and hosts named only by the
+#             launcher's words (a host file, --host)
 #   death     kill -9 of a rank on the other host in the middle of a
 #             collective (from outside), `kill` of one on this host, and
 #             kill -9 of one on this host from outside (MPICH):
@@ -104,6 +105,31 @@ for mpi in mpirun.openmpi mpirun.mpich; do
 		diff -u tests/mpi/hosts.out "$tmp/hosts" | head -40
 	fi
 done
+
+# The hosts named only in the launcher's own words (a host file for
+# MPICH, --host for Open MPI), without --hosts, --net or --listen: the
+# shell listens where it reaches those hosts from (it took 127.0.0.1, and
+# the ranks on node2 could not attach).
+printf 'world\nalloc s [4,1] i32\n@0 notify 3 s[0] 1\n@3 wait s[0] >= 1\n@3 notify 0 s[1] 1\n@0 wait s[1] >= 1\n' >"$tmp/named.coll"
+cat >"$tmp/named.sh" <<EOF
+printf '# the hosts\n%s:2\n%s:2\n' \$NODE1 \$NODE2 >"$tmp/hostfile"
+for mpirun in "mpirun.mpich -f $tmp/hostfile" "mpirun.openmpi --host \$NODE1:2,\$NODE2:2"; do
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	    OMPI_MCA_plm_rsh_agent=\$RSH HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH \
+	    COLLDB_MPI_START_SECS=30 timeout 120 ./colldb -t mpi --mpirun "\$mpirun" -n 4 \
+	    --batch "$tmp/named.coll" 2>&1
+	echo "[exit \$?]"
+done
+EOF
+sh tests/mpi/hosts.sh sh "$tmp/named.sh" >"$tmp/named.out" 2>&1 </dev/null
+if [ "$(grep -c '^transport  mpi (\(MPICH\|Open MPI\) [0-9.]*, 2 hosts)$' "$tmp/named.out")" = 2 ] &&
+    [ "$(grep -c '^\[rank 0\] wait s\[1\] >= 1 satisfied (value 1)$' "$tmp/named.out")" = 2 ] &&
+    [ "$(grep -c '^\[exit 0\]$' "$tmp/named.out")" = 2 ]; then
+	ok
+else
+	bad "hosts named by the launcher's words (a host file, --host)"
+	cat "$tmp/named.out"
+fi
 
 # ---- death ----------------------------------------------------------------------
 # A rank on node2 is killed from outside while every rank waits in a ring
