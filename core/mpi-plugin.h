@@ -104,6 +104,8 @@ struct mpi_plugin {
 	int (*raw_bench)(const struct mpi_raw_args *args, double *secs);
 	/* Free the window and MPI_Finalize (collective). */
 	void (*finalize)(void);
+	/* MPI_Abort the job (a rank that cannot join the session). */
+	void (*abort)(int code);
 };
 
 typedef const struct mpi_plugin *(*cdb_mpi_plugin_fn)(void);

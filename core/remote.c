@@ -569,10 +569,30 @@ capture_output(struct remote *rm, char **cause)
 	return 0;
 }
 
+/*
+ * A rank that initialised MPI but did not join the session (no shell at
+ * COLLDB_SHELL, its attach refused, no window) ends the whole job as it
+ * exits, after saying why: under MPICH across hosts the ranks that did
+ * attach otherwise wait in MPI_Win_allocate, and the shell in its start,
+ * until the attach limit (60 s) runs out.
+ */
+static struct remote *unjoined;
+
+static void
+abort_unjoined(void)
+{
+	if (unjoined != NULL && unjoined->p != NULL) {
+		fflush(stdout);
+		fflush(stderr);
+		unjoined->p->abort(1);
+	}
+}
+
 int
 remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
     char **cause)
 {
+	static int registered;
 	char token[REMOTE_TOKEN_LEN + 1];
 	const char *t = getenv("COLLDB_TOKEN");
 
@@ -593,6 +613,10 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (rm->p->init(kind == REMOTE_USER, &rm->rank, &rm->nranks, rm->mpi,
 		sizeof rm->mpi, cause) != 0)
 		return -1;
+	unjoined = rm;
+	if (!registered)
+		atexit(abort_unjoined);
+	registered = 1;
 	if ((rm->tcp = connect_shell(getenv("COLLDB_SHELL"), cause)) < 0)
 		return -1;
 	if (attach(rm, token, cause) != 0)
@@ -616,6 +640,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (pthread_create(&rm->thread, NULL, control_main, rm) != 0)
 		return cause_set(cause, "cannot start the control thread");
 	rm->thread_on = 1;
+	unjoined = NULL;
 	return 0;
 }
 

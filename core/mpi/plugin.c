@@ -396,6 +396,12 @@ p_finalize(void)
 		MPI_Finalize();
 }
 
+static void
+p_abort(int code)
+{
+	MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 static const struct mpi_plugin plugin = {
 	.abi = CDB_MPI_PLUGIN_ABI,
 	.init = p_init,
@@ -412,6 +418,7 @@ static const struct mpi_plugin plugin = {
 	.unlock = p_unlock,
 	.raw_bench = p_raw_bench,
 	.finalize = p_finalize,
+	.abort = p_abort,
 };
 
 const struct mpi_plugin *

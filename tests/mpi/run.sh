@@ -241,6 +241,45 @@ else
 	head -10 "$tmp/false.out"
 fi
 
+# A rank on the other host that cannot join (its attach refused: a wrong
+# token) while the other rank did, under MPICH: the rank ends the job as
+# it exits (MPI_Abort), and the start fails at once with what it said,
+# not after the attach limit (MPICH kept the attached rank waiting in
+# MPI_Win_allocate, and the shell in its start, for the whole 60 s).
+cat >"$tmp/badrank" <<'EOS'
+#!/bin/sh
+# the launcher, with its program wrapped: rank 1 gets a wrong token
+[ "$1" = --version ] && exec mpirun.mpich --version
+n=$# i=0
+for a in "$@"; do
+	i=$((i + 1))
+	[ $i = $((n - 1)) ] && set -- "$@" "$(dirname "$0")/rankwrap"
+	set -- "$@" "$a"
+done
+shift $n
+exec mpirun.mpich "$@"
+EOS
+cat >"$tmp/rankwrap" <<'EOS'
+#!/bin/sh
+[ "$PMI_RANK" = 1 ] && export COLLDB_TOKEN=00000000000000000000000000000000
+exec "$@"
+EOS
+chmod +x "$tmp/badrank" "$tmp/rankwrap"
+sh tests/mpi/hosts.sh sh -c "env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+	TERM=dumb HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH timeout 50 ./colldb -t mpi \
+	--mpirun $tmp/badrank --hosts \$NODE1:1,\$NODE2:1 --net \$NET --batch /dev/null; \
+	echo \"[exit \$?]\"" >"$tmp/badrank.out" 2>&1 </dev/null
+if has "[exit 1]" "$tmp/badrank.out" &&
+    grep -q '^colldb: refused a connection from 10\.213\.7\.2:[0-9]*: wrong token$' "$tmp/badrank.out" &&
+    grep -q '^colldb: cannot start 2 ranks: .* said:$' "$tmp/badrank.out" &&
+    has "colldb agent: the shell refused this rank: wrong token" "$tmp/badrank.out" &&
+    ! grep -q 'did not attach within' "$tmp/badrank.out"; then
+	ok
+else
+	bad "a rank on the other host that cannot join ends the job (MPICH)"
+	head -20 "$tmp/badrank.out"
+fi
+
 # A launcher that fails with a page of advice after the cause (as
 # Open MPI's "ssh: Could not resolve hostname" then "ORTE was unable to
 # reliably start one or more daemons..."): the cause is kept, the middle
