@@ -364,6 +364,30 @@ else
 	head -5 "$tmp/hang.out"
 fi
 
+# The end of a session: every rank gets its QUIT and the job finalizes at
+# once.  The relay stopped as soon as the session asked, and a QUIT not yet
+# forwarded stayed behind: that rank idled, the others waited in
+# MPI_Finalize, and the session ended only when the launcher was killed
+# 5 s later (in about half of the sessions).  Six sessions, timed from
+# their last command to their end; one slow one is the machine's load.
+slow=0
+for i in 1 2 3 4 5 6; do
+	printf 'say END\n' | cenv timeout 60 ./colldb -t mpi --mpirun mpirun.openmpi -n 2 \
+		--batch 2>&1 | {
+		read -r line
+		t0=$(date +%s%N)
+		cat >/dev/null
+		echo "$line $(( ($(date +%s%N) - t0) / 1000000 ))"
+	} >"$tmp/end.$i"
+	read -r word ms <"$tmp/end.$i"
+	[ "$word" = END ] && [ "$ms" -lt 3000 ] || slow=$((slow + 1))
+done
+if [ $slow -le 1 ]; then
+	ok
+else
+	bad "the end of a session: $slow of 6 took 3 s or more ($(cat "$tmp"/end.* | tr '\n' ' '))"
+fi
+
 # ---- strangers --------------------------------------------------------------------
 rm -f "$tmp/stranger.log"
 printf 'alloc s [2,1] i32\n@0 notify 1 s[0] 1\n@1 wait s[0] >= 1\n' |
