@@ -140,8 +140,26 @@ for a in @9 @x; do
 	esac
 	[ $st = 2 ] && [ "$out" = "$want" ] && ok || bad "colldb watch SESSION $a (exit $st)"
 done
+# no terminal to draw on: one error: line, as the shell's watch says it
+run 1 sh -c "./colldb watch cli-w-$$ </dev/null"
+[ $st = 1 ] && [ "$out" = "error: watch: the watch pane needs a terminal" ] &&
+	ok || bad "colldb watch SESSION without a terminal (exit $st)"
 exec 9>&-
 wait "$wpid"
+
+# the subcommands' file errors are one error: line too
+mkdir "$tmp/nolessons"
+run 1 env COLLDB_LESSONS="$tmp/nolessons" ./colldb learn
+[ $st = 1 ] && [ "$out" = "error: no lessons in $tmp/nolessons" ] &&
+	ok || bad "colldb learn with no lessons (exit $st)"
+for sub in tree stats; do
+	run 1 ./colldb $sub "$tmp/nosuch.log"
+	[ $st = 1 ] && [ "$out" = "error: cannot read '$tmp/nosuch.log': No such file or directory" ] &&
+		ok || bad "colldb $sub of no such file (exit $st)"
+	run 1 ./colldb $sub "$tmp"
+	[ $st = 1 ] && [ "$out" = "error: cannot read '$tmp': Is a directory" ] &&
+		ok || bad "colldb $sub of a directory (exit $st)"
+done
 
 # a rank that dies while a batch shell waits for its next line is known
 # dead before the next command looks: no rank is sent a collective it

@@ -147,27 +147,53 @@ script_path(const char *file)
 	return xstrdup(file);
 }
 
-/* mkdir -p */
+/* Can the counterexamples go to dir?  It is made (explore-save.c) only
+ * when the first one is written: here, what exists of it must be
+ * directories and the deepest of them writable.  0, or -1 with why. */
 static int
-make_dir(const char *dir)
+save_dir_check(const char *dir, char **why)
 {
 	char *p = xstrdup(dir), c;
+	const char *top;
 	struct stat st;
-	int rc = 0;
+	int rc = 0, found = 0;
 
-	for (char *q = p + 1; rc == 0; q++) {
+	for (char *q = p + 1;; q++) {
 		if (*q != '/' && *q != '\0')
 			continue;
 		c = *q;
 		*q = '\0';
-		if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
+		if (stat(p, &st) == 0) {
+			if (!S_ISDIR(st.st_mode)) {
+				*why = c == '\0' ?
+				    xstrdup("not a directory") :
+				    xasprintf("'%s' is not a directory", p);
+				rc = -1;
+				break;
+			}
+			found = q - p;
+		} else if (errno != ENOENT) {
+			*why = xstrdup(strerror(errno));
 			rc = -1;
+			break;
+		} else {
+			*q = c;
+			break; /* made from here on */
+		}
 		*q = c;
 		if (c == '\0')
 			break;
 	}
+	/* the deepest directory there is: "/" or "." when none of dir is */
+	if (found > 0)
+		p[found] = '\0';
+	top = found > 0 ? p : dir[0] == '/' ? "/" : ".";
+	if (rc == 0 && access(top, W_OK | X_OK) != 0) {
+		*why = xstrdup(strerror(errno));
+		rc = -1;
+	}
 	free(p);
-	return rc == 0 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
+	return rc;
 }
 
 static int
@@ -176,10 +202,10 @@ run(struct cmdctx *ctx, struct xrun *xr, struct xcapture *c, struct xopts *xo)
 	char *cause = NULL;
 	int rc;
 
-	errno = 0;
-	if (make_dir(xo->save) != 0) {
+	if (save_dir_check(xo->save, &cause) != 0) {
 		out_error("cannot save counterexamples in '%s': %s", xo->save,
-		    errno ? strerror(errno) : "not a directory");
+		    cause);
+		free(cause);
 		return -1;
 	}
 	xcap_build(xr, c);

@@ -251,7 +251,7 @@ watch_main(int argc, char **argv)
 	seg_close(&sg);
 	free(map);
 	if (rc == WATCH_ERROR) {
-		fprintf(stderr, "colldb: watch: %s\n", watch_error());
+		fprintf(stderr, "error: watch: %s\n", watch_error());
 		return 1;
 	}
 	if (rc == WATCH_ENDED)

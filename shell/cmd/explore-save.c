@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "explore.h"
 #include "cmd/cmd.h"
@@ -311,6 +312,34 @@ keep(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	*pp = v;
 }
 
+/* mkdir -p: dir is made when the first counterexample goes into it
+ * (cmd-explore.c checked before the run that it can be) */
+static int
+make_dir(const char *dir)
+{
+	char *p = xstrdup(dir), c;
+	struct stat st;
+	int rc = 0;
+
+	for (char *q = p + 1; rc == 0; q++) {
+		if (*q != '/' && *q != '\0')
+			continue;
+		c = *q;
+		*q = '\0';
+		if (stat(p, &st) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = -1;
+		*q = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	if (rc == 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	return rc;
+}
+
 char *
 explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
     const char *dir, int *id)
@@ -318,7 +347,7 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	struct session *s = xr->s;
 	struct strbuf sb = STRBUF_INIT;
 	char *path, *cause = NULL;
-	int *issued = NULL;
+	int *issued = NULL, wrote, err;
 	FILE *fp;
 
 	*id = s->next_explore + 1;
@@ -350,12 +379,26 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	ending(xr, f, issued, &sb);
 	explore_rewind(xr->x);
 	free(issued);
+	if (make_dir(dir) != 0) {
+		out_error("cannot save counterexamples in '%s': %s", dir,
+		    strerror(errno));
+		strbuf_release(&sb);
+		free(path);
+		return NULL;
+	}
 	fp = fopen(path, "w");
-	if (fp == NULL || fwrite(sb.buf, 1, sb.len, fp) != sb.len ||
-	    fclose(fp) != 0) {
+	if (fp == NULL) {
+		wrote = -1;
+	} else {
+		wrote = fwrite(sb.buf, 1, sb.len, fp) == sb.len ? 0 : -1;
+		err = errno;
+		if (fclose(fp) != 0 && wrote == 0)
+			wrote = -1;
+		else if (wrote != 0)
+			errno = err;
+	}
+	if (wrote != 0) {
 		out_error("cannot write %s: %s", path, strerror(errno));
-		if (fp != NULL)
-			fclose(fp);
 		strbuf_release(&sb);
 		free(path);
 		return NULL;

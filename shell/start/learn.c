@@ -9,6 +9,7 @@
  * comments, narration, pauses or checks.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ learn_main(int argc, char **argv)
 
 	n = scandir(dir, &list, is_lesson, by_name);
 	if (n <= 0) {
-		fprintf(stderr, "colldb: no lessons in %s\n", dir);
+		fprintf(stderr, "error: no lessons in %s\n", dir);
 		rc = 1;
 		goto out;
 	}
@@ -168,7 +169,8 @@ learn_main(int argc, char **argv)
 		av[ac] = NULL;
 		fflush(stdout);
 		execv("/proc/self/exe", av);
-		perror("colldb: exec");
+		fprintf(stderr, "error: cannot run the lesson: %s\n",
+		    strerror(errno));
 		rc = 1;
 	}
 out:

@@ -354,26 +354,27 @@ read_full(int fd, char *buf, size_t len)
 	return (ssize_t)got;
 }
 
-/* Read PATH ('-' = stdin) into SET: a [STRACE] log, streamed, or JSON;
- * *meta gets the header of a trace colldb saved, if it has one. */
+/* Read PATH ('-' = stdin, NAME in messages) into SET: a [STRACE] log,
+ * streamed, or JSON; *meta gets the header of a trace colldb saved, if it
+ * has one.  -1 with *cause the whole message ("cannot read 'x.log': ..."). */
 static int
-logs_load(struct span_set *set, const char *path, struct trace_meta *meta,
-    char **cause)
+logs_load(struct span_set *set, const char *path, const char *name,
+    struct trace_meta *meta, char **cause)
 {
 	int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY);
-	char *buf = NULL;
+	char *buf = NULL, *why = NULL;
 	struct strbuf all = STRBUF_INIT;
 	struct strace_parser *p = NULL;
 	ssize_t n;
 	int rc = -1;
 
 	if (fd < 0) {
-		cause_set(cause, "%s", strerror(errno));
+		cause_set(cause, "cannot read '%s': %s", name, strerror(errno));
 		goto out;
 	}
 	buf = xmalloc(READ_CHUNK);
 	if ((n = read_full(fd, buf, READ_CHUNK)) < 0) {
-		cause_set(cause, "%s", strerror(errno));
+		cause_set(cause, "cannot read '%s': %s", name, strerror(errno));
 		goto out;
 	}
 	trace_meta_read(buf, (size_t)n, meta);
@@ -381,19 +382,22 @@ logs_load(struct span_set *set, const char *path, struct trace_meta *meta,
 		strbuf_add(&all, buf, (size_t)n);
 		while (n == READ_CHUNK) {
 			if ((n = read_full(fd, buf, READ_CHUNK)) < 0) {
-				cause_set(cause, "%s", strerror(errno));
+				cause_set(cause, "cannot read '%s': %s", name,
+				    strerror(errno));
 				goto out;
 			}
 			strbuf_add(&all, buf, (size_t)n);
 		}
-		rc = chrome_read(set, all.buf, all.len, cause);
+		if ((rc = chrome_read(set, all.buf, all.len, &why)) != 0)
+			cause_set(cause, "%s: %s", name, why);
 		goto out;
 	}
 	p = strace_parser_new(set);
 	strace_parser_feed(p, buf, (size_t)n);
 	while (n == READ_CHUNK) {
 		if ((n = read_full(fd, buf, READ_CHUNK)) < 0) {
-			cause_set(cause, "%s", strerror(errno));
+			cause_set(cause, "cannot read '%s': %s", name,
+			    strerror(errno));
 			goto out;
 		}
 		strace_parser_feed(p, buf, (size_t)n);
@@ -401,6 +405,7 @@ logs_load(struct span_set *set, const char *path, struct trace_meta *meta,
 	strace_parser_finish(p);
 	rc = 0;
 out:
+	free(why);
 	strace_parser_free(p);
 	strbuf_release(&all);
 	free(buf);
@@ -417,14 +422,14 @@ logs_report_diags(const struct span_set *set, const char *name)
 
 	for (i = 0; i < n && i < DIAGS_SHOWN; i++) {
 		if (d[i].line != 0)
-			fprintf(stderr, "colldb: %s:%u: %s\n", name, d[i].line,
+			fprintf(stderr, "warning: %s:%u: %s\n", name, d[i].line,
 			    d[i].msg);
 		else
-			fprintf(stderr, "colldb: %s: %s\n", name, d[i].msg);
+			fprintf(stderr, "warning: %s: %s\n", name, d[i].msg);
 	}
 	if (total > i)
 		fprintf(stderr,
-		    "colldb: %s: %zu more malformed record%s not "
+		    "warning: %s: %zu more malformed record%s not "
 		    "shown\n",
 		    name, total - i, total - i == 1 ? "" : "s");
 }
@@ -453,36 +458,36 @@ logs_explain_empty(const struct stats *st, const struct span_set *set,
 	span_set_spans(set, &nspans);
 	if (nspans == 0)
 		fprintf(stderr,
-		    "colldb: %s: no [STRACE] spans found (%u "
+		    "error: %s: no [STRACE] spans found (%u "
 		    "line%s read)\n",
 		    name, span_set_lines(set),
 		    span_set_lines(set) == 1 ? "" : "s");
 	else if (st->level == STATS_L3 && timing == STRACE_TIMING_BAD)
 		fprintf(stderr,
-		    "colldb: %s: incomplete or malformed "
+		    "error: %s: incomplete or malformed "
 		    "l3_swimlane_pass sentinels; PyPTO discards the capture\n",
 		    name);
 	else if (st->level == STATS_L3 && timing == STRACE_TIMING_OK &&
 	    blocks != st->warmup + st->rounds)
 		fprintf(stderr,
-		    "colldb: %s: %ld timing region%s, but warmup "
+		    "error: %s: %ld timing region%s, but warmup "
 		    "%ld + rounds %ld = %ld launches\n",
 		    name, blocks, blocks == 1 ? "" : "s", st->warmup,
 		    st->rounds, st->warmup + st->rounds);
 	else if (st->ninvs == 0)
 		fprintf(stderr,
-		    "colldb: %s: none of its %zu [STRACE] spans "
+		    "error: %s: none of its %zu [STRACE] spans "
 		    "belongs to an invocation\n",
 		    name, nspans);
 	else if (st->level == STATS_L3 && !logs_any_device(st))
 		fprintf(stderr,
-		    "colldb: %s: no pid emits "
+		    "error: %s: no pid emits "
 		    "chip.run.runner_run.device_wall, and L3 counts only the "
 		    "pids that do (try --l2)\n",
 		    name);
 	else
 		fprintf(stderr,
-		    "colldb: %s: no measured launch (%s, warmup "
+		    "error: %s: no measured launch (%s, warmup "
 		    "%ld, rounds %ld)\n",
 		    name, st->level == STATS_L3 ? "L3" : "L2", st->warmup,
 		    st->rounds);
@@ -514,8 +519,8 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 	}
 	name = strcmp(a.log, "-") == 0 ? "<stdin>" : a.log;
 	set = span_set_new();
-	if (logs_load(set, a.log, &meta, &cause) != 0) {
-		fprintf(stderr, "colldb: %s: %s\n", name, cause);
+	if (logs_load(set, a.log, name, &meta, &cause) != 0) {
+		fprintf(stderr, "error: %s\n", cause);
 		rc = 1;
 		goto out;
 	}
@@ -547,14 +552,15 @@ logs_main(enum logs_cmd cmd, int argc, char **argv)
 		tree_format_mean(st, &out, &mo);
 	} else if (tree_format_launches(st, &out, a.has_launch, a.launch, a.ns,
 		       &cause) != 0) {
-		fprintf(stderr, "colldb: %s: %s\n", name, cause);
+		fprintf(stderr, "error: %s: %s\n", name, cause);
 		rc = 1;
 		goto out;
 	}
 	strbuf_addch(&out, '\n');
 	if (fwrite(out.buf, 1, out.len, stdout) != out.len ||
 	    fflush(stdout) != 0) {
-		fprintf(stderr, "colldb: write error: %s\n", strerror(errno));
+		fprintf(stderr, "error: cannot write the output: %s\n",
+		    strerror(errno));
 		rc = 1;
 		goto out;
 	}

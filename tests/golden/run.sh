@@ -36,6 +36,9 @@ else
 	list=$(ls "$dir"/*.coll)
 fi
 [ -n "$list" ] || { echo "FAIL: no $dir/*.coll"; exit 1; }
+# explore's counterexamples (save=build/explore-golden/...) start afresh:
+# a transcript may check what a run made there
+rm -rf "${GOLDEN_CWD:-.}/build/explore-golden"
 for t in $list; do
 	name=$(basename "$t" .coll)
 	args=$(sed -n 's/^#! *args: *//p' "$t" | head -1)
