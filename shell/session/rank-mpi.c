@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "ctl.h"
 #include "oneside.h"
 #include "mpi-int.h"
@@ -503,7 +504,9 @@ mpi_kill(struct session *s, int r, int sig)
 {
 	struct mpi_world *w = world_of(s);
 
-	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0)
+	/* (the rank catches CALL_END_SIGNAL and lives on: not a death's) */
+	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0 &&
+	    sig != CALL_END_SIGNAL)
 		w->links[r].signal = sig;
 }
 

@@ -388,6 +388,45 @@ else
 	bad "the end of a session: $slow of 6 took 3 s or more ($(cat "$tmp"/end.* | tr '\n' ' '))"
 fi
 
+# interrupt of a call that never returns (tests/user/stuck.coll's first
+# part): the rank's main thread gets the signal that ends the call and
+# the session goes on.  It was kill(pid 0, SIGUSR2) from the shell: an
+# mpi rank has no pid there, so the shell's own process group got it and
+# the shell died (exit 140).
+cat >"$tmp/spin.coll" <<EOF
+alloc buf [12] f32
+alloc sig [3,1] i32
+load $top/$O/examples/libhostile.so
+set settle 1
+@0 call spin()
+interrupt @0
+set settle 60
+where
+fill buf rank
+allreduce buf sig
+print buf
+EOF
+(cenv timeout 120 ./colldb -t mpi --mpirun mpirun.mpich -n 3 --batch "$tmp/spin.coll"; echo "[exit $?]") \
+	>"$tmp/spin.out" 2>&1 </dev/null
+if [ "$(cat "$tmp/spin.out")" = "loaded $top/$O/examples/libhostile.so as hostile on @all
+[rank 0] still running: call spin()
+rank 0: ending call spin() with SIGUSR2 (the function does not return)
+[rank 0] spin() interrupted: the function did not return: ended by a signal (SIGUSR2); what it held is lost
+rank 0: idle
+rank 0: idle
+rank 1: idle
+rank 2: idle
+allreduce(mesh): done
+rank 0: 3 3 3 3 3 3 3 3 3 3 3 3
+rank 1: 3 3 3 3 3 3 3 3 3 3 3 3
+rank 2: 3 3 3 3 3 3 3 3 3 3 3 3
+[exit 0]" ]; then
+	ok
+else
+	bad "interrupt of a call that does not return"
+	cat "$tmp/spin.out"
+fi
+
 # ---- strangers --------------------------------------------------------------------
 rm -f "$tmp/stranger.log"
 printf 'alloc s [2,1] i32\n@0 notify 1 s[0] 1\n@1 wait s[0] >= 1\n' |
