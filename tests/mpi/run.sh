@@ -85,6 +85,20 @@ for mpi in mpirun.openmpi mpirun.mpich; do
 	echo "  goldens under $mpi: $n"
 done
 
+# A first command that does not settle sees the ranks as they are (idle),
+# as on shm: the mirror said "starting" until the agents' hellos were read
+for mpi in mpirun.openmpi mpirun.mpich; do
+	printf 'where\n' | cenv timeout 60 ./colldb -t mpi --mpirun $mpi -n 2 --batch \
+		>"$tmp/first" 2>&1
+	if [ "$(cat "$tmp/first")" = "rank 0: idle
+rank 1: idle" ]; then
+		ok
+	else
+		bad "where as the first command under $mpi"
+		cat "$tmp/first"
+	fi
+done
+
 # ---- two hosts ------------------------------------------------------------------
 for mpi in mpirun.openmpi mpirun.mpich; do
 	case $mpi in *openmpi) lib="Open MPI 4" ;; *) lib="MPICH 4" ;; esac
