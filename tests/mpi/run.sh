@@ -99,6 +99,16 @@ rank 1: idle" ]; then
 	fi
 done
 
+# gdb @R on a rank of the MPI job: refused (it ran gdb -p 0)
+printf 'alloc s [2,1] i32\nbreak wait @1\n@1 wait s[0] >= 1\ngdb @1\n' |
+    cenv timeout 60 ./colldb -t mpi -n 2 --batch >"$tmp/gdb" 2>&1
+if grep -qxF "error: rank 1 is a rank of the MPI job, not a process colldb started here: attach gdb to it on its host (gdb -p)" "$tmp/gdb"; then
+	ok
+else
+	bad "gdb @1 under -t mpi"
+	cat "$tmp/gdb"
+fi
+
 # ---- two hosts ------------------------------------------------------------------
 for mpi in mpirun.openmpi mpirun.mpich; do
 	case $mpi in *openmpi) lib="Open MPI 4" ;; *) lib="MPICH 4" ;; esac
