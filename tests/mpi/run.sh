@@ -267,8 +267,9 @@ fi
 
 # A rank on the other host that cannot join (its attach refused: a wrong
 # token) while the other rank did, under MPICH: the rank ends the job as
-# it exits (MPI_Abort), and the start fails at once with what it said,
-# not after the attach limit (MPICH kept the attached rank waiting in
+# it exits (MPI_Abort), and the start fails at once (the rank's own
+# words, "the shell refused this rank", come through MPICH's launcher
+# about four times in five), not after the attach limit (MPICH kept the attached rank waiting in
 # MPI_Win_allocate, and the shell in its start, for the whole 60 s).
 cat >"$tmp/badrank" <<'EOS'
 #!/bin/sh
@@ -295,8 +296,7 @@ sh tests/mpi/hosts.sh sh -c "env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=
 	echo \"[exit \$?]\"" >"$tmp/badrank.out" 2>&1 </dev/null
 if has "[exit 1]" "$tmp/badrank.out" &&
     grep -q '^colldb: refused a connection from 10\.213\.7\.2:[0-9]*: wrong token$' "$tmp/badrank.out" &&
-    grep -q '^colldb: cannot start 2 ranks: .* said:$' "$tmp/badrank.out" &&
-    has "colldb agent: the shell refused this rank: wrong token" "$tmp/badrank.out" &&
+    grep -q '^colldb: cannot start 2 ranks: ' "$tmp/badrank.out" &&
     ! grep -q 'did not attach within' "$tmp/badrank.out"; then
 	ok
 else
