@@ -16,10 +16,12 @@
  * segment, at once, whatever the rank is doing (user_submit()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,9 +29,14 @@
 #include "ctl.h"
 #include "oneside.h"
 #include "out/out.h"
+#include "outbox.h"
 #include "proto.h"
 #include "session-int.h"
 #include "xmalloc.h"
+
+/* The outbox of the rank being started (rank_spawn's child inherits
+ * it), or -1. */
+static int spawn_outbox = -1;
 
 static void
 user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
@@ -50,6 +57,10 @@ user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	setenv("COLLDB_RANK", num, 1);
 	snprintf(num, sizeof num, "%d", s->nranks);
 	setenv("COLLDB_NRANKS", num, 1);
+	if (spawn_outbox >= 0 && fcntl(spawn_outbox, F_SETFD, 0) == 0) {
+		snprintf(num, sizeof num, "%d", spawn_outbox);
+		setenv("COLLDB_OUTBOX_FD", num, 1);
+	}
 	signal(SIGPIPE, SIG_DFL); /* the shell ignores it */
 	signal(SIGINT, SIG_DFL);
 	sigemptyset(&none);
@@ -57,6 +68,29 @@ user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	execvp(u->argv[0], u->argv);
 	fprintf(stderr, "colldb run: cannot execute %s: %s\n", u->argv[0],
 	    strerror(errno));
+}
+
+/* Rank r's outbox (core/outbox.h): a memfd the shell maps and the rank
+ * inherits; its descriptor, or -1 + cause. */
+static int
+outbox_make(struct session *s, int r, char **cause)
+{
+	size_t len = outbox_bytes(s->nranks);
+	int fd = memfd_create("colldb-outbox", MFD_CLOEXEC);
+	void *mem;
+
+	if (fd < 0)
+		return cause_set(cause, "memfd_create: %s", strerror(errno));
+	if (ftruncate(fd, (off_t)len) != 0 ||
+	    (mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		MAP_FAILED) {
+		cause_set(cause, "the outbox of rank %d: %s", r, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	s->rp[r].outbox = mem;
+	s->rp[r].outbox_len = len;
+	return fd;
 }
 
 static int
@@ -70,10 +104,82 @@ user_open(struct session *s, char **cause)
 	for (int r = 0; r < s->nranks && !u->batch; r++)
 		ctl_step_mode(&s->seg, r);
 	for (int r = 0; r < s->nranks; r++) {
-		if (rank_spawn(s, r, user_exec, u, cause) != 0)
+		int rc;
+
+		if ((spawn_outbox = outbox_make(s, r, cause)) < 0)
+			return -1;
+		rc = rank_spawn(s, r, user_exec, u, cause);
+		close(spawn_outbox);
+		spawn_outbox = -1;
+		if (rc != 0)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The programs rank r announced last, by the bytes that announced them: a
+ * program's loop announces the same few calls over and over (the same
+ * site, the same program; the tag and the cell's value travel in the
+ * header), and decoding or building each anew was a quarter of the
+ * shell's work per call.  A hit shares the program (prog_ref()).
+ */
+#define MEMO_SLOTS 8
+
+struct user_memo {
+	struct memo_slot {
+		uint32_t type;
+		size_t len;
+		void *bytes;
+		struct prog *p;
+	} slot[MEMO_SLOTS];
+	unsigned next;
+};
+
+static struct prog *
+memo_find(struct session *s, int r, const struct msg_hdr *h, const void *payload)
+{
+	struct user_memo *m = s->rp[r].user_memo;
+
+	for (int i = 0; m != NULL && i < MEMO_SLOTS; i++) {
+		struct memo_slot *e = &m->slot[i];
+		if (e->p != NULL && e->type == h->type && e->len == h->len &&
+		    memcmp(e->bytes, payload, h->len) == 0)
+			return prog_ref(e->p);
+	}
+	return NULL;
+}
+
+static void
+memo_keep(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload, struct prog *p)
+{
+	struct user_memo *m = s->rp[r].user_memo;
+	struct memo_slot *e;
+
+	if (m == NULL)
+		m = s->rp[r].user_memo = xcalloc(1, sizeof *m);
+	e = &m->slot[m->next++ % MEMO_SLOTS];
+	free(e->bytes);
+	prog_free(e->p);
+	e->type = h->type;
+	e->len = h->len;
+	e->bytes = xmalloc(h->len > 0 ? h->len : 1);
+	memcpy(e->bytes, payload, h->len);
+	e->p = prog_ref(p);
+}
+
+void
+user_memo_release(struct rankproc *rp)
+{
+	struct user_memo *m = rp->user_memo;
+
+	for (int i = 0; m != NULL && i < MEMO_SLOTS; i++) {
+		free(m->slot[i].bytes);
+		prog_free(m->slot[i].p);
+	}
+	free(m);
+	rp->user_memo = NULL;
 }
 
 /* A call announced: track it as a job, so where and diagnose see it. */
@@ -91,19 +197,25 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 	memset(&site, 0, sizeof site);
 	if (h->type == MSG_PROG && h->len >= sizeof site) {
 		memcpy(&site, payload, sizeof site);
-		if ((p = prog_decode((const char *)payload + sizeof site,
-			 h->len - sizeof site, &cause)) == NULL) {
-			out_event(r, "[rank %d] sent a bad program: %s", r,
-			    cause);
-			free(cause);
-			return;
+		if ((p = memo_find(s, r, h, payload)) == NULL) {
+			if ((p = prog_decode((const char *)payload + sizeof site,
+				 h->len - sizeof site, &cause)) == NULL) {
+				out_event(r, "[rank %d] sent a bad program: %s",
+				    r, cause);
+				free(cause);
+				return;
+			}
+			memo_keep(s, r, h, payload, p);
 		}
 		desc = xstrdup(p->title);
 	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
 		const char *title = (const char *)payload + sizeof *cm;
 
 		cm = payload;
-		p = coll_build(&cm->args, s->nranks, r);
+		if ((p = memo_find(s, r, h, payload)) == NULL) {
+			p = coll_build(&cm->args, s->nranks, r);
+			memo_keep(s, r, h, payload, p);
+		}
 		desc = xstrndup(title, h->len - sizeof *cm);
 		flags = JOB_COLL;
 		site = cm->site;
@@ -162,6 +274,10 @@ where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
+	/* in a call the shell has not read yet: it is in the outbox (the
+	 * rank wrote it before it ran the call) */
+	if ((j == NULL || j->tag != b.prog_tag) && session_drain_outbox(s, r))
+		j = rank_job(s, r);
 	describe_position(s, r,
 	    j != NULL && j->tag == b.prog_tag ? j->prog : NULL, sb, verbose);
 }
