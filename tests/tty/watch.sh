@@ -70,10 +70,13 @@ T new-window -t t: -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TER
 sleep 0.3
 T send-keys -t t:obs "./colldb watch; ./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }
-# a failed check of the observer shows its screen too
+# a failed check of the observer shows its screen and its process too
 obs_bad() {
 	bad "$1"
 	obs | sed '/^ *$/d' | tail -n 12 | sed 's/^/    obs| /'
+	for p in $(pgrep -f "colldb watch $sess"); do
+		ps -o pid=,stat=,wchan:24=,etime=,args= -p "$p" | sed 's/^/    obs-process| /'
+	done
 }
 i=0; while [ $i -lt 100 ] && ! obs | grep -q 'read-only'; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q "$sess" && ok || obs_bad "colldb watch does not list the session"
