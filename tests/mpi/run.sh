@@ -497,6 +497,21 @@ for pair in "run-ring mpirun.openmpi" "run-break mpirun.mpich" "run-source-break
 	fi
 done
 
+# --batch, the last rank alive crashes after the other finalized: named,
+# the diagnosis, the session over (the batch loop stopped at "no rank
+# alive" before the death was handled, and said nothing, exit 1)
+(cd "$ex" && cenv timeout 120 "$top/colldb" run -t mpi --mpirun mpirun.openmpi -n 2 --batch \
+	./exits ok segv) >"$tmp/crash.out" 2>&1 </dev/null
+st=$?
+if [ $st = 1 ] && grep -q '^\[rank 1\] died: killed by SIGSEGV ' "$tmp/crash.out" &&
+    grep -q '^  rank 1  dead  killed by SIGSEGV ' "$tmp/crash.out" &&
+    has "colldb: the session is over: rank 1 died, and MPI ends the whole job with it" "$tmp/crash.out"; then
+	ok
+else
+	bad "colldb run --batch: the last rank alive crashes (exit $st)"
+	cat "$tmp/crash.out"
+fi
+
 # A program that computes between its calls (tests/user/compute.c): its
 # progress thread completes a peer's put and notify into it while it
 # computes, across hosts with each MPI (Open MPI's osc pt2pt there makes
