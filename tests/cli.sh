@@ -113,11 +113,22 @@ done
 # a lesson that is not one, or not just one, is a usage error: one
 # error: line, naming the word and (when several match) the lessons
 run 2 ./colldb learn nosuchlesson
-[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a word of a lesson's name; 'colldb learn' lists them)" ] &&
+[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a lesson's number or a word of its name; 'colldb learn' lists them)" ] &&
 	ok || bad "colldb learn nosuchlesson (exit $st)"
 run 2 ./colldb learn ring
 [ $st = 2 ] && [ "$out" = "error: 'ring' matches 2 lessons (03-ring-allreduce, 11-ring-allreduce-4): name one" ] &&
 	ok || bad "colldb learn ring (two lessons match; exit $st)"
+# a number is the lesson's number, as 'colldb learn' lists them (1 was
+# every lesson with a 1 in its name: 01, 10 to 14)
+run 0 sh -c "./colldb learn 1 </dev/null"
+[ $st = 0 ] && has "Lesson 1: the notify/wait handshake between two ranks." && ok ||
+	bad "colldb learn 1 does not run lesson 1 (exit $st)"
+run 0 sh -c "./colldb learn 03 </dev/null"
+[ $st = 0 ] && has "(colldb) start allreduce buf sig mode=ring check" && ok ||
+	bad "colldb learn 03 does not run lesson 3 (exit $st)"
+run 2 ./colldb learn 99
+[ $st = 2 ] && [ "$out" = "error: no lesson matches '99' (expected a lesson's number or a word of its name; 'colldb learn' lists them)" ] &&
+	ok || bad "colldb learn 99 (exit $st)"
 
 # colldb watch of a session that is not running, or of ranks it does not
 # have: one error: line naming the word
