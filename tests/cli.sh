@@ -38,6 +38,11 @@ run 0 sh -c "printf 'say from-stdin\n' | ./colldb -n 1 $tmp/pre.coll $tmp/post.c
 [ $st = 0 ] && ! has "from-stdin" && has "pre   [2]    i32        8       0" && ok ||
 	bad "trailing FILEs: stdin read, or the files not run (exit $st)"
 
+# a script that cannot be read: one error line saying why, exit 2
+run 2 ./colldb -n 1 "$tmp/no-such.coll"
+[ $st = 2 ] && [ "$out" = "error: cannot read script '$tmp/no-such.coll': No such file or directory (try 'colldb --help')" ] &&
+	ok || bad "a missing script (exit $st)"
+
 # input that is not a script: one error, exit 1, no hang
 run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
 [ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||

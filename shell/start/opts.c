@@ -279,7 +279,8 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 
 		if (access(o->xfiles[i], R_OK) != 0 ||
 		    stat(o->xfiles[i], &st) != 0) {
-			opt_error(who, "cannot read script '%s'", o->xfiles[i]);
+			opt_error(who, "cannot read script '%s': %s",
+			    o->xfiles[i], strerror(errno));
 			return 0;
 		}
 		if (S_ISDIR(st.st_mode)) {
