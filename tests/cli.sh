@@ -43,6 +43,13 @@ run 2 ./colldb -n 1 "$tmp/no-such.coll"
 [ $st = 2 ] && [ "$out" = "error: cannot read script '$tmp/no-such.coll': No such file or directory (try 'colldb --help')" ] &&
 	ok || bad "a missing script (exit $st)"
 
+# --timeout out of range says the range, as 'set timeout' does
+for v in -1 100000 x; do
+	run 2 ./colldb -n 1 --timeout "$v" </dev/null
+	[ $st = 2 ] && [ "$out" = "error: --timeout $v: expected seconds, 0..86400 (try 'colldb --help')" ] &&
+		ok || bad "--timeout $v (exit $st)"
+done
+
 # input that is not a script: one error, exit 1, no hang
 run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
 [ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||
