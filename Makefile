@@ -275,7 +275,8 @@ fuzz: deps
 # keep compiling (defined before the rule: prerequisites expand as read)
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
-	    $(O)/bench/build-cost $(O)/bench/mpi-ops
+	    $(O)/bench/build-cost $(O)/bench/mpi-ops \
+	    $(O)/bench/proto-floor
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich

@@ -10,7 +10,9 @@
 #      ring, `bench sweep ... time=TIME json`), MPI_Allreduce of Open MPI
 #      and of MPICH (mpi-peer allreduce, measured the same way: every rank
 #      times each call, calls back to back, a round is the slowest rank,
-#      the median round), memcpy of the same size (memcpy-bw).
+#      the median round), memcpy of the same size (memcpy-bw), and the
+#      protocols' own floor (proto-floor: the same mesh and ring with bare
+#      C11 atomics, no executor).
 #
 # Each peer runs REPS times; the order rotates from one repetition to the
 # next (A B C D, B C D A, ...), so a change of load hits every peer alike.
@@ -49,7 +51,7 @@ for tool in mpirun.openmpi mpirun.mpich python3; do
 		exit 1
 	fi
 done
-for b in bench-wake memcpy-bw mpi-peer-openmpi mpi-peer-mpich; do
+for b in bench-wake memcpy-bw proto-floor mpi-peer-openmpi mpi-peer-mpich; do
 	[ -x "$top/$O/bench/$b" ] || { echo "peers.sh: $O/bench/$b missing (make bench builds it)" >&2; exit 1; }
 done
 
@@ -118,7 +120,7 @@ for r in json.load(open(sys.argv[1]))["sweep"]:
 for n in 2 4; do
 	rep=0
 	while [ $rep -lt "$reps" ]; do
-		for who in $(rotate $rep mesh ring ompi mpich memcpy); do
+		for who in $(rotate $rep mesh ring ompi mpich memcpy floor); do
 			case $who in
 			mesh|ring) sweep_colldb $n $who "$tmp/ar.$n.$who" ;;
 			ompi) ompi $n allreduce -b $sizes_min -e $sizes_max -f $factor \
@@ -131,6 +133,13 @@ for n in 2 4; do
 				for sz in $sizes; do
 					echo "$sz $("$top/$O/bench/memcpy-bw" $sz || failed memcpy-bw $?)"
 				done >>"$tmp/ar.$n.memcpy" ;;
+			floor)
+				for mode in mesh ring; do
+					for sz in $sizes; do
+						echo "$sz $("$top/$O/bench/proto-floor" $n $mode $sz "$btime" ||
+						    failed "proto-floor $n $mode $sz" $?)"
+					done >>"$tmp/ar.$n.floor-$mode"
+				done ;;
 			esac
 		done
 		rep=$((rep + 1))
@@ -199,11 +208,16 @@ def by_size(name, n, col):
         out.setdefault(b, []).append(2.0 * (n - 1) / n * b / us / 1e3)
     return out
 
-def memcpy(n):
+def gbps(name):
+    # lines: BYTES GB/S (memcpy-bw, proto-floor)
     out = {}
-    for l in lines("ar.%d.memcpy" % n):
-        out.setdefault(int(l[0]), []).append(float(l[1]))
+    for l in lines(name):
+        if len(l) == 2:
+            out.setdefault(int(l[0]), []).append(float(l[1]))
     return out
+
+def memcpy(n):
+    return gbps("ar.%d.memcpy" % n)
 
 def colldb_waits(n, mode):
     out = {}
@@ -236,6 +250,29 @@ for n in (2, 4):
         size = "%d KiB" % (b >> 10) if b < (1 << 20) else "%d MiB" % (b >> 20)
         print("  %9s  %-20s %-20s %-20s %-20s %-20s %8s %8s %8s" % (size, cell(mesh.get(b)), cell(ring.get(b)),
               cell(om.get(b)), cell(mp.get(b)), cell(mc.get(b)), ratio(om), ratio(mp), ratio(mc)))
+    fm, fr = gbps("ar.%d.floor-mesh" % n), gbps("ar.%d.floor-ring" % n)
+    print("  the protocols' own floor (proto-floor: the same barriers and data movement, bare C11")
+    print("  atomics, no executor); colldb over it, and the better floor over Open MPI:")
+    print("  %9s  %-20s %-20s %10s %10s %14s" % ("size", "floor mesh", "floor ring", "mesh/floor",
+          "ring/floor", "floor/OpenMPI"))
+    vs_floor, floor_om = {}, {}
+    for b in sorted(set(fm) | set(fr)):
+        for name, v in (("proto-floor mesh", fm.get(b)), ("proto-floor ring", fr.get(b))):
+            if len(v or []) < reps:
+                missing.append("%s, %d ranks, %d bytes: %d of %d repetitions" % (name, n, b, len(v or []), reps))
+        def over(a, f):
+            return [x / y for x, y in zip(a.get(b, []), f.get(b, [])) if y > 0]
+        rm, rr = over(mesh, fm), over(ring, fr)
+        fbest = [max(x, y) for x, y in zip(fm.get(b, []), fr.get(b, []))]
+        fo = [x / y for x, y in zip(fbest, om.get(b, [])) if y > 0]
+        if rm and rr:
+            vs_floor[b] = min(med(rm), med(rr))
+        if fo:
+            floor_om[b] = med(fo)
+        size = "%d KiB" % (b >> 10) if b < (1 << 20) else "%d MiB" % (b >> 20)
+        print("  %9s  %-20s %-20s %9s %10s %13s" % (size, cell(fm.get(b)), cell(fr.get(b)),
+              "%.2fx" % med(rm) if rm else "n/a", "%.2fx" % med(rr) if rr else "n/a",
+              "%.2fx" % med(fo) if fo else "n/a"))
     w = colldb_waits(n, "mesh")
     if w:
         print("  colldb mesh, per call (median over repetitions): sched_yield / futex sleeps:",
@@ -247,6 +284,13 @@ for n in (2, 4):
         return min(v) if v else (float("nan"), 0)
     def sz(b):
         return "%d KiB" % (b >> 10) if b < (1 << 20) else "%d MiB" % (b >> 20)
+    if vs_floor:
+        x, b = min((x, b) for b, x in vs_floor.items())
+        verdict("allreduce %d ranks: colldb's mesh and ring >= 0.9x their protocol's floor (lowest at %s)"
+                % (n, sz(b)), x, "x", lambda x: x >= 0.9)
+    else:
+        verdict("allreduce %d ranks: colldb's mesh and ring >= 0.9x their protocol's floor" % n,
+                float("nan"), "x", lambda x: True)
     if n == 2:
         x, b = worst(64 << 10, 64 << 20)
         verdict("allreduce 2 ranks >= 2x Open MPI from 64 KiB to 64 MiB (lowest at %s)" % sz(b), x, "x",
