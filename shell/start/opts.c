@@ -141,7 +141,8 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		o->timeout = strtod(val, &end);
 		if (*end != '\0' || end == val ||
 		    !(o->timeout >= 0 && o->timeout <= 86400)) {
-			opt_error(who, "--timeout %s: expected seconds, 0..86400", val);
+			opt_error(who,
+			    "--timeout %s: expected seconds, 0..86400", val);
 			return -1;
 		}
 		return 1;
