@@ -182,7 +182,7 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 # static library; libkern.so is the library the load/call tests use.
 
 EXAMPLES = ring ring-broken handshake handshake-broken
-USER_TESTS = exits ring-exit ring-crash mismatch lint forker
+USER_TESTS = exits ring-exit ring-crash mismatch lint forker batch
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
 	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 # -O0 in sanitizer runs: instrumented, even -O2 leaves a local the gdb
@@ -276,7 +276,7 @@ fuzz: deps
 BENCH_BIN = $(O)/bench/bench-wake $(O)/bench/pane-cost $(O)/bench/span-cost \
 	    $(O)/bench/memcpy-bw $(O)/bench/kern-bw $(O)/bench/explore-bench \
 	    $(O)/bench/build-cost $(O)/bench/mpi-ops \
-	    $(O)/bench/proto-floor
+	    $(O)/bench/proto-floor $(O)/bench/user-pp
 # The MPI peers (bench/peers.sh): one source, built by each MPI's own
 # compiler wrapper (the deps step installs both).
 MPI_PEER_BIN = $(O)/bench/mpi-peer-openmpi $(O)/bench/mpi-peer-mpich

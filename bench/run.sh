@@ -12,10 +12,11 @@
 # shows that every part still runs to the end (tests/bench.sh, in make
 # check).
 O=${1:-build}
-mpi_args="" idle="32 10" spans="" scale="" blocked=5 pane=3
+mpi_args="" idle="32 10" spans="" scale="" blocked=5 pane=3 user=""
 if [ "${BENCH_SMOKE:-}" = 1 ]; then
 	export BENCH_REPS=1 BENCH_TIME=0.01 BENCH_FACTOR=128 SCALE_SECS=20
 	mpi_args="200 1048576" idle="2 1" spans=20000 scale=8 blocked=0.5 pane=1
+	user="200 3"
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/colldb-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -48,6 +49,7 @@ part explore-bench "$O/bench/explore-bench"
 part diagnose.sh sh bench/diagnose.sh "$O"
 echo "== mpi transport: colldb's operations next to the same ones in MPI (same job, same window)"
 part mpi.sh sh bench/mpi.sh "$O" $mpi_args
+part user.sh sh bench/user.sh "$O" $user
 echo "== mpi transport: CPU of ${idle% *} agents idle at the prompt for ${idle#* } s"
 part mpi-idle.sh sh bench/mpi-idle.sh $idle
 echo "== colldb stats / tree --mean on a generated 1M-span [STRACE] log"

@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "api-int.h"
 #include "call.h"
 #include "colldb.h"
+#include "outbox.h"
 #include "proto.h"
 #include "remote-rank.h"
 #include "xmalloc.h"
@@ -55,6 +58,8 @@ static struct {
 	pid_t *children; /* standalone rank 0: ranks 1.. */
 	int nchildren;
 	struct remote *remote; /* a rank of an mpi session (remote.h) */
+	struct outbox_w ob;    /* announcements and DONEs go here (outbox.h) */
+	int ob_on;	       /* ... when the shell gave this rank one */
 } api;
 
 static const char *const errors[] = {
@@ -121,23 +126,67 @@ api_fail(int err, const char *fmt, ...)
 
 static int no_world(const char *fn);
 
+/*
+ * The call sites seen last: a program's loop calls from a few lines over
+ * and over, and wording a site (its file's last component, "ring.c:42")
+ * was a fifth of a notify's instructions.  Keyed by the __FILE__ pointer
+ * the macro passed (the same literal each time), the line and the
+ * function name's pointer.
+ */
+#define SITE_CACHE 8
+
+static struct site_memo {
+	const char *file, *fn;
+	int line;
+	struct site site;
+	char loc[sizeof api.loc];
+} site_memo[SITE_CACHE];
+static unsigned site_next;
+
+static void
+site_word(const char *fn)
+{
+	struct site_memo *m;
+	enum api_fn f = FN_NONE;
+	const char *base;
+
+	for (int i = 0; i < SITE_CACHE; i++) {
+		m = &site_memo[i];
+		if (m->file == api.at_file && m->line == api.at_line &&
+		    m->fn == fn) {
+			api.site = m->site;
+			memcpy(api.loc, m->loc, sizeof api.loc);
+			return;
+		}
+	}
+	(void)api_fn_from_name(fn, &f);
+	site_set(&api.site, api.at_file, api.at_line, f);
+	base = strrchr(api.at_file, '/');
+	snprintf(api.loc, sizeof api.loc, "%s:%d",
+	    base != NULL ? base + 1 : api.at_file, api.at_line);
+	m = &site_memo[site_next++ % SITE_CACHE];
+	m->file = api.at_file;
+	m->fn = fn;
+	m->line = api.at_line;
+	m->site = api.site;
+	memcpy(m->loc, api.loc, sizeof api.loc);
+}
+
 struct rank_ctx *
 api_begin(const char *fn)
 {
 	struct rank_ctx *rc = ctx();
 
-	enum api_fn f = FN_NONE;
-
 	api.fn = fn;
 	api.errmsg[0] = '\0';
 	api.nops++;
-	(void)api_fn_from_name(fn, &f);
-	site_set(&api.site, api.at_file, api.at_line, f);
 	if (api.at_file != NULL) {
-		const char *base = strrchr(api.at_file, '/');
-		snprintf(api.loc, sizeof api.loc, "%s:%d",
-		    base != NULL ? base + 1 : api.at_file, api.at_line);
+		site_word(fn);
 	} else {
+		enum api_fn f = FN_NONE;
+
+		(void)api_fn_from_name(fn, &f);
+		site_set(&api.site, NULL, 0, f);
 		snprintf(api.loc, sizeof api.loc, "%.24s op %llu",
 		    program_invocation_short_name, (unsigned long long)api.nops);
 	}
@@ -163,6 +212,17 @@ api_leave(const char **was)
 
 /* ---- running programs ----------------------------------------------------- */
 
+/* To the shell: through the outbox when there is one (core/outbox.h).
+ * A failed send means the shell is gone; the rank dies with it. */
+static void
+send_hdr(struct rank_ctx *rc, const struct msg_hdr *h, const void *payload)
+{
+	if (api.ob_on && h->type != MSG_HELLO)
+		(void)outbox_put(&api.ob, h, payload);
+	else
+		(void)proto_send(rc->sock, h, payload);
+}
+
 static void
 send_msg(struct rank_ctx *rc, uint32_t type, uint32_t tag, int32_t status,
     const struct strbuf *payload)
@@ -170,8 +230,28 @@ send_msg(struct rank_ctx *rc, uint32_t type, uint32_t tag, int32_t status,
 	struct msg_hdr h = { .type = type, .tag = tag, .status = status };
 
 	h.len = payload != NULL ? (uint32_t)payload->len : 0;
-	/* A failed send means the shell is gone; the rank dies with it. */
-	(void)proto_send(rc->sock, &h, payload != NULL ? payload->buf : NULL);
+	send_hdr(rc, &h, payload != NULL ? payload->buf : NULL);
+}
+
+/*
+ * The rank is about to show itself stopped, or blocked (transport.h).  A
+ * stop is the shell's to report at once ("stopped before ring.c:75 ...",
+ * with the call): ring.  A wait that blocks is read by the shell at its
+ * next pump (it reads the outbox whether rung or not; settling pumps
+ * every millisecond), so it rings only as the policy says: in a
+ * ping-pong whose ranks share CPUs with the shell most waits block
+ * briefly, and a bell each woke the shell onto a CPU a rank needed.
+ */
+static void
+before_block(struct transport *t, int stop)
+{
+	(void)t;
+	if (!api.ob_on)
+		return;
+	if (stop)
+		outbox_kick(&api.ob);
+	else
+		outbox_maybe_kick(&api.ob);
 }
 
 static void
@@ -209,7 +289,7 @@ announce(struct rank_ctx *rc, uint32_t tag, const struct prog *p,
 				memory_order_acquire);
 		}
 		h.len = (uint32_t)sb.len;
-		(void)proto_send(rc->sock, &h, sb.buf);
+		send_hdr(rc, &h, sb.buf);
 	}
 	strbuf_release(&sb);
 }
@@ -219,6 +299,10 @@ title(char *buf, size_t len, const struct prog *p, int coll)
 {
 	size_t n = 0;
 
+	if (api.nspans == 0 && !coll && strlen(api.loc) < len) {
+		strcpy(buf, api.loc); /* the common case, without snprintf */
+		return;
+	}
 	buf[0] = '\0';
 	for (int i = 0; i < api.nspans && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s > ", api.spans[i]);
@@ -318,6 +402,8 @@ api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll)
 			strbuf_addstr(&sb, cause);
 		send_msg(rc, MSG_DONE, tag, st, &sb);
 		strbuf_release(&sb);
+		if (api.ob_on)
+			outbox_maybe_kick(&api.ob);
 	}
 	if (st == DONE_ABORTED) {
 		snprintf(api.errmsg, sizeof api.errmsg,
@@ -387,6 +473,12 @@ init_mpi(void)
 		return CDB_ERR_INIT;
 	}
 	api.remote = &rm;
+	if (rm.outbox != NULL &&
+	    outbox_w_init(&api.ob, rm.outbox, rm.outbox_len, api.rc.sock, 0) ==
+		0) {
+		api.ob_on = 1;
+		api.rc.t.before_block = before_block;
+	}
 	atexit(mpi_at_exit);
 	unsetenv("COLLDB_SHELL");
 	unsetenv("COLLDB_MPI_PLUGIN");
@@ -396,6 +488,33 @@ init_mpi(void)
 	rank_hold(&api.rc, "cdb_init");
 	remote_busy(&rm, 0);
 	return CDB_OK;
+}
+
+/* The outbox the shell made for this rank (COLLDB_OUTBOX_FD, outbox.h);
+ * without one (an older colldb) every message goes on the socket. */
+static void
+outbox_attach(int sock)
+{
+	struct stat st;
+	long fd;
+	void *mem;
+
+	if (env_int("COLLDB_OUTBOX_FD", 0, 1 << 20, &fd) != 1)
+		return;
+	fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+	if (fstat((int)fd, &st) != 0 || st.st_size <= 0 ||
+	    (mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, (int)fd, 0)) == MAP_FAILED) {
+		close((int)fd);
+		return;
+	}
+	close((int)fd); /* the mapping stays */
+	if (outbox_w_init(&api.ob, mem, (size_t)st.st_size, sock, 0) != 0) {
+		munmap(mem, (size_t)st.st_size);
+		return;
+	}
+	api.ob_on = 1;
+	api.rc.t.before_block = before_block;
 }
 
 static int
@@ -417,10 +536,12 @@ init_run(void)
 	}
 	fcntl((int)seg_fd, F_SETFD, FD_CLOEXEC);
 	fcntl((int)sock, F_SETFD, FD_CLOEXEC);
+	outbox_attach((int)sock);
 	unsetenv("COLLDB_SEG_FD");
 	unsetenv("COLLDB_SOCK_FD");
 	unsetenv("COLLDB_RANK");
 	unsetenv("COLLDB_NRANKS");
+	unsetenv("COLLDB_OUTBOX_FD");
 	fflush(stdout);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	api.mode = API_RUN;
@@ -582,10 +703,13 @@ cdb_finalize(void)
 					   "cdb_init has not been called");
 	/* The shell tells a finalized rank from one that exited early by
 	 * this state; the socket stays open until the process ends. */
+	if (api.ob_on && api.mode == API_RUN)
+		outbox_kick(&api.ob);
 	seg_set_state(api.rc.board, RS_EXITED);
 	if (api.remote != NULL) {
 		remote_close(api.remote); /* MPI_Finalize: the others too */
 		api.remote = NULL;
+		api.ob_on = 0; /* remote_close() let the outbox go */
 	} else {
 		rank_detach(&api.rc);
 	}
@@ -777,6 +901,46 @@ cdb_local(const char *name)
 	return p;
 }
 
+/*
+ * The windows api_region() found last, while the window table's win_seq
+ * stays what it was: finding a window syncs this rank's checked copy of
+ * the whole table (seg_win_sync, 128 slots: a third of a notify's
+ * instructions), and a program calls on the same few windows.  Every
+ * alloc and free bumps win_seq; a copy that stays is one seg_win_sync
+ * checked.
+ */
+#define WIN_CACHE 4
+
+static struct {
+	const struct seg *seg;
+	uint32_t seq;
+	struct seg_window *w[WIN_CACHE];
+	unsigned next;
+} win_memo;
+
+static struct seg_window *
+win_find(struct rank_ctx *rc, uint64_t off)
+{
+	uint32_t seq =
+	    atomic_load_explicit(&rc->seg.h->win_seq, memory_order_acquire);
+	struct seg_window *w;
+
+	if (win_memo.seg != &rc->seg || win_memo.seq != seq) {
+		memset(&win_memo, 0, sizeof win_memo);
+		win_memo.seg = &rc->seg;
+		win_memo.seq = seq;
+	}
+	for (int i = 0; i < WIN_CACHE; i++) {
+		w = win_memo.w[i];
+		if (w != NULL && w->used && off >= w->off &&
+		    off < w->off + w->bytes)
+			return w;
+	}
+	if ((w = seg_win_at(&rc->seg, off)) != NULL)
+		win_memo.w[win_memo.next++ % WIN_CACHE] = w;
+	return w;
+}
+
 int
 api_region(struct rank_ctx *rc, const char *what, const void *ptr,
     uint64_t count, struct seg_window **wp, uint64_t *offp)
@@ -788,7 +952,7 @@ api_region(struct rank_ctx *rc, const char *what, const void *ptr,
 	if (ptr == NULL)
 		return api_fail(CDB_ERR_ARG, "%s is NULL", what);
 	if (p < area || p >= area + rc->seg.area_size ||
-	    (w = seg_win_at(&rc->seg, (uint64_t)(p - area))) == NULL)
+	    (w = win_find(rc, (uint64_t)(p - area))) == NULL)
 		return api_fail(CDB_ERR_WINDOW,
 		    "%s does not point into a window of this rank", what);
 	off = (uint64_t)(p - area);

@@ -41,7 +41,8 @@
  * `ranks`, the watch pane) as its source location and current micro-op,
  * e.g. "rank 1: blocked  myring.c:42: wait sig[0,1] >= 1 (now 0)", and is
  * announced to the shell (which keeps a copy of the program for `where`
- * and hang diagnosis).  Standalone, the gate is one relaxed load per
+ * and hang diagnosis; announcements are queued in memory the shell reads,
+ * not sent call by call).  Standalone, the gate is one relaxed load per
  * micro-op.
  *
  * SOURCE LOCATIONS.  The operations below are also macros of the same name
@@ -60,10 +61,11 @@
  * Rank 0's cdb_finalize() (or exit) waits for the other ranks and reports
  * one that failed.  The shared memory is unlinked before any rank runs.
  *
- * UNDER `colldb run`.  The shell passes COLLDB_SEG_FD, COLLDB_SOCK_FD and
- * COLLDB_RANK (and COLLDB_NRANKS) in the environment; cdb_init() attaches
- * to the session, removes these variables and marks both descriptors
- * close-on-exec, so a program this rank starts does not join the session.
+ * UNDER `colldb run`.  The shell passes COLLDB_SEG_FD, COLLDB_SOCK_FD,
+ * COLLDB_OUTBOX_FD and COLLDB_RANK (and COLLDB_NRANKS) in the environment;
+ * cdb_init() attaches to the session, removes these variables and marks
+ * the descriptors close-on-exec, so a program this rank starts does not
+ * join the session.
  * stdout and stderr go to the shell (lines print as "[rank N] text");
  * cdb_init() makes stdout line-buffered.  Without --batch every rank then
  * stops inside cdb_init() until the shell says `continue` or `step`.

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 #include "kern.h"
@@ -45,18 +46,40 @@ exec_reserve(struct exec *ex, size_t bytes)
  * the own window (kern_copy_stream(); prog.h's stream_bytes says which
  * programs may): nothing reads those chunks again within the call, and a
  * cached store costs a read for ownership of each line and evicts what
- * the next chunks read.  Below it the result may still be in the core's
- * 2 MiB L2 when its user reads it, and streaming gained nothing that
- * stood out of the noise.  Measured on the 2-vCPU development machine
- * (EPYC, 2 MiB L2 a core, 32 MiB L3), 2-rank mesh f32, busbw streamed
- * over not (COLLDB_STREAM_MIN=1 vs off, interleaved, 10 pairs, median
- * ratio): 512 KiB 1.15, 1 MiB 1.05, 2 MiB 1.08-1.20 (spreads 0.4-8x),
- * 4 MiB 1.20, 8 MiB 1.50, 16 and 64 MiB: docs/design.md.
+ * the next chunks read.  Whether that pays depends on the cache
+ * hierarchy, so the default is the machine's:
+ *
+ * - AMD (and any CPU not below): 4 MiB.  Measured on a 2-vCPU EPYC (2 MiB
+ *   L2 a core, 32 MiB L3), 2-rank mesh f32, busbw streamed over not
+ *   (COLLDB_STREAM_MIN=1 vs off, interleaved, 10 pairs, median ratio):
+ *   512 KiB 1.15, 1 MiB 1.05, 2 MiB 1.08-1.20 (spreads 0.4-8x), 4 MiB
+ *   1.20, 8 MiB 1.50, 16 and 64 MiB: docs/design.md.  Below 4 MiB the
+ *   gain did not stand out of the noise.
+ * - Intel: the last-level cache's size (never, where it is unknown).
+ *   On a 2-vCPU Xeon (2 MiB L2 a core, 300 MiB shared L3) the cached
+ *   stores won: off over the 4 MiB default, 8 interleaved pairs, 4 MiB
+ *   1.26x, 16 MiB 1.21x, 64 MiB 1.26x (load 4-5): what a rank stores
+ *   stays in the shared L3, where its peers read it in the next call,
+ *   and a streamed store sends it to memory.
  */
 #define EXEC_STREAM_MIN (4u << 20)
 
 static uint64_t
-stream_min(void)
+stream_default(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_is("intel")) {
+		long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+		return llc > 0 ? (uint64_t)llc : UINT64_MAX;
+	}
+#endif
+	return EXEC_STREAM_MIN;
+}
+
+uint64_t
+exec_stream_min(void)
 {
 	static _Atomic uint64_t min; /* 0: not read yet */
 	uint64_t m = atomic_load_explicit(&min, memory_order_relaxed);
@@ -65,7 +88,7 @@ stream_min(void)
 
 	if (m != 0)
 		return m;
-	m = EXEC_STREAM_MIN;
+	m = stream_default();
 	if ((env = getenv("COLLDB_STREAM_MIN")) != NULL) {
 		unsigned long long v = strtoull(env, &end, 0);
 
@@ -82,7 +105,7 @@ void
 exec_prepare(struct exec *ex, const struct prog *p)
 {
 	exec_reserve(ex, p->acc_bytes);
-	ex->stream = p->stream_bytes != 0 && p->stream_bytes >= stream_min();
+	ex->stream = p->stream_bytes != 0 && p->stream_bytes >= exec_stream_min();
 }
 
 static int

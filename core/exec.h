@@ -50,11 +50,13 @@ void exec_reserve(struct exec *ex, size_t bytes);
 /*
  * Before running p: exec_reserve() its accumulator, and choose how its
  * same-dtype copies into this rank's window store: through the cache, or
- * streamed past it when p->stream_bytes >= EXEC_STREAM_MIN (exec.c says
- * why that size; COLLDB_STREAM_MIN=BYTES overrides it, =off never
- * streams: for `make bench`'s A/B).  Either way the bytes are the same.
+ * streamed past it when p->stream_bytes reaches the machine's threshold
+ * (exec.c says which and why; COLLDB_STREAM_MIN=BYTES overrides it, =off
+ * never streams: for `make bench`'s A/B).  Either way the bytes are the same.
  */
 void exec_prepare(struct exec *ex, const struct prog *p);
+/* That threshold in bytes (UINT64_MAX: never), read once. */
+uint64_t exec_stream_min(void);
 
 /* Execute u; for WAIT, *seen receives the observed cell value. */
 int exec_uop(struct exec *ex, const struct uop *u, int32_t *seen, char **cause);

@@ -16,7 +16,13 @@
  * MSG_PROG (a struct site, then the encoded program, its title the
  * source location) or MSG_COLL (a struct coll_msg, its site filled in,
  * followed by the NUL-terminated title); then MSG_DONE with that tag, as
- * an agent would.  The shell sends it nothing.
+ * an agent would.  The shell sends it nothing.  These go through the
+ * rank's outbox (core/outbox.h), which the shell drains; the socket then
+ * carries only MSG_HELLO and MSG_KICK ("drain my outbox now").  A rank of
+ * an mpi session's control thread ships them as MSG_QUEUED: the records
+ * exactly as in the outbox (each a struct msg_hdr and its payload, padded
+ * to 8 bytes), handled as if each had come alone.  A program without an
+ * outbox (COLLDB_OUTBOX_FD unset) sends each message on the socket.
  *
  * Both ends are the same binary (or the same libcolldb) on one machine, so
  * structs travel raw.  Ownership: proto_recv() returns a payload the caller
@@ -55,6 +61,9 @@ enum msg_type {
 	MSG_MEM,
 	MSG_RAW,
 	MSG_ALLOC,
+	/* a user rank's queued messages (core/outbox.h) */
+	MSG_KICK,
+	MSG_QUEUED,
 	MSG__COUNT
 };
 

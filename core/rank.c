@@ -281,6 +281,7 @@ gate(struct rank_ctx *rc, uint32_t pc, const struct uop *u,
 		}
 		atomic_store(&b->stop_reason, why);
 		atomic_store(&b->stop_break, bp);
+		transport_before_block(&rc->t, 1);
 		seg_set_state(b, RS_STOPPED);
 		idle_wait(rc, &b->ctl, ctl);
 		seg_set_state(b, RS_RUNNING);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "mpi-plugin.h"
+#include "outbox.h"
 #include "rank.h"
 #include "remote.h"
 
@@ -39,6 +40,11 @@ struct remote {
 	char mpi[64];
 	char tmpdir[96]; /* COLLDB_MPI_TMPDIR: removed if the shell dies */
 	struct remote_welcome welcome;
+	/* A user rank's outbox (core/outbox.h): its calls' announcements and
+	 * DONEs, written by the main thread, shipped by the control thread
+	 * as MSG_QUEUED; NULL for an agent. */
+	struct outbox_ring *outbox;
+	size_t outbox_len;
 };
 
 /*

@@ -230,6 +230,8 @@ send_board(struct remote *rm, uint32_t id, int ahead)
 }
 
 static void relay_from_main(struct remote *rm);
+static void ship_spans(struct remote *rm);
+static void drain_out(struct remote *rm);
 
 /* The main thread sent something the control thread has not relayed. */
 static int
@@ -237,7 +239,36 @@ main_pending(struct remote *rm)
 {
 	struct pollfd p = { rm->pair[1], POLLIN, 0 };
 
-	return !rm->pair_closed && poll(&p, 1, 0) == 1;
+	return (!rm->pair_closed && poll(&p, 1, 0) == 1) ||
+	    (rm->outbox != NULL && outbox_pending(rm->outbox) > 0);
+}
+
+/*
+ * What the user rank queued in its outbox, on to the shell as MSG_QUEUED
+ * (as many as PROTO_MAX_MSG needs), after what it printed and its span
+ * records, the last one after a board marked to be merged once the shell
+ * has read it: as relay_from_main() does for one message.
+ */
+static void
+ship_outbox(struct remote *rm)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (rm->outbox == NULL || outbox_pending(rm->outbox) == 0)
+		return;
+	fflush(stdout);
+	drain_out(rm);
+	ship_spans(rm);
+	for (;;) {
+		strbuf_reset(&sb);
+		if (outbox_batch(rm->outbox, (uint8_t *)rm->outbox + OUTBOX_HDR,
+			rm->outbox_len - OUTBOX_HDR, &sb, PROTO_MAX_MSG) <= 0)
+			break;
+		if (outbox_pending(rm->outbox) == 0)
+			send_board(rm, 0, 1);
+		send_msg(rm->tcp, MSG_QUEUED, 0, 0, sb.buf, sb.len);
+	}
+	strbuf_release(&sb);
 }
 
 /*
@@ -490,9 +521,16 @@ relay_from_main(struct remote *rm)
 {
 	struct msg_hdr h;
 	void *payload = NULL;
+	struct pollfd p = { rm->pair[1], POLLIN, 0 };
 
+	/* what the outbox holds was written before anything on the pair */
+	ship_outbox(rm);
+	if (rm->pair_closed || poll(&p, 1, 0) != 1)
+		return;
 	if (proto_recv(rm->pair[1], &h, &payload) != 1) {
 		rm->pair_closed = 1;
+	} else if (h.type == MSG_KICK) {
+		ship_outbox(rm); /* the bell: nothing to relay */
 	} else {
 		if (before_relay(h.type)) {
 			fflush(stdout);
@@ -542,9 +580,12 @@ control_main(void *arg)
 		 * relayed what poll saw) */
 		if ((p[1].revents & (POLLIN | POLLHUP)) && main_pending(rm))
 			relay_from_main(rm);
-		if (n == 0)
+		if (n == 0) {
+			ship_outbox(rm); /* calls made since, rung or not */
 			ship_spans(rm);
+		}
 	}
+	ship_outbox(rm);
 	drain_out(rm);
 	ship_spans(rm);
 	send_board(rm, 0, 0);
@@ -610,6 +651,10 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 		atomic_store(&rc->board->mode, RUN_STEP);
 	if (capture_output(rm, cause) != 0)
 		return -1;
+	if (kind == REMOTE_USER) {
+		rm->outbox_len = outbox_bytes(rm->nranks);
+		rm->outbox = xcalloc(1, rm->outbox_len);
+	}
 	send_msg(rm->tcp, MSG_READY, 0, 0, NULL, 0);
 	send_board(rm, 0, 0);
 	if (pthread_create(&rm->thread, NULL, control_main, rm) != 0)
@@ -731,6 +776,8 @@ remote_close(struct remote *rm)
 	if (rm->outp[0] >= 0)
 		close(rm->outp[0]);
 	rm->pair[1] = rm->outp[0] = rm->tcp = -1;
+	free(rm->outbox);
+	rm->outbox = NULL;
 }
 
 /* MSG_RAW: one raw-MPI benchmark (mpi-plugin.h); the reply is the

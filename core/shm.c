@@ -132,6 +132,7 @@ shm_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	atomic_store_explicit(&b->wait_off, off, memory_order_relaxed);
 	atomic_store_explicit(&b->wait_cmp, (uint32_t)cmp, memory_order_relaxed);
 	atomic_store_explicit(&b->wait_expected, expected, memory_order_relaxed);
+	transport_before_block(t, 0);
 	seg_set_state(b, RS_BLOCKED);
 	if (atomic_load(&s->h->wait_giveup) != 0) {
 		rc = wait_giveup(s, b, cell, cmp, expected, &v);

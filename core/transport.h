@@ -66,7 +66,19 @@ struct transport {
 	uint64_t area_size;
 	int nonblock; /* wait() returns WAIT_PENDING instead of blocking */
 	void *priv;   /* the transport's own state */
+	/* Called, when set, just before the rank shows itself blocked in a
+	 * wait (after the quiet spin; stop 0) or stopped at its gate (stop
+	 * 1): a user rank's outbox decides whether to ring its bell
+	 * (core/outbox.h).  Set after init. */
+	void (*before_block)(struct transport *t, int stop);
 };
+
+static inline void
+transport_before_block(struct transport *t, int stop)
+{
+	if (t->before_block != NULL)
+		t->before_block(t, stop);
+}
 
 extern const struct transport_ops transport_shm_ops;
 /* core/mpi.c: MPI-3 RMA through the MPI plugin (core/mpi-plugin.h). */

@@ -33,15 +33,15 @@ rc=$?
 for h in "== side by side" "notify->wait round trip" "allreduce f32 sum, 2 ranks" \
     "allreduce f32 sum, 4 ranks" "== a rank blocked in wait" "== data path" \
     "== spans" "== programs" "== watch pane" "== explore" "== diagnose on 64 ranks" \
-    "== mpi transport: colldb's operations" "== mpi transport: CPU of" \
+    "== mpi transport: colldb's operations" "== user programs" "== mpi transport: CPU of" \
     "== colldb stats / tree --mean" "== many ranks" "== verdicts"; do
 	grep -qF -- "$h" "$tmp/out" && ok || bad "no '$h' heading"
 done
 # every verdict make bench has: 2 round trip, 6 allreduce (2 of them against
-# the protocols' floor), 2 spans, 12 mpi,
-# 2 idle, 2 logs, 5 many ranks
+# the protocols' floor), 2 spans, 12 mpi, 2 user programs, 2 idle, 2 logs,
+# 5 many ranks
 n=$(sed -n '/^== verdicts/,$p' "$tmp/out" | grep -cE '^  (MET|OVER TARGET):')
-[ "$n" -eq 31 ] && ok || bad "$n verdicts, not 31"
+[ "$n" -eq 33 ] && ok || bad "$n verdicts, not 33"
 grep -q 'NO FIGURE' "$tmp/out" && bad "a figure is missing" || ok
 if [ $fail -ne 0 ]; then
 	echo "  (bench/run.sh's output:)"
@@ -56,7 +56,7 @@ rc=$?
 [ $rc -eq 1 ] && ok || bad "with no programs bench/run.sh exited $rc, not 1"
 grep -q '^make bench: FAILED (a part did not run correctly):' "$tmp/out2" && ok ||
 	bad "with no programs: no FAILED line"
-for p in peers.sh bench-wake kern-bw span-cost mpi.sh; do
+for p in peers.sh bench-wake kern-bw span-cost mpi.sh user.sh; do
 	grep -q "^  $p: exit [1-9]" "$tmp/out2" && ok || bad "with no programs: $p not named"
 done
 rm -rf "$empty"

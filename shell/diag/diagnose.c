@@ -32,6 +32,7 @@ hist_add(struct session *s, const struct diag_event *e)
 		s->hist = xreallocarray(s->hist, s->ahist, sizeof *s->hist);
 	}
 	s->hist[s->nhist++] = *e;
+	s->hist_added++;
 }
 
 /*
@@ -104,6 +105,8 @@ hist_forget(struct session *s, uint64_t lo, uint64_t hi)
 			continue;
 		s->hist[k++] = *e;
 	}
+	if (k != s->nhist)
+		s->hist_gen++;
 	s->nhist = k;
 }
 
@@ -858,6 +861,7 @@ diag_close(struct session *s)
 	free(s->hist);
 	s->hist = NULL;
 	s->nhist = s->ahist = 0;
+	s->hist_gen++;
 }
 
 /* The session ends by itself (an MPI job lost a rank): the diagnosis

@@ -190,6 +190,7 @@ defer_take(struct session *s, int r, uint32_t tag, struct defer_cond *c)
 		c[n].off = d->off;
 		c[n].expected = d->expected;
 		d->tag = tag;
+		s->ndefers_sent++;
 		n++;
 	}
 	if (n > 0)
@@ -203,7 +204,8 @@ defer_release(struct session *s, int r, uint32_t tag, int ended)
 {
 	int changed = 0;
 
-	for (int i = 0; i < SEG_MAX_DEFERS; i++) {
+	/* every job ends here: most have none (a user rank's calls never) */
+	for (int i = 0; i < SEG_MAX_DEFERS && s->ndefers_sent > 0; i++) {
 		struct seg_defer *d = &s->defers[i];
 		if (!d->used || d->rank != r || d->tag != tag || tag == 0)
 			continue;
@@ -211,6 +213,7 @@ defer_release(struct session *s, int r, uint32_t tag, int ended)
 			d->used = 0;
 		else
 			d->tag = 0;
+		s->ndefers_sent--;
 		changed = 1;
 	}
 	if (changed)

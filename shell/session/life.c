@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,6 +165,8 @@ session_close(struct session *s)
 			strbuf_release(&rp->outbuf);
 			free(rp->last_op);
 			free(rp->death);
+			if (rp->outbox != NULL)
+				munmap(rp->outbox, rp->outbox_len);
 		}
 		free(s->rp);
 		s->rp = NULL;

@@ -11,9 +11,55 @@
 #include <unistd.h>
 
 #include "out/out.h"
+#include "outbox.h"
 #include "proto.h"
 #include "session-int.h"
 #include "xmalloc.h"
+
+static void handle_msg(struct session *s, int r, const struct msg_hdr *h,
+    void *payload);
+
+struct msg_to {
+	struct session *s;
+	int r;
+};
+
+static void
+handle_cb(void *arg, const struct msg_hdr *h, void *payload)
+{
+	struct msg_to *to = arg;
+
+	handle_msg(to->s, to->r, h, payload);
+}
+
+/* What rank r queued in its outbox (core/outbox.h), in order. */
+static void
+drain_outbox(struct session *s, int r)
+{
+	(void)session_drain_outbox(s, r);
+}
+
+int
+session_drain_outbox(struct session *s, int r)
+{
+	struct rankproc *rp = &s->rp[r];
+	struct msg_to to = { s, r };
+
+	if (rp->outbox == NULL || rp->outbox_busy ||
+	    outbox_pending(rp->outbox) == 0)
+		return 0;
+	rp->outbox_busy = 1;
+	if (outbox_read(rp->outbox, (uint8_t *)rp->outbox + OUTBOX_HDR,
+		rp->outbox_len - OUTBOX_HDR, handle_cb, &to) < 0 &&
+	    !rp->outbox_said) {
+		rp->outbox_said = 1;
+		out_event(r,
+		    "[rank %d] error: its outbox to colldb was written over; what was in it is skipped",
+		    r);
+	}
+	rp->outbox_busy = 0;
+	return 1;
+}
 
 /* Rank r's process ended with wait status st (reaped by the caller). */
 static void
@@ -26,6 +72,7 @@ rank_gone(struct session *s, int r, int st)
 
 	if (!rp->alive)
 		return;
+	drain_outbox(s, r); /* nothing it wrote is lost */
 	rp->alive = 0;
 	free(rp->death);
 	rp->death = NULL;
@@ -52,12 +99,38 @@ rank_gone(struct session *s, int r, int st)
 
 static void drain_output(struct session *s, int r, int final);
 
+/* One message of rank r (payload borrowed): from its socket, its outbox
+ * or a batch. */
+static void
+handle_msg(struct session *s, int r, const struct msg_hdr *h, void *payload)
+{
+	if (h->type == MSG_DONE && h->len >= sizeof(struct done_info)) {
+		struct done_info di;
+		struct job_end e = { .status = h->status,
+			.di = &di,
+			.text = (char *)payload + sizeof di };
+
+		memcpy(&di, payload, sizeof di);
+		session_job_end(s, r, h->tag, &e);
+	} else if (h->type == MSG_KICK) {
+		drain_outbox(s, r); /* what it wrote before the bell */
+	} else if (h->type == MSG_QUEUED) {
+		struct msg_to to = { s, r };
+
+		if (outbox_unbatch(payload, h->len, handle_cb, &to) < 0)
+			out_event(r, "[rank %d] sent a malformed batch", r);
+	} else if (s->kind->message != NULL) {
+		s->kind->message(s, r, h, payload);
+	}
+}
+
 /* Handle what rank r has sent; 1 when its socket closed. */
 static int
 read_msgs(struct session *s, int r)
 {
 	struct rankproc *rp = &s->rp[r];
 
+	drain_outbox(s, r);
 	while (rp->sock >= 0) {
 		struct pollfd p = { rp->sock, POLLIN, 0 };
 		struct msg_hdr h;
@@ -70,17 +143,7 @@ read_msgs(struct session *s, int r)
 			return 1;
 		}
 		rp->nread++;
-		if (h.type == MSG_DONE && h.len >= sizeof(struct done_info)) {
-			struct done_info di;
-			struct job_end e = { .status = h.status,
-				.di = &di,
-				.text = (char *)payload + sizeof di };
-
-			memcpy(&di, payload, sizeof di);
-			session_job_end(s, r, h.tag, &e);
-		} else if (s->kind->message != NULL) {
-			s->kind->message(s, r, &h, payload);
-		}
+		handle_msg(s, r, &h, payload);
 		free(payload);
 	}
 	return 0;
@@ -249,6 +312,10 @@ session_pump(struct session *s, int timeout_ms)
 	int *who = xreallocarray(NULL, (size_t)max, sizeof *who);
 
 	n = pollfds_who(s, fds, who, max);
+	/* the calls user ranks made since the last pump, whether they rang or
+	 * not (before the hooks: the trace names their spans with them) */
+	for (int r = 0; r < s->nranks; r++)
+		drain_outbox(s, r);
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->pump != NULL)
 			s->hooks[i]->pump(s);

@@ -16,10 +16,12 @@
  * segment, at once, whatever the rank is doing (user_submit()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,9 +29,14 @@
 #include "ctl.h"
 #include "oneside.h"
 #include "out/out.h"
+#include "outbox.h"
 #include "proto.h"
 #include "session-int.h"
 #include "xmalloc.h"
+
+/* The outbox of the rank being started (rank_spawn's child inherits
+ * it), or -1. */
+static int spawn_outbox = -1;
 
 static void
 user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
@@ -50,6 +57,10 @@ user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	setenv("COLLDB_RANK", num, 1);
 	snprintf(num, sizeof num, "%d", s->nranks);
 	setenv("COLLDB_NRANKS", num, 1);
+	if (spawn_outbox >= 0 && fcntl(spawn_outbox, F_SETFD, 0) == 0) {
+		snprintf(num, sizeof num, "%d", spawn_outbox);
+		setenv("COLLDB_OUTBOX_FD", num, 1);
+	}
 	signal(SIGPIPE, SIG_DFL); /* the shell ignores it */
 	signal(SIGINT, SIG_DFL);
 	sigemptyset(&none);
@@ -57,6 +68,29 @@ user_exec(struct session *s, int r, int sock, pid_t parent, void *arg)
 	execvp(u->argv[0], u->argv);
 	fprintf(stderr, "colldb run: cannot execute %s: %s\n", u->argv[0],
 	    strerror(errno));
+}
+
+/* Rank r's outbox (core/outbox.h): a memfd the shell maps and the rank
+ * inherits; its descriptor, or -1 + cause. */
+static int
+outbox_make(struct session *s, int r, char **cause)
+{
+	size_t len = outbox_bytes(s->nranks);
+	int fd = memfd_create("colldb-outbox", MFD_CLOEXEC);
+	void *mem;
+
+	if (fd < 0)
+		return cause_set(cause, "memfd_create: %s", strerror(errno));
+	if (ftruncate(fd, (off_t)len) != 0 ||
+	    (mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		MAP_FAILED) {
+		cause_set(cause, "the outbox of rank %d: %s", r, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	s->rp[r].outbox = mem;
+	s->rp[r].outbox_len = len;
+	return fd;
 }
 
 static int
@@ -70,7 +104,14 @@ user_open(struct session *s, char **cause)
 	for (int r = 0; r < s->nranks && !u->batch; r++)
 		ctl_step_mode(&s->seg, r);
 	for (int r = 0; r < s->nranks; r++) {
-		if (rank_spawn(s, r, user_exec, u, cause) != 0)
+		int rc;
+
+		if ((spawn_outbox = outbox_make(s, r, cause)) < 0)
+			return -1;
+		rc = rank_spawn(s, r, user_exec, u, cause);
+		close(spawn_outbox);
+		spawn_outbox = -1;
+		if (rc != 0)
 			return -1;
 	}
 	return 0;
@@ -162,6 +203,10 @@ where_user(struct session *s, int r, struct strbuf *sb, int verbose)
 		strbuf_addf(sb, "in its own code after %s", title);
 		return;
 	}
+	/* in a call the shell has not read yet: it is in the outbox (the
+	 * rank wrote it before it ran the call) */
+	if ((j == NULL || j->tag != b.prog_tag) && session_drain_outbox(s, r))
+		j = rank_job(s, r);
 	describe_position(s, r,
 	    j != NULL && j->tag == b.prog_tag ? j->prog : NULL, sb, verbose);
 }

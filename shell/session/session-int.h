@@ -16,6 +16,10 @@ int proc_chld_pending(void);
 /* jobs.c: add j at the end of rank r's queue */
 void job_enqueue(struct session *s, int r, struct job *j);
 
+/* pump.c: handle what user rank r queued in its outbox (core/outbox.h)
+ * and has not been read yet; 1 if there was something. */
+int session_drain_outbox(struct session *s, int r);
+
 /* rank-user.c: where user rank r is in its program ("in its own code
  * after ring.c:40", "before cdb_init", a call's position) */
 void where_user(struct session *s, int r, struct strbuf *sb, int verbose);

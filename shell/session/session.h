@@ -49,6 +49,7 @@
 
 struct msg_hdr;
 struct done_info;
+struct outbox_ring;
 struct session;
 
 /* ---- jobs: programs sent to a rank and not yet reported done ---------- */
@@ -242,6 +243,14 @@ struct rankproc {
 	/* when the rank last moved (micro-ops done or a state change), for
 	 * "no progress" (shell/diag's watchdog keeps it) */
 	uint64_t moved_key, moved_ns;
+	/* A user rank's outbox (core/outbox.h), mapped here: its calls'
+	 * announcements and DONEs, read on every session_pump(), on its bell
+	 * (MSG_KICK) and once more when it is gone.  NULL for ranks that send
+	 * everything on their socket. */
+	struct outbox_ring *outbox;
+	size_t outbox_len; /* the mapping, header included */
+	int outbox_busy;   /* being read: a handler does not read it again */
+	int outbox_said;   /* a ring that made no sense was reported */
 };
 
 /* What script lines are echoed (see cmd/script.c) */
@@ -308,8 +317,13 @@ struct session {
 	struct seg_defer defers[SEG_MAX_DEFERS]; /* defer_wait conditions
 				 * (session_defer); mirrored into the
 				 * segment header for observers */
+	int ndefers_sent; /* of them attached to a program sent */
 	struct diag_event *hist;
 	size_t nhist, ahist;
+	uint64_t hist_added; /* events ever added: hist[i] is event number
+				 * hist_added - nhist + i */
+	uint64_t hist_gen;   /* bumped when events leave other than oldest
+				 * first (hist_forget), or all go */
 	/* the floors above */
 	struct coll_run *colls;	  /* collectives in progress (cmd-coll.c) */
 	struct trace *trace;	  /* spans collected from the ranks (trace/) */

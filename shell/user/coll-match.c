@@ -17,38 +17,78 @@
 #include <string.h>
 
 #include "out/out.h"
+#include "outbox.h"
 #include "user/user.h"
 #include "xmalloc.h"
 
-#define MATCH_KEEP 64 /* instances not yet complete, at most */
+/*
+ * Instances not yet complete, at most: a rank far ahead of a silent one
+ * makes the oldest go.  Ranks queue their announcements (core/outbox.h)
+ * and the shell reads one rank's queue, then the next's, so a rank may be
+ * read as far ahead as its outbox holds collectives: keep that many.
+ */
+#define MATCH_KEEP_MIN 64
+
+/* What a call is compared and worded by (a struct coll_args is 2.5 KB,
+ * most of it a domain's member set, and copying it per rank per call was
+ * a good part of the shell's time). */
+struct wref {
+	uint64_t off, count;
+	enum dtype dtype;
+};
+
+struct call {
+	enum coll_kind kind;
+	enum coll_impl impl;
+	enum coll_mode mode;
+	enum reduce_op op;
+	int root;
+	struct wref buf, src, sig;
+};
 
 struct entry {
 	int set;
-	struct coll_args a;
+	struct call a;
 	struct site site;
 };
 
 struct inst {
 	uint64_t k;	 /* the k-th collective of every rank */
 	struct entry *e; /* per rank */
+	int nset;	 /* ranks that entered it */
 	int said;
+	int clean_at; /* nset when the entries were last found to agree */
 };
 
 struct coll_match {
-	uint64_t *count; /* per rank: collectives entered */
-	struct inst insts[MATCH_KEEP];
-	int ninsts;
+	uint64_t *count;    /* per rank: collectives entered */
+	struct inst *insts; /* k ascending, consecutive */
+	int ninsts, keep;
 	char *said; /* the last mismatch, for diagnose (owned) */
 };
 
 static int
-same_ref(const struct win_ref *x, const struct win_ref *y)
+same_ref(const struct wref *x, const struct wref *y)
 {
 	return x->off == y->off && x->count == y->count && x->dtype == y->dtype;
 }
 
+static void
+call_of(const struct coll_args *a, struct call *c)
+{
+	memset(c, 0, sizeof *c);
+	c->kind = a->kind;
+	c->impl = a->impl;
+	c->mode = a->mode;
+	c->op = a->op;
+	c->root = a->root;
+	c->buf = (struct wref){ a->buf.off, a->buf.count, a->buf.dtype };
+	c->src = (struct wref){ a->src.off, a->src.count, a->src.dtype };
+	c->sig = (struct wref){ a->sig.off, a->sig.count, a->sig.dtype };
+}
+
 static int
-same_call(const struct coll_args *x, const struct coll_args *y)
+same_call(const struct call *x, const struct call *y)
 {
 	if (x->kind != y->kind || x->impl != y->impl ||
 	    !same_ref(&x->sig, &y->sig))
@@ -70,7 +110,7 @@ same_call(const struct coll_args *x, const struct coll_args *y)
 }
 
 static void
-win_name(struct session *s, const struct win_ref *w, struct strbuf *sb)
+win_name(struct session *s, const struct wref *w, struct strbuf *sb)
 {
 	struct seg_window *sw = view_win_at(&s->view, w->off);
 
@@ -88,7 +128,7 @@ win_name(struct session *s, const struct win_ref *w, struct strbuf *sb)
 
 /* "allreduce(buf, sig)", "broadcast(buf, sig, root=1)" ... */
 static void
-call_text(struct session *s, const struct coll_args *a, struct strbuf *sb)
+call_text(struct session *s, const struct call *a, struct strbuf *sb)
 {
 	strbuf_addf(sb, "%s(", coll_kind_name(a->kind));
 	if (a->kind == COLL_ALLGATHER || a->kind == COLL_ALL_TO_ALL) {
@@ -159,26 +199,29 @@ mismatch_text(struct session *s, const struct inst *in, struct strbuf *sb)
 	free(done);
 }
 
+/* Instance k: made when the first rank enters it; NULL when it was let
+ * go already (its rank comes too late to be compared). */
 static struct inst *
 inst_get(struct session *s, struct coll_match *m, uint64_t k)
 {
 	struct inst *in;
 
-	for (int i = 0; i < m->ninsts; i++) {
-		if (m->insts[i].k == k)
-			return &m->insts[i];
-	}
-	if (m->ninsts == MATCH_KEEP) {
+	if (m->ninsts > 0 && k < m->insts[0].k)
+		return NULL;
+	if (m->ninsts > 0 && k - m->insts[0].k < (uint64_t)m->ninsts)
+		return &m->insts[k - m->insts[0].k];
+	if (m->ninsts == m->keep) {
 		/* a rank far ahead of a silent one: forget the oldest */
 		free(m->insts[0].e);
 		memmove(m->insts, m->insts + 1,
-		    (MATCH_KEEP - 1) * sizeof *m->insts);
+		    (size_t)(m->keep - 1) * sizeof *m->insts);
 		m->ninsts--;
 	}
 	in = &m->insts[m->ninsts++];
+	memset(in, 0, sizeof *in);
 	in->k = k;
 	in->e = xcalloc((size_t)s->nranks, sizeof *in->e);
-	in->said = 0;
+	in->clean_at = -1;
 	return in;
 }
 
@@ -199,40 +242,61 @@ stuck(struct session *s, int r)
 	return b.state == RS_BLOCKED && j != NULL && b.prog_tag == j->tag;
 }
 
-/* Say the mismatch once every rank that can still enter did; drop the
- * instances every rank entered. */
-static void
-settle_insts(struct session *s, struct coll_match *m)
+/* Whether the entries of in all make the same call (so no text). */
+static int
+all_agree(struct session *s, struct inst *in)
 {
-	for (int i = 0; i < m->ninsts; i++) {
-		struct inst *in = &m->insts[i];
-		int missing = 0, waiting = 0;
+	int first = -1;
 
-		for (int r = 0; r < s->nranks; r++) {
-			if (in->e[r].set)
-				continue;
-			missing++;
-			waiting += !stuck(s, r); /* it may still enter */
-		}
-		if (!in->said && waiting == 0) {
-			struct strbuf sb = STRBUF_INIT;
+	if (in->clean_at == in->nset)
+		return 1;
+	for (int r = 0; r < s->nranks; r++) {
+		if (!in->e[r].set)
+			continue;
+		if (first < 0)
+			first = r;
+		else if (!same_call(&in->e[first].a, &in->e[r].a))
+			return 0;
+	}
+	in->clean_at = in->nset;
+	return 1;
+}
 
-			mismatch_text(s, in, &sb);
-			if (sb.len > 0) {
-				out_warning("%s", sb.buf);
-				free(m->said);
-				m->said = strbuf_detach(&sb, NULL);
-				in->said = 1;
-			}
-			strbuf_release(&sb);
-		}
-		if (missing == 0) {
-			free(in->e);
-			memmove(in, in + 1,
-			    (size_t)(m->ninsts - i - 1) * sizeof *in);
-			m->ninsts--;
-			i--;
-		}
+/* Say in's mismatch once every rank that can still enter it did. */
+static void
+settle_inst(struct session *s, struct coll_match *m, struct inst *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (in->said || all_agree(s, in))
+		return;
+	for (int r = 0; r < s->nranks; r++) {
+		if (!in->e[r].set && !stuck(s, r))
+			return; /* it may still enter */
+	}
+	mismatch_text(s, in, &sb);
+	if (sb.len > 0) {
+		out_warning("%s", sb.buf);
+		free(m->said);
+		m->said = strbuf_detach(&sb, NULL);
+		in->said = 1;
+	}
+	strbuf_release(&sb);
+}
+
+/* Drop the instances every rank entered (the oldest go first: a rank
+ * enters them in order). */
+static void
+drop_complete(struct session *s, struct coll_match *m)
+{
+	int n = 0;
+
+	while (n < m->ninsts && m->insts[n].nset == s->nranks)
+		free(m->insts[n++].e);
+	if (n > 0) {
+		memmove(m->insts, m->insts + n,
+		    (size_t)(m->ninsts - n) * sizeof *m->insts);
+		m->ninsts -= n;
 	}
 }
 
@@ -244,26 +308,38 @@ match_begin(struct session *s, int r, struct job *j, const struct coll_args *col
 
 	if (coll == NULL || m == NULL)
 		return;
-	in = inst_get(s, m, m->count[r]++);
+	if ((in = inst_get(s, m, m->count[r]++)) == NULL)
+		return;
+	if (!in->e[r].set)
+		in->nset++;
 	in->e[r].set = 1;
-	in->e[r].a = *coll;
+	call_of(coll, &in->e[r].a);
 	in->e[r].site = j->site;
-	settle_insts(s, m);
+	settle_inst(s, m, in);
+	drop_complete(s, m);
 }
 
+/* Ranks that blocked or went since: the instances they left open. */
 static void
 match_pump(struct session *s)
 {
-	if (s->match != NULL && s->match->ninsts > 0)
-		settle_insts(s, s->match);
+	struct coll_match *m = s->match;
+
+	if (m == NULL)
+		return;
+	for (int i = 0; i < m->ninsts; i++)
+		settle_inst(s, m, &m->insts[i]);
 }
 
 static void
 match_open(struct session *s)
 {
 	struct coll_match *m = xcalloc(1, sizeof *m);
+	size_t per = 2 * outbox_bytes(s->nranks) / sizeof(struct coll_msg);
 
 	m->count = xcalloc((size_t)s->nranks, sizeof *m->count);
+	m->keep = per > MATCH_KEEP_MIN ? (int)per : MATCH_KEEP_MIN;
+	m->insts = xcalloc((size_t)m->keep, sizeof *m->insts);
 	s->match = m;
 }
 
@@ -276,6 +352,7 @@ match_close(struct session *s)
 		return;
 	for (int i = 0; i < m->ninsts; i++)
 		free(m->insts[i].e);
+	free(m->insts);
 	free(m->count);
 	free(m->said);
 	free(m);

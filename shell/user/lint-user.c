@@ -16,12 +16,18 @@
  *
  * Either side of a pattern may come second (the notify or the wait), so
  * each is checked from both and said once per cell, in one wording.
+ *
+ * A program makes millions of calls: the history (shell/diag, up to 8192
+ * events) is read through an index by cell and by (writer, target), kept
+ * in step with it, so a call costs the writers of its cell, not a walk
+ * of the history (the walks were most of the shell's time per call).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "out/out.h"
+#include "u64map.h"
 #include "user/user.h"
 #include "xmalloc.h"
 
@@ -50,6 +56,173 @@ static struct {
 	} eq[LINT_SAID_MAX];
 	int neq;
 } lu;
+
+/* ---- the history, indexed ----------------------------------------------------
+ * Events are numbered as s->hist_added counts them; the index keeps
+ * number + 1 (0: none), and a number below the history's oldest is an
+ * event the history let go, as if never seen. */
+
+struct cell_writer {
+	int rank;
+	uint64_t any, add, set; /* its last notify, add, set */
+};
+
+struct cell_ix {
+	uint64_t notify; /* the last notify to the cell, by anyone */
+	uint64_t wait;	 /* the last wait on it (by its owner) */
+	struct cell_writer *w;
+	int nw, aw;
+};
+
+struct pair_ix {
+	uint64_t last, before; /* the last two notifies or puts */
+};
+
+static struct {
+	struct u64map cells; /* (target, off) -> index + 1 in cellv */
+	struct cell_ix *cellv;
+	size_t ncell, acell;
+	struct u64map pairs; /* (writer, target) -> index + 1 in pairv */
+	struct pair_ix *pairv;
+	size_t npair, apair;
+	uint64_t upto; /* s->hist_added when last in step */
+	uint64_t gen;  /* s->hist_gen then */
+	int valid;
+} ix;
+
+static uint64_t
+cell_key(int target, uint64_t off)
+{
+	return ((off << 14) | (uint64_t)(target & (SEG_MAX_RANKS - 1))) + 1;
+}
+
+/* The index entry of (target, off); NULL when none and !make. */
+static struct cell_ix *
+cell_at(int target, uint64_t off, int make)
+{
+	uint64_t *v;
+	int fresh = 0;
+
+	if (!make) {
+		v = u64map_find(&ix.cells, cell_key(target, off));
+		return v != NULL ? &ix.cellv[*v - 1] : NULL;
+	}
+	v = u64map_slot(&ix.cells, cell_key(target, off), &fresh);
+	if (fresh) {
+		if (ix.ncell == ix.acell) {
+			ix.acell = ix.acell ? 2 * ix.acell : 64;
+			ix.cellv =
+			    xreallocarray(ix.cellv, ix.acell, sizeof *ix.cellv);
+		}
+		memset(&ix.cellv[ix.ncell], 0, sizeof ix.cellv[ix.ncell]);
+		*v = ++ix.ncell;
+	}
+	return &ix.cellv[*v - 1];
+}
+
+static struct pair_ix *
+pair_at(int writer, int target, int make)
+{
+	uint64_t key = (uint64_t)writer * SEG_MAX_RANKS + (uint64_t)target + 1;
+	uint64_t *v;
+	int fresh = 0;
+
+	if (!make) {
+		v = u64map_find(&ix.pairs, key);
+		return v != NULL ? &ix.pairv[*v - 1] : NULL;
+	}
+	v = u64map_slot(&ix.pairs, key, &fresh);
+	if (fresh) {
+		if (ix.npair == ix.apair) {
+			ix.apair = ix.apair ? 2 * ix.apair : 64;
+			ix.pairv =
+			    xreallocarray(ix.pairv, ix.apair, sizeof *ix.pairv);
+		}
+		memset(&ix.pairv[ix.npair], 0, sizeof ix.pairv[ix.npair]);
+		*v = ++ix.npair;
+	}
+	return &ix.pairv[*v - 1];
+}
+
+static void
+ix_reset(void)
+{
+	for (size_t i = 0; i < ix.ncell; i++)
+		free(ix.cellv[i].w);
+	free(ix.cellv);
+	free(ix.pairv);
+	u64map_release(&ix.cells);
+	u64map_release(&ix.pairs);
+	memset(&ix, 0, sizeof ix);
+}
+
+static void
+ix_add(const struct diag_event *e, uint64_t num)
+{
+	struct cell_ix *c;
+
+	if (e->writer < 0 || e->target < 0 || e->writer >= SEG_MAX_RANKS ||
+	    e->target >= SEG_MAX_RANKS)
+		return;
+	if (e->kind == UOP_NOTIFY || e->kind == UOP_PUT) {
+		struct pair_ix *p = pair_at(e->writer, e->target, 1);
+
+		p->before = p->last;
+		p->last = num;
+	}
+	if (e->kind == UOP_WAIT) {
+		cell_at(e->writer, e->off, 1)->wait = num;
+	} else if (e->kind == UOP_NOTIFY) {
+		struct cell_writer *w = NULL;
+
+		c = cell_at(e->target, e->off, 1);
+		c->notify = num;
+		for (int i = 0; i < c->nw && w == NULL; i++)
+			w = c->w[i].rank == e->writer ? &c->w[i] : NULL;
+		if (w == NULL) {
+			if (c->nw == c->aw) {
+				c->aw = c->aw ? 2 * c->aw : 4;
+				c->w = xreallocarray(c->w, (size_t)c->aw,
+				    sizeof *c->w);
+			}
+			w = &c->w[c->nw++];
+			memset(w, 0, sizeof *w);
+			w->rank = e->writer;
+		}
+		w->any = num;
+		if (e->op == NOTIFY_ADD)
+			w->add = num;
+		else if (e->op == NOTIFY_SET)
+			w->set = num;
+	}
+}
+
+/* Bring the index in step with the history. */
+static void
+ix_sync(struct session *s)
+{
+	uint64_t base = s->hist_added - s->nhist, from = base;
+
+	if (!ix.valid || ix.gen != s->hist_gen) {
+		ix_reset();
+		ix.valid = 1;
+		ix.gen = s->hist_gen;
+	} else if (ix.upto > base) {
+		from = ix.upto;
+	}
+	for (uint64_t n = from; n < s->hist_added; n++)
+		ix_add(&s->hist[n - base], n + 1);
+	ix.upto = s->hist_added;
+}
+
+/* The event an index entry names, or NULL when the history let it go. */
+static const struct diag_event *
+ix_event(struct session *s, uint64_t num)
+{
+	uint64_t base = s->hist_added - s->nhist;
+
+	return num != 0 && num - 1 >= base ? &s->hist[num - 1 - base] : NULL;
+}
 
 /* Whether the pattern was said for (target, off); marks it said. */
 static int
@@ -107,17 +280,11 @@ put_after_notify(struct session *s, int r, const struct job *j,
 	struct strbuf c = STRBUF_INIT;
 	char a1[64], a2[64];
 
-	for (size_t i = s->nhist; i-- > 0;) {
-		const struct diag_event *e = &s->hist[i];
-		if (e->writer != r || e->target != u->peer ||
-		    (e->kind != UOP_NOTIFY && e->kind != UOP_PUT))
-			continue;
-		if (last == NULL) {
-			last = e;
-			continue;
-		}
-		before = e;
-		break;
+	const struct pair_ix *p = pair_at(r, u->peer, 0);
+
+	if (p != NULL) {
+		last = ix_event(s, p->last);
+		before = last != NULL ? ix_event(s, p->before) : NULL;
 	}
 	/* notify, then put: the notify released nothing (no put before it,
 	 * or the put before it belongs to an earlier notify) */
@@ -173,14 +340,14 @@ static int
 adders(struct session *s, int target, uint64_t off, int self)
 {
 	uint8_t *seen = xcalloc((size_t)s->nranks, 1);
+	const struct cell_ix *c = cell_at(target, off, 0);
 	int n = 0;
 
-	for (size_t i = 0; i < s->nhist; i++) {
-		const struct diag_event *e = &s->hist[i];
-		if (e->kind == UOP_NOTIFY && e->op == NOTIFY_ADD &&
-		    e->target == target && e->off == off && e->writer != self &&
-		    e->writer >= 0 && e->writer < s->nranks && !seen[e->writer]) {
-			seen[e->writer] = 1;
+	for (int i = 0; c != NULL && i < c->nw; i++) {
+		const struct cell_writer *w = &c->w[i];
+		if (ix_event(s, w->add) != NULL && w->rank != self &&
+		    w->rank < s->nranks && !seen[w->rank]) {
+			seen[w->rank] = 1;
 			n++;
 		}
 	}
@@ -205,29 +372,41 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
 	struct strbuf c = STRBUF_INIT;
 	int sets = u->op == NOTIFY_SET, others = 0;
 	char a1[64], *t;
+	const struct cell_ix *ci = cell_at(u->peer, u->dst, 0);
 
-	rankset_clear(&writers);
-	rankset_add(&writers, r);
-	for (size_t i = 0; i < s->nhist; i++) {
-		const struct diag_event *e = &s->hist[i];
-		if (e->kind == UOP_NOTIFY && e->target == u->peer &&
-		    e->off == u->dst && e->writer != r) {
-			others += !rankset_has(&writers, e->writer);
-			rankset_add(&writers, e->writer);
-			sets |= e->op == NOTIFY_SET;
+	/* counted first, the set (2 KB) made only for a warning: the index
+	 * has one entry per writer, so the history's writers are distinct */
+	for (int i = 0; ci != NULL && i < ci->nw; i++) {
+		const struct cell_writer *w = &ci->w[i];
+		if (w->rank != r && ix_event(s, w->any) != NULL) {
+			others++;
+			sets |= ix_event(s, w->set) != NULL;
 		}
 	}
 	for (int q = 0; q < s->nranks; q++) {
 		const struct job *p =
 		    q != r ? pending(s, q, UOP_NOTIFY, u->dst, u->peer) : NULL;
-		if (p != NULL) {
-			others += !rankset_has(&writers, q);
-			rankset_add(&writers, q);
-			sets |= one_op(p)->op == NOTIFY_SET;
-		}
+		int known = 0;
+
+		if (p == NULL)
+			continue;
+		for (int i = 0; ci != NULL && i < ci->nw && !known; i++)
+			known = ci->w[i].rank == q && ix_event(s, ci->w[i].any);
+		others += !known;
+		sets |= one_op(p)->op == NOTIFY_SET;
 	}
 	if (others == 0 || !sets || !once(PAT_SET_SHARED, u->peer, u->dst))
 		return;
+	rankset_clear(&writers);
+	rankset_add(&writers, r);
+	for (int i = 0; ci != NULL && i < ci->nw; i++) {
+		if (ix_event(s, ci->w[i].any) != NULL)
+			rankset_add(&writers, ci->w[i].rank);
+	}
+	for (int q = 0; q < s->nranks; q++) {
+		if (q != r && pending(s, q, UOP_NOTIFY, u->dst, u->peer) != NULL)
+			rankset_add(&writers, q);
+	}
 	describe_cell(&s->view, u->dst, 1, &c);
 	site_text(&j->site, a1, sizeof a1);
 	t = rankset_format(&writers, s->nranks);
@@ -245,16 +424,12 @@ static void
 reused(struct session *s, int r, const struct job *j, const struct uop *u,
     int32_t now)
 {
-	const struct diag_event *before = NULL;
+	const struct cell_ix *ci = cell_at(r, u->dst, 0);
+	const struct diag_event *before =
+	    ci != NULL ? ix_event(s, ci->wait) : NULL;
 	struct strbuf c = STRBUF_INIT;
 	char a1[64], a2[64];
 	int passes = wait_cmp_holds((enum wait_cmp)u->op, now, u->value);
-
-	for (size_t i = 0; i < s->nhist; i++) {
-		const struct diag_event *e = &s->hist[i];
-		if (e->kind == UOP_WAIT && e->writer == r && e->off == u->dst)
-			before = e;
-	}
 	if (before == NULL || now == 0 ||
 	    !((passes &&
 		  wait_cmp_holds((enum wait_cmp)u->op, before->value, u->value)) ||
@@ -279,6 +454,7 @@ lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll
 
 	if (u == NULL)
 		return;
+	ix_sync(s);
 	if (u->kind == UOP_PUT) {
 		put_after_notify(s, r, j, u);
 	} else if (u->kind == UOP_NOTIFY) {
@@ -302,13 +478,10 @@ lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll
 		int32_t now = (j->flags & JOB_SEEN) ?
 		    j->seen :
 		    view_cell(&s->view, r, u->dst);
+		const struct cell_ix *ci = cell_at(r, u->dst, 0);
 
-		for (size_t i = 0; i < s->nhist; i++) {
-			const struct diag_event *e = &s->hist[i];
-			if (e->kind == UOP_NOTIFY && e->target == r &&
-			    e->off == u->dst)
-				lw = e;
-		}
+		if (ci != NULL)
+			lw = ix_event(s, ci->notify);
 		if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 		    !wait_cmp_holds((enum wait_cmp)u->op, now, u->value))
 			say_set_awaited(s, lw->writer, &lw->site, r, u,
@@ -339,10 +512,19 @@ lint_open(struct session *s)
 {
 	(void)s;
 	lu.nsaid = lu.neq = 0;
+	ix_reset();
+}
+
+static void
+lint_close(struct session *s)
+{
+	(void)s;
+	ix_reset();
 }
 
 const struct session_hook user_lint_session_hook = {
 	.name = "user-lint",
 	.open = lint_open,
 	.job_begin = lint_begin,
+	.close = lint_close,
 };

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "coll.h"
+#include "exec.h"
 #include "prog.h"
 #include "xmalloc.h"
 
@@ -709,6 +711,49 @@ START_TEST(test_allreduce_stream)
 		ck_assert_uint_eq(p->stream_bytes, 0);
 		prog_free(p);
 	}
+}
+END_TEST
+
+/*
+ * The threshold's default is the machine's (core/exec.c): on Intel the
+ * last-level cache's size (its cached stores measured faster below it),
+ * elsewhere 4 MiB; found here from cpuid's vendor string and sysconf, not
+ * the compiler's builtins the executor asks.  exec_prepare() streams a
+ * mesh of that many bytes, not one byte less.
+ */
+START_TEST(test_stream_default)
+{
+	uint64_t want = 4u << 20;
+	struct exec ex;
+	struct prog *p = prog_new("mesh");
+#if defined(__x86_64__)
+	unsigned int eax, ebx, ecx, edx;
+	char vendor[13];
+
+	__asm__("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0));
+	memcpy(vendor, &ebx, 4);
+	memcpy(vendor + 4, &edx, 4);
+	memcpy(vendor + 8, &ecx, 4);
+	vendor[12] = '\0';
+	if (strcmp(vendor, "GenuineIntel") == 0) {
+		long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+
+		want = llc > 0 ? (uint64_t)llc : UINT64_MAX;
+	}
+#endif
+	ck_assert_int_eq(unsetenv("COLLDB_STREAM_MIN"), 0);
+	ck_assert_uint_eq(exec_stream_min(), want);
+	exec_init(&ex, NULL);
+	if (want != UINT64_MAX) {
+		p->stream_bytes = want;
+		exec_prepare(&ex, p);
+		ck_assert_int_eq(ex.stream, 1);
+	}
+	p->stream_bytes = want - 1;
+	exec_prepare(&ex, p);
+	ck_assert_int_eq(ex.stream, 0);
+	exec_release(&ex);
+	prog_free(p);
 }
 END_TEST
 
@@ -1656,6 +1701,7 @@ coll_suite(void)
 	tcase_add_test(tc, test_domain);
 	tcase_add_loop_test(tc, test_allreduce_chunks, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_stream, 0, nw);
+	tcase_add_test(tc, test_stream_default);
 	tcase_add_loop_test(tc, test_allreduce_more_dtypes, 0, nw);
 	tcase_add_loop_test(tc, test_allreduce_synth_sig, 0, nw);
 	tcase_add_loop_test(tc, test_barrier, 0, nw);

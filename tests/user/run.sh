@@ -47,7 +47,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/ring-crash" ] && [ -x "$ex/forker" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/ring-crash" ] && [ -x "$ex/forker" ] && [ -x "$ex/batch" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
@@ -144,6 +144,28 @@ printf '%s\n' "$out" | grep -q warning && bad "a reused-signal warning for risin
 status "the ring: no lint warning" 0 "$colldb" run -n 4 --batch ./ring
 printf '%s\n' "$out" | grep -q warning && bad "a lint warning for ring.c" ||
 	ok "no lint warning for ring.c"
+
+echo "-- calls queued in the outbox (tests/user/batch.c: 2000 rounds of ping-pong first)"
+for how in segv kill; do
+	case $how in segv) want=139 sig=SIGSEGV ;; *) want=137 sig=SIGKILL ;; esac
+	status "a rank that dies right after its last calls ($sig)" $want "$colldb" run -n 2 --batch ./batch $how
+	has "$sig: its last calls were heard (lint of the last two)" "warning: batch.c:53: put after notify: rank 0 notified rank 1 (pp[0]) at batch.c:52 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
+	has "$sig: reported with its last call's line" "[rank 0] died: killed by $sig in its own code after batch.c:53"
+	has "$sig: the other rank ends" "[rank 1] rank 1: done"
+done
+status "a rank that dies after its rounds, no rounds" 139 "$colldb" run -n 2 --batch ./batch segv 0
+has "no rounds: its calls were heard" "warning: batch.c:53: put after notify: rank 0 notified rank 1 (pp[0]) at batch.c:52 before this put; rank 1 may act on the notify before the data lands: put first, then notify"
+for n in 2 4; do
+	status "300 matching allreduces, then a mismatch, -n $n" 0 "$colldb" run -n $n --batch ./batch coll
+	case $n in 2) who="rank 0" ;; *) who="ranks 0,2-3" ;; esac
+	has "the mismatch after 300 calls, -n $n" "warning: collective mismatch on sig: $who entered allreduce(buf, sig) at batch.c:72; rank 1 entered allreduce(buf, sig, op=max) at batch.c:72"
+	[ "$(printf '%s\n' "$out" | grep -c 'collective mismatch')" = 1 ] && ok "one mismatch, -n $n" ||
+		bad "-n $n: $(printf '%s\n' "$out" | grep -c 'collective mismatch') mismatch warnings"
+done
+status "a correct ping-pong after 2000 rounds" 0 "$colldb" run -n 2 --batch ./batch line
+has "its answer" "[rank 0] rank 0: got 2000"
+printf '%s\n' "$out" | grep -q warning && bad "a warning for batch.c line: $(printf '%s\n' "$out" | grep warning | head -1)" ||
+	ok "no warning for correct rounds"
 
 echo "-- a debugging session recorded with expect lines replays as a test"
 cmds=$(mktemp)
