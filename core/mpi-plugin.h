@@ -16,8 +16,12 @@
  * MPI_Win_lock_all(MPI_MODE_NOCHECK) until the end; offsets are bytes into
  * it, the same on every rank.  Which thread calls: the rank's main thread
  * only (MPI_THREAD_FUNNELED), except that a user program's progress
- * thread calls poll() too (init(multiple = 1) asks for
- * MPI_THREAD_MULTIPLE then).
+ * thread calls poll() too, never at the same time as the main thread
+ * calls MPI (a mutex: core/remote-rank.h): init(serialized = 1) asks for
+ * MPI_THREAD_SERIALIZED then.  Not MPI_THREAD_MULTIPLE: Open MPI's osc
+ * pt2pt, the one that works across hosts, refuses to make a window
+ * under it ("The OSC pt2pt component does not support
+ * MPI_THREAD_MULTIPLE in this release").
  *
  * Return values: 0 success, -1 failure (*cause, the caller's to free, for
  * the functions that take one; an MPI error otherwise aborts the job).
@@ -28,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CDB_MPI_PLUGIN_ABI 3
+#define CDB_MPI_PLUGIN_ABI 4
 #define CDB_MPI_PLUGIN_SYM "cdb_mpi_plugin"
 /* A wait polls this many times (MPI_Iprobe + MPI_Win_sync + a load of
  * the cell), then, on an MPI whose wait_yield_ns() is not 0, polls with a
@@ -68,7 +72,7 @@ struct mpi_plugin {
 	int abi; /* CDB_MPI_PLUGIN_ABI */
 	/* MPI_Init_thread (unless MPI is up already); world rank and size;
 	 * the library's name and version ("Open MPI 4.1.4", "MPICH 4.0.2"). */
-	int (*init)(int multiple, int *rank, int *size, char *version,
+	int (*init)(int serialized, int *rank, int *size, char *version,
 	    size_t version_len, char **cause);
 	/* The window (collective): its base. */
 	int (*win)(uint64_t area, uint8_t **base, char **cause);
@@ -100,6 +104,8 @@ struct mpi_plugin {
 	int (*raw_bench)(const struct mpi_raw_args *args, double *secs);
 	/* Free the window and MPI_Finalize (collective). */
 	void (*finalize)(void);
+	/* MPI_Abort the job (a rank that cannot join the session). */
+	void (*abort)(int code);
 };
 
 typedef const struct mpi_plugin *(*cdb_mpi_plugin_fn)(void);

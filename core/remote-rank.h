@@ -31,7 +31,11 @@ struct remote {
 	int thread_on;
 	pthread_t progress; /* a user rank's (remote_progress_start()) */
 	int progress_on;
-	_Atomic int busy; /* its main thread is in a colldb call */
+	/* Held by the main thread while it is in a colldb call (it may call
+	 * MPI), tried by the progress thread around its poll: MPI is
+	 * initialised MPI_THREAD_SERIALIZED for a user rank. */
+	pthread_mutex_t mpi_mu;
+	int busy_depth; /* the main thread's */
 	_Atomic int stopping;
 	int pair_closed;  /* the main thread is done (the control thread's) */
 	uint64_t handled; /* shell messages handled */
@@ -49,8 +53,8 @@ struct remote {
 
 /*
  * From the environment (COLLDB_SHELL, COLLDB_TOKEN, COLLDB_MPI_PLUGIN):
- * load the plugin, initialise MPI (multiple: a user program's progress
- * thread calls it too), attach to the shell, make the window and rc's
+ * load the plugin, initialise MPI (serialized for a user program: its
+ * progress thread calls it too, under mpi_mu), attach to the shell, make the window and rc's
  * segment and transport, start the control thread.  rc is then a rank
  * context like rank_attach()'s, rc->sock its end of the pair.  0 or -1 +
  * cause.
@@ -66,9 +70,10 @@ void remote_close(struct remote *rm);
  * writes aimed at it across hosts would wait for its next call (measured:
  * 1.8 s for a put).  remote_progress_start() runs a thread that drives
  * MPI progress every 200 us while the main thread is not inside a colldb
- * call (remote_busy(rm, 1) ... (rm, 0) brackets the calls; no back-off:
- * peers' writes into the rank move only while it polls); the plugin was
- * initialised MPI_THREAD_MULTIPLE for it.  0 or -1 + cause.
+ * call (remote_busy(rm, 1) ... (rm, 0) brackets the calls and holds
+ * mpi_mu, which the thread only tries; no back-off: peers' writes into
+ * the rank move only while it polls); the plugin was initialised
+ * MPI_THREAD_SERIALIZED for it.  0 or -1 + cause.
  */
 int remote_progress_start(struct remote *rm, char **cause);
 void remote_busy(struct remote *rm, int busy);

@@ -610,10 +610,30 @@ capture_output(struct remote *rm, char **cause)
 	return 0;
 }
 
+/*
+ * A rank that initialised MPI but did not join the session (no shell at
+ * COLLDB_SHELL, its attach refused, no window) ends the whole job as it
+ * exits, after saying why: under MPICH across hosts the ranks that did
+ * attach otherwise wait in MPI_Win_allocate, and the shell in its start,
+ * until the attach limit (60 s) runs out.
+ */
+static struct remote *unjoined;
+
+static void
+abort_unjoined(void)
+{
+	if (unjoined != NULL && unjoined->p != NULL) {
+		fflush(stdout);
+		fflush(stderr);
+		unjoined->p->abort(1);
+	}
+}
+
 int
 remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
     char **cause)
 {
+	static int registered;
 	char token[REMOTE_TOKEN_LEN + 1];
 	const char *t = getenv("COLLDB_TOKEN");
 
@@ -622,6 +642,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	rm->tcp = rm->pair[0] = rm->pair[1] = rm->outp[0] = rm->outp[1] = -1;
 	rm->kind = kind;
 	rm->rc = rc;
+	pthread_mutex_init(&rm->mpi_mu, NULL);
 	snprintf(token, sizeof token, "%s", t != NULL ? t : "");
 	unsetenv("COLLDB_TOKEN"); /* not for what the rank starts */
 	if (getenv("COLLDB_MPI_TMPDIR") != NULL &&
@@ -633,6 +654,10 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (rm->p->init(kind == REMOTE_USER, &rm->rank, &rm->nranks, rm->mpi,
 		sizeof rm->mpi, cause) != 0)
 		return -1;
+	unjoined = rm;
+	if (!registered)
+		atexit(abort_unjoined);
+	registered = 1;
 	if ((rm->tcp = connect_shell(getenv("COLLDB_SHELL"), cause)) < 0)
 		return -1;
 	if (attach(rm, token, cause) != 0)
@@ -660,6 +685,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	if (pthread_create(&rm->thread, NULL, control_main, rm) != 0)
 		return cause_set(cause, "cannot start the control thread");
 	rm->thread_on = 1;
+	unjoined = NULL;
 	return 0;
 }
 
@@ -670,8 +696,11 @@ progress_main(void *arg)
 	struct timespec nap = { 0, 200000 };
 
 	while (!atomic_load(&rm->stopping)) {
-		if (!atomic_load(&rm->busy))
+		/* never while the main thread may be in MPI (SERIALIZED) */
+		if (pthread_mutex_trylock(&rm->mpi_mu) == 0) {
 			rm->p->poll();
+			pthread_mutex_unlock(&rm->mpi_mu);
+		}
 		nanosleep(&nap, NULL);
 	}
 	return NULL;
@@ -689,7 +718,12 @@ remote_progress_start(struct remote *rm, char **cause)
 void
 remote_busy(struct remote *rm, int busy)
 {
-	atomic_store(&rm->busy, busy);
+	if (busy) {
+		if (rm->busy_depth++ == 0)
+			pthread_mutex_lock(&rm->mpi_mu);
+	} else if (rm->busy_depth > 0 && --rm->busy_depth == 0) {
+		pthread_mutex_unlock(&rm->mpi_mu);
+	}
 }
 
 struct seg_window *

@@ -61,11 +61,11 @@ version_of(char *out, size_t len)
 }
 
 static int
-p_init(int multiple, int *rank, int *size, char *version, size_t version_len,
+p_init(int serialized, int *rank, int *size, char *version, size_t version_len,
     char **cause)
 {
-	int up = 0, want = multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED;
-	int got = 0, err;
+	int want = serialized ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED;
+	int up = 0, got = 0, err;
 
 	MPI_Initialized(&up);
 	if (!up) {
@@ -396,6 +396,12 @@ p_finalize(void)
 		MPI_Finalize();
 }
 
+static void
+p_abort(int code)
+{
+	MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 static const struct mpi_plugin plugin = {
 	.abi = CDB_MPI_PLUGIN_ABI,
 	.init = p_init,
@@ -412,6 +418,7 @@ static const struct mpi_plugin plugin = {
 	.unlock = p_unlock,
 	.raw_bench = p_raw_bench,
 	.finalize = p_finalize,
+	.abort = p_abort,
 };
 
 const struct mpi_plugin *

@@ -4,7 +4,8 @@
  *
  * Where: --listen ADDR[:PORT] as given; else the address of --net's
  * interface; else the address this machine reaches the first other host
- * of --hosts from; else (every rank on this host) 127.0.0.1.  Only that
+ * of --hosts from (or, without --hosts, of the hosts the --mpirun words
+ * name: mpi_launch_hosts()); else (every rank on this host) 127.0.0.1.  Only that
  * address is bound, and only until every rank attached.
  *
  * Who: a connection must send MSG_ATTACH with the token within
@@ -120,6 +121,7 @@ static int
 pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 {
 	const char *l = w->opt->listen;
+	struct strbuf hosts = STRBUF_INIT;
 
 	*port = 0;
 	if (l != NULL) {
@@ -145,8 +147,12 @@ pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 		return 0;
 	}
 	snprintf(host, hlen, "127.0.0.1");
-	if (w->opt->hosts != NULL) {
-		char *copy = xstrdup(w->opt->hosts), *save = NULL;
+	if (w->opt->hosts != NULL)
+		strbuf_addstr(&hosts, w->opt->hosts);
+	else /* the hosts the user's launcher words name */
+		mpi_launch_hosts(w->opt->mpirun, &hosts);
+	if (hosts.len > 0) {
+		char *copy = xstrdup(hosts.buf), *save = NULL;
 
 		for (char *t = strtok_r(copy, ",", &save); t != NULL;
 		     t = strtok_r(NULL, ",", &save)) {
@@ -160,6 +166,7 @@ pick_addr(struct mpi_world *w, char *host, size_t hlen, int *port, char **cause)
 		}
 		free(copy);
 	}
+	strbuf_release(&hosts);
 	return 0;
 }
 

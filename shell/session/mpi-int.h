@@ -111,6 +111,11 @@ int mpi_launch_flavor(char *const *argv, enum mpi_flavor *fl, char **cause);
 /* Start the launcher for w (its own process group, output to
  * w->launcher_out); argv is what the ranks run.  0 or -1 + cause. */
 int mpi_launch(struct mpi_world *w, char *const *prog, char **cause);
+/* The hosts the user's --mpirun words name (a host list's entries, the
+ * first word of each line of a host file), "H,H:N,..." added to out
+ * (nothing for NULL or no hosts): where the control address is chosen
+ * from when --hosts is not given. */
+void mpi_launch_hosts(const char *mpirun, struct strbuf *out);
 /* Whether the launcher ended (reaps it); its status in *st. */
 int mpi_launch_reap(struct mpi_world *w, int *st);
 /* End the launcher's process group (TERM, then KILL after grace_ms),

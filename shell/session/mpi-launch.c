@@ -203,21 +203,74 @@ count_hosts(const char *hosts)
 	return n > 0 ? n : 1;
 }
 
+/* The launchers' options that name hosts: host files, host lists. */
+static const char *const host_files[] = { "-f", "-hostfile", "--hostfile",
+	"-machinefile", "--machinefile", "--default-hostfile" };
+static const char *const host_lists[] = { "-host", "--host", "-hosts",
+	"--hosts", "-H" };
+
+static int
+one_of(const char *s, const char *const *set, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(s, set[k]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The user's launcher names hosts itself (a host file, a host list). */
 static int
 names_hosts(const struct words *w)
 {
-	static const char *const opts[] = { "-f", "-hostfile", "--hostfile",
-		"-machinefile", "--machinefile", "-host", "--host", "-hosts",
-		"--hosts", "-H", "--default-hostfile" };
-
 	for (size_t i = 1; i < w->n; i++) {
-		for (size_t k = 0; k < ARRAY_SIZE(opts); k++) {
-			if (strcmp(w->v[i].s, opts[k]) == 0)
-				return 1;
-		}
+		if (one_of(w->v[i].s, host_files, ARRAY_SIZE(host_files)) ||
+		    one_of(w->v[i].s, host_lists, ARRAY_SIZE(host_lists)))
+			return 1;
 	}
 	return 0;
+}
+
+/* The first word of each line of host file path (MPICH's "node1:4",
+ * Open MPI's "node1 slots=4"; '#' starts a comment), at most 256. */
+static void
+file_hosts(const char *path, struct strbuf *out)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0;
+
+	if (f == NULL)
+		return; /* the launcher says why */
+	while (n < 256 && fgets(line, sizeof line, f) != NULL) {
+		char *h = line + strspn(line, " \t");
+
+		h[strcspn(h, " \t\r\n#")] = '\0';
+		if (h[0] == '\0')
+			continue;
+		strbuf_addf(out, "%s%s", out->len > 0 ? "," : "", h);
+		n++;
+	}
+	fclose(f);
+}
+
+void
+mpi_launch_hosts(const char *mpirun, struct strbuf *out)
+{
+	struct words uw = { 0 };
+
+	if (mpirun != NULL && parse_line(mpirun, &uw, NULL, NULL) == PARSE_OK) {
+		for (size_t i = 1; i + 1 < uw.n; i++) {
+			const char *opt = uw.v[i].s, *val = uw.v[i + 1].s;
+
+			if (one_of(opt, host_lists, ARRAY_SIZE(host_lists)))
+				strbuf_addf(out, "%s%s",
+				    out->len > 0 ? "," : "", val);
+			else if (one_of(opt, host_files, ARRAY_SIZE(host_files)))
+				file_hosts(val, out);
+		}
+	}
+	words_free(&uw);
 }
 
 /* The plugin of this MPI: next to colldb (a build tree), then the

@@ -227,6 +227,20 @@ read_launcher(struct mpi_world *w)
 	}
 }
 
+/* Every packet the session put in l's pair, to its rank. */
+static void
+drain_pair(struct mpi_link *l)
+{
+	struct msg_hdr h;
+	void *payload = NULL;
+
+	while (l->tcp >= 0 && proto_recv(l->pair, &h, &payload) == 1) {
+		proto_send(l->tcp, &h, payload);
+		free(payload);
+		payload = NULL;
+	}
+}
+
 static void *
 relay_main(void *arg)
 {
@@ -314,8 +328,15 @@ relay_main(void *arg)
 		pthread_mutex_lock(&w->mu);
 		stop = w->stopping;
 		pthread_mutex_unlock(&w->mu);
-		if (stop)
+		if (stop) {
+			/* what the session sent before it stopped us still
+			 * goes out: its QUITs (a rank that missed one stayed
+			 * idle, its peers in MPI_Finalize, until the launcher
+			 * was killed 5 s later) */
+			for (int r = 0; r < n; r++)
+				drain_pair(&w->links[r]);
 			break;
+		}
 	}
 	free(fds);
 	free(who);

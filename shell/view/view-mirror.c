@@ -102,6 +102,12 @@ m_defers(struct view *v, int r, struct seg_defer *out, size_t max)
 	return SEG(v)->ops->defers(SEG(v), r, out, max); /* the shell's */
 }
 
+static const struct seg_domain *
+m_domain(struct view *v, int k)
+{
+	return SEG(v)->ops->domain(SEG(v), k); /* the shell's table */
+}
+
 static int
 m_ended(struct view *v)
 {
@@ -129,6 +135,7 @@ static const struct view_ops view_mirror_ops = {
 	.win_gen = m_gen,
 	.cur_coll = m_coll,
 	.defers = m_defers,
+	.domain = m_domain,
 	.ended = m_ended,
 	.take_reports = m_reports,
 };

@@ -11,7 +11,8 @@
 #             check, a stepped collective with where and watch dump, a put
 #             to a rank stopped at a breakpoint on the other host within
 #             1 s, a diagnosed hang; its .out is the shm transport's, only
-#             the transport line differs
+#             the transport line differs; and hosts named only by the
+#             launcher's words (a host file, --host)
 #   death     kill -9 of a rank on the other host in the middle of a
 #             collective (from outside), `kill` of one on this host, and
 #             kill -9 of one on this host from outside (MPICH):
@@ -21,7 +22,9 @@
 #   stranger  connections to the control port with a wrong token, none,
 #             garbage, or none at all are refused and logged; the session
 #             starts anyway
-#   user      tests/user transcripts of `colldb run` under -t mpi
+#   user      tests/user transcripts of `colldb run` under -t mpi, and
+#             tests/user/compute.c: a peer's put into a program that
+#             computes between its calls completes (its progress thread)
 set -u
 O=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,7 +58,7 @@ SKIP="alloc alloc-area bench-errors coll-refused invocation-n1 script-args world
 SKIP="$SKIP death expect-fail-dead interrupt kill"	# a rank dies: MPI ends the job
 SKIP="$SKIP watch-dump-64 world64"	# 64 MPI ranks take minutes here
 # a cross-section, split between the two (each MPI runs every collective)
-CROSS_OMPI="collectives step-ring break-cells tag0-hang watch-dump bench"
+CROSS_OMPI="collectives step-ring break-cells tag0-hang watch-dump bench domain"
 CROSS_MPICH="collectives coll-interrupt record put-atomic repeat expect"
 for mpi in mpirun.openmpi mpirun.mpich; do
 	n=0
@@ -102,6 +105,31 @@ for mpi in mpirun.openmpi mpirun.mpich; do
 		diff -u tests/mpi/hosts.out "$tmp/hosts" | head -40
 	fi
 done
+
+# The hosts named only in the launcher's own words (a host file for
+# MPICH, --host for Open MPI), without --hosts, --net or --listen: the
+# shell listens where it reaches those hosts from (it took 127.0.0.1, and
+# the ranks on node2 could not attach).
+printf 'world\nalloc s [4,1] i32\n@0 notify 3 s[0] 1\n@3 wait s[0] >= 1\n@3 notify 0 s[1] 1\n@0 wait s[1] >= 1\n' >"$tmp/named.coll"
+cat >"$tmp/named.sh" <<EOF
+printf '# the hosts\n%s:2\n%s:2\n' \$NODE1 \$NODE2 >"$tmp/hostfile"
+for mpirun in "mpirun.mpich -f $tmp/hostfile" "mpirun.openmpi --host \$NODE1:2,\$NODE2:2"; do
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	    OMPI_MCA_plm_rsh_agent=\$RSH HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH \
+	    COLLDB_MPI_START_SECS=30 timeout 120 ./colldb -t mpi --mpirun "\$mpirun" -n 4 \
+	    --batch "$tmp/named.coll" 2>&1
+	echo "[exit \$?]"
+done
+EOF
+sh tests/mpi/hosts.sh sh "$tmp/named.sh" >"$tmp/named.out" 2>&1 </dev/null
+if [ "$(grep -c '^transport  mpi (\(MPICH\|Open MPI\) [0-9.]*, 2 hosts)$' "$tmp/named.out")" = 2 ] &&
+    [ "$(grep -c '^\[rank 0\] wait s\[1\] >= 1 satisfied (value 1)$' "$tmp/named.out")" = 2 ] &&
+    [ "$(grep -c '^\[exit 0\]$' "$tmp/named.out")" = 2 ]; then
+	ok
+else
+	bad "hosts named by the launcher's words (a host file, --host)"
+	cat "$tmp/named.out"
+fi
 
 # ---- death ----------------------------------------------------------------------
 # A rank on node2 is killed from outside while every rank waits in a ring
@@ -213,6 +241,45 @@ else
 	head -10 "$tmp/false.out"
 fi
 
+# A rank on the other host that cannot join (its attach refused: a wrong
+# token) while the other rank did, under MPICH: the rank ends the job as
+# it exits (MPI_Abort), and the start fails at once with what it said,
+# not after the attach limit (MPICH kept the attached rank waiting in
+# MPI_Win_allocate, and the shell in its start, for the whole 60 s).
+cat >"$tmp/badrank" <<'EOS'
+#!/bin/sh
+# the launcher, with its program wrapped: rank 1 gets a wrong token
+[ "$1" = --version ] && exec mpirun.mpich --version
+n=$# i=0
+for a in "$@"; do
+	i=$((i + 1))
+	[ $i = $((n - 1)) ] && set -- "$@" "$(dirname "$0")/rankwrap"
+	set -- "$@" "$a"
+done
+shift $n
+exec mpirun.mpich "$@"
+EOS
+cat >"$tmp/rankwrap" <<'EOS'
+#!/bin/sh
+[ "$PMI_RANK" = 1 ] && export COLLDB_TOKEN=00000000000000000000000000000000
+exec "$@"
+EOS
+chmod +x "$tmp/badrank" "$tmp/rankwrap"
+sh tests/mpi/hosts.sh sh -c "env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C \
+	TERM=dumb HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH timeout 50 ./colldb -t mpi \
+	--mpirun $tmp/badrank --hosts \$NODE1:1,\$NODE2:1 --net \$NET --batch /dev/null; \
+	echo \"[exit \$?]\"" >"$tmp/badrank.out" 2>&1 </dev/null
+if has "[exit 1]" "$tmp/badrank.out" &&
+    grep -q '^colldb: refused a connection from 10\.213\.7\.2:[0-9]*: wrong token$' "$tmp/badrank.out" &&
+    grep -q '^colldb: cannot start 2 ranks: .* said:$' "$tmp/badrank.out" &&
+    has "colldb agent: the shell refused this rank: wrong token" "$tmp/badrank.out" &&
+    ! grep -q 'did not attach within' "$tmp/badrank.out"; then
+	ok
+else
+	bad "a rank on the other host that cannot join ends the job (MPICH)"
+	head -20 "$tmp/badrank.out"
+fi
+
 # A launcher that fails with a page of advice after the cause (as
 # Open MPI's "ssh: Could not resolve hostname" then "ORTE was unable to
 # reliably start one or more daemons..."): the cause is kept, the middle
@@ -297,6 +364,30 @@ else
 	head -5 "$tmp/hang.out"
 fi
 
+# The end of a session: every rank gets its QUIT and the job finalizes at
+# once.  The relay stopped as soon as the session asked, and a QUIT not yet
+# forwarded stayed behind: that rank idled, the others waited in
+# MPI_Finalize, and the session ended only when the launcher was killed
+# 5 s later (in about half of the sessions).  Six sessions, timed from
+# their last command to their end; one slow one is the machine's load.
+slow=0
+for i in 1 2 3 4 5 6; do
+	printf 'say END\n' | cenv timeout 60 ./colldb -t mpi --mpirun mpirun.openmpi -n 2 \
+		--batch 2>&1 | {
+		read -r line
+		t0=$(date +%s%N)
+		cat >/dev/null
+		echo "$line $(( ($(date +%s%N) - t0) / 1000000 ))"
+	} >"$tmp/end.$i"
+	read -r word ms <"$tmp/end.$i"
+	[ "$word" = END ] && [ "$ms" -lt 3000 ] || slow=$((slow + 1))
+done
+if [ $slow -le 1 ]; then
+	ok
+else
+	bad "the end of a session: $slow of 6 took 3 s or more ($(cat "$tmp"/end.* | tr '\n' ' '))"
+fi
+
 # ---- strangers --------------------------------------------------------------------
 rm -f "$tmp/stranger.log"
 printf 'alloc s [2,1] i32\n@0 notify 1 s[0] 1\n@1 wait s[0] >= 1\n' |
@@ -342,6 +433,36 @@ for pair in "run-ring mpirun.openmpi" "run-break mpirun.mpich" "run-source-break
 		diff -u "tests/user/$1.out" "$tmp/got2" | head -30
 	fi
 done
+
+# A program that computes between its calls (tests/user/compute.c): its
+# progress thread completes a peer's put and notify into it while it
+# computes, across hosts with each MPI (Open MPI's osc pt2pt there makes
+# no window under MPI_THREAD_MULTIPLE: the rank asks for SERIALIZED) and
+# with MPICH on one host (whose one-sided writes need the target's calls
+# there too).
+cat >"$tmp/compute.sh" <<EOF
+for mpi in mpirun.openmpi mpirun.mpich; do
+	echo "== \$mpi across"
+	env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb \
+	    OMPI_MCA_plm_rsh_agent=\$RSH HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC=\$RSH \
+	    timeout 120 ./colldb run -t mpi --mpirun \$mpi --hosts \$NODE1:1,\$NODE2:1 \
+	    --net \$NET --batch $O/examples/compute 2>&1
+	echo "[exit \$?]"
+done
+EOF
+sh tests/mpi/hosts.sh sh "$tmp/compute.sh" >"$tmp/compute.out" 2>&1 </dev/null
+echo "== mpirun.mpich here" >>"$tmp/compute.out"
+cenv timeout 120 ./colldb run -t mpi --mpirun mpirun.mpich -n 2 --batch \
+	"$O/examples/compute" >>"$tmp/compute.out" 2>&1 </dev/null
+echo "[exit $?]" >>"$tmp/compute.out"
+if [ "$(grep -c '^\[rank 0\] rank 0: put and notify into a computing rank: done within 1 s$' "$tmp/compute.out")" = 3 ] &&
+    [ "$(grep -c '^\[rank 1\] rank 1: 0 of 4194304 elements wrong$' "$tmp/compute.out")" = 3 ] &&
+    [ "$(grep -c '^\[exit 0\]$' "$tmp/compute.out")" = 3 ]; then
+	ok
+else
+	bad "a program that computes between its calls (its progress thread)"
+	cat "$tmp/compute.out"
+fi
 
 # ---- nothing left ------------------------------------------------------------------------
 left=$(left_files | grep -vxF "${files_before:-none}" || true)
