@@ -56,12 +56,20 @@ prog_free(struct prog *p)
 {
 	if (p == NULL)
 		return;
-	for (size_t i = 0; i < p->nstrs; i++)
-		free(p->strs[i]);
-	free(p->strs);
+	if (p->refs > 0) {
+		p->refs--;
+		return;
+	}
+	if (p->pack != NULL) {
+		free(p->pack);
+	} else {
+		for (size_t i = 0; i < p->nstrs; i++)
+			free(p->strs[i]);
+		free(p->strs);
+		free(p->mops);
+		free(p->title);
+	}
 	free(p->shash);
-	free(p->mops);
-	free(p->title);
 	free(p->name_prefix);
 	prog_gen_put(p->gen);
 	free(p);
@@ -102,11 +110,40 @@ shash_insert(struct prog *p, uint32_t idx)
  * Collectives on large buffers intern tens of thousands of distinct span
  * names (one per chunk), so lookup must not scan the table.
  */
+static void *
+memdup(const void *src, size_t n)
+{
+	void *d = xmalloc(n);
+
+	memcpy(d, src, n);
+	return d;
+}
+
+/* A decoded program about to change: its parts out of the one block. */
+static void
+unpack(struct prog *p)
+{
+	void *pack = p->pack;
+
+	if (pack == NULL)
+		return;
+	p->pack = NULL;
+	p->title = xstrdup(p->title);
+	p->mops = memdup(p->mops, (p->nmops ? p->nmops : 1) * sizeof *p->mops);
+	p->amops = p->nmops;
+	p->strs = memdup(p->strs, (p->nstrs ? p->nstrs : 1) * sizeof *p->strs);
+	p->astrs = p->nstrs;
+	for (size_t i = 0; i < p->nstrs; i++)
+		p->strs[i] = xstrdup(p->strs[i]);
+	free(pack);
+}
+
 uint32_t
 prog_str(struct prog *p, const char *s)
 {
 	size_t mask, i;
 
+	unpack(p);
 	if (p->shcap < 2 * (p->nstrs + 1)) {
 		size_t cap = p->shcap ? p->shcap : 64;
 
@@ -132,9 +169,18 @@ prog_str(struct prog *p, const char *s)
 	return (uint32_t)p->nstrs++;
 }
 
+struct prog *
+prog_ref(struct prog *p)
+{
+	p->refs++;
+	return p;
+}
+
 void
 prog_shrink(struct prog *p)
 {
+	if (p->refs > 0 || p->pack != NULL)
+		return; /* shared (others read its arrays), or exact already */
 	if (p->nmops < p->amops && p->nmops > 0) {
 		p->mops = xreallocarray(p->mops, p->nmops, sizeof *p->mops);
 		p->amops = p->nmops;
@@ -157,6 +203,7 @@ prog_str_at(const struct prog *p, uint32_t idx)
 struct uop *
 prog_add(struct prog *p, const struct uop *u)
 {
+	unpack(p);
 	if (p->nmops == p->amops) {
 		p->amops = p->amops ? p->amops * 2 : 16;
 		p->mops = xreallocarray(p->mops, p->amops, sizeof *p->mops);
@@ -613,9 +660,11 @@ prog_encode(const struct prog *p, struct strbuf *out)
 struct prog *
 prog_decode(const void *buf, size_t len, char **cause)
 {
-	const char *b = buf, *end = b + len;
+	const char *b = buf, *end = b + len, *sp;
 	struct prog_wire h;
 	struct prog *p;
+	size_t sbytes, at;
+	char *pack;
 
 	if (len < sizeof h) {
 		cause_set(cause, "program too short");
@@ -630,27 +679,40 @@ prog_decode(const void *buf, size_t len, char **cause)
 		cause_set(cause, "malformed program");
 		return NULL;
 	}
-	p = xcalloc(1, sizeof *p);
-	p->title = xstrndup(b, h.title_len);
-	b += h.title_len + 1;
-	p->nmops = p->amops = h.nops;
-	p->mops = xreallocarray(NULL, h.nops ? h.nops : 1, sizeof *p->mops);
-	memcpy(p->mops, b, h.nops * sizeof *p->mops);
-	b += h.nops * sizeof *p->mops;
-	p->acc_bytes = h.acc_bytes;
-	p->astrs = h.nstrs;
-	p->strs = xreallocarray(NULL, h.nstrs, sizeof *p->strs);
+	/* the strings: h.nstrs of them, each NUL-terminated inside buf */
+	sp = b + h.title_len + 1 + (size_t)h.nops * sizeof(struct uop);
+	sbytes = 0;
 	for (uint32_t i = 0; i < h.nstrs; i++) {
-		size_t n = strnlen(b, (size_t)(end - b));
-		if (b + n >= end) {
-			p->nstrs = i;
-			prog_free(p);
+		size_t n = strnlen(sp + sbytes, (size_t)(end - sp) - sbytes);
+		if (sp + sbytes + n >= end || h.nstrs > (size_t)(end - sp)) {
 			cause_set(cause, "malformed program strings");
 			return NULL;
 		}
-		p->strs[i] = xstrndup(b, n);
-		p->nstrs = i + 1;
-		b += n + 1;
+		sbytes += n + 1;
 	}
+	/* One block (a decode of a user rank's call was six mallocs, most
+	 * of the shell's work per call): ops, string table, title, strings.
+	 * The ops come first, where malloc's alignment holds. */
+	p = xcalloc(1, sizeof *p);
+	pack = xmalloc((size_t)h.nops * sizeof(struct uop) +
+	    (size_t)h.nstrs * sizeof(char *) + h.title_len + 1 + sbytes);
+	p->pack = pack;
+	p->mops = (struct uop *)(void *)pack;
+	p->nmops = p->amops = h.nops;
+	memcpy(p->mops, b + h.title_len + 1, h.nops * sizeof *p->mops);
+	at = (size_t)h.nops * sizeof(struct uop);
+	p->strs = (char **)(void *)(pack + at);
+	p->nstrs = p->astrs = h.nstrs;
+	at += (size_t)h.nstrs * sizeof(char *);
+	p->title = pack + at;
+	memcpy(p->title, b, h.title_len);
+	p->title[h.title_len] = '\0';
+	at += h.title_len + 1;
+	memcpy(pack + at, sp, sbytes);
+	for (uint32_t i = 0; i < h.nstrs; i++) {
+		p->strs[i] = pack + at;
+		at += strlen(pack + at) + 1;
+	}
+	p->acc_bytes = h.acc_bytes;
 	return p;
 }

@@ -245,6 +245,10 @@ struct prog {
 	 * index + 1, 0 = empty), built lazily; NULL after prog_decode(). */
 	uint32_t *shash;
 	size_t shcap;
+	unsigned refs; /* owners beyond the first (prog_ref()) */
+	void *pack;    /* prog_decode()'s one block holding title, mops,
+			* strs and the strings (freed whole; prog_add() and
+			* prog_str() copy them out of it first), or NULL */
 };
 
 struct prog *prog_new(const char *title);
@@ -252,7 +256,13 @@ struct prog *prog_new(const char *title);
  * g (takes a reference). */
 struct prog *prog_new_gen(const char *title, struct prog_gen *g, int rank,
     int grank, size_t acc_bytes);
+/* Drop one owner of p; the last frees it. */
 void prog_free(struct prog *p);
+/* One more owner of p (returned): the shell shares one decoded program
+ * among a user rank's calls that announced the same bytes.  A program
+ * with several owners must not change (prog_add, prog_str, prog_shrink
+ * are for a program one owner still builds). */
+struct prog *prog_ref(struct prog *p);
 /* Drop one reference to g (the last frees it). */
 void prog_gen_put(struct prog_gen *g);
 /* The bytes of heap p holds (its arrays and strings, about malloc's

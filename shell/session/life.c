@@ -167,6 +167,7 @@ session_close(struct session *s)
 			free(rp->death);
 			if (rp->outbox != NULL)
 				munmap(rp->outbox, rp->outbox_len);
+			user_memo_release(rp);
 		}
 		free(s->rp);
 		s->rp = NULL;

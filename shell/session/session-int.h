@@ -20,6 +20,9 @@ void job_enqueue(struct session *s, int r, struct job *j);
  * and has not been read yet; 1 if there was something. */
 int session_drain_outbox(struct session *s, int r);
 
+/* rank-user.c: free rp->user_memo (the programs it shares) */
+void user_memo_release(struct rankproc *rp);
+
 /* rank-user.c: where user rank r is in its program ("in its own code
  * after ring.c:40", "before cdb_init", a call's position) */
 void where_user(struct session *s, int r, struct strbuf *sb, int verbose);

@@ -51,6 +51,7 @@ struct msg_hdr;
 struct done_info;
 struct outbox_ring;
 struct session;
+struct user_memo;
 
 /* ---- jobs: programs sent to a rank and not yet reported done ---------- */
 
@@ -251,6 +252,8 @@ struct rankproc {
 	size_t outbox_len; /* the mapping, header included */
 	int outbox_busy;   /* being read: a handler does not read it again */
 	int outbox_said;   /* a ring that made no sense was reported */
+	struct user_memo *user_memo; /* rank-user.c's: programs it announced
+				      * last, shared by equal calls */
 };
 
 /* What script lines are echoed (see cmd/script.c) */

@@ -500,6 +500,64 @@ START_TEST(test_big)
 }
 END_TEST
 
+/* A program through the wire: prog_decode() keeps it in one block, and
+ * the copy reads, grows and is shared (prog_ref) like any other. */
+START_TEST(test_wire)
+{
+	struct prog *p = prog_new("ring.c:42 > step"), *q;
+	struct strbuf sb = STRBUF_INIT;
+	struct uop u;
+	char *cause = NULL;
+
+	memset(&u, 0, sizeof u);
+	for (int i = 0; i < 5; i++) {
+		char name[32];
+
+		snprintf(name, sizeof name, "allreduce.rs.row%d", i % 3);
+		u.kind = i % 2 ? UOP_WAIT : UOP_NOTIFY;
+		u.value = i + 1;
+		u.dst = (uint64_t)i * 4;
+		u.name = prog_str(p, name);
+		prog_add(p, &u);
+	}
+	p->acc_bytes = 64;
+	prog_encode(p, &sb);
+	q = prog_decode(sb.buf, sb.len, &cause);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_ptr_nonnull(q->pack);
+	ck_assert_str_eq(q->title, p->title);
+	ck_assert_uint_eq(q->nmops, 5);
+	ck_assert_uint_eq(q->nstrs, p->nstrs);
+	ck_assert_uint_eq(q->acc_bytes, 64);
+	for (size_t i = 0; i < q->nmops; i++) {
+		ck_assert_int_eq(q->mops[i].value, (int32_t)i + 1);
+		ck_assert_str_eq(prog_str_at(q, q->mops[i].name),
+		    prog_str_at(p, p->mops[i].name));
+	}
+	/* shared: the last owner frees it (valgrind/ASan see the rest) */
+	ck_assert_ptr_eq(prog_ref(q), q);
+	prog_free(q);
+	ck_assert_str_eq(q->title, p->title);
+	/* growing copies it out of its block first */
+	u.value = 9;
+	prog_add(q, &u);
+	ck_assert_ptr_null(q->pack);
+	ck_assert_uint_eq(prog_str(q, "allreduce.rs.row1"), p->mops[1].name);
+	ck_assert_uint_eq(prog_str(q, "new"), p->nstrs);
+	ck_assert_int_eq(q->mops[5].value, 9);
+	ck_assert_str_eq(q->title, p->title);
+	prog_free(q);
+	/* truncated anywhere: refused, nothing leaked */
+	for (size_t n = 0; n < sb.len; n++) {
+		ck_assert_ptr_null(prog_decode(sb.buf, n, &cause));
+		free(cause);
+		cause = NULL;
+	}
+	strbuf_release(&sb);
+	prog_free(p);
+}
+END_TEST
+
 START_TEST(test_counted)
 {
 	/* the loops above really compared something */
@@ -520,6 +578,7 @@ main(void)
 	tcase_add_loop_test(tc, test_allreduce, 0, (int)ARRAY_SIZE(worlds));
 	tcase_add_loop_test(tc, test_others, 0, (int)ARRAY_SIZE(worlds));
 	tcase_add_loop_test(tc, test_big, 0, 2);
+	tcase_add_test(tc, test_wire);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
