@@ -367,9 +367,17 @@ cmd_pause_exec(struct cmdctx *ctx)
 			"... " :
 			"-- Enter to continue, or a command -- ");
 		enum cmd_retval rv;
+		int incomplete = 0;
 
-		if (line == NULL)
-			return CMD_QUIT;
+		if (line == NULL) {
+			/* Ctrl-D is quit, as at the prompt: on a line of its
+			 * own, and asking first with ranks stopped or blocked
+			 * (n: back at the pause) */
+			out_printf("\n");
+			if (cmd_run_line(s, "quit", &incomplete) == CMD_QUIT)
+				return CMD_QUIT;
+			continue;
+		}
 		if (in->cancelled()) {
 			free(line);
 			script_block_cancel();

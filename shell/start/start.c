@@ -42,8 +42,7 @@ shell_wire(struct session *s)
 
 /* Every signal that ends colldb (SIGTERM, SIGHUP, SIGQUIT, and a crash:
  * SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL): the terminal back as it was,
- * the registry entry and the segment's name (if the ranks were still
- * starting) gone, and what a user program's ranks forked killed
+ * the registry entry gone, and what a user program's ranks forked killed
  * with them (their process groups; agent ranks die with us, PDEATHSIG).
  * Only async-signal-safe calls; then the signal does what it would have. */
 static const int fatal_signals[] = { SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
@@ -57,11 +56,6 @@ on_fatal(int sig)
 	if (have_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
 	registry_forget();
-	/* still starting (the name goes once every rank said hello): the
-	 * segment's name too, or /dev/shm keeps it (shm_unlink is an
-	 * unlink() of a name built on the stack) */
-	if (s != NULL)
-		seg_unlink(&s->seg);
 	if (s != NULL && s->rp != NULL && s->kind != NULL && s->kind->own_code) {
 		for (int r = 0; r < s->nranks; r++)
 			if (s->rp[r].alive && s->rp[r].pid > 0) /* unreaped */
