@@ -27,6 +27,7 @@ struct remote {
 	uint8_t *base;	     /* the window */
 	int rank, nranks;
 	enum remote_kind kind;
+	pthread_t main_thread; /* the one that calls remote_open() */
 	pthread_t thread;
 	int thread_on;
 	pthread_t progress; /* a user rank's (remote_progress_start()) */

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "exec.h"
 #include "futex.h"
 #include "mpi.h"
@@ -473,6 +474,12 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 		apply_mem(rm, payload, h->len);
 		break;
 	case MSG_SIGNAL:
+		if (h->status == CALL_END_SIGNAL) {
+			/* interrupt ends a call that does not return: its
+			 * handler jumps back in the thread that made it */
+			pthread_kill(rm->main_thread, CALL_END_SIGNAL);
+			break;
+		}
 		drain_out(rm);
 		ship_spans(rm);
 		raise(h->status);
@@ -643,6 +650,7 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	rm->kind = kind;
 	rm->rc = rc;
 	pthread_mutex_init(&rm->mpi_mu, NULL);
+	rm->main_thread = pthread_self();
 	snprintf(token, sizeof token, "%s", t != NULL ? t : "");
 	unsetenv("COLLDB_TOKEN"); /* not for what the rank starts */
 	if (getenv("COLLDB_MPI_TMPDIR") != NULL &&
@@ -852,6 +860,7 @@ remote_agent_main(int argc, char **argv)
 	signal(SIGQUIT, SIG_IGN);
 	signal(SIGTSTP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	call_end_install(); /* interrupt ends a call that never returns */
 	setrlimit(RLIMIT_CORE, &(struct rlimit){ 0, 0 });
 	if (remote_open(&rm, &rc, REMOTE_AGENT, &cause) != 0) {
 		fprintf(stderr, "colldb agent: %s\n", cause);

@@ -291,6 +291,11 @@ for h in "node1:0" "node1:x" ",node1" "node1,,node2" "node 1:2" "node1:2:3"; do
 	[ $st = 2 ] && has "error: --hosts $h: expected HOST[:N],... (N ranks on HOST, 1..16384) (try 'colldb --help')" &&
 		ok || bad "--hosts '$h' (exit $st)"
 done
+for l in "127.0.0.1:99999" "127.0.0.1:" ":7777" "10.0.0.1:x" "10.0.0.1:-1" "" "a b:1"; do
+	run 2 ./colldb -t mpi --listen "$l" </dev/null
+	[ $st = 2 ] && has "error: --listen '$l': expected ADDR[:PORT] (PORT 0..65535) (try 'colldb --help')" &&
+		ok || bad "--listen '$l' (exit $st): $out"
+done
 run 2 ./colldb -t mpi --mpirun " " </dev/null
 [ $st = 2 ] && has "error: --mpirun ' ': expected a command (try 'colldb --help')" && ok ||
 	bad "--mpirun ' ' (exit $st)"

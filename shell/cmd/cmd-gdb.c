@@ -84,6 +84,11 @@ cmd_gdb_exec(struct cmdctx *ctx)
 			   "rank %d is %s; gdb attaches to a rank stopped at its gate ('break', 'step' or 'interrupt @%d' first)",
 			   r, rank_state_name(b.state), r),
 		       CMD_ERROR;
+	if (s->rp[r].pid <= 0) /* an MPI job's rank: not our child */
+		return cmd_error(ctx,
+			   "rank %d is a rank of the MPI job, not a process colldb started here: attach gdb to it on its host (gdb -p)",
+			   r),
+		       CMD_ERROR;
 	if (!have_gdb())
 		return cmd_error(ctx,
 			   "gdb is not installed (apt-get install gdb)"),

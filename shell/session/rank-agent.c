@@ -291,7 +291,9 @@ agent_interrupt(struct session *s, int r)
 		out_printf("rank %d: ending call %s with %s (the function does "
 			   "not return)\n",
 		    r, j->desc, signal_name(CALL_END_SIGNAL));
-		kill(s->rp[r].pid, CALL_END_SIGNAL);
+		/* the kind's way: an mpi rank is no process of ours (its pid
+		 * is 0 here, and kill(0) signalled the shell's own group) */
+		s->kind->kill(s, r, CALL_END_SIGNAL);
 	}
 	return 1;
 }

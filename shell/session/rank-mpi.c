@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "call.h"
 #include "ctl.h"
 #include "oneside.h"
 #include "mpi-int.h"
@@ -103,6 +105,34 @@ world_free(struct mpi_world *w)
 
 static struct view_mirror mirror;
 
+/* Every agent's hello, read as a local agent's is (rank-agent.c): a
+ * board is merged only once the session has read what the rank sent
+ * before it, so until then the mirror said "starting" to a first command
+ * that does not settle (`where`). */
+static int
+agents_hello(struct session *s, char **cause)
+{
+	uint64_t deadline = mono_ns() + 60000000000ull;
+
+	for (int r = 0; r < s->nranks; r++) {
+		struct rankproc *rp = &s->rp[r];
+		struct pollfd p = { rp->sock, POLLIN, 0 };
+		struct msg_hdr h;
+		void *payload = NULL;
+		int left = (int)((int64_t)(deadline - mono_ns()) / 1000000);
+
+		if (left < 0 || poll(&p, 1, left) != 1 ||
+		    proto_recv(rp->sock, &h, &payload) != 1 ||
+		    h.type != MSG_HELLO) {
+			free(payload);
+			return cause_set(cause, "rank %d failed to start", r);
+		}
+		rp->nread++;
+		free(payload);
+	}
+	return 0;
+}
+
 /* Bring the ranks up: 0, or -1 + cause (the session closes then). */
 static int
 mpi_open(struct session *s, int user, char **cause)
@@ -161,7 +191,8 @@ mpi_open(struct session *s, int user, char **cause)
 	snprintf(w->transport, sizeof w->transport, "mpi (%s, %d host%s)",
 	    w->mpi, w->nhosts, w->nhosts == 1 ? "" : "s");
 	s->transport = w->transport;
-	if (mpi_relay_start(w, cause) != 0)
+	if (mpi_relay_start(w, cause) != 0 ||
+	    (!user && agents_hello(s, cause) != 0))
 		return -1;
 	mpi_sample(w); /* every board as it is now: idle */
 	session_register(s);
@@ -503,7 +534,9 @@ mpi_kill(struct session *s, int r, int sig)
 {
 	struct mpi_world *w = world_of(s);
 
-	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0)
+	/* (the rank catches CALL_END_SIGNAL and lives on: not a death's) */
+	if (w != NULL && mpi_send(w, r, MSG_SIGNAL, 0, sig, NULL, 0) == 0 &&
+	    sig != CALL_END_SIGNAL)
 		w->links[r].signal = sig;
 }
 

@@ -17,6 +17,7 @@
 #include "xmalloc.h"
 
 static int hosts_ok(const char *h);
+static int listen_ok(const char *l);
 
 /*
  * One `error:` line, as the log tools say it: on the command line of WHO
@@ -184,8 +185,9 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		o->mpi_ranks.net = optarg;
 		return 1;
 	case 'L':
-		if (optarg[0] == '\0' || strlen(optarg) > 100) {
-			opt_error(who, "--listen '%s': expected ADDR[:PORT]",
+		if (!listen_ok(optarg)) {
+			opt_error(who,
+			    "--listen '%s': expected ADDR[:PORT] (PORT 0..65535)",
 			    optarg);
 			return -1;
 		}
@@ -234,6 +236,25 @@ hosts_ok(const char *h)
 			return 0;
 		h++;
 	}
+}
+
+/* ADDR[:PORT] as the shell reads it (shell/session/mpi-attach.c): an
+ * address without spaces, then a port 0..65535 after the last ':'. */
+static int
+listen_ok(const char *l)
+{
+	const char *colon = strrchr(l, ':');
+	char *end;
+	long port;
+
+	if (l[0] == '\0' || strlen(l) > 100 || colon == l ||
+	    strcspn(l, " \t") < strlen(l))
+		return 0;
+	if (colon == NULL)
+		return 1;
+	port = strtol(colon + 1, &end, 10);
+	return end != colon + 1 && *end == '\0' && colon[1] != '-' &&
+	    colon[1] != '+' && port >= 0 && port <= 65535;
 }
 
 int
