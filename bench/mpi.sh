@@ -95,7 +95,9 @@ def fig(v):
     if len(v) == 1:
         return "%.2f" % v[0]
     return "%.2f [%.2f..%.2f]" % (statistics.median(v), min(v), max(v))
-print("  %-16s %-9s %-24s %-20s %-20s %6s" % ("where", "mpi", "figure", "colldb", "MPI", "x"))
+# the table is printed once every row is known: each column as wide as
+# its widest cell (a long [min..max] bracket shifted the columns after it)
+table = [("where", "mpi", "figure", "colldb", "MPI", "x")]
 verdicts, failed = [], 0
 for job, where in (("local", "one host"), ("ns", "two namespaces")):
     for mpi in ("openmpi", "mpich"):
@@ -121,12 +123,16 @@ for job, where in (("local", "one host"), ("ns", "two namespaces")):
             c = [g[key][0] for g in got]
             m = [g[key][1] for g in got]
             x = statistics.median([(b / a) if bw else (a / b) for a, b in zip(c, m)])
-            print("  %-16s %-9s %-24s %-20s %-20s %6.2f" % (where, mpi, label, fig(c), fig(m), x))
+            table.append((where, mpi, label, fig(c), fig(m), "%.2f" % x))
             if key != "allreduce":  # the goal: colldb's overhead over MPI's own
                 # (the composite ring is PyPTO's lowering: two barriers and a
                 # read per 16 KiB, a network round trip each, by design)
                 verdicts.append("  %s: mpi %s %s %s <= 1.2x MPI (%.2fx)" %
                                 ("MET" if x <= 1.2 else "OVER TARGET", mpi, where, label, x))
+width = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
+for row in table:
+    cells = [c.ljust(w) for c, w in zip(row[:-1], width)] + [row[-1].rjust(width[-1])]
+    print("  " + " ".join(cells))
 print("\n".join(verdicts))
 sys.exit(failed)
 EOS

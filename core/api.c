@@ -450,6 +450,43 @@ env_int(const char *name, long lo, long hi, long *out)
 	return 1;
 }
 
+/*
+ * A rank of an mpi session that dies by a fatal signal: its outbox is in
+ * its own memory (core/outbox.h), so before the signal takes the process
+ * the handler has the control thread ship the calls it queued (and its
+ * last lines and spans), then lets the signal go on as it would have
+ * (MPI's own handler, or the default).  On shm the shell reads the
+ * outbox itself and no handler is needed.  SIGKILL cannot be caught: the
+ * calls since the last bell (1 ms at most) are lost with the process, as
+ * the job is.
+ */
+static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction crash_was[ARRAY_SIZE(crash_sigs)];
+
+static void
+on_crash(int sig)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(crash_sigs); i++) {
+		if (crash_sigs[i] == sig)
+			sigaction(sig, &crash_was[i], NULL);
+	}
+	if (api.remote != NULL)
+		remote_crashing(api.remote, 500);
+	raise(sig); /* delivered once this returns, to what was there */
+}
+
+static void
+crash_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_crash;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(crash_sigs); i++)
+		sigaction(crash_sigs[i], &sa, &crash_was[i]);
+}
+
 static void
 mpi_at_exit(void)
 {
@@ -478,6 +515,7 @@ init_mpi(void)
 		0) {
 		api.ob_on = 1;
 		api.rc.t.before_block = before_block;
+		crash_install();
 	}
 	atexit(mpi_at_exit);
 	unsetenv("COLLDB_SHELL");

@@ -23,6 +23,8 @@ brk_site_matches(const struct seg_break *bp, const struct site *site)
 		return 0;
 	if (bp->flags & BRK_LINE_AFTER)
 		return site->line > bp->line;
+	if (bp->line_end > bp->line) /* a call over several lines */
+		return bp->line <= site->line && site->line <= bp->line_end;
 	return bp->line == 0 || bp->line == site->line;
 }
 

@@ -50,6 +50,8 @@ struct remote {
 	 * as MSG_QUEUED; NULL for an agent. */
 	struct outbox_ring *outbox;
 	size_t outbox_len;
+	int crash[2];	       /* remote_crashing() wakes the control thread */
+	_Atomic int crash_out; /* ... which set it once it shipped the rest */
 };
 
 /*
@@ -89,6 +91,11 @@ struct seg_window *remote_alloc(struct remote *rm, const char *name,
  * before cdb_finalize): the control thread ships what is left (the last
  * DONE, the board) and stops; MPI is left to see the rank go. */
 void remote_leave(struct remote *rm);
+
+/* A fatal signal's handler in the main thread (core/api.c): the control
+ * thread ships what the outbox, the output and the span ring hold, and
+ * this returns once it did, or after timeout_ms.  Async-signal-safe. */
+void remote_crashing(struct remote *rm, int timeout_ms);
 
 /* Whether the environment makes this process a rank of an mpi session. */
 int remote_wanted(void);

@@ -133,6 +133,8 @@ struct seg_break {
 	char file[SITE_FILE_MAX]; /* BRK_AT_CALL: its file, "" = any */
 	char win[SEG_NAME_MAX];	  /* BRK_CELLS: the window, "" = any 2-D i32
 				 * window (break row R) */
+	int32_t line_end;	  /* BRK_AT_CALL: a call spanning the lines
+				 * line..line_end (0: line alone) */
 	int64_t row, col;	  /* BRK_CELLS: index per dimension, -1 = any */
 	uint64_t lo, hi;	  /* BRK_CELLS: flat elements [lo, hi) when
 				 * hi > 0 (then row/col are unused) */

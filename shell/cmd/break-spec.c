@@ -295,6 +295,9 @@ break_spec_format(struct session *s, const struct seg_break *bp,
 		if (bp->flags & BRK_LINE_AFTER)
 			strbuf_addf(sb, "a line after %s:%d ", bp->file,
 			    (int)bp->line);
+		else if (bp->file[0] != '\0' && bp->line_end > bp->line)
+			strbuf_addf(sb, "%s:%d-%d ", bp->file, (int)bp->line,
+			    (int)bp->line_end);
 		else if (bp->file[0] != '\0')
 			strbuf_addf(sb, "%s:%d ", bp->file, (int)bp->line);
 		if (bp->fn != FN_NONE)

@@ -85,7 +85,7 @@ cmd_break_exec(struct cmdctx *ctx)
 	struct session *s = ctx->s;
 	struct seg_break nb, *slot;
 	struct rankset set;
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, note = STRBUF_INIT;
 	int once = strcmp(ctx->entry->name, "tbreak") == 0;
 	size_t i = 0;
 
@@ -93,6 +93,7 @@ cmd_break_exec(struct cmdctx *ctx)
 	if (break_spec_parse(ctx, &i, &nb) != 0 ||
 	    break_tail_parse(ctx, i, &nb, &set) != 0)
 		return CMD_ERROR;
+	break_source_resolve(s, arg(ctx, 0), &nb, &note);
 	if (once)
 		nb.flags |= BRK_ONCE;
 	if ((slot = break_add(ctx, &nb, &set, s->next_break + 1)) == NULL)
@@ -102,8 +103,11 @@ cmd_break_exec(struct cmdctx *ctx)
 	if ((nb.flags & BRK_CELLS) && nb.win[0] != '\0' &&
 	    view_win_find(&s->view, nb.win) == NULL)
 		strbuf_addf(&sb, " (pending: no window '%s' yet)", nb.win);
+	if (note.len > 0)
+		strbuf_addf(&sb, " (%s)", note.buf);
 	out_printf("%sbreakpoint %u: %s\n", once ? "temporary " : "", slot->id,
 	    sb.buf);
+	strbuf_release(&note);
 	strbuf_release(&sb);
 	return CMD_OK;
 }

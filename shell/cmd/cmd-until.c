@@ -129,6 +129,19 @@ cmd_until_exec(struct cmdctx *ctx)
 			i = 1;
 		} else if (break_spec_parse(ctx, &i, &nb) != 0) {
 			return CMD_ERROR;
+		} else {
+			struct strbuf note = STRBUF_INIT;
+
+			break_source_resolve(s, a, &nb, &note);
+			if (note.len > 0 && nb.line_end > nb.line)
+				out_printf("note: %s %s:%d-%d (%s)\n",
+				    ctx->entry->name, nb.file, (int)nb.line,
+				    (int)nb.line_end, note.buf);
+			else if (note.len > 0)
+				out_printf("note: %s %s:%d (%s)\n",
+				    ctx->entry->name, nb.file, (int)nb.line,
+				    note.buf);
+			strbuf_release(&note);
 		}
 	}
 	/* a breakpoint's tail, less its condition */

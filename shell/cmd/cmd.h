@@ -357,6 +357,21 @@ struct seg_break *break_add(struct cmdctx *ctx, const struct seg_break *nb,
     const struct rankset *ranks, uint32_t id);
 /* Free the slots of spent one-shot breakpoints. */
 void breaks_gc(struct session *s);
+
+/* ---- break-source.c: source breakpoints against the program's text ------- */
+
+/* For a user program's FILE:LINE breakpoint nb (typed as typed): find
+ * the source and its cdb_* calls; a line in a call spanning several
+ * lines takes them all (nb->line..nb->line_end), a line without code
+ * before a call moves to it, and anything else worth saying goes into
+ * note ("pending: no source file x.c ...", "ring.c:72 holds no cdb_*
+ * call; ..."), left empty when all is well.  Nothing for colldb's agents
+ * or other breakpoints. */
+void break_source_resolve(struct session *s, const char *typed,
+    struct seg_break *nb, struct strbuf *note);
+/* Says, once the program has ended, which breakpoints on its calls never
+ * stopped a rank (a session hook). */
+extern const struct session_hook break_session_hook;
 /* cmd-rma.c: `plan put|get|remote_store|remote_load ...` (the transfer's
  * words start at argument 0); 0 or -1 (said). */
 int rma_plan(struct cmdctx *ctx, int form);

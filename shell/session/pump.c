@@ -95,6 +95,10 @@ rank_gone(struct session *s, int r, int st)
 	if (rp->sock >= 0)
 		close(rp->sock);
 	rp->sock = -1;
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->gone != NULL)
+			s->hooks[i]->gone(s, r);
+	}
 }
 
 static void drain_output(struct session *s, int r, int final);

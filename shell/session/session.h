@@ -126,11 +126,13 @@ struct session_hook {
 	    const struct job_end *e);
 	/* session_close(), before the processes are stopped */
 	void (*close)(struct session *s);
+	/* rank r's process ended (after its kind said so) */
+	void (*gone)(struct session *s, int r);
 	/* the session ends by itself (session_end()): what to tell first,
 	 * from what the shell last saw (the diagnosis) */
 	void (*ending)(struct session *s);
 };
-#define SESSION_HOOKS_MAX 8
+#define SESSION_HOOKS_MAX 12
 /* Add h (borrowed for the session's life); call before session_open(). */
 void session_hook_add(struct session *s, const struct session_hook *h);
 
@@ -288,7 +290,10 @@ struct session {
 	char name[64];
 	const char *transport;
 	const struct rank_kind *kind;
-	void *kind_arg; /* what the kind needs (struct user_ranks) */
+	void *kind_arg;	     /* what the kind needs (struct user_ranks) */
+	const char *program; /* colldb run: the program's file (found on
+			      * PATH), borrowed; NULL for colldb's agents */
+	int breaks_told;     /* the program ended: unhit breakpoints said */
 	struct rankproc *rp;
 	uint32_t next_tag;
 	int next_coll;

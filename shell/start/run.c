@@ -53,9 +53,10 @@ usage(FILE *fp)
 
 /* ---- starting the ranks ---------------------------------------------------- */
 
-/* Can PROGRAM be executed (PATH searched as execvp does)?  0 or errno. */
+/* Can PROGRAM be executed (PATH searched as execvp does)?  0 with
+ * *file the file it is (the caller frees it), or errno. */
 static int
-find_program(const char *prog)
+find_program(const char *prog, char **file)
 {
 	const char *path = getenv("PATH");
 	int err = ENOENT;
@@ -67,7 +68,10 @@ find_program(const char *prog)
 			return errno;
 		if (S_ISDIR(st.st_mode)) /* X_OK holds for a directory */
 			return EISDIR;
-		return access(prog, X_OK) == 0 ? 0 : errno;
+		if (access(prog, X_OK) != 0)
+			return errno;
+		*file = xstrdup(prog);
+		return 0;
 	}
 	if (path == NULL)
 		path = "/usr/bin:/bin";
@@ -78,9 +82,11 @@ find_program(const char *prog)
 
 		if (stat(f, &st) == 0 && S_ISREG(st.st_mode)) {
 			err = access(f, X_OK) == 0 ? 0 : errno;
-			free(f);
-			if (err == 0)
+			if (err == 0) {
+				*file = f;
 				return 0;
+			}
+			free(f);
 		} else {
 			free(f);
 		}
@@ -216,6 +222,7 @@ run_main(int argc, char **argv)
 		.started = wait_started };
 	struct session *s = &run_session;
 	static struct shell_opts o; /* the session keeps o.mpi_ranks */
+	char *file = NULL;
 	int c, err, rc;
 
 	shell_opts_init(&o);
@@ -251,7 +258,7 @@ run_main(int argc, char **argv)
 		shell_opts_release(&o);
 		return EXIT_USAGE;
 	}
-	if ((err = find_program(argv[optind])) != 0) {
+	if ((err = find_program(argv[optind], &file)) != 0) {
 		fprintf(stderr, "error: cannot run '%s': %s\n", argv[optind],
 		    err == ENOENT && strchr(argv[optind], '/') == NULL ?
 			"not found on PATH" :
@@ -263,6 +270,7 @@ run_main(int argc, char **argv)
 	if (shell_opts_transport_ok(&o, "colldb run") != 0 ||
 	    shell_opts_env_ok("colldb run") != 0) {
 		shell_opts_release(&o);
+		free(file);
 		return EXIT_USAGE;
 	}
 	user.argv = argv + optind;
@@ -273,9 +281,12 @@ run_main(int argc, char **argv)
 		mode.kind_arg = &o.mpi_ranks;
 	}
 	mode.program = argv[optind];
+	mode.program_file = file;
 	if (batch_mode)
 		mode.free_run = run_batch;
 	rc = shell_start(s, &o, &mode);
 	shell_opts_release(&o);
+	s->program = NULL;
+	free(file);
 	return rc;
 }

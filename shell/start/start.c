@@ -36,6 +36,7 @@ shell_wire(struct session *s)
 	session_hook_add(s, &user_lint_session_hook);
 	session_hook_add(s, &explore_session_hook);
 	session_hook_add(s, &coll_session_hook);
+	session_hook_add(s, &break_session_hook);
 	out_use_colour(&s->set.color);
 	out_set_event_tap(record_event);
 }
@@ -216,6 +217,7 @@ shell_start(struct session *s, struct shell_opts *o, const struct start_mode *m)
 	sess = the_session = s;
 	shell_wire(s);
 	out_set_world(o->nranks);
+	s->program = m->program_file;
 	if (session_open(s, m->kind, m->kind_arg, o->nranks, o->name, o->area,
 		&cause) != 0) {
 		fprintf(stderr, "%s: cannot start %d ranks: %s\n", m->who,

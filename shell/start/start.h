@@ -79,9 +79,10 @@ struct start_mode {
 	const char *who; /* "colldb", "colldb run": messages name it */
 	const struct rank_kind *kind;
 	void *kind_arg;
-	const char *program; /* what the ranks run (warnings), or NULL */
-	size_t npos;	     /* scripts given as FILE arguments (colldb) */
-	int scripts_end;     /* -x scripts are the whole session (run) */
+	const char *program;	  /* what the ranks run (warnings), or NULL */
+	const char *program_file; /* its file (PATH searched), or NULL */
+	size_t npos;		  /* scripts given as FILE arguments (colldb) */
+	int scripts_end;	  /* -x scripts are the whole session (run) */
 	/* instead of commands: run the world to its end (run --batch) */
 	int (*free_run)(struct session *s);
 	/* after the session opened, before any command */

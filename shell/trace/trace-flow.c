@@ -7,7 +7,11 @@
  * that cell in the same call (the same collective instance and
  * iteration).  Anywhere else, or when that credit began after the wait
  * ended (credits left on the signal released it): the last notify to the
- * cell (a positive add or a set) that ended before the wait did.  Each arrow is a flow pair:
+ * cell (a positive add or a set) that began before the wait ended (not
+ * one that ended before it: the write lands inside the notify's span, and
+ * a waiter it wakes may end its own span before the notifier reads its
+ * clock, which under load left a released wait with no arrow).  Each
+ * arrow is a flow pair:
  * "s" inside the notify's span, at its end (the write has landed), and
  * "f" (binding to the enclosing slice) at the end of the wait's span,
  * where the wait was satisfied.  A waiter can see the value before the
@@ -117,9 +121,9 @@ cmp_credit(const void *a, const void *b)
 	return 0;
 }
 
-/* Any notify: by (target, cell, end). */
+/* Any notify: by (target, cell, start). */
 static int
-cmp_cell_end(const void *a, const void *b)
+cmp_cell_start(const void *a, const void *b)
 {
 	const struct sig_ev *x = a, *y = b;
 
@@ -127,8 +131,8 @@ cmp_cell_end(const void *a, const void *b)
 		return x->target < y->target ? -1 : 1;
 	if (x->cell != y->cell)
 		return x->cell < y->cell ? -1 : 1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
@@ -158,7 +162,8 @@ find_credit(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 	return &v[lo];
 }
 
-/* The last positive notify to the wait's cell that ended before it. */
+/* The last positive notify to the wait's cell that began before it
+ * ended. */
 static const struct sig_ev *
 find_last(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 {
@@ -170,7 +175,7 @@ find_last(const struct sig_ev *v, size_t n, const struct sig_ev *w)
 		int before = e->target < w->target ||
 		    (e->target == w->target &&
 			(e->cell < w->cell ||
-			    (e->cell == w->cell && e->end <= w->end)));
+			    (e->cell == w->cell && e->ts <= w->end)));
 
 		if (before)
 			lo = mid + 1;
@@ -233,7 +238,7 @@ trace_flows_json(struct trace_flows *c, struct strbuf *sb, FILE *fp)
 	if (c->nnotes > 0) /* notes is NULL when there are none */
 		memcpy(bycell, c->notes, c->nnotes * sizeof *bycell);
 	qsort(credits, ncred, sizeof *credits, cmp_credit);
-	qsort(bycell, c->nnotes, sizeof *bycell, cmp_cell_end);
+	qsort(bycell, c->nnotes, sizeof *bycell, cmp_cell_start);
 	for (size_t i = 0; i < c->nwaits; i++) {
 		const struct sig_ev *w = &c->waits[i];
 		const struct sig_ev *n = find_credit(credits, ncred, w);

@@ -15,6 +15,10 @@ tmp=$(mktemp -d /tmp/colldb-tty.XXXXXX) || exit 2
 mkdir "$tmp/home"
 pass=0 fail=0
 
+# Targets name the session as "t:" (its current window): a bare "t" is
+# first looked up as a window whose name starts with t, and a window gets
+# the name of the command it runs ("new-window -t t" failed with "index 0
+# in use" when window 0 ran one whose name starts with t).
 T() { tmux -S "$tmp/sock" "$@"; }
 cleanup() {
 	T kill-server 2>/dev/null
@@ -23,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-screen() { T capture-pane -p -t t; }
+screen() { T capture-pane -p -t t:; }
 # The last non-empty line on the screen (trailing blanks are trimmed).
 last() { screen | sed '/^ *$/d' | tail -n 1; }
 ok() { pass=$((pass + 1)); }
@@ -50,9 +54,9 @@ has_line() { screen | grep -qxF -- "$1"; }
 hasnt() { ! screen | grep -qF -- "$1"; }
 last_is() { [ "$(last)" = "$1" ]; }
 count() { screen | grep -cxF -- "$1"; }
-keys() { T send-keys -t t "$@"; }
+keys() { T send-keys -t t: "$@"; }
 # Type literal text (no key-name lookup).
-type_() { T send-keys -t t -l -- "$1"; }
+type_() { T send-keys -t t: -l -- "$1"; }
 # Keys typed while a command runs meet the terminal in cooked mode (a
 # Ctrl-D there is lost), so every step waits for the prompt first.
 prompt() { wait_for last_is '(colldb)' "prompt after: $1"; }
@@ -67,7 +71,7 @@ run() {
 
 # colldb_pid: the colldb started from the pane's shell.
 colldb_pid() {
-	pgrep -P "$(T list-panes -t t -F '#{pane_pid}')" -x colldb | head -n 1
+	pgrep -P "$(T list-panes -t t: -F '#{pane_pid}')" -x colldb | head -n 1
 }
 # rank_pid CDB R: the process of rank R under colldb pid CDB.
 rank_pid() {

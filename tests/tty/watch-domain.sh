@@ -19,7 +19,7 @@ run 'alloc sig [3,1] i32 domain=d1' '(colldb) alloc sig'
 run 'start allreduce buf sig' 'stopped before allreduce(mesh) step 1/14'
 run 'step 3' 'step 4/14'
 
-T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
+T new-window -t t: -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
 sleep 0.3
 T send-keys -t t:obs "./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }

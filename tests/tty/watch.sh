@@ -10,7 +10,7 @@ name=watch
 sess=ttywatch-$$
 
 tty_start
-stty_before=$(T send-keys -t t 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
+stty_before=$(T send-keys -t t: 'stty -g' Enter; sleep 0.3; screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
 type_ "./colldb -n 4 --name $sess; echo rc=\$?"
 keys Enter
 prompt "start"
@@ -39,11 +39,11 @@ keys d
 wait_for has 'SLOW: 1 rank blocked' "d shows the diagnosis"
 keys Escape
 # watch-3: a resize redraws at the new size
-T resize-window -t t -x 80 -y 24
+T resize-window -t t: -x 80 -y 24
 wait_for has "colldb watch  $sess" "pane redrawn after resize"
 w=$(screen | head -1 | sed 's/ *$//' | awk '{ print length }')
 [ "$w" -le 80 ] && ok || bad "the title is $w columns wide after resizing to 80"
-T resize-window -t t -x 100 -y 45
+T resize-window -t t: -x 100 -y 45
 # watch-4: c continues every stopped rank; the values refresh
 keys c
 wait_for has '0 idle' "c ran the collective to the end (refresh)"
@@ -66,28 +66,36 @@ wait_for one_prompt - "one prompt after Ctrl-C in the pane, not two"
 run 'where' 'rank 3: idle'
 
 # watch-6: colldb watch from another terminal, read-only
-T new-window -t t -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
+T new-window -t t: -n obs "env -i PATH=/usr/bin:/bin HOME=$tmp/home LC_ALL=C TERM=screen /bin/sh"
 sleep 0.3
 T send-keys -t t:obs "./colldb watch; ./colldb watch $sess; echo obs-rc=\$?" Enter
 obs() { T capture-pane -p -t t:obs; }
+# a failed check of the observer shows its screen and its process too
+obs_bad() {
+	bad "$1"
+	obs | sed '/^ *$/d' | tail -n 12 | sed 's/^/    obs| /'
+	for p in $(pgrep -f "colldb watch $sess"); do
+		ps -o pid=,stat=,wchan:24=,etime=,args= -p "$p" | sed 's/^/    obs-process| /'
+	done
+}
 i=0; while [ $i -lt 100 ] && ! obs | grep -q 'read-only'; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q "$sess" && ok || bad "colldb watch does not list the session"
-obs | grep -q '\[read-only\]' && ok || bad "the observer pane is not read-only"
+obs | grep -q "$sess" && ok || obs_bad "colldb watch does not list the session"
+obs | grep -q '\[read-only\]' && ok || obs_bad "the observer pane is not read-only"
 T select-window -t t:0
 run '@1 wait sig[0] >= 1' '[rank 1] blocked'
 i=0; while [ $i -lt 100 ] && ! obs | grep -q '1 blocked'; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q '1 blocked' && ok || bad "the observer does not see rank 1 blocked"
+obs | grep -q '1 blocked' && ok || obs_bad "the observer does not see rank 1 blocked"
 run '@2 defer_wait s2[0] >= 1' 'deferred on @2'
 i=0; while [ $i -lt 100 ] && ! obs | grep -q 'deferred: s2\[0\] >= 1'; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q '2 idle *deferred: s2\[0\] >= 1' && ok || bad "the observer does not show rank 2's deferred condition"
+obs | grep -q '2 idle *deferred: s2\[0\] >= 1' && ok || obs_bad "the observer does not show rank 2's deferred condition"
 # watch-7: a library in a rank writes garbage over the collective the
 # observer rebuilds its programs from: it says so and keeps watching
 run "@0 load $top/${1:-build}/examples/libhostile.so" 'loaded'
 run '@0 call smash(sig, "coll", 0, 0x41) -> i32' '= 0'
 i=0; while [ $i -lt 100 ] && ! obs | grep -q 'corrupted'; do sleep 0.1; i=$((i + 1)); done
 obs | grep -q 'error: segment header corrupted (the collective in progress, id 99)' && ok ||
-	bad "the observer does not report the corrupt collective"
-obs | grep -q '1 blocked' && ok || bad "the observer stopped after the corruption"
+	obs_bad "the observer does not report the corrupt collective"
+obs | grep -q '1 blocked' && ok || obs_bad "the observer stopped after the corruption"
 # the session ends: the observer says so and exits 0 (rank 1 is still
 # blocked, so quit asks first); it lingers 3 s on the end first: wait up
 # to 30 s for it, a loaded machine is slow to tear 4 ranks down
@@ -96,11 +104,11 @@ wait_for last_is '1 rank blocked; quit anyway? (y or n)' "quit asks with a rank 
 type_ 'y'; keys Enter
 wait_for has 'rc=0' "colldb exits with status 0"
 i=0; while [ $i -lt 300 ] && ! obs | grep -q 'obs-rc='; do sleep 0.1; i=$((i + 1)); done
-obs | grep -q "session $sess ended" && ok || bad "the observer does not say the session ended"
-obs | grep -q 'obs-rc=0' && ok || bad "the observer did not exit 0"
+obs | grep -q "session $sess ended" && ok || obs_bad "the observer does not say the session ended"
+obs | grep -q 'obs-rc=0' && ok || obs_bad "the observer did not exit 0"
 
 # the terminal is sane again
-T send-keys -t t 'stty -g' Enter
+T send-keys -t t: 'stty -g' Enter
 sleep 0.3
 stty_after=$(screen | grep -E '^[0-9a-f]+(:[0-9a-f]+)+$' | tail -1)
 [ -n "$stty_before" ] && [ "$stty_before" = "$stty_after" ] && ok ||

@@ -137,6 +137,19 @@ START_TEST(call_sites)
 	ck_assert(!brk_site_matches(&b, &at80));
 	snprintf(b.file, sizeof b.file, "other.c");
 	ck_assert(!brk_site_matches(&b, &at76));
+	/* a call over lines 75-77: any line the compiler recorded */
+	memset(&b, 0, sizeof b);
+	b.flags = BRK_AT_CALL;
+	snprintf(b.file, sizeof b.file, "ring.c");
+	b.line = 75;
+	b.line_end = 77;
+	ck_assert(brk_site_matches(&b, &at76));
+	ck_assert(!brk_site_matches(&b, &at80));
+	b.line = 77;
+	ck_assert(!brk_site_matches(&b, &at76));
+	b.line = 76;
+	b.line_end = 76; /* no span: the line alone */
+	ck_assert(brk_site_matches(&b, &at76));
 }
 END_TEST
 

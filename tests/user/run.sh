@@ -110,6 +110,20 @@ status "quiet when every rank ends well" 0 "$colldb" run -n 2 --batch ./exits
 	bad "exit lines for clean ranks"
 status "program arguments after --" 0 "$colldb" run -n 2 --batch -- ./exits ok ok
 
+echo "-- a source breakpoint on a call written over two lines"
+# ring-exit.c:44-45 is one cdb_wait: gcc records line 44, clang 45; a
+# breakpoint on either line stops there
+for line in 44 45; do
+	out=$(cd "$ex" && printf 'break ring-exit.c:%s @1\ncontinue\n' $line |
+		cenv timeout 60 "$colldb" run -n 3 ./ring-exit 2>&1)
+	has "break ring-exit.c:$line takes the call's two lines" "breakpoint 1: ring-exit.c:44-45 @1"
+	if printf '%s\n' "$out" | grep -Eqx 'rank 1: stopped  ring-exit\.c:4[45]: wait sig\[0,0\] >= 1 \(now 1\)  \[breakpoint 1\]'; then
+		ok "break ring-exit.c:$line stops rank 1 at the wait"
+	else
+		bad "break ring-exit.c:$line: rank 1 did not stop at the wait:"; printf '%s\n' "$out" | head -20
+	fi
+done
+
 echo "-- collective matching (tests/user/mismatch.c)"
 status "mismatched kinds hang: exit 3" 3 "$colldb" run -n 4 --batch --timeout 1 ./mismatch kind
 has "kind mismatch named at once" "warning: collective mismatch on sig: rank 0 entered allreduce(buf, sig) at mismatch.c:35; ranks 1-3 entered barrier(sig) at mismatch.c:37"

@@ -121,9 +121,12 @@ gone 'show / hide this help' || bad "Esc did not close the help"
 
 T resize-window -t t -x 80 -y 24
 # The status legend is right-aligned: it ends in the last column of the
-# last row only if the pane redrew at the new size.
+# last row only if the pane redrew at the new size.  (Not the length
+# alone: tmux cuts the old 100-column lines to 80 before the pane redraws,
+# so a last line of 80 columns ending in "* awaite" came first.)
+redrawn() { [ "$(line_len "$1")" = "$2" ] && cap | sed -n "$1p" | grep -q 'owed by rank R$'; }
 n=30
-while [ "$n" -gt 0 ] && [ "$(line_len 24)" != 80 ]; do sleep 0.1; n=$((n - 1)); done
+while [ "$n" -gt 0 ] && ! redrawn 24 80; do sleep 0.1; n=$((n - 1)); done
 if [ "$(cap | wc -l)" = 24 ] && [ "$(line_len 24)" = 80 ] &&
     cap | sed -n 24p | grep -q 'owed by rank R$' &&
     [ "$(line_len 1)" -le 80 ]; then
@@ -133,7 +136,7 @@ else
 fi
 T resize-window -t t -x 120 -y 40
 n=30
-while [ "$n" -gt 0 ] && [ "$(line_len 40)" != 120 ]; do sleep 0.1; n=$((n - 1)); done
+while [ "$n" -gt 0 ] && ! redrawn 40 120; do sleep 0.1; n=$((n - 1)); done
 if [ "$(line_len 40)" = 120 ] && cap | sed -n 40p | grep -q 'owed by rank R$'; then
 	ok "resize to 120x40 redraws at the new size"
 else
