@@ -543,8 +543,8 @@ echo "== mpirun.mpich here" >>"$tmp/compute.out"
 cenv timeout 120 ./colldb run -t mpi --mpirun mpirun.mpich -n 2 --batch \
 	"$O/examples/compute" >>"$tmp/compute.out" 2>&1 </dev/null
 echo "[exit $?]" >>"$tmp/compute.out"
-if [ "$(grep -c '^\[rank 0\] rank 0: put and notify into a computing rank: done within 1 s$' "$tmp/compute.out")" = 3 ] &&
-    [ "$(grep -c '^\[rank 1\] rank 1: 0 of 4194304 elements wrong$' "$tmp/compute.out")" = 3 ] &&
+if [ "$(grep -c '^\[rank 0\] rank 0: put and notify into a computing rank: done within 1.5 s$' "$tmp/compute.out")" = 3 ] &&
+    [ "$(grep -c '^\[rank 1\] rank 1: 0 of 262144 elements wrong$' "$tmp/compute.out")" = 3 ] &&
     [ "$(grep -c '^\[exit 0\]$' "$tmp/compute.out")" = 3 ]; then
 	ok
 else
