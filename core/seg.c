@@ -135,11 +135,13 @@ seg_create(struct seg *s, const char *session, int nranks, uint64_t area_size,
 		s->shm_name[0] = '\0';
 		return cause_set(cause, "shm_open: %s", strerror(errno));
 	}
+	/* nobody opens it by name (ranks inherit the fd, colldb watch goes
+	 * through /proc/PID/fd): the name goes at once, so that no end of
+	 * the shell, SIGKILL while the ranks start included, leaves it */
+	seg_unlink(s);
 	if (seg_make(s, fd, session, nranks, area_size, span_bytes, 1, cause) !=
 	    0) {
 		close(fd);
-		shm_unlink(s->shm_name);
-		s->shm_name[0] = '\0';
 		s->fd = -1;
 		return -1;
 	}

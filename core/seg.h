@@ -301,7 +301,8 @@ struct seg_sync {
 };
 
 /* Create a new segment (O_EXCL, 0600) sized for nranks ranks with
- * area_size bytes of window area each; 0 or -1 + cause. */
+ * area_size bytes of window area each; its name is unlinked at once (it
+ * lives on in s->fd, which the ranks inherit); 0 or -1 + cause. */
 int seg_create(struct seg *s, const char *session, int nranks,
     uint64_t area_size, uint64_t span_bytes, char **cause);
 /*
@@ -317,7 +318,8 @@ int seg_create_local(struct seg *s, const char *session, int nranks,
 /* Map an existing segment from an inherited or opened fd (read-only if
  * writable is 0); 0 or -1 + cause.  The fd is kept open in s->fd. */
 int seg_attach_fd(struct seg *s, int fd, int writable, char **cause);
-/* Remove the shm name (the mapping and fds stay valid). */
+/* Remove the shm name (the mapping and fds stay valid); a no-op after
+ * seg_create, which has done it. */
 void seg_unlink(struct seg *s);
 /* Unmap and close. */
 void seg_close(struct seg *s);

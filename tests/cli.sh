@@ -38,6 +38,18 @@ run 0 sh -c "printf 'say from-stdin\n' | ./colldb -n 1 $tmp/pre.coll $tmp/post.c
 [ $st = 0 ] && ! has "from-stdin" && has "pre   [2]    i32        8       0" && ok ||
 	bad "trailing FILEs: stdin read, or the files not run (exit $st)"
 
+# a script that cannot be read: one error line saying why, exit 2
+run 2 ./colldb -n 1 "$tmp/no-such.coll"
+[ $st = 2 ] && [ "$out" = "error: cannot read script '$tmp/no-such.coll': No such file or directory (try 'colldb --help')" ] &&
+	ok || bad "a missing script (exit $st)"
+
+# --timeout out of range says the range, as 'set timeout' does
+for v in -1 100000 x; do
+	run 2 ./colldb -n 1 --timeout "$v" </dev/null
+	[ $st = 2 ] && [ "$out" = "error: --timeout $v: expected seconds, 0..86400 (try 'colldb --help')" ] &&
+		ok || bad "--timeout $v (exit $st)"
+done
+
 # input that is not a script: one error, exit 1, no hang
 run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
 [ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||
@@ -113,11 +125,22 @@ done
 # a lesson that is not one, or not just one, is a usage error: one
 # error: line, naming the word and (when several match) the lessons
 run 2 ./colldb learn nosuchlesson
-[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a word of a lesson's name; 'colldb learn' lists them)" ] &&
+[ $st = 2 ] && [ "$out" = "error: no lesson matches 'nosuchlesson' (expected a lesson's number or a word of its name; 'colldb learn' lists them)" ] &&
 	ok || bad "colldb learn nosuchlesson (exit $st)"
 run 2 ./colldb learn ring
 [ $st = 2 ] && [ "$out" = "error: 'ring' matches 2 lessons (03-ring-allreduce, 11-ring-allreduce-4): name one" ] &&
 	ok || bad "colldb learn ring (two lessons match; exit $st)"
+# a number is the lesson's number, as 'colldb learn' lists them (1 was
+# every lesson with a 1 in its name: 01, 10 to 14)
+run 0 sh -c "./colldb learn 1 </dev/null"
+[ $st = 0 ] && has "Lesson 1: the notify/wait handshake between two ranks." && ok ||
+	bad "colldb learn 1 does not run lesson 1 (exit $st)"
+run 0 sh -c "./colldb learn 03 </dev/null"
+[ $st = 0 ] && has "(colldb) start allreduce buf sig mode=ring check" && ok ||
+	bad "colldb learn 03 does not run lesson 3 (exit $st)"
+run 2 ./colldb learn 99
+[ $st = 2 ] && [ "$out" = "error: no lesson matches '99' (expected a lesson's number or a word of its name; 'colldb learn' lists them)" ] &&
+	ok || bad "colldb learn 99 (exit $st)"
 
 # colldb watch of a session that is not running, or of ranks it does not
 # have: one error: line naming the word
@@ -297,6 +320,30 @@ done
 run 2 ./colldb -t mpi --mpirun " " </dev/null
 [ $st = 2 ] && has "error: --mpirun ' ': expected a command (try 'colldb --help')" && ok ||
 	bad "--mpirun ' ' (exit $st)"
+
+# colldb killed while its ranks start (SIGTERM, or SIGKILL: a CI timeout,
+# kill -9) leaves no segment in /dev/shm.  The segment's name stayed
+# until every rank had said hello: 2 GiB of sparse file per kill.  Each
+# try kills colldb as soon as it holds the segment, while 64 ranks start.
+left= tries=0
+for sig in TERM KILL TERM KILL; do
+	env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C ./colldb -n 64 </dev/null >/dev/null 2>&1 &
+	p=$!
+	j=0
+	while [ $j -lt 3000 ] && kill -0 $p 2>/dev/null &&
+	    ! ls -l /proc/$p/fd 2>/dev/null | grep -q '/dev/shm/colldb-'; do
+		j=$((j + 1))
+	done
+	ls -l /proc/$p/fd 2>/dev/null | grep -q '/dev/shm/colldb-' && tries=$((tries + 1))
+	kill -$sig $p 2>/dev/null
+	wait $p 2>/dev/null
+	for f in /dev/shm/colldb-$(id -u)-$p-*; do
+		[ -e "$f" ] && { left="$left $f"; rm -f "$f"; }
+	done
+done
+out=
+[ $tries -gt 0 ] && [ -z "$left" ] && ok ||
+	bad "colldb killed while starting: $tries of 4 killed holding the segment, segments left:${left:- none}"
 
 echo "  cli: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -61,6 +61,20 @@ for c in $(./colldb --list-commands); do
 done
 [ -f "$tmp/man.bad" ] && fail=1
 
+# a help example that runs a script names one that is there, and it
+# runs (help source's named scripts/handshake.coll, which never existed)
+for c in $(./colldb --list-commands); do printf 'help %s\n' "$c"; done |
+	./colldb --batch -n 1 2>&1 | sed -n 's/^  example: source //p' >"$tmp/sourced"
+while IFS= read -r f; do
+	if ! env -i $SAN_ENV PATH=/usr/bin:/bin HOME="$tmp" LC_ALL=C \
+	    ./colldb --batch -n 2 -x "$f" </dev/null >"$tmp/sourced.out" 2>&1; then
+		echo "FAIL: docs: help's example 'source $f' does not run:"
+		head -3 "$tmp/sourced.out"
+		fail=1
+	fi
+done <"$tmp/sourced"
+[ -s "$tmp/sourced" ] || { echo "FAIL: docs: no 'source' example in help"; fail=1; }
+
 wide=$(printf '%s\n' "$help" | awk 'length > 80')
 if [ -n "$wide" ]; then
 	echo "FAIL: docs: help lines wider than 80 columns:"; echo "$wide"; fail=1

@@ -367,9 +367,17 @@ cmd_pause_exec(struct cmdctx *ctx)
 			"... " :
 			"-- Enter to continue, or a command -- ");
 		enum cmd_retval rv;
+		int incomplete = 0;
 
-		if (line == NULL)
-			return CMD_QUIT;
+		if (line == NULL) {
+			/* Ctrl-D is quit, as at the prompt: on a line of its
+			 * own, and asking first with ranks stopped or blocked
+			 * (n: back at the pause) */
+			out_printf("\n");
+			if (cmd_run_line(s, "quit", &incomplete) == CMD_QUIT)
+				return CMD_QUIT;
+			continue;
+		}
 		if (in->cancelled()) {
 			free(line);
 			script_block_cancel();
@@ -397,7 +405,7 @@ const struct cmd_entry cmd_source_entry = {
 	.name = "source",
 	.usage = "FILE",
 	.summary = "run the commands in FILE",
-	.example = "source scripts/handshake.coll",
+	.example = "source scripts/hangs/tag0.coll",
 	.group = GRP_SCRIPT,
 	.min_args = 1,
 	.max_args = 1,

@@ -220,8 +220,12 @@ show(struct session *s, const struct setting *st)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	int w = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(settings); i++) /* one column */
+		w = MAX(w, (int)strlen(settings[i].name));
 	st->show(s, &sb);
-	out_printf("%-12s %s\n", st->name, sb.buf);
+	out_printf("%-*s %s\n", w, st->name, sb.buf);
 	strbuf_release(&sb);
 }
 

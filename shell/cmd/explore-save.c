@@ -244,15 +244,12 @@ script_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb,
 	for (size_t i = 0; i < f->nsteps; i++)
 		rp.end = MAX(rp.end,
 		    xr->orig[f->steps[i].proc][f->steps[i].seq].unit + 1);
-	/* a hang ends with ranks entering the waits they block on */
-	for (int r = 0; f->kind == XK_HANG && r < s->nranks; r++) {
-		const struct uop *u;
-		size_t seq, pc;
-
-		if (sim_state(sim, r, &u) == SIM_BLOCKED &&
-		    sim_pos(sim, r, &seq, &pc) == 0)
-			rp.end = MAX(rp.end, xr->orig[r][seq].unit + 1);
-	}
+	/* a hang ends with ranks entering the waits they block on, and
+	 * what they would do next queued behind them: diagnose words a
+	 * hang by who still owes a notify (a cycle of waits, not a missing
+	 * notify), so the replay's must be the one explore gave */
+	if (f->kind == XK_HANG)
+		rp.end = xr->nunits;
 	rp.issued = xcalloc(xr->nunits + 1, sizeof *rp.issued);
 	rp.left = xcalloc(xr->nunits + 1, sizeof *rp.left);
 	for (int r = 0; r < s->nranks; r++) {

@@ -16,10 +16,12 @@
 #include <histedit.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 #include <wchar.h>
 
@@ -27,6 +29,9 @@
 #include "xmalloc.h"
 
 static volatile sig_atomic_t winch;
+static volatile sig_atomic_t resumed; /* SIGCONT: the tty may be cooked */
+static struct termios cooked;	      /* the terminal before libedit */
+static int have_cooked;
 static int cancelled; /* the last le_read() ended with Ctrl-C */
 
 static struct {
@@ -77,6 +82,17 @@ getc_fn(EditLine *el, wchar_t *wc)
 		if (winch) {
 			winch = 0;
 			el_resize(le.el);
+		}
+		if (resumed) {
+			/* back from Ctrl-Z (or SIGSTOP): the job-control
+			 * shell left the terminal cooked and echoing, and
+			 * the cursor on a fresh line; raw mode again, and
+			 * the prompt and the half-typed line redrawn */
+			resumed = 0;
+			el_set(le.el, EL_PREP_TERM, 0);
+			el_set(le.el, EL_PREP_TERM, 1);
+			fputs("\r", stdout); /* the line from its start */
+			el_set(le.el, EL_REFRESH);
 		}
 		if (sess != NULL && sess->rp != NULL &&
 		    afds < 1 + session_pollfds_max(sess)) {
@@ -257,6 +273,37 @@ on_winch(int sig)
 	winch = 1;
 }
 
+static void
+on_cont(int sig)
+{
+	(void)sig;
+	resumed = 1;
+}
+
+/* Ctrl-Z while a line is read: give the shell its terminal back cooked
+ * (libedit holds it raw, without echo), then stop; SIGCONT resumes here
+ * and getc_fn() puts the line editor back. */
+static void
+on_tstp(int sig)
+{
+	struct sigaction sa, old;
+	sigset_t set;
+	int e = errno;
+
+	(void)sig;
+	if (have_cooked)
+		tcsetattr(STDIN_FILENO, TCSADRAIN, &cooked);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sigaction(SIGTSTP, &sa, &old);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGTSTP);
+	sigaction(SIGTSTP, &old, NULL);
+	errno = e;
+}
+
 int
 le_init(const char *prog, int use_editor)
 {
@@ -272,6 +319,10 @@ le_init(const char *prog, int use_editor)
 	sa.sa_handler = on_winch;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_cont;
+	sa.sa_flags = 0;
+	sigaction(SIGCONT, &sa, NULL);
+	have_cooked = tcgetattr(STDIN_FILENO, &cooked) == 0;
 	le.el = el_init(prog, stdin, stdout, stderr);
 	if (le.el == NULL)
 		return -1;
@@ -319,7 +370,16 @@ le_read(const char *prompt)
 	}
 	le.prompt = prompt;
 	cancelled = 0;
-	s = el_gets(le.el, &count);
+	resumed = 0; /* a stop during a command: libedit sets raw itself */
+	{
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_tstp;
+		sigaction(SIGTSTP, &sa, &old);
+		s = el_gets(le.el, &count);
+		sigaction(SIGTSTP, &old, NULL);
+	}
 	if (s == NULL || count <= 0)
 		return NULL;
 	{

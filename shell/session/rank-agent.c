@@ -62,7 +62,8 @@ agent_hello(struct session *s, int r, short revents, char **cause)
 
 /*
  * Start every agent; once each has mapped the segment and said hello,
- * the segment's name goes.  The agents start in parallel: the shell only
+ * the session is registered (the segment's name went when it was made).
+ * The agents start in parallel: the shell only
  * forks (the exec, the dynamic loading and the attach happen in the
  * children, on every CPU), and the hellos of those already up are read
  * while later ones are forked.

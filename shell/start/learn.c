@@ -8,6 +8,7 @@
  * COLLDB_LESSON set, which echoes the commands the lesson runs but not its
  * comments, narration, pauses or checks.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -88,7 +89,7 @@ learn_main(int argc, char **argv)
 {
 	struct dirent **list = NULL;
 	char *dir = lessons_dir(), desc[128], args[128], names[512] = "";
-	int n, match = -1, nmatch = 0, rc = 0;
+	int n, match = -1, nmatch = 0, rc = 0, numbered;
 
 	n = scandir(dir, &list, is_lesson, by_name);
 	if (n <= 0) {
@@ -111,6 +112,10 @@ learn_main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	/* a number names the lesson of that number: 'learn 1' is
+	 * 01-handshake, not every lesson with a 1 in its name */
+	numbered = argc == 2 && argv[1][0] != '\0' &&
+	    strspn(argv[1], "0123456789") == strlen(argv[1]);
 	for (int i = 0; i < n; i++) {
 		char *path = xasprintf("%s/%s", dir, list[i]->d_name);
 		char name[NAME_MAX];
@@ -121,8 +126,9 @@ learn_main(int argc, char **argv)
 		free(path);
 		if (argc == 1) {
 			printf("%-24s %s\n", name, desc);
-		} else if (strstr(name, argv[1]) != NULL ||
-		    strncmp(name, argv[1], strlen(argv[1])) == 0) {
+		} else if (numbered ? atol(name) == atol(argv[1]) &&
+			    isdigit((unsigned char)name[0]) :
+				      strstr(name, argv[1]) != NULL) {
 			if (nmatch++ == 0)
 				match = i;
 			if (strlen(names) + strlen(name) + 3 < sizeof names)
@@ -133,13 +139,13 @@ learn_main(int argc, char **argv)
 	}
 	if (argc == 1) {
 		printf(
-		    "\nrun one with: colldb learn NAME (a word of its name is enough)\n");
+		    "\nrun one with: colldb learn NAME (its number or a word of its name is enough)\n");
 		goto out;
 	}
 	/* a usage error, worded as the others: one error: line */
 	if (nmatch == 0) {
 		fprintf(stderr,
-		    "error: no lesson matches '%s' (expected a word of a lesson's name; 'colldb learn' lists them)\n",
+		    "error: no lesson matches '%s' (expected a lesson's number or a word of its name; 'colldb learn' lists them)\n",
 		    argv[1]);
 		rc = 2;
 		goto out;

@@ -142,7 +142,8 @@ shell_opt(int c, const char *val, const char *who, struct shell_opts *o)
 		o->timeout = strtod(val, &end);
 		if (*end != '\0' || end == val ||
 		    !(o->timeout >= 0 && o->timeout <= 86400)) {
-			opt_error(who, "--timeout %s: expected seconds", val);
+			opt_error(who,
+			    "--timeout %s: expected seconds, 0..86400", val);
 			return -1;
 		}
 		return 1;
@@ -300,7 +301,8 @@ shell_opts_scripts_ok(const struct shell_opts *o, const char *who)
 
 		if (access(o->xfiles[i], R_OK) != 0 ||
 		    stat(o->xfiles[i], &st) != 0) {
-			opt_error(who, "cannot read script '%s'", o->xfiles[i]);
+			opt_error(who, "cannot read script '%s': %s",
+			    o->xfiles[i], strerror(errno));
 			return 0;
 		}
 		if (S_ISDIR(st.st_mode)) {
