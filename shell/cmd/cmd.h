@@ -568,8 +568,10 @@ struct explore_saved {
 	char *path;
 	int nranks;
 	size_t nsteps;
-	int *rank;   /* per step */
-	char **desc; /* per step: the micro-op */
+	size_t nrows; /* nsteps, then (a hang) one per blocked rank */
+	int *rank;    /* per row */
+	char **desc;  /* per row: the micro-op ("blocked: wait ..." after
+		       * the steps) */
 	struct explore_saved *next;
 };
 
