@@ -77,7 +77,10 @@ struct mpi_world {
 	int launcher_out;    /* its stdout and stderr (relay reads) */
 	int launcher_status; /* waitpid() status once it ended */
 	char tmpdir[96];     /* its session files: removed at the end */
-	char plugin[4096];   /* COLLDB_MPI_PLUGIN */
+	/* Open MPI's session directory on this host when tmpdir is not
+	 * given to it (across hosts): removed at the end if still there */
+	char ompi_top[300], ompi_session[320];
+	char plugin[4096]; /* COLLDB_MPI_PLUGIN */
 	/* what the ranks said */
 	char mpi[64]; /* "Open MPI 4.1.4" */
 	int nhosts;

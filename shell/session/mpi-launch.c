@@ -6,12 +6,12 @@
  * is here and nowhere else (docs/mpi.md, "Settings", says why each one):
  *
  *   Open MPI, always      --oversubscribe, --mca mpi_yield_when_idle 1,
- *                         --mca orte_tmpdir_base DIR (its session files
- *                         in a directory colldb makes in /dev/shm and
- *                         removes at the end), -x for the
- *                         COLLDB_* variables; as root
+ *                         -x for the COLLDB_* variables; as root
  *                         OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1
- *             one host    --mca btl_vader_backing_directory DIR,
+ *             one host    --mca orte_tmpdir_base DIR (its session files
+ *                         in a directory colldb makes in /dev/shm and
+ *                         removes at the end),
+ *                         --mca btl_vader_backing_directory DIR,
  *                         --mca shmem_mmap_relocate_backing_file -1,
  *                         --mca shmem_mmap_backing_file_base_dir DIR
  *             across      --mca osc pt2pt --mca btl tcp,self
@@ -352,6 +352,31 @@ launcher_child(struct mpi_world *w, char **argv, int outfd, pid_t shell)
 	_exit(127);
 }
 
+/* Where Open MPI's launcher keeps its session files on this host when
+ * colldb gives it no directory of its own: TMPDIR's (or /tmp's)
+ * ompi.NODE.UID/pid.PID, NODE the host name without its domain.  Its
+ * end removes it; mpi_launch_end() removes what a launcher killed
+ * leaves. */
+static void
+ompi_session_dir(struct mpi_world *w, pid_t pid)
+{
+	const char *base = NULL, *vars[] = { "TMPDIR", "TEMP", "TMP" };
+	char host[256] = "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(vars) && base == NULL; i++) {
+		if (getenv(vars[i]) != NULL && getenv(vars[i])[0] != '\0')
+			base = getenv(vars[i]);
+	}
+	if (gethostname(host, sizeof host - 1) != 0)
+		return;
+	if (strspn(host, "0123456789.") != strlen(host)) /* not an address */
+		host[strcspn(host, ".")] = '\0';
+	snprintf(w->ompi_top, sizeof w->ompi_top, "%s/ompi.%s.%u",
+	    base != NULL ? base : "/tmp", host, (unsigned)getuid());
+	snprintf(w->ompi_session, sizeof w->ompi_session, "%s/pid.%d",
+	    w->ompi_top, (int)pid);
+}
+
 int
 mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 {
@@ -384,24 +409,25 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 	for (size_t i = 0; i < uw.n; i++)
 		add(&b, uw.v[i].s);
 	if (w->flavor == MPI_OPENMPI) {
-		/* memory, not disk: the windows' shared files live there */
-		char tmpl[64], tmpl2[64], *dir;
-
-		/* named by the shell's pid: a leak is the dir of a dead one */
-		snprintf(tmpl, sizeof tmpl, "/dev/shm/colldb-mpi-%d-XXXXXX",
-		    (int)getpid());
-		snprintf(tmpl2, sizeof tmpl2, "/tmp/colldb-mpi-%d-XXXXXX",
-		    (int)getpid());
-		if ((dir = mkdtemp(tmpl)) == NULL &&
-		    (dir = mkdtemp(tmpl2)) == NULL) {
-			cause_set(cause, "mkdtemp: %s", strerror(errno));
-			goto out;
-		}
-		snprintf(w->tmpdir, sizeof w->tmpdir, "%s", dir);
 		add(&b, "--oversubscribe");
 		mca(&b, &uw, "mpi_yield_when_idle", "1");
-		mca(&b, &uw, "orte_tmpdir_base", w->tmpdir);
 		if (!across) {
+			/* memory, not disk: the windows' shared files live
+			 * there; named by the shell's pid: a leak is the dir
+			 * of a dead one */
+			char tmpl[64], tmpl2[64], *dir;
+
+			snprintf(tmpl, sizeof tmpl,
+			    "/dev/shm/colldb-mpi-%d-XXXXXX", (int)getpid());
+			snprintf(tmpl2, sizeof tmpl2,
+			    "/tmp/colldb-mpi-%d-XXXXXX", (int)getpid());
+			if ((dir = mkdtemp(tmpl)) == NULL &&
+			    (dir = mkdtemp(tmpl2)) == NULL) {
+				cause_set(cause, "mkdtemp: %s", strerror(errno));
+				goto out;
+			}
+			snprintf(w->tmpdir, sizeof w->tmpdir, "%s", dir);
+			mca(&b, &uw, "orte_tmpdir_base", w->tmpdir);
 			/* its shared memory files too: the window (osc rdma)
 			 * and the transfers (btl vader) */
 			mca(&b, &uw, "btl_vader_backing_directory", w->tmpdir);
@@ -409,6 +435,10 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 			mca(&b, &uw, "shmem_mmap_backing_file_base_dir",
 			    w->tmpdir);
 		} else {
+			/* no tmpdir of ours: orte_tmpdir_base goes to every
+			 * host's daemon, which leaves the (empty) directory
+			 * there; Open MPI's own session directory is removed
+			 * by each daemon, and here by mpi_launch_end() */
 			mca(&b, &uw, "osc", "pt2pt");
 			mca(&b, &uw, "btl", "tcp,self");
 		}
@@ -419,7 +449,8 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		add2(&b, "-x", "COLLDB_SHELL");
 		add2(&b, "-x", "COLLDB_TOKEN");
 		add2(&b, "-x", "COLLDB_MPI_PLUGIN");
-		add2(&b, "-x", "COLLDB_MPI_TMPDIR");
+		if (w->tmpdir[0] != '\0')
+			add2(&b, "-x", "COLLDB_MPI_TMPDIR");
 		if (o->hosts != NULL)
 			add2(&b, "--host", o->hosts);
 	} else if (o->hosts != NULL) {
@@ -447,6 +478,8 @@ mpi_launch(struct mpi_world *w, char *const *prog, char **cause)
 		launcher_child(w, b.v, outp[1], shell);
 	setpgid(pid, pid); /* as the child does: no race either way */
 	close(outp[1]);
+	if (w->flavor == MPI_OPENMPI && w->tmpdir[0] == '\0')
+		ompi_session_dir(w, pid);
 	w->launcher = w->pgid = pid;
 	w->launcher_out = outp[0];
 	fcntl(w->launcher_out, F_SETFL, O_NONBLOCK);
@@ -544,5 +577,10 @@ mpi_launch_end(struct mpi_world *w, int grace_ms)
 	if (w->tmpdir[0] != '\0') {
 		remove_tree(w->tmpdir);
 		w->tmpdir[0] = '\0';
+	}
+	if (w->ompi_session[0] != '\0') {
+		remove_tree(w->ompi_session);
+		rmdir(w->ompi_top); /* if nothing else is in it */
+		w->ompi_session[0] = w->ompi_top[0] = '\0';
 	}
 }

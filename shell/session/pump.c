@@ -352,6 +352,11 @@ session_pump(struct session *s, int timeout_ms)
 		for (int r = 0; r < s->nranks; r++)
 			rank_reap(s, r);
 	}
+	/* what the kind makes of a rank that went just now (an mpi rank's
+	 * death ends the job): now, not at a next pump that may not come
+	 * (--batch stops pumping once no rank is alive) */
+	if (s->kind->pump != NULL)
+		s->kind->pump(s);
 out:
 	free(fds);
 	free(who);
