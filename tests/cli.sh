@@ -50,6 +50,22 @@ for v in -1 100000 x; do
 		ok || bad "--timeout $v (exit $st)"
 done
 
+# a batch transcript is the same every run: the default session name
+# (colldb-PID) shows as colldb-* in world and watch dump, as bench's
+# figures are masked; set times on shows it, as does a name given
+printf 'world\nwatch dump 60x8\n' >"$tmp/world.coll"
+run 0 ./colldb -n 1 "$tmp/world.coll"
+first=$out
+run 0 ./colldb -n 1 "$tmp/world.coll"
+[ $st = 0 ] && [ "$out" = "$first" ] && has "session    colldb-*" &&
+	printf '%s\n' "$out" | grep -qF '| colldb watch  colldb-*  1 rank' && ok ||
+	bad "world and watch dump differ from run to run, or show the pid (exit $st)"
+run 0 sh -c "printf 'set times on\nworld\n' | ./colldb -n 1"
+[ $st = 0 ] && printf '%s\n' "$out" | grep -q '^session    colldb-[0-9][0-9]*$' && ok ||
+	bad "set times on does not show the session's name (exit $st)"
+run 0 sh -c "printf 'world\n' | ./colldb -n 1 --name cli-named"
+[ $st = 0 ] && has "session    cli-named" && ok || bad "--name is not shown as given (exit $st)"
+
 # input that is not a script: one error, exit 1, no hang
 run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
 [ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||
