@@ -237,6 +237,27 @@ run 3 sh "$tmp/stop.sh"
 [ $st = 3 ] && printf '%s\n' "$out" | grep -q '^  rank 1  [a-z]*  stopped by a signal (SIGCONT resumes it)$' && ok ||
 	bad "a rank stopped by SIGSTOP: no watchdog (exit $st)"
 
+# A command the rank has not taken up when the settle time runs out (a
+# busy machine; here the rank is stopped by SIGSTOP) is said to be not
+# started, with why, and runs once the rank goes on
+cat >"$tmp/unstarted.sh" <<'EOS'
+name=cli-unstarted-$$
+( printf 'alloc buf [64] f32\nset settle 0.05\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 1 ") stopped=$p; kill -STOP "$p" ;; esac
+  done
+  printf '@1 fill buf 1\nranks\n'; sleep 1
+  kill -CONT "$stopped"
+  printf 'sleep 0.5\nranks\n@1 print buf[0]\n' ) |
+	./colldb -n 2 --batch --name "$name"
+EOS
+run 0 sh "$tmp/unstarted.sh"
+[ $st = 0 ] && has "[rank 1] not started yet: fill buf 1 (the rank is stopped by a signal, SIGCONT resumes it)" &&
+	has "rank 1: idle  fill buf 1 (not taken up yet: the rank is stopped by a signal, SIGCONT resumes it)" &&
+	has "[rank 1] fill buf 1 done" && has "rank 1: 1" && ok ||
+	bad "a command not taken up in the settle time: not said as it is (exit $st)"
+
 # Ctrl-C (SIGINT) in a batch script read from a pipe ends the wait of the
 # command it came during, not every wait after it; one while the script
 # waits for its next line ends nothing
