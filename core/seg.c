@@ -644,6 +644,24 @@ seg_domain_add(struct seg *s, const char *name, const uint64_t *ranks,
 	return cause_set(cause, "too many domains (at most %d)", SEG_MAX_DOMAINS);
 }
 
+void
+seg_domain_free(struct seg *s, int k)
+{
+	struct seg_domain *d;
+
+	if (k < 1 || k > SEG_MAX_DOMAINS)
+		return;
+	d = &s->h->domains[k - 1];
+	/* unused first: a reader that looks now sees no domain, not a
+	 * half-cleared one */
+	atomic_store_explicit((_Atomic uint32_t *)&d->used, 0,
+	    memory_order_release);
+	memset(d->name, 0, sizeof d->name);
+	d->nranks = 0;
+	memset(d->ranks, 0, sizeof d->ranks);
+	atomic_fetch_add(&s->h->win_seq, 1);
+}
+
 int
 seg_domain_rank(struct seg *s, int k, int r)
 {

@@ -429,6 +429,10 @@ int seg_domain_add(struct seg *s, const char *name, const uint64_t *ranks,
     char **cause);
 /* The domain named name, 0 if none. */
 int seg_domain_find(struct seg *s, const char *name);
+/* Delete domain k: its slot becomes free for the next seg_domain_add().
+ * The caller makes sure no window is on it (seg_win_alloc_in() and the
+ * table's readers take a window on an unused domain as malformed). */
+void seg_domain_free(struct seg *s, int k);
 /* Dense rank of world rank r in domain k (-1: not a member); the world
  * rank of dense rank d (-1: out of range).  k 0 is the world. */
 int seg_domain_rank(struct seg *s, int k, int r);

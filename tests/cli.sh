@@ -50,6 +50,22 @@ for v in -1 100000 x; do
 		ok || bad "--timeout $v (exit $st)"
 done
 
+# a batch transcript is the same every run: the default session name
+# (colldb-PID) shows as colldb-* in world and watch dump, as bench's
+# figures are masked; set times on shows it, as does a name given
+printf 'world\nwatch dump 60x8\n' >"$tmp/world.coll"
+run 0 ./colldb -n 1 "$tmp/world.coll"
+first=$out
+run 0 ./colldb -n 1 "$tmp/world.coll"
+[ $st = 0 ] && [ "$out" = "$first" ] && has "session    colldb-*" &&
+	printf '%s\n' "$out" | grep -qF '| colldb watch  colldb-*  1 rank' && ok ||
+	bad "world and watch dump differ from run to run, or show the pid (exit $st)"
+run 0 sh -c "printf 'set times on\nworld\n' | ./colldb -n 1"
+[ $st = 0 ] && printf '%s\n' "$out" | grep -q '^session    colldb-[0-9][0-9]*$' && ok ||
+	bad "set times on does not show the session's name (exit $st)"
+run 0 sh -c "printf 'world\n' | ./colldb -n 1 --name cli-named"
+[ $st = 0 ] && has "session    cli-named" && ok || bad "--name is not shown as given (exit $st)"
+
 # input that is not a script: one error, exit 1, no hang
 run 1 sh -c "printf 'source /dev/zero\nsay after\n' | ./colldb -n 1"
 [ $st = 1 ] && has "error: /dev/zero:1: a NUL byte (expected a text file of commands)" && ok ||
@@ -220,6 +236,27 @@ EOS
 run 3 sh "$tmp/stop.sh"
 [ $st = 3 ] && printf '%s\n' "$out" | grep -q '^  rank 1  [a-z]*  stopped by a signal (SIGCONT resumes it)$' && ok ||
 	bad "a rank stopped by SIGSTOP: no watchdog (exit $st)"
+
+# A command the rank has not taken up when the settle time runs out (a
+# busy machine; here the rank is stopped by SIGSTOP) is said to be not
+# started, with why, and runs once the rank goes on
+cat >"$tmp/unstarted.sh" <<'EOS'
+name=cli-unstarted-$$
+( printf 'alloc buf [64] f32\nset settle 0.05\n'; sleep 1
+  cdb=$(pgrep -x colldb -a | awk -v n="$name" '$0 ~ n { print $1; exit }')
+  for p in $(pgrep -P "$cdb"); do
+	case $(tr '\0' ' ' <"/proc/$p/cmdline") in *" --agent "*" 1 ") stopped=$p; kill -STOP "$p" ;; esac
+  done
+  printf '@1 fill buf 1\nranks\n'; sleep 1
+  kill -CONT "$stopped"
+  printf 'sleep 0.5\nranks\n@1 print buf[0]\n' ) |
+	./colldb -n 2 --batch --name "$name"
+EOS
+run 0 sh "$tmp/unstarted.sh"
+[ $st = 0 ] && has "[rank 1] not started yet: fill buf 1 (the rank is stopped by a signal, SIGCONT resumes it)" &&
+	has "rank 1: idle  fill buf 1 (not taken up yet: the rank is stopped by a signal, SIGCONT resumes it)" &&
+	has "[rank 1] fill buf 1 done" && has "rank 1: 1" && ok ||
+	bad "a command not taken up in the settle time: not said as it is (exit $st)"
 
 # Ctrl-C (SIGINT) in a batch script read from a pipe ends the wait of the
 # command it came during, not every wait after it; one while the script

@@ -210,11 +210,8 @@ bench_parse(struct cmdctx *ctx, struct bench_args *ba)
 	ba->at_coll = i;
 	if (coll_kind_from_name(name, &ba->cc.a.kind) != 0)
 		return arg_error(ctx, i,
-		    "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter or all_to_all)",
+		    "unknown collective '%s' (expected allreduce, barrier, broadcast, allgather, reduce_scatter, all_to_all or all_to_all_v)",
 		    name);
-	if (ba->cc.a.kind == COLL_ALL_TO_ALL_V)
-		return arg_error(ctx, i,
-		    "bench does not run all_to_all_v: its counts are data (time it in a repeat block with trace save instead)");
 	if (has_range_flag(ctx, i + 1))
 		ba->flag_sweep = ba->sweep = 1;
 	for (i++; i < nargs(ctx); i++) {
@@ -387,7 +384,7 @@ bench_granule(const struct bench_args *ba, int nranks)
 	uint64_t g = dtype_size(ba->dtype);
 
 	if (k == COLL_ALLGATHER || k == COLL_REDUCE_SCATTER ||
-	    k == COLL_ALL_TO_ALL)
+	    k == COLL_ALL_TO_ALL || k == COLL_ALL_TO_ALL_V)
 		g *= (uint64_t)nranks;
 	return g;
 }
@@ -405,8 +402,10 @@ bench_check_size(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size)
 		    (unsigned long long)esz);
 	if (size % g != 0)
 		return arg_error(ctx, ba->at_size,
-		    "%s splits SIZE into one row per rank: %llu is not a multiple of %d ranks x %llu bytes = %llu",
-		    coll_kind_name(ba->cc.a.kind), (unsigned long long)size,
+		    "%s splits SIZE into one %s per rank: %llu is not a multiple of %d ranks x %llu bytes = %llu",
+		    coll_kind_name(ba->cc.a.kind),
+		    ba->cc.a.kind == COLL_ALL_TO_ALL_V ? "block" : "row",
+		    (unsigned long long)size,
 		    coll_size(&ba->cc.a, ctx->s->nranks),
 		    (unsigned long long)esz, (unsigned long long)g);
 	return 0;

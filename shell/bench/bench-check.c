@@ -122,7 +122,8 @@ bench_check(struct session *s, const struct coll_args *a,
 	if (bw->has_buf)
 		hi = MAX(hi,
 		    bw->buf.off + bw->buf.count * dtype_size(bw->buf.dtype));
-	if (fill_all(s, a, in, FILL_RANDOM, 1) != 0)
+	if (fill_all(s, a, in, FILL_RANDOM, 1) != 0 ||
+	    (bw->has_counts && fill_all(s, a, &bw->scount, FILL_RANDOM, 2) != 0))
 		goto out;
 	{
 		/* and whatever else the reference reads */
@@ -168,9 +169,23 @@ bench_check(struct session *s, const struct coll_args *a,
 	if ((bw->has_src && fill_all(s, a, &bw->src, FILL_VALUE, 0) != 0) ||
 	    (bw->has_buf && fill_all(s, a, &bw->buf, FILL_VALUE, 0) != 0))
 		goto out;
+	/* the counts: bench_one() sets them for the timed calls */
 	rc = 0;
 out:
 	coll_ref_free(ref);
 	free(tags);
 	return rc;
+}
+
+int
+bench_counts_reset(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw)
+{
+	uint64_t max_recv = bw->buf.shape[0] / (uint64_t)coll_size(a, s->nranks);
+
+	if (fill_all(s, a, &bw->scount, FILL_VALUE,
+		max_recv > INT32_MAX ? INT32_MAX : (double)max_recv) != 0 ||
+	    fill_all(s, a, &bw->rcount, FILL_VALUE, 0) != 0)
+		return -1;
+	return 0;
 }

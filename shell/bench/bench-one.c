@@ -85,6 +85,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		bw.src.off = a.src.off = reuse->src.off;
 		bw.buf.off = a.buf.off = reuse->buf.off;
 		bw.sig = a.sig = reuse->sig;
+		bw.scount = a.scount = reuse->scount;
+		bw.rcount = a.rcount = reuse->rcount;
 	} else if (bench_wins_alloc(s, &bw, &cause) != 0) {
 		arg_error(ctx, ba->at_size, "%s", cause);
 		free(cause);
@@ -94,6 +96,8 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	tags = xcalloc(2 * (size_t)s->nranks, sizeof *tags);
 	ntags = (size_t)s->nranks;
 	if (ba->cc.check && bench_check(s, &a, &bw, &res->wrong) != 0)
+		goto fail;
+	if (bw.has_counts && bench_counts_reset(s, &a, &bw) != 0)
 		goto fail;
 	trace_clear(s);
 	bench_last_free(s);

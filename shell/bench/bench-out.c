@@ -264,7 +264,8 @@ bench_spans_warning(const struct bench_result *res)
 static int
 bench_in_place(enum coll_kind k)
 {
-	return k != COLL_ALLGATHER && k != COLL_ALL_TO_ALL;
+	return k != COLL_ALLGATHER && k != COLL_ALL_TO_ALL &&
+	    k != COLL_ALL_TO_ALL_V;
 }
 
 void

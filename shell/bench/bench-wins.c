@@ -60,6 +60,14 @@ bench_layout(struct session *s, const struct bench_args *ba, uint64_t size,
 		ref_shape(&bw->buf, "bench.buf", ba->dtype, N, count / N);
 		bw->has_buf = bw->has_src = 1;
 		break;
+	case COLL_ALL_TO_ALL_V:
+		/* one-element rows: the counts are in elements */
+		ref_shape(&bw->src, "bench.src", ba->dtype, count, 1);
+		ref_shape(&bw->buf, "bench.buf", ba->dtype, count, 1);
+		ref_shape(&bw->scount, "bench.scount", DT_I32, N, 0);
+		ref_shape(&bw->rcount, "bench.rcount", DT_I32, N, 1);
+		bw->has_buf = bw->has_src = bw->has_counts = 1;
+		break;
 	default:
 		break;
 	}
@@ -77,6 +85,12 @@ bench_layout(struct session *s, const struct bench_args *ba, uint64_t size,
 		bw->buf.off = off;
 		off += align32(bw->buf.count * dtype_size(ba->dtype));
 	}
+	if (bw->has_counts) {
+		bw->scount.off = off;
+		off += align32(bw->scount.count * 4);
+		bw->rcount.off = off;
+		off += align32(bw->rcount.count * 4);
+	}
 	bw->sig.off = off;
 	off += align32(bw->sig.count * 4);
 	bw->need = off - top;
@@ -86,7 +100,7 @@ void
 bench_wins_free(struct session *s)
 {
 	static const char *const names[] = { "bench.buf", "bench.src",
-		"bench.sig" };
+		"bench.scount", "bench.rcount", "bench.sig" };
 
 	seg_lock(&s->seg);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -116,7 +130,9 @@ int
 bench_wins_alloc(struct session *s, struct bench_wins *bw, char **cause)
 {
 	struct win_ref *refs[] = { bw->has_src ? &bw->src : NULL,
-		bw->has_buf ? &bw->buf : NULL, &bw->sig };
+		bw->has_buf ? &bw->buf : NULL,
+		bw->has_counts ? &bw->scount : NULL,
+		bw->has_counts ? &bw->rcount : NULL, &bw->sig };
 	int rc = 0;
 
 	seg_lock(&s->seg);
@@ -157,6 +173,10 @@ bench_validate(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		a->buf = bw->buf;
 	if (bw->has_src)
 		a->src = bw->src;
+	if (bw->has_counts) {
+		a->scount = bw->scount;
+		a->rcount = bw->rcount;
+	}
 	a->sig = bw->sig;
 	if (coll_validate(a, s->nranks, &cause, &bad) != 0) {
 		pos = bad == CARG_OPTION ?

@@ -15,13 +15,18 @@
  * a '.' no user window can have), zero-filled, runs the collective on them
  * and frees them.  SIZE is the per-rank buffer, as in nccl-tests: the
  * buffer of allreduce and broadcast, the [N, SIZE/N] matrix of
- * reduce_scatter and all_to_all, allgather's [N, SIZE/N] output.  Each rank
- * runs the program warmup + rounds times back to back (core/rank.c), and
- * every run's root span (the collective, core/span.h) is that rank's time
- * in the round; the BenchmarkStats line is PyPTO's (viz/stats.h, L3: the
- * round's time is the max over ranks), time is its median round, algbw =
- * SIZE / time and busbw = algbw x nccl-tests' factor (coll_busbw_factor).
- * `check` first runs one call on random data and counts wrong elements,
+ * reduce_scatter and all_to_all, allgather's [N, SIZE/N] output, and
+ * all_to_all_v's SRC and DST, [SIZE/elt, 1]: MAX_RECV is SIZE/N of
+ * one-element rows, and every SEND_COUNTS is MAX_RECV (uniform counts
+ * filling SIZE, as nccl-tests' alltoall sends SIZE/N to each rank; the
+ * counts do not change what moves: PyPTO's transfer shape is static).
+ * Each rank runs the program warmup + rounds times back to back
+ * (core/rank.c), and every run's root span (the collective, core/span.h)
+ * is that rank's time in the round; the BenchmarkStats line is PyPTO's
+ * (viz/stats.h, L3: the round's time is the max over ranks), time is its
+ * median round, algbw = SIZE / time and busbw = algbw x nccl-tests'
+ * factor (coll_busbw_factor).  `check` first runs one call on random data
+ * (all_to_all_v: random counts too, 0..99) and counts wrong elements,
  * then zeroes the data again; the timed calls always run on zeros (sums
  * and products stay finite and never go subnormal).
  *
@@ -103,10 +108,12 @@ struct bench_result {
 	struct strbuf stats; /* the BenchmarkStats line */
 };
 
-/* The windows of one bench, placed where seg_win_alloc() will put them. */
+/* The windows of one bench, placed where seg_win_alloc() will put them.
+ * all_to_all_v has its counts too: SEND_COUNTS [N] and RECV_COUNTS [N,1]
+ * i32 ("bench.scount", "bench.rcount"). */
 struct bench_wins {
-	struct win_ref buf, src, sig;
-	int has_buf, has_src;
+	struct win_ref buf, src, sig, scount, rcount;
+	int has_buf, has_src, has_counts;
 	int domain;    /* the comm domain they are on (0: the world) */
 	uint64_t need; /* bytes of window area per rank */
 };
@@ -164,6 +171,10 @@ int bench_submit(struct session *s, const struct coll_args *a, uint32_t repeat,
 /* `check` on the windows bw: *wrong receives the mismatches; 0 or -1. */
 int bench_check(struct session *s, const struct coll_args *a,
     const struct bench_wins *bw, int64_t *wrong);
+/* all_to_all_v: every rank's SEND_COUNTS set to MAX_RECV, its
+ * RECV_COUNTS to 0 (the timed calls' counts); 0 or -1. */
+int bench_counts_reset(struct session *s, const struct coll_args *a,
+    const struct bench_wins *bw);
 
 /* bench-stats.c */
 /* Fill res from the root spans of the jobs tags[0..ntags) (res->rounds

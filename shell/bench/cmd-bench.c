@@ -60,7 +60,8 @@ static enum cmd_retval
 bench_sweep(struct cmdctx *ctx, const struct bench_args *ba)
 {
 	struct session *s = ctx->s;
-	uint64_t g = bench_granule(ba, s->nranks), raw = ba->min, sz;
+	uint64_t g = bench_granule(ba, coll_size(&ba->cc.a, s->nranks)),
+		 raw = ba->min, sz;
 	struct strbuf js = STRBUF_INIT;
 	struct bench_wins bw;
 	double busbw_sum = 0;
@@ -139,10 +140,10 @@ cmd_bench_exec(struct cmdctx *ctx)
 
 static const char *const bench_keywords[] = { "sweep", "allreduce", "barrier",
 	"broadcast", "allgather", "reduce_scatter", "all_to_all",
-	"rounds=", "warmup=", "dtype=", "mode=mesh", "mode=ring", "op=sum",
-	"op=max", "op=min", "op=prod", "impl=composite", "impl=builtin",
-	"root=", "factor=", "time=", "spans=ops", "spans=phases", "spans=roots",
-	"check", "json", NULL };
+	"all_to_all_v", "rounds=", "warmup=", "dtype=", "mode=mesh",
+	"mode=ring", "op=sum", "op=max", "op=min", "op=prod", "impl=composite",
+	"impl=builtin", "root=", "factor=", "time=", "spans=ops",
+	"spans=phases", "spans=roots", "check", "json", NULL };
 
 const struct cmd_entry cmd_bench_entry = {
 	.name = "bench",

@@ -5,7 +5,11 @@
  *
  * The syntax is lang/call-expr.c's; here window names become this rank's
  * pointer (an area offset the rank adds to its own base), &buf[i] the
- * pointer to element i, rank and nranks ints.  Each rank gets a one-op
+ * pointer to element i, rank and nranks ints (the world's), domain_rank
+ * and domain_size the rank's place in the call's comm domain and its
+ * size.  The call's domain is the one its windows are on, or domain=D (a
+ * last word, as alloc and bench spell it); it runs on the domain's
+ * members, as any command on a domain's windows does.  Each rank gets a one-op
  * CALL program whose descriptor rides in the string table (core/call.h)
  * and runs it through its gate.  Results print per rank, "[rank 1]
  * scale(buf, 256, 2.0) = 256"; failures every rank shares (an unknown
@@ -55,9 +59,25 @@ window(struct cmdctx *ctx, const struct call_word *a, const char *name)
 		    name, best);
 	else
 		arg_fail(ctx, a,
-		    "unknown window '%s' (arguments are numbers, strings, windows, &WINDOW[I], rank, nranks or NULL)",
+		    "unknown window '%s' (arguments are numbers, strings, windows, &WINDOW[I], rank, nranks, domain_rank, domain_size or NULL)",
 		    name);
 	return NULL;
+}
+
+/* rank, nranks (the world's), domain_rank, domain_size (ctx->dom's) of
+ * rank r. */
+static int64_t
+name_value(struct cmdctx *ctx, const char *name, int r)
+{
+	struct seg *seg = &ctx->s->seg;
+
+	if (strcmp(name, "rank") == 0)
+		return r;
+	if (strcmp(name, "nranks") == 0)
+		return ctx->s->nranks;
+	if (strcmp(name, "domain_rank") == 0)
+		return seg_domain_rank(seg, ctx->dom, r);
+	return seg_domain_get(seg, ctx->dom)->nranks;
 }
 
 /* Argument a of the call for rank r, as the rank will get it. */
@@ -93,9 +113,16 @@ resolve(struct cmdctx *ctx, const struct call_word *a, int r, struct call_arg *o
 		out->off = w->off + first * dtype_size((enum dtype)w->dtype);
 		return 0;
 	case CW_NAME:
-		if (strcmp(a->s, "rank") == 0 || strcmp(a->s, "nranks") == 0) {
+		if (strncmp(a->s, "domain_", 7) == 0 &&
+		    call_name_is_int(a->s) && ctx->dom == 0) {
+			arg_fail(ctx, a,
+			    "%s needs a comm domain: a window argument on one, or domain=D after the call",
+			    a->s);
+			return -1;
+		}
+		if (call_name_is_int(a->s)) {
 			num.kind = CW_INT;
-			num.i = strcmp(a->s, "rank") == 0 ? r : ctx->s->nranks;
+			num.i = name_value(ctx, a->s, r);
 			break;
 		}
 		if ((w = window(ctx, a, a->s)) == NULL)
@@ -114,6 +141,115 @@ bad:
 	return -1;
 }
 
+/* The window argument a names, or NULL (resolve() reports an unknown
+ * one later). */
+static struct seg_window *
+arg_window(struct cmdctx *ctx, const struct call_word *a)
+{
+	struct region_syntax rs;
+	struct seg_window *w = NULL;
+	char *cause = NULL;
+
+	if (a->kind == CW_NAME && !call_name_is_int(a->s))
+		return view_win_find(&ctx->s->view, a->s);
+	if (a->kind != CW_ADDR)
+		return NULL;
+	if (parse_region_syntax(a->s, &rs, &cause) == 0)
+		w = view_win_find(&ctx->s->view, rs.name);
+	free(cause);
+	return w;
+}
+
+/*
+ * The call's comm domain (ctx->dom): domain=D, or the one its window
+ * arguments are on (a window of the world is on every rank, so it goes
+ * with any domain; two domains' windows do not).  The targets narrow to
+ * its members; an explicit target outside it is an error, as for any
+ * command on a domain's windows.  0, or -1 (reported).
+ */
+static int
+call_domain(struct cmdctx *ctx, const struct call_expr *fc, size_t dword)
+{
+	struct session *s = ctx->s;
+	const struct call_word *by = NULL;
+	const struct seg_domain *d;
+	struct strbuf sb = STRBUF_INIT;
+	struct rankset set;
+	const char *v;
+	int rc = -1;
+
+	ctx->dom = 0;
+	if (dword != 0) {
+		v = arg(ctx, dword) + strlen("domain=");
+		if ((ctx->dom = seg_domain_find(&s->seg, v)) == 0) {
+			arg_error(ctx, dword, "unknown domain '%s' (%s)", v,
+			    domain_count(s) ?
+				"see 'domain'" :
+				"declare it first: domain NAME @RANKS");
+			goto out;
+		}
+	}
+	for (int i = 0; i < fc->nargs; i++) {
+		const struct call_word *a = &fc->args[i];
+		struct seg_window *w = arg_window(ctx, a);
+
+		if (w == NULL || w->domain == 0)
+			continue;
+		if (ctx->dom != 0 && w->domain != ctx->dom) {
+			domain_describe(s, w->domain, &sb);
+			if (by != NULL) {
+				strbuf_addf(&sb, ", '%s' on ", by->s);
+				domain_describe(s, ctx->dom, &sb);
+				arg_fail(ctx, a,
+				    "the call's windows are on different domains: '%s' is on %s",
+				    a->s, sb.buf);
+			} else {
+				arg_fail(ctx, a,
+				    "window '%s' is on %s, not on the call's %s",
+				    a->s, sb.buf, arg(ctx, dword));
+			}
+			goto out;
+		}
+		ctx->dom = w->domain;
+		if (by == NULL && dword == 0)
+			by = a;
+	}
+	if (ctx->dom == 0 || (d = seg_domain_get(&s->seg, ctx->dom)) == NULL) {
+		ctx->dom = 0;
+		rc = 0;
+		goto out;
+	}
+	domain_members(d, &set);
+	for (int r = 0; r < s->nranks; r++) {
+		if (!rankset_has(&ctx->targets, r) || rankset_has(&set, r))
+			continue;
+		if (ctx->explicit_targets) {
+			domain_describe(s, ctx->dom, &sb);
+			cmd_error(ctx,
+			    "the call is on domain %s: rank %d is not in it",
+			    sb.buf, r);
+			if (by != NULL)
+				out_caret(ctx->w.v[0].col + by->col, by->len);
+			else
+				out_caret(ctx->w.v[dword].col,
+				    ctx->w.v[dword].len);
+			goto out;
+		}
+		rankset_del(&ctx->targets, r); /* the focus: its members */
+	}
+	if (rankset_count(&ctx->targets) == 0) {
+		domain_describe(s, ctx->dom, &sb);
+		cmd_error(ctx,
+		    "the call is on domain %s, and no rank of the focus %s is in it",
+		    sb.buf, ctx->target_text);
+		goto out;
+	}
+	rc = 0;
+out:
+	strbuf_release(&sb);
+	return rc;
+}
+
 static enum cmd_retval
 cmd_call_exec(struct cmdctx *ctx)
 {
@@ -122,12 +258,19 @@ cmd_call_exec(struct cmdctx *ctx)
 	struct rankset live;
 	struct call_desc *descs = NULL;
 	struct call_result *res;
-	char *text = words_rest(&ctx->w, ctx->line, 0), *cause = NULL;
-	size_t col = 0, len = 0, n;
+	struct words w = ctx->w;
+	char *text, *cause = NULL;
+	size_t col = 0, len = 0, n, dword = 0;
 	size_t c0 = ctx->w.v[0].col;
 	enum cmd_retval rv = CMD_ERROR;
 	int ndesc = 0;
 
+	/* domain=D: the last word, after the call */
+	if (w.n > 1 && strncmp(w.v[w.n - 1].s, "domain=", 7) == 0) {
+		dword = w.n - 1;
+		w.n--;
+	}
+	text = words_rest(&w, ctx->line, 0);
 	if (call_expr_parse(text, &fc, &cause, &col, &len) != 0) {
 		cmd_error(ctx, "%s", cause);
 		out_caret(c0 + col, len);
@@ -135,7 +278,7 @@ cmd_call_exec(struct cmdctx *ctx)
 		free(text);
 		return CMD_ERROR;
 	}
-	if (targets_live(ctx, &live) != 0)
+	if (call_domain(ctx, &fc, dword) != 0 || targets_live(ctx, &live) != 0)
 		goto out;
 	descs = xcalloc((size_t)s->nranks, sizeof *descs);
 	for (int r = 0; r < s->nranks; r++) {
@@ -211,13 +354,13 @@ out:
 	return rv;
 }
 
-static const char *const call_keywords[] = { "rank", "nranks", "NULL", "->",
-	"void", "ptr", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-	"f32", "f64", NULL };
+static const char *const call_keywords[] = { "rank", "nranks", "domain_rank",
+	"domain_size", "domain=", "NULL", "->", "void", "ptr", "i8", "i16",
+	"i32", "i64", "u8", "u16", "u32", "u64", "f32", "f64", NULL };
 
 const struct cmd_entry cmd_call_entry = {
 	.name = "call",
-	.usage = "[LIB:]SYM(ARGS) [-> TYPE]",
+	.usage = "[LIB:]SYM(ARGS) [-> TYPE] [domain=D]",
 	.summary = "call a C function in the ranks; TYPE: void, ptr or a dtype",
 	.example = "call scale(buf, 256, 2.0) -> i32",
 	.group = GRP_CODE,

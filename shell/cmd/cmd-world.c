@@ -78,6 +78,17 @@ cmd_windows_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
+const char *
+session_name_shown(const struct session *s)
+{
+	char def[32];
+
+	snprintf(def, sizeof def, "colldb-%d", (int)getpid());
+	if (!s->interactive && !s->set.times && strcmp(s->name, def) == 0)
+		return "colldb-*";
+	return s->name;
+}
+
 static enum cmd_retval
 cmd_world_exec(struct cmdctx *ctx)
 {
@@ -96,7 +107,7 @@ cmd_world_exec(struct cmdctx *ctx)
 	if (live != s->nranks)
 		out_printf(" (%d alive)", live);
 	out_printf("\ntransport  %s\nsession    %s\nfocus      %s\n",
-	    s->transport, s->name, ctx->target_text);
+	    s->transport, session_name_shown(s), ctx->target_text);
 	out_printf("windows    %d, %llu of %llu bytes per rank in use\n", n,
 	    (unsigned long long)used,
 	    (unsigned long long)view_area_size(&s->view));

@@ -333,6 +333,10 @@ int ranks_release(struct session *s, const struct rankset *targets,
 /* Settle, then print the `where` line of every released rank (and of
  * ranks that finished meanwhile). */
 void report_moved(struct session *s, const struct rankset *released);
+/* cmd-world.c: the session's name as output shows it: the default one
+ * (colldb-PID) is "colldb-*" in batch runs, unless set times on, so a
+ * transcript is the same every run (like bench's figures).  Borrowed. */
+const char *session_name_shown(const struct session *s);
 /* cmd-break.c: the `info breaks` list. */
 void breaks_list(struct session *s);
 /* "@RANKS" and "if CELL CMP V" from argument i on: the rank set (the
@@ -568,8 +572,10 @@ struct explore_saved {
 	char *path;
 	int nranks;
 	size_t nsteps;
-	int *rank;   /* per step */
-	char **desc; /* per step: the micro-op */
+	size_t nrows; /* nsteps, then (a hang) one per blocked rank */
+	int *rank;    /* per row */
+	char **desc;  /* per row: the micro-op ("blocked: wait ..." after
+		       * the steps) */
 	struct explore_saved *next;
 };
 

@@ -280,9 +280,37 @@ script_text(struct xrun *xr, const struct explore_finding *f, struct strbuf *sb,
 	return 0;
 }
 
+/* A hang's end, while the simulator is there: each blocked rank's wait,
+ * as rows of explore show after the steps (a cycle of waits that block
+ * at once has no step at all). */
+static void
+blocked_rows(struct xrun *xr, const struct explore_finding *f, int **rank,
+    char ***desc, size_t *n)
+{
+	struct session *s = xr->s;
+	struct sim *sim = explore_sim(xr->x);
+
+	*rank = NULL;
+	*desc = NULL;
+	*n = 0;
+	for (int r = 0; f->kind == XK_HANG && r < s->nranks; r++) {
+		struct strbuf d = STRBUF_INIT;
+		const struct uop *u;
+
+		if (sim_state(sim, r, &u) != SIM_BLOCKED)
+			continue;
+		strbuf_addstr(&d, "blocked: ");
+		describe_uop(&s->view, u, r, &d);
+		*rank = xreallocarray(*rank, *n + 1, sizeof **rank);
+		*desc = xreallocarray(*desc, *n + 1, sizeof **desc);
+		(*rank)[*n] = r;
+		(*desc)[(*n)++] = strbuf_detach(&d, NULL);
+	}
+}
+
 static void
 keep(struct xrun *xr, const struct explore_finding *f, const char *fail,
-    const char *path, int id)
+    const char *path, int id, int *brank, char **bdesc, size_t nblocked)
 {
 	struct session *s = xr->s;
 	struct sim *sim = explore_sim(xr->x);
@@ -293,8 +321,13 @@ keep(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	v->path = xstrdup(path);
 	v->nranks = s->nranks;
 	v->nsteps = f->nsteps;
-	v->rank = xcalloc(f->nsteps + 1, sizeof *v->rank);
-	v->desc = xcalloc(f->nsteps + 1, sizeof *v->desc);
+	v->nrows = f->nsteps + nblocked;
+	v->rank = xcalloc(v->nrows + 1, sizeof *v->rank);
+	v->desc = xcalloc(v->nrows + 1, sizeof *v->desc);
+	for (size_t i = 0; i < nblocked; i++) {
+		v->rank[f->nsteps + i] = brank[i];
+		v->desc[f->nsteps + i] = bdesc[i]; /* taken */
+	}
 	for (size_t i = 0; i < f->nsteps; i++) {
 		struct strbuf d = STRBUF_INIT;
 		const struct xstep *st = &f->steps[i];
@@ -343,8 +376,9 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 {
 	struct session *s = xr->s;
 	struct strbuf sb = STRBUF_INIT;
-	char *path, *cause = NULL;
-	int *issued = NULL, wrote, err;
+	char *path, *cause = NULL, **bdesc = NULL;
+	int *issued = NULL, *brank = NULL, wrote, err;
+	size_t nblocked = 0;
 	FILE *fp;
 
 	*id = s->next_explore + 1;
@@ -374,14 +408,13 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	}
 	script_text(xr, f, &sb, &issued);
 	ending(xr, f, issued, &sb);
+	blocked_rows(xr, f, &brank, &bdesc, &nblocked);
 	explore_rewind(xr->x);
 	free(issued);
 	if (make_dir(dir) != 0) {
 		out_error("cannot save counterexamples in '%s': %s", dir,
 		    strerror(errno));
-		strbuf_release(&sb);
-		free(path);
-		return NULL;
+		goto fail;
 	}
 	fp = fopen(path, "w");
 	if (fp == NULL) {
@@ -396,14 +429,22 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	}
 	if (wrote != 0) {
 		out_error("cannot write %s: %s", path, strerror(errno));
-		strbuf_release(&sb);
-		free(path);
-		return NULL;
+		goto fail;
 	}
 	s->next_explore = *id;
-	keep(xr, f, fail, path, *id);
+	keep(xr, f, fail, path, *id, brank, bdesc, nblocked);
+	free(brank);
+	free(bdesc);
 	strbuf_release(&sb);
 	return path;
+fail:
+	for (size_t i = 0; i < nblocked; i++)
+		free(bdesc[i]);
+	free(brank);
+	free(bdesc);
+	strbuf_release(&sb);
+	free(path);
+	return NULL;
 }
 
 /* ---- explore show ---------------------------------------------------------------- */
@@ -431,7 +472,7 @@ explore_show(struct session *s, int id)
 			    id, s->next_explore);
 		return -1;
 	}
-	for (size_t i = 0; i < v->nsteps; i++)
+	for (size_t i = 0; i < v->nrows; i++)
 		width = MAX(width, MIN(strlen(v->desc[i]), COL_MAX));
 	out_printf("counterexample %d: %s (%s)\n", v->id, v->headline, v->path);
 	strbuf_addstr(&sb, " step");
@@ -447,9 +488,12 @@ explore_show(struct session *s, int id)
 	while (sb.len > 0 && sb.buf[sb.len - 1] == ' ')
 		strbuf_setlen(&sb, sb.len - 1);
 	out_printf("%s\n", sb.buf);
-	for (size_t i = 0; i < v->nsteps; i++) {
+	for (size_t i = 0; i < v->nrows; i++) {
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "%5zu", i + 1);
+		if (i < v->nsteps)
+			strbuf_addf(&sb, "%5zu", i + 1);
+		else /* where a hang leaves each blocked rank */
+			strbuf_addstr(&sb, "    -");
 		for (int r = 0; r < v->rank[i]; r++)
 			strbuf_addf(&sb, "  %-*s", (int)width, "");
 		if (strlen(v->desc[i]) > COL_MAX)
@@ -469,7 +513,7 @@ saved_free(struct session *s)
 		struct explore_saved *v = s->explored;
 
 		s->explored = v->next;
-		for (size_t i = 0; i < v->nsteps; i++)
+		for (size_t i = 0; i < v->nrows; i++)
 			free(v->desc[i]);
 		free(v->desc);
 		free(v->rank);

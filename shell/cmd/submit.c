@@ -93,6 +93,31 @@ cmd_report(struct cmdctx *ctx)
 			describe_rank(s, r, &sb, 1);
 			out_event(r, "[rank %d] stopped before %s", r, sb.buf);
 			break_stop_said(s, r);
+		} else if (st == RS_IDLE) {
+			/* sent, and the board does not show it: the rank has
+			 * not taken it from its socket when the settle time
+			 * ran out (a busy machine), or it cannot; or it ended
+			 * just now (its report comes next) */
+			int frozen = rank_frozen(s, r);
+			struct view_board b;
+
+			view_board(&s->view, r, &b);
+			strbuf_reset(&sb);
+			if (b.prog_tag == j->tag)
+				strbuf_addstr(&sb,
+				    "it ended; its report comes next");
+			else if (frozen == RANK_FROZEN_SIGNAL)
+				strbuf_addstr(&sb,
+				    "the rank is stopped by a signal, SIGCONT resumes it");
+			else if (frozen == RANK_FROZEN_TRACED)
+				strbuf_addstr(&sb,
+				    "the rank is held by a debugger");
+			else
+				strbuf_addf(&sb,
+				    "the rank had not taken it up when the settle time, %g s, ran out",
+				    s->set.settle_ms / 1e3);
+			out_event(r, "[rank %d] not started yet: %s (%s)", r,
+			    j->desc, sb.buf);
 		} else
 			out_event(r, "[rank %d] still running: %s", r,
 			    sb.len ? sb.buf : j->desc);

@@ -255,7 +255,10 @@ watch_src_fill(struct watch_src *ws, struct snap *out)
 	view_sample(v);
 	snap_set_ranks(out, n);
 	out->world = n;
-	snprintf(out->session, sizeof out->session, "%s", view_session_name(v));
+	snprintf(out->session, sizeof out->session, "%s",
+	    s != NULL && strcmp(view_session_name(v), s->name) == 0 ?
+		session_name_shown(s) :
+		view_session_name(v));
 	out->readonly = ws->readonly;
 	out->show_times = s != NULL ? s->set.times : 0;
 	add_windows(ws, out, &sh);

@@ -2,7 +2,8 @@
  * call-expr.c - the syntax of `call [LIB:]SYM(ARGS) [-> TYPE]`: a pure parser
  * (no session, no I/O; tests/unit/check_ffi.c) and the conversion of a
  * literal with its cast into a typed call argument.  Window names, &buf[i],
- * rank and nranks are resolved by cmd-call.c against the session.
+ * rank, nranks, domain_rank and domain_size are resolved by cmd-call.c
+ * against the session.
  *
  *   call   := [IDENT ':'] IDENT '(' [arg {',' arg}] ')' ['->' TYPE]
  *   arg    := ['(' TYPE ')'] atom
@@ -10,9 +11,10 @@
  *
  * INT is decimal or 0x hex with an optional sign; FLOAT is what strtod()
  * reads with a '.', an exponent, inf or nan.  "..." strings take \n \t \\
- * \" escapes; '...' strings are literal.  IDENT is a window name, rank or
- * nranks.  Casts: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64, on numbers (and
- * rank, nranks).  Without a cast an integer is i32 when it fits, else i64
+ * \" escapes; '...' strings are literal.  IDENT is a window name or one of
+ * the integers call_name_is_int() names (rank, nranks, domain_rank,
+ * domain_size).  Casts: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64, on numbers
+ * and those integers.  Without a cast an integer is i32 when it fits, else i64
  * (u64 past INT64_MAX), and a float is f64, as in C.
  */
 #include <ctype.h>
@@ -235,18 +237,24 @@ parse_arg(struct lexer *lx, struct call_word *a)
 	} else {
 		n = word_len(p);
 		return fail(lx, lx->i, n,
-		    "bad argument '%.*s' (expected a number, a string, a window, &WINDOW[I], rank, nranks or NULL)",
+		    "bad argument '%.*s' (expected a number, a string, a window, &WINDOW[I], rank, nranks, domain_rank, domain_size or NULL)",
 		    (int)n, p);
 	}
 	a->len = lx->i - a->col;
 	if (a->cast != CT__COUNT &&
 	    (a->kind == CW_STR || a->kind == CW_ADDR || a->kind == CW_NULL ||
-		(a->kind == CW_NAME && strcmp(a->s, "rank") != 0 &&
-		    strcmp(a->s, "nranks") != 0)))
+		(a->kind == CW_NAME && !call_name_is_int(a->s))))
 		return fail(lx, a->col, a->len,
-		    "a cast applies to numbers, rank and nranks, not to '%.*s'",
+		    "a cast applies to numbers, rank, nranks, domain_rank and domain_size, not to '%.*s'",
 		    (int)(lx->i - atom), lx->s + atom);
 	return 0;
+}
+
+int
+call_name_is_int(const char *s)
+{
+	return strcmp(s, "rank") == 0 || strcmp(s, "nranks") == 0 ||
+	    strcmp(s, "domain_rank") == 0 || strcmp(s, "domain_size") == 0;
 }
 
 void

@@ -1,7 +1,8 @@
 /*
  * call-expr.h - the syntax of `call [LIB:]SYM(ARGS) [-> TYPE]`, as a pure
  * parser (no session, no I/O; tests/unit/check_ffi.c).  cmd/cmd-call.c
- * resolves window names, &buf[i], rank and nranks against the session.
+ * resolves window names, &buf[i], rank, nranks, domain_rank and
+ * domain_size against the session.
  *
  * Ownership: a struct call_expr owns its strings; call_expr_release()
  * frees them.
@@ -18,7 +19,7 @@ enum call_word_kind {
 	CW_INT,	  /* i (or u when big) */
 	CW_FLOAT, /* f */
 	CW_STR,	  /* s: the text, unquoted */
-	CW_NAME,  /* s: a window name, rank or nranks */
+	CW_NAME,  /* s: a window name, or an integer call_name_is_int() names */
 	CW_ADDR,  /* s: the region after '&' ("buf[4]", "sig[1,0]") */
 	CW_NULL,
 };
@@ -49,6 +50,10 @@ struct call_expr {
 int call_expr_parse(const char *text, struct call_expr *c, char **cause,
     size_t *col, size_t *len);
 void call_expr_release(struct call_expr *c);
+/* Whether a CW_NAME is one of the integers the shell fills in per rank:
+ * rank, nranks (the world's), domain_rank, domain_size (the call's comm
+ * domain's: the rank's place among its members, their count). */
+int call_name_is_int(const char *s);
 /* A number argument (CW_INT / CW_FLOAT) with its cast as a typed call
  * argument; 0 or -1 + cause (does not fit, float to an integer type). */
 int call_word_number(const struct call_word *a, struct call_arg *out,

@@ -174,10 +174,29 @@ candidates(const char *line, size_t cur, const char *word, char ***out, size_t *
 			    view_win_list(&sess->view, list, SEG_MAX_WINDOWS);
 			for (int i = 0; i < nw; i++)
 				ADD(list[i]->name);
+			/* the domains: `domain delete NAME`, domain=NAME */
+			for (int k = 1; k <= SEG_MAX_DOMAINS; k++) {
+				const struct seg_domain *d =
+				    view_domain(&sess->view, k);
+				char kv[SEG_NAME_MAX + 8];
+
+				if (d == NULL)
+					continue;
+				if (strcmp(e->name, "domain") == 0)
+					ADD(d->name);
+				snprintf(kv, sizeof kv, "domain=%s", d->name);
+				if (strncmp(word, "domain=", 7) == 0)
+					ADD(kv);
+			}
 		}
 		if (e->keywords != NULL) {
-			for (int i = 0; e->keywords[i] != NULL; i++)
+			for (int i = 0; e->keywords[i] != NULL; i++) {
+				/* a typed domain= gets the names instead */
+				if (strcmp(e->keywords[i], "domain=") == 0 &&
+				    strncmp(word, "domain=", 7) == 0)
+					continue;
 				ADD(e->keywords[i]);
+			}
 		}
 		if (strcmp(e->name, "help") == 0) {
 			for (int i = 0; cmd_table[i] != NULL; i++)

@@ -226,6 +226,32 @@ describe_defers(struct session *s, int r, struct strbuf *sb)
 }
 
 void
+describe_unstarted(struct session *s, int r, const struct job *j,
+    struct strbuf *sb)
+{
+	struct view_board b;
+
+	view_board(&s->view, r, &b);
+	if (b.prog_tag == j->tag) {
+		strbuf_addstr(sb, " (ended; its report not read yet)");
+		return;
+	}
+	switch (rank_frozen(s, r)) {
+	case RANK_FROZEN_SIGNAL:
+		strbuf_addstr(sb,
+		    " (not taken up yet: the rank is stopped by a signal, SIGCONT resumes it)");
+		break;
+	case RANK_FROZEN_TRACED:
+		strbuf_addstr(sb,
+		    " (not taken up yet: the rank is held by a debugger)");
+		break;
+	default:
+		strbuf_addstr(sb, " (not taken up yet)");
+		break;
+	}
+}
+
+void
 describe_rank_name(struct view *v, int r, int domain, struct strbuf *sb)
 {
 	const struct seg_domain *d = view_domain(v, domain);

@@ -600,9 +600,37 @@ mpi_attach_all(struct mpi_world *w, char **cause)
 			struct strbuf sb = STRBUF_INIT;
 
 			launcher_output(w);
-			strbuf_addf(&sb,
-			    "the ranks did not attach within %g s (%d of %d did; COLLDB_MPI_START_SECS sets the limit)",
-			    secs, attached, n);
+			if (attached < n) {
+				strbuf_addf(&sb,
+				    "the ranks did not attach within %g s (%d of %d did; COLLDB_MPI_START_SECS sets the limit)",
+				    secs, attached, n);
+			} else {
+				/* every rank attached; some did not make
+				 * their window (MPI_Win_allocate is
+				 * collective: one rank that never reaches it
+				 * holds up the others) */
+				struct rankset late;
+				char *t;
+
+				rankset_clear(&late);
+				for (int r = 0; r < n; r++) {
+					if (!ready_seen[r])
+						rankset_add(&late, r);
+				}
+				t = rankset_format(&late, n);
+				if (ready == 0)
+					strbuf_addf(&sb,
+					    "every rank attached, but none made its window within %g s",
+					    secs);
+				else
+					strbuf_addf(&sb,
+					    "every rank attached, but ranks %s did not make their window within %g s (%d of %d did)",
+					    t, secs, ready, n);
+				strbuf_addf(&sb,
+				    " (MPI_Win_allocate of %llu bytes a rank, which waits for every rank; COLLDB_MPI_START_SECS sets the limit)",
+				    (unsigned long long)s->seg.area_size);
+				free(t);
+			}
 			launcher_said(w, "the launcher", &sb);
 			*cause = strbuf_detach(&sb, NULL);
 			goto out;

@@ -175,8 +175,10 @@ agent_describe(struct session *s, int r, struct strbuf *sb, int verbose)
 	view_board(&s->view, r, &b);
 	if (j == NULL || b.state == RS_IDLE || b.state == RS_DEAD ||
 	    b.state == RS_EXITED) {
-		if (j != NULL && b.state == RS_IDLE)
-			strbuf_addf(sb, "%s (not started)", j->desc);
+		if (j != NULL && b.state == RS_IDLE) {
+			strbuf_addstr(sb, j->desc);
+			describe_unstarted(s, r, j, sb);
+		}
 		return;
 	}
 	view_cur(&s->view, r, &cur, title, sizeof title);

@@ -497,6 +497,13 @@ void report_break_stops(struct session *s);
 int describe_last_words(struct session *s, int r, struct strbuf *sb);
 /* Describe rank r's position (the kind's describe). */
 void describe_rank(struct session *s, int r, struct strbuf *sb, int verbose);
+/* Why job j, at the head of rank r's queue, does not show on its board
+ * (the board idle), appended to sb: " (ended; its report not read yet)",
+ * or, when the rank has not taken the program from its socket yet, " (not
+ * taken up yet)" and why if known: stopped by a signal, held by a
+ * debugger. */
+void describe_unstarted(struct session *s, int r, const struct job *j,
+    struct strbuf *sb);
 /* The same from the status board alone (observers). */
 void describe_board(struct view *v, int r, struct strbuf *sb);
 /* "TITLE [step k/K PHASE]: OP (now V) [breakpoint N]" from rank r's

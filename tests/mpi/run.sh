@@ -30,7 +30,7 @@ O=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 . tests/need.sh
-need timeout cmp diff python3 mpirun.openmpi mpirun.mpich unshare nsenter ip
+need timeout cmp diff python3 cc mpirun.openmpi mpirun.mpich unshare nsenter ip
 [ -f libcolldb-mpi-openmpi.so ] && [ -f libcolldb-mpi-mpich.so ] || {
 	echo "FAIL: mpi: the MPI plugins are not built (mpicc.openmpi, mpicc.mpich: make)"
 	exit 1
@@ -371,6 +371,37 @@ ssh: Could not resolve hostname nohost: Name or service not known" ]; then
 else
 	bad "ranks that do not attach in time (exit $st)"
 	head -5 "$tmp/slow.out"
+fi
+# Every rank attached but one never makes its window (rank 1's
+# MPI_Win_allocate never returns: an LD_PRELOAD'd one), so rank 0 waits in
+# the collective too: said as it is, not as ranks that "did not attach
+# (2 of 2 did)".
+cat >"$tmp/hangwin.c" <<'EOS'
+#include <unistd.h>
+int MPI_Win_allocate(void);
+int
+MPI_Win_allocate(void)
+{
+	for (;;)
+		pause();
+}
+EOS
+cc -shared -fPIC -o "$tmp/hangwin.so" "$tmp/hangwin.c"
+sed 's|/rankwrap"|/nowinwrap"|' "$tmp/badrank" >"$tmp/nowin"
+cat >"$tmp/nowinwrap" <<'EOS'
+#!/bin/sh
+[ "$PMI_RANK" = 1 ] && export LD_PRELOAD="$(dirname "$0")/hangwin.so"
+exec "$@"
+EOS
+chmod +x "$tmp/nowin" "$tmp/nowinwrap"
+cenv COLLDB_MPI_START_SECS=2 timeout 60 ./colldb -t mpi --mpirun "$tmp/nowin" -n 2 \
+	--batch /dev/null </dev/null >"$tmp/nowin.out" 2>&1
+st=$?
+if [ $st = 1 ] && [ "$(cat "$tmp/nowin.out")" = "colldb: cannot start 2 ranks: every rank attached, but none made its window within 2 s (MPI_Win_allocate of 268435456 bytes a rank, which waits for every rank; COLLDB_MPI_START_SECS sets the limit)" ]; then
+	ok
+else
+	bad "ranks that attach but never make their window (exit $st)"
+	head -5 "$tmp/nowin.out"
 fi
 # (env, not the function cenv: $! is then colldb's pid)
 env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C TERM=dumb ./colldb -t mpi \

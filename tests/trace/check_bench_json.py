@@ -74,6 +74,16 @@ def check(o, where):
         bad.append("%s: mode %r" % (where, o["mode"]))
     if (o["root"] is None) != (o["collective"] != "broadcast"):
         bad.append("%s: root %r" % (where, o["root"]))
+    # nccl-tests' factors (alltoall's for all_to_all_v)
+    n = o["ranks"]
+    want = {"allreduce": 2.0 * (n - 1) / n, "allgather": (n - 1) / n,
+            "reduce_scatter": (n - 1) / n, "all_to_all": (n - 1) / n,
+            "all_to_all_v": (n - 1) / n}.get(o["collective"], 1.0)
+    if abs(o["busbw_factor"] - want) > 1e-6:
+        bad.append("%s: busbw_factor %r for %s on %d ranks, expected %r" %
+                   (where, o["busbw_factor"], o["collective"], n, want))
+    if o["wrong"] not in (None, 0):
+        bad.append("%s: wrong %r" % (where, o["wrong"]))
 
 
 n = 0

@@ -110,6 +110,8 @@ bench broadcast 4k root=1 rounds=1 warmup=0 json
 bench sweep allgather 4 64 factor=4 rounds=1 warmup=0 json
 bench allreduce 4k time=0.01 spans=phases json
 bench sweep allreduce -b 4 -e 64 -f 4 time=0.005 -w 1 json
+bench all_to_all_v 4k rounds=2 warmup=0 check json
+bench sweep all_to_all_v 8 64 factor=8 rounds=1 warmup=0 json
 EOS
 env -i PATH=/usr/bin:/bin LC_ALL=C "$colldb" -n 2 --batch json.coll >json.out 2>&1
 check "bench json session" test $? -eq 0

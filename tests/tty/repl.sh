@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/tty/repl.sh [objdir]: drive the interactive REPL in a detached tmux
 # (its own server socket, a throw-away HOME) and check what a person sees:
-# the prompt, Tab completion of commands, windows and keywords, the
+# the prompt, Tab completion of commands, windows, domains and keywords, the
 # continuation prompt, history (Up), Ctrl-C on a half-typed line and
 # during a sleep, an event arriving while a line is half typed, Ctrl-D,
 # the terminal modes afterwards, and nothing left behind.
@@ -29,6 +29,18 @@ keys C-u
 type_ 'alloc x [1] bf'; keys Tab
 wait_for last_is '(colldb) alloc x [1] bf16' "complete a dtype"
 keys C-u
+# a domain's name: after 'domain delete', and as domain=NAME
+run 'domain dom1 @1' 'dom1  @1  1 rank: rank 1 = dom1:0'
+type_ 'domain del'; keys Tab
+wait_for last_is '(colldb) domain delete' "complete 'del' to 'delete'"
+type_ 'do'; keys Tab
+wait_for last_is '(colldb) domain delete dom1' "complete a domain name"
+keys C-u
+type_ 'alloc x [1] f32 domain='; keys Tab
+wait_for last_is '(colldb) alloc x [1] f32 domain=dom1' "complete domain=NAME"
+keys C-u
+run 'domain delete dom1' '(colldb) domain delete dom1'
+run 'domain' 'no domains (declare one: domain NAME @RANKS)'
 # an ambiguous prefix lists the candidates and keeps the line
 type_ 'w'; keys Tab
 wait_for has 'world  windows  wait' "list of candidates for 'w'"

@@ -106,6 +106,16 @@ START_TEST(argument_kinds)
 	ck_assert_int_eq(fc.args[15].kind, CW_NAME);
 	ck_assert_int_eq(fc.args[15].cast, CT_I64);
 	call_expr_release(&fc);
+	/* the domain's integers take a cast; a window named like them does
+	 * not exist to the parser */
+	ck_assert_int_eq(parse("f(domain_rank, (i64)domain_size, domain_x)"), 0);
+	ck_assert_int_eq(fc.args[0].kind, CW_NAME);
+	ck_assert_int_eq(fc.args[1].cast, CT_I64);
+	ck_assert(call_name_is_int(fc.args[0].s));
+	ck_assert(call_name_is_int(fc.args[1].s));
+	ck_assert(!call_name_is_int(fc.args[2].s));
+	call_expr_release(&fc);
+	fails("f((i32)domain_x)", 2, 13, "not to 'domain_x'");
 }
 END_TEST
 

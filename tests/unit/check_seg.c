@@ -193,6 +193,42 @@ START_TEST(corruption_reported_once_and_not_used)
 END_TEST
 
 /* Sizes are range-checked before any arithmetic (--window-area). */
+START_TEST(domain_free_clears_and_reuses_its_slot)
+{
+	uint64_t ranks[SEG_MAX_RANKS / 64] = { 0x5 }; /* @0,2 */
+	uint64_t shape[1] = { 4 };
+	char name[8], *cause = NULL;
+	int k;
+
+	for (int i = 1; i <= SEG_MAX_DOMAINS; i++) {
+		snprintf(name, sizeof name, "d%d", i);
+		ck_assert_int_eq(seg_domain_add(&s, name, ranks, NULL), i);
+	}
+	ck_assert_int_eq(seg_domain_add(&s, "more", ranks, &cause), -1);
+	free(cause);
+	cause = NULL;
+	seg_domain_free(&s, 5);
+	ck_assert_ptr_null(seg_domain_get(&s, 5));
+	ck_assert_int_eq(seg_domain_find(&s, "d5"), 0);
+	ck_assert_int_eq(seg_domain_rank(&s, 5, 2), -1);
+	ck_assert_ptr_null(
+	    seg_win_alloc_in(&s, "w", shape, 1, DT_F32, 0, 5, &cause));
+	free(cause);
+	ck_assert_ptr_nonnull(seg_domain_get(&s, 4));
+	ck_assert_ptr_nonnull(seg_domain_get(&s, 6));
+	/* the freed slot takes the next one, with its own name and ranks */
+	ranks[0] = 0x2;
+	k = seg_domain_add(&s, "again", ranks, NULL);
+	ck_assert_int_eq(k, 5);
+	ck_assert_str_eq(seg_domain_get(&s, k)->name, "again");
+	ck_assert_int_eq(seg_domain_rank(&s, k, 1), 0);
+	ck_assert_int_eq(seg_domain_rank(&s, k, 0), -1);
+	seg_domain_free(&s, 0); /* the world and out of range: nothing */
+	seg_domain_free(&s, SEG_MAX_DOMAINS + 1);
+	ck_assert_ptr_nonnull(seg_domain_get(&s, 1));
+}
+END_TEST
+
 START_TEST(create_rejects_huge_sizes)
 {
 	struct seg t;
@@ -248,6 +284,7 @@ main(void)
 	tcase_add_test(tc, lock_survives_a_dead_holder);
 	tcase_add_test(tc, corruption_reported_once_and_not_used);
 	tcase_add_test(tc, create_rejects_huge_sizes);
+	tcase_add_test(tc, domain_free_clears_and_reuses_its_slot);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
