@@ -132,6 +132,17 @@ $(shell printf '%s\n' '$(FLAVOR)' >.flavor)
 endif
 endif
 
+# PREFIX is compiled in (where colldb learn finds the lessons, and the mpi
+# transport its plugins): the objects that use it are rebuilt when it
+# changes, so 'make install PREFIX=DIR' after a plain 'make' installs a
+# colldb that looks in DIR, not in /usr/local.
+ifeq ($(FUZZ),)
+ifneq ($(PREFIX),$(shell cat $(O)/.prefix 2>/dev/null))
+$(shell mkdir -p $(O) && printf '%s\n' '$(PREFIX)' >$(O)/.prefix)
+endif
+$(O)/shell/start/learn.o $(O)/shell/session/mpi-launch.o: $(O)/.prefix
+endif
+
 libcolldb.a: $(O)/libcolldb.a .flavor
 	$(Q)cp $< $@
 

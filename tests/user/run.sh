@@ -432,6 +432,15 @@ else
 	has "uninstalled ring under colldb run" "[rank 1] rank 1: out[0] = 3, 0 wrong"
 	groff -man -Tascii -P-cbou "$dest/usr/share/man/man1/colldb.1" 2>/dev/null | grep -q "colldb run" &&
 		ok "the man page documents colldb run" || bad "man page lacks colldb run"
+	# the installed colldb finds its lessons where PREFIX put them, though
+	# the objects were built for another PREFIX (it looked in /usr/local)
+	if make -s --no-print-directory install O="$O" PREFIX="$dest/pfx" >"$dest.log" 2>&1; then
+		"$dest/pfx/bin/colldb" learn >"$dest.log" 2>&1
+		grep -q '^01-handshake ' "$dest.log" && ok "make install PREFIX=DIR: colldb learn finds DIR's lessons" ||
+			{ bad "make install PREFIX=DIR: colldb learn"; head -3 "$dest.log"; }
+	else
+		bad "make install PREFIX=DIR"; tail -20 "$dest.log"
+	fi
 	rm -rf "$dest" "$dest.log"
 
 	# Into the loader's path, as root: make install runs ldconfig, so a
