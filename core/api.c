@@ -451,28 +451,42 @@ env_int(const char *name, long lo, long hi, long *out)
 }
 
 /*
- * A rank of an mpi session that dies by a fatal signal: its outbox is in
- * its own memory (core/outbox.h), so before the signal takes the process
- * the handler has the control thread ship the calls it queued (and its
- * last lines and spans), then lets the signal go on as it would have
- * (MPI's own handler, or the default).  On shm the shell reads the
- * outbox itself and no handler is needed.  SIGKILL cannot be caught: the
- * calls since the last bell (1 ms at most) are lost with the process, as
- * the job is.
+ * A rank of an mpi session that ends by itself tells the shell how, before
+ * MPI ends the job (core/remote.h, MSG_END): a fatal signal's handler and
+ * an exit handler have the control thread ship the calls it queued (its
+ * outbox is in its own memory, core/outbox.h), its last lines and spans,
+ * and the signal or the exit status, and wait for the shell's answer, so
+ * the report and the batch status are the shm transport's.  Then the
+ * signal goes on to the handler that was there before MPI_Init (the
+ * default, or the program's own): Open MPI's prints a backtrace that the
+ * dying process could not ship whole (its control thread goes with it),
+ * and a report that had it one time in two was worse than one without.
+ * On shm the shell reads the outbox and reaps the process itself, and no
+ * handler is needed.  SIGKILL and _exit() cannot be heard: the calls
+ * since the last bell (1 ms at most) are lost with the process, and the
+ * shell sees its connection close.
  */
 static const int crash_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-static struct sigaction crash_was[ARRAY_SIZE(crash_sigs)];
+static struct sigaction crash_pre[ARRAY_SIZE(crash_sigs)];
 
 static void
 on_crash(int sig)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(crash_sigs); i++) {
 		if (crash_sigs[i] == sig)
-			sigaction(sig, &crash_was[i], NULL);
+			sigaction(sig, &crash_pre[i], NULL);
 	}
-	if (api.remote != NULL)
-		remote_crashing(api.remote, 500);
+	if (api.remote != NULL && api.mode == API_RUN)
+		remote_ending(api.remote, sig, REMOTE_END_HOLD_MS);
 	raise(sig); /* delivered once this returns, to what was there */
+}
+
+/* The handlers before MPI_Init installs its own. */
+static void
+crash_before_mpi(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(crash_sigs); i++)
+		sigaction(crash_sigs[i], NULL, &crash_pre[i]);
 }
 
 static void
@@ -484,13 +498,18 @@ crash_install(void)
 	sa.sa_handler = on_crash;
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < ARRAY_SIZE(crash_sigs); i++)
-		sigaction(crash_sigs[i], &sa, &crash_was[i]);
+		sigaction(crash_sigs[i], &sa, NULL);
 }
 
+/* exit() or a return from main() before cdb_finalize. */
 static void
-mpi_at_exit(void)
+mpi_on_exit(int status, void *arg)
 {
-	if (api.remote != NULL && api.mode == API_RUN)
+	(void)arg;
+	if (api.remote == NULL || api.mode != API_RUN)
+		return;
+	remote_ending(api.remote, (status & 0xff) << 8, REMOTE_END_HOLD_MS);
+	if (!rank_forked)
 		remote_leave(api.remote); /* its last words reach the shell */
 }
 
@@ -502,6 +521,7 @@ init_mpi(void)
 	static struct remote rm;
 	char *cause = NULL;
 
+	crash_before_mpi();
 	if (remote_open(&rm, &api.rc, REMOTE_USER, &cause) != 0 ||
 	    remote_progress_start(&rm, &cause) != 0) {
 		api_fail(CDB_ERR_INIT, "cannot join the colldb session: %s",
@@ -517,7 +537,7 @@ init_mpi(void)
 		api.rc.t.before_block = before_block;
 		crash_install();
 	}
-	atexit(mpi_at_exit);
+	on_exit(mpi_on_exit, NULL);
 	unsetenv("COLLDB_SHELL");
 	unsetenv("COLLDB_MPI_PLUGIN");
 	api.mode = API_RUN;

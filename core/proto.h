@@ -64,6 +64,8 @@ enum msg_type {
 	/* a user rank's queued messages (core/outbox.h) */
 	MSG_KICK,
 	MSG_QUEUED,
+	/* a user rank of an mpi session ends by itself (core/remote.h) */
+	MSG_END,
 	MSG__COUNT
 };
 
@@ -97,7 +99,8 @@ struct msg_hdr {
 	uint32_t type;	   /* enum msg_type */
 	uint32_t tag;	   /* the shell's id of the program */
 	uint32_t flags;	   /* enum prog_flags */
-	int32_t status;	   /* MSG_DONE: enum done_status; MSG_HELLO: pid */
+	int32_t status;	   /* MSG_DONE: enum done_status; MSG_HELLO: pid;
+			    * MSG_END: the rank's wait status */
 	uint32_t len;	   /* payload bytes */
 	uint32_t reserved; /* MSG_PROG with PROG_F_SEEN: the value (int32) */
 };

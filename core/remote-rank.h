@@ -50,9 +50,18 @@ struct remote {
 	 * as MSG_QUEUED; NULL for an agent. */
 	struct outbox_ring *outbox;
 	size_t outbox_len;
-	int crash[2];	       /* remote_crashing() wakes the control thread */
-	_Atomic int crash_out; /* ... which set it once it shipped the rest */
+	int crash[2];		/* remote_ending() wakes the control thread */
+	_Atomic int crash_out;	/* ... which set it once it shipped the rest */
+	_Atomic int end_status; /* the wait status MSG_END tells; -1: none */
+	int end_sent;		/* MSG_END went (the control thread's) */
+	_Atomic int end_go;	/* the shell answered it: the rank may go */
+	uint64_t pushed_ns;	/* state_ns of the board last sent unasked */
+	pid_t pid;		/* the rank's process (not a fork() of it) */
 };
+
+/* How long a rank that ends by itself waits for the shell's MSG_END
+ * (core/remote.h) before it goes on to its end anyway. */
+#define REMOTE_END_HOLD_MS 5000
 
 /*
  * From the environment (COLLDB_SHELL, COLLDB_TOKEN, COLLDB_MPI_PLUGIN):
@@ -92,10 +101,16 @@ struct seg_window *remote_alloc(struct remote *rm, const char *name,
  * DONE, the board) and stops; MPI is left to see the rank go. */
 void remote_leave(struct remote *rm);
 
-/* A fatal signal's handler in the main thread (core/api.c): the control
- * thread ships what the outbox, the output and the span ring hold, and
- * this returns once it did, or after timeout_ms.  Async-signal-safe. */
-void remote_crashing(struct remote *rm, int timeout_ms);
+/*
+ * The user rank ends by itself (core/api.c: its exit handler, or a fatal
+ * signal's handler, in the main thread), with wstatus (a wait status:
+ * W_EXITCODE(code, 0), or the signal): the control thread ships what the
+ * outbox, the output and the span ring hold, its board and MSG_END with
+ * wstatus; this returns once the shell answered MSG_END, the session
+ * ends, or after hold_ms.  Does nothing in a fork() of the rank.
+ * Async-signal-safe.
+ */
+void remote_ending(struct remote *rm, int wstatus, int hold_ms);
 
 /* Whether the environment makes this process a rank of an mpi session. */
 int remote_wanted(void);

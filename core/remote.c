@@ -473,6 +473,9 @@ from_shell(struct remote *rm, const struct msg_hdr *h, const void *payload)
 	case MSG_MEM:
 		apply_mem(rm, payload, h->len);
 		break;
+	case MSG_END:
+		atomic_store(&rm->end_go, 1); /* the rank may go */
+		break;
 	case MSG_SIGNAL:
 		if (h->status == CALL_END_SIGNAL) {
 			/* interrupt ends a call that does not return: its
@@ -550,6 +553,54 @@ relay_from_main(struct remote *rm)
 	free(payload);
 }
 
+/*
+ * The main thread ends the rank (remote_ending()): its last calls, lines
+ * and spans, then its board and MSG_END with how it ends.  The thread
+ * goes on serving the shell (the others' settling samples nobody here,
+ * but a `where` may) until the shell answers or the process goes.
+ */
+static void
+tell_end(struct remote *rm)
+{
+	char c;
+	int st;
+
+	while (read(rm->crash[0], &c, 1) == 1)
+		;
+	ship_outbox(rm);
+	drain_out(rm);
+	ship_spans(rm);
+	st = atomic_load(&rm->end_status);
+	if (st >= 0 && !rm->end_sent) {
+		while (main_pending(rm))
+			relay_from_main(rm);
+		send_board(rm, 0, 1);
+		send_msg(rm->tcp, MSG_END, 0, st, NULL, 0);
+		rm->end_sent = 1;
+	}
+	atomic_store(&rm->crash_out, 1);
+}
+
+/*
+ * A user rank blocked in a wait for a poll tick: its board, once per
+ * wait.  The shell asks for boards when it settles, but `colldb run
+ * --batch` never settles, and when MPI ends the job after a rank died
+ * (SIGKILL, which nobody hears of first) the shell's diagnosis has only
+ * the boards it got before.
+ */
+static void
+push_blocked(struct remote *rm)
+{
+	struct seg_rank *b = rm->rc->board;
+	uint64_t ns = atomic_load(&b->state_ns);
+
+	if (seg_rank_state(b) != RS_BLOCKED || ns == rm->pushed_ns ||
+	    main_pending(rm))
+		return;
+	rm->pushed_ns = ns;
+	send_board(rm, 0, 0);
+}
+
 static void *
 control_main(void *arg)
 {
@@ -572,19 +623,8 @@ control_main(void *arg)
 
 		if (n < 0 && errno != EINTR)
 			break;
-		if (rm->crash[0] >= 0 && (p[3].revents & POLLIN)) {
-			/* the main thread is dying in a fatal signal's handler:
-			 * its last calls, lines and spans, then it may go (and
-			 * what MPI's handler prints still comes through here) */
-			char c;
-
-			while (read(rm->crash[0], &c, 1) == 1)
-				;
-			ship_outbox(rm);
-			drain_out(rm);
-			ship_spans(rm);
-			atomic_store(&rm->crash_out, 1);
-		}
+		if (rm->crash[0] >= 0 && (p[3].revents & POLLIN))
+			tell_end(rm);
 		if (p[2].revents & POLLIN)
 			drain_out(rm);
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
@@ -604,6 +644,8 @@ control_main(void *arg)
 		if (n == 0) {
 			ship_outbox(rm); /* calls made since, rung or not */
 			ship_spans(rm);
+			if (rm->kind == REMOTE_USER)
+				push_blocked(rm);
 		}
 	}
 	ship_outbox(rm);
@@ -662,6 +704,8 @@ remote_open(struct remote *rm, struct rank_ctx *rc, enum remote_kind kind,
 	memset(rc, 0, sizeof *rc);
 	rm->tcp = rm->pair[0] = rm->pair[1] = rm->outp[0] = rm->outp[1] = -1;
 	rm->crash[0] = rm->crash[1] = -1;
+	rm->end_status = -1;
+	rm->pid = getpid();
 	rm->kind = kind;
 	rm->rc = rc;
 	pthread_mutex_init(&rm->mpi_mu, NULL);
@@ -789,16 +833,21 @@ remote_alloc(struct remote *rm, const char *name, const uint64_t *shape,
 }
 
 void
-remote_crashing(struct remote *rm, int timeout_ms)
+remote_ending(struct remote *rm, int wstatus, int hold_ms)
 {
-	struct timespec nap = { 0, 20000 }; /* what MPI's own handler prints
-					     * then comes without delay */
+	struct timespec nap = { 0, 1000000 };
 
-	if (rm->crash[1] < 0 || !rm->thread_on)
+	if (rm->crash[1] < 0 || !rm->thread_on || getpid() != rm->pid ||
+	    rank_forked || pthread_equal(pthread_self(), rm->thread))
 		return;
-	if (write(rm->crash[1], "c", 1) != 1)
+	atomic_store(&rm->end_status, wstatus);
+	if (write(rm->crash[1], "e", 1) != 1)
 		return;
-	for (int i = 0; i < timeout_ms * 50 && !atomic_load(&rm->crash_out); i++)
+	/* until the shell answers (the other ranks have settled), the
+	 * session ends (QUIT), or the time is up */
+	for (int i = 0; i < hold_ms && !atomic_load(&rm->end_go) &&
+	     !atomic_load(&rm->stopping);
+	     i++)
 		nanosleep(&nap, NULL);
 }
 

@@ -35,13 +35,31 @@
  *                                     rank (set, fill, notify, put)
  *   MSG_SIGNAL (status: signal)       raises it in the rank (`kill`)
  *   MSG_ALLOC (reply)                 relays to the main thread
+ *   MSG_END                           the rank that said MSG_END may end
  *
  *   rank -> shell (TCP): what the main thread sends (HELLO, DONE, a user
  *   rank's announcements, MSG_ALLOC), and MSG_BOARD (struct
  *   remote_board; status 1: it already reflects the message that follows
  *   it, to be merged after that), MSG_SPANS (struct remote_spans +
  *   records), MSG_OUT (the rank's stdout and stderr, which go to the
- *   control thread).
+ *   control thread).  A user rank's control thread also sends its board
+ *   unasked once the rank has been blocked in a wait for a while (one
+ *   board per wait), so the shell knows it blocked even if it never
+ *   asks (`colldb run --batch` does not).
+ *
+ *   MSG_END (status: a wait status): a user rank ends by itself, before
+ *   MPI knows: exit() or a return from main() without cdb_finalize
+ *   (W_EXITCODE), or a fatal signal in its own code (SEGV, BUS, FPE, ILL,
+ *   ABRT: the signal).  The control thread sends it after what the rank
+ *   queued, printed and recorded, and its board; the process then waits
+ *   (REMOTE_END_HOLD_MS at most) for the shell's MSG_END before it goes
+ *   on to its end.  The launcher ends the whole job once it sees the rank
+ *   go, so this is the shell's one chance to hear how the rank ended and
+ *   to see the other ranks settle (block, stop, finish) as they would
+ *   have on shm: it reports the end in the local kinds' words and says
+ *   MSG_END when the others have settled (or after 2 s).  What
+ *   the rank cannot tell (SIGKILL, _exit()) is only its connection
+ *   closing.
  *
  * Every message the shell sends counts; a board carries the count its
  * control thread had handled (ack), so the shell knows whether it already
@@ -68,7 +86,7 @@
 
 #define REMOTE_MAGIC 0x4d424443u /* "CDBM" */
 /* Changes with any struct below or the board's layout. */
-#define REMOTE_VERSION 1
+#define REMOTE_VERSION 2
 #define REMOTE_TOKEN_LEN 32 /* hex digits */
 #define REMOTE_HOST_MAX 64
 

@@ -231,7 +231,9 @@ diag_run(struct session *s, struct diag_result *res, struct diag_in *in)
 
 		view_board(&s->view, q, &b);
 		r[q].state = b.state;
-		r[q].open = s->kind->own_code && rank_alive(s, q) &&
+		/* (a rank the MPI job took down ran until then) */
+		r[q].open = s->kind->own_code &&
+		    (rank_alive(s, q) || rp->with_job) &&
 		    r[q].state != RS_BLOCKED;
 		r[q].ended_open =
 		    s->kind->own_code && !rank_alive(s, q) && rp->ended_early;
@@ -864,22 +866,55 @@ diag_close(struct session *s)
 	s->hist_gen++;
 }
 
-/* The session ends by itself (an MPI job lost a rank): the diagnosis
- * from what the shell last saw of every rank, after the death's event. */
+/*
+ * The session ends by itself (an MPI job lost a rank): the diagnosis from
+ * what the shell last saw of every rank, after the death's event.  A rank
+ * that still ran (its own code, or a program not blocked) when the job
+ * ended might have blocked later or not: OK or SLOW would claim what
+ * nobody saw, so the headline says that instead, with where it was.
+ */
 static void
 diag_ending(struct session *s)
 {
 	struct diag_result res;
 	struct diag_in in;
-	struct strbuf sb = STRBUF_INIT;
-	char *save = NULL;
+	struct strbuf sb = STRBUF_INIT, head = STRBUF_INIT;
+	struct rankset ran;
+	char *save = NULL, *body;
 
 	diag_run(s, &res, &in);
 	diag_format(s, &in, &res, &sb);
-	for (char *line = strtok_r(sb.buf, "\n", &save); line != NULL;
+	s->over_hang = res.verdict == DIAG_HANG;
+	rankset_clear(&ran);
+	for (int q = 0; q < s->nranks; q++) {
+		if ((rank_alive(s, q) || s->rp[q].with_job) &&
+		    in.r[q].state == RS_RUNNING)
+			rankset_add(&ran, q);
+	}
+	body = sb.buf;
+	if (res.verdict != DIAG_HANG && rankset_count(&ran) > 0) {
+		char *t = rankset_format(&ran, s->nranks);
+		int one = rankset_count(&ran) == 1;
+
+		strbuf_addf(&head,
+		    "no verdict: the MPI job ended while rank%s %s still ran, before %s blocked or finished\n",
+		    one ? "" : "s", t + 1, one ? "it" : "they");
+		free(t);
+		if (res.verdict == DIAG_OK) {
+			for (int q = 0; q < s->nranks; q++) {
+				if (rankset_has(&ran, q))
+					rank_line(s, &in, &res, q, &head);
+			}
+		}
+		body = strchr(sb.buf, '\n');
+		body = body != NULL ? body + 1 : sb.buf + sb.len;
+	}
+	strbuf_addstr(&head, body);
+	for (char *line = strtok_r(head.buf, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save))
 		out_event(INT_MAX, "%s", line);
 	strbuf_release(&sb);
+	strbuf_release(&head);
 	diag_result_release(&res);
 	diag_in_release(&in);
 }

@@ -45,7 +45,18 @@ struct mpi_link {
 				  * (main), 0: none said */
 	int pid;
 	char host[REMOTE_HOST_MAX];
+	/* a user rank that said how it ends (MSG_END, core/remote.h) and
+	 * waits for the shell's answer (main thread) */
+	int end_told;	  /* its end is reported (session_rank_ended()) */
+	int end_released; /* it was told to go (mpi_end_go()) */
+	uint64_t end_ns;  /* when the shell heard it */
+	int end_status;	  /* the wait status it said */
+	/* the relay's */
+	int ending;   /* MSG_END came: the session's end of the pair
+		       * closing does not close the connection */
+	int end_sent; /* the go went out */
 	/* under mu */
+	int end_go;		   /* the main thread lets it go */
 	int gone;		   /* its connection closed */
 	uint64_t gone_ns;	   /* when the relay saw that */
 	uint32_t sample_id;	   /* the last MSG_BOARD's id */
@@ -96,7 +107,9 @@ struct mpi_world {
 	struct strbuf lines; /* launcher output not printed yet */
 	int launcher_ended;  /* the relay saw its output end */
 	uint32_t next_id;    /* samples and reads (main thread) */
-	int lost;	     /* a connection closed (not at the end) */
+	int lost;	     /* a connection closed (not at the end) of a
+			      * rank that had not finalized */
+	int gos;	     /* end_go set and not sent yet */
 	/* main thread */
 	int culprit;	/* the rank that died first, -1: none */
 	int told;	/* its "[rank N] died" line is out: at once when
@@ -152,5 +165,8 @@ int mpi_send(struct mpi_world *w, int r, uint32_t type, uint32_t tag,
     int32_t status, const void *payload, size_t len);
 /* Launcher lines not printed yet, taken (the caller frees), or NULL. */
 char *mpi_take_lines(struct mpi_world *w);
+/* Let rank r, which said MSG_END, go on to its end (the relay answers
+ * MSG_END on its connection). */
+void mpi_end_go(struct mpi_world *w, int r);
 
 #endif

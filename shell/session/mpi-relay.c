@@ -88,7 +88,9 @@ link_gone(struct mpi_world *w, struct mpi_link *l)
 	pthread_mutex_lock(&w->mu);
 	l->gone = 1;
 	l->gone_ns = mono_ns();
-	if (!w->stopping)
+	/* a user rank that finalized leaves before MPI_Finalize: the job
+	 * goes on (and ends well, or with a later loss) */
+	if (!w->stopping && atomic_load(&l->board.slot.state) != RS_EXITED)
 		w->lost = 1;
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
@@ -165,6 +167,11 @@ from_rank(struct mpi_world *w, int r, const struct msg_hdr *h, const char *paylo
 		strbuf_add(&l->outq, payload, h->len);
 		flush_link(l);
 		return;
+	case MSG_END:
+		/* the session takes the rank as ended once it reads this, and
+		 * closes its end of the pair; the rank waits for the go */
+		l->ending = 1;
+		/* FALLTHROUGH */
 	default:
 		pthread_mutex_lock(&w->mu);
 		l->forwarded++;
@@ -241,6 +248,27 @@ drain_pair(struct mpi_link *l)
 	}
 }
 
+/* The ranks the main thread let go (mpi_end_go()): MSG_END to each. */
+static void
+send_gos(struct mpi_world *w)
+{
+	for (int r = 0; r < w->s->nranks; r++) {
+		struct mpi_link *l = &w->links[r];
+		struct msg_hdr h = { .type = MSG_END };
+		int go;
+
+		pthread_mutex_lock(&w->mu);
+		go = l->end_go && !l->end_sent;
+		if (go) {
+			l->end_sent = 1;
+			w->gos--;
+		}
+		pthread_mutex_unlock(&w->mu);
+		if (go && l->tcp >= 0)
+			proto_send(l->tcp, &h, NULL);
+	}
+}
+
 static void *
 relay_main(void *arg)
 {
@@ -250,7 +278,7 @@ relay_main(void *arg)
 	int *who = xcalloc((size_t)(3 * n + 2), sizeof *who);
 
 	for (;;) {
-		int nfd = 0, stop;
+		int nfd = 0, stop, gos;
 
 		fds[nfd].fd = w->wake[0];
 		fds[nfd].events = POLLIN;
@@ -313,6 +341,13 @@ relay_main(void *arg)
 					if (st == 1)
 						proto_send(l->tcp, &h, payload);
 					free(payload);
+					if (st == 0 && l->ending) {
+						/* it ends by itself: the
+						 * connection stays for the go */
+						close(l->pair);
+						l->pair = -1;
+						break;
+					}
 					if (st == 0) {
 						/* the session let the rank go */
 						link_gone(w, l);
@@ -327,7 +362,10 @@ relay_main(void *arg)
 		}
 		pthread_mutex_lock(&w->mu);
 		stop = w->stopping;
+		gos = w->gos;
 		pthread_mutex_unlock(&w->mu);
+		if (gos > 0)
+			send_gos(w);
 		if (stop) {
 			/* what the session sent before it stopped us still
 			 * goes out: its QUITs (a rank that missed one stayed
@@ -652,6 +690,19 @@ mpi_read(struct mpi_world *w, int r, uint64_t off, void *dst, size_t n)
 	if (done && off <= w->s->seg.area_size && n <= w->s->seg.area_size - off)
 		memcpy(seg_area(&w->s->seg, r) + off, dst, n);
 	return done ? 0 : -1;
+}
+
+void
+mpi_end_go(struct mpi_world *w, int r)
+{
+	pthread_mutex_lock(&w->mu);
+	if (!w->links[r].end_go) {
+		w->links[r].end_go = 1;
+		w->gos++;
+	}
+	pthread_mutex_unlock(&w->mu);
+	if (w->relay_on)
+		wake_relay(w);
 }
 
 char *

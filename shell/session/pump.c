@@ -103,6 +103,14 @@ rank_gone(struct session *s, int r, int st)
 
 static void drain_output(struct session *s, int r, int final);
 
+void
+session_rank_ended(struct session *s, int r, int st)
+{
+	if (s->rp[r].out >= 0)
+		drain_output(s, r, 0);
+	rank_gone(s, r, st);
+}
+
 /* One message of rank r (payload borrowed): from its socket, its outbox
  * or a batch. */
 static void

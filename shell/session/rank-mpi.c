@@ -9,11 +9,16 @@
  * hooks send every change, view_mirror_init() reads them), and:
  *
  *   open    listen, start the launcher, accept every rank, start the relay
+ *   end     (user ranks) MSG_END: the rank ends by itself (exit, a fatal
+ *           signal) and waits; its end is reported as rank-user.c does,
+ *           and it is let go once the others settled (release_held())
  *   gone    a connection closed: MPI is not fault tolerant, so the job is
- *           over.  The first rank to go (by when its connection closed)
- *           is named with what it did; the others end with the job.  Then
- *           the session ends (session_end(): the diagnosis from the last
- *           boards, the launcher's process group killed, its files gone).
+ *           over.  The rank that said how it ends, or else the first to
+ *           go (by when its connection closed), is named with what it
+ *           did; the others end with the job.  Then the session ends
+ *           (session_end(): the diagnosis from the last boards, the
+ *           launcher's process group killed, its files gone), unless
+ *           every rank had ended by itself already (job_done()).
  *   kill    MSG_SIGNAL: the rank raises it itself
  *   close   MSG_QUIT went to every rank: wait for the launcher, then end
  *           its process group and its files, stop the relay
@@ -40,9 +45,14 @@
 #include "xmalloc.h"
 
 #define QUIT_GRACE_MS 5000
+/* How long a rank that said how it ends (MSG_END) is held for the others
+ * to settle: a rank that computes on is not waited for longer (the rank
+ * itself waits REMOTE_END_HOLD_MS at most) */
+#define END_SETTLE_MS 2000
 
 static void tell_culprit(struct session *s, struct mpi_world *w);
 static void scan_lines(struct mpi_world *w);
+static void release_held(struct session *s, struct mpi_world *w, int now);
 
 static struct mpi_world *
 world_of(struct session *s)
@@ -389,7 +399,15 @@ mpi_gone(struct session *s, int r, int st)
 
 	uint32_t last;
 
-	(void)st;
+	if (w->links[r].end_told) {
+		/* it said how it ends (handle_end()): the local kinds' words */
+		user_end(s, r, st, w->opt->user.batch);
+		if (w->culprit < 0) {
+			w->culprit = r;
+			w->told = 1;
+		}
+		return;
+	}
 	/* its last board, which may have come after the last merge */
 	pthread_mutex_lock(&w->mu);
 	last = atomic_load(&w->links[r].board.slot.state);
@@ -418,13 +436,19 @@ mpi_gone(struct session *s, int r, int st)
 		if (w->links[w->culprit].signal != 0)
 			tell_culprit(s, w);
 		seg_set_state(seg_board(&s->seg, w->culprit), RS_DEAD);
+		/* a user rank: what it still owed is unknown (diagnose) */
+		s->rp[w->culprit].ended_early = w->user;
 		if (w->culprit == r)
 			return;
 	}
-	seg_set_state(b, RS_DEAD);
-	if (r == w->culprit)
+	if (r == w->culprit) {
+		seg_set_state(b, RS_DEAD);
 		rp->death = death_text(s, w, r); /* told already */
-	else {
+	} else {
+		/* what it was doing when the job ended stays on its board for
+		 * the diagnosis (job_lost() marks it dead after that) */
+		if (w->ended)
+			seg_set_state(b, RS_DEAD);
 		rp->death = xstrdup("ended with the MPI job");
 		rp->with_job = 1;
 	}
@@ -444,18 +468,15 @@ tell_culprit(struct session *s, struct mpi_world *w)
 	out_event(c, "[rank %d] died: %s", c, s->rp[c].death);
 }
 
-/* After a rank died: the rest of the job goes, the session ends. */
+/* Wait for the launcher to end: what it says about the rank that went
+ * first (which signal) comes as it ends.  Open MPI's launcher takes 2 s
+ * to end after a rank on another host died; longer under load. */
 static void
-job_lost(struct session *s, struct mpi_world *w)
+launcher_wait(struct mpi_world *w)
 {
-	struct strbuf why = STRBUF_INIT;
-	/* Open MPI's launcher takes 2 s to end after a rank on another
-	 * host died; longer under load */
 	uint64_t until = mono_ns() + (w->told ? 3 : 10) * 1000000000ull;
 	int st, done = 0;
 
-	w->ended = 1;
-	/* what the launcher says about it (which signal) comes as it ends */
 	while (!done && mono_ns() < until) {
 		int reaped = mpi_launch_reap(w, &st);
 
@@ -465,12 +486,35 @@ job_lost(struct session *s, struct mpi_world *w)
 		if (!done)
 			poll(NULL, 0, 20);
 	}
+}
+
+/* After a rank died: the rest of the job goes, the session ends. */
+static void
+job_lost(struct session *s, struct mpi_world *w)
+{
+	struct strbuf why = STRBUF_INIT;
+	const struct mpi_link *c;
+
+	w->ended = 1;
+	release_held(s, w, 1);
+	launcher_wait(w);
 	scan_lines(w);
 	tell_culprit(s, w);
 	print_lines(w);
-	strbuf_addf(&why, "rank %d died, and MPI ends the whole job with it",
-	    w->culprit);
+	c = &w->links[w->culprit];
+	if (c->end_told && !WIFSIGNALED(c->end_status))
+		strbuf_addf(&why,
+		    "rank %d exited without cdb_finalize, and MPI ends the whole job with it",
+		    w->culprit);
+	else
+		strbuf_addf(&why,
+		    "rank %d died, and MPI ends the whole job with it",
+		    w->culprit);
 	session_end(s, why.buf);
+	for (int r = 0; r < s->nranks; r++) {
+		if (s->rp[r].with_job)
+			seg_set_state(seg_board(&s->seg, r), RS_DEAD);
+	}
 	mpi_launch_end(w, 0);
 	/* ranks the launcher's end did not reach (other hosts) see the
 	 * shell go and end themselves */
@@ -483,22 +527,108 @@ job_lost(struct session *s, struct mpi_world *w)
 	strbuf_release(&why);
 }
 
+/*
+ * The job ended after every rank of the session had ended by itself
+ * (finalized, or said how it ended): nothing was lost, as when the last
+ * rank of a local session exits.  The culprit's line, if it still waits
+ * for the launcher's word; no diagnosis, and the session goes on (as on
+ * shm: `ranks` shows how each ended).  The launcher's lines only say
+ * again what the ranks said.
+ */
+static void
+job_done(struct session *s, struct mpi_world *w)
+{
+	w->ended = 1;
+	if (!w->told) {
+		launcher_wait(w);
+		scan_lines(w);
+		tell_culprit(s, w);
+	}
+	free(mpi_take_lines(w));
+}
+
+/*
+ * Ranks that said how they end (MSG_END) wait for the shell before they
+ * go, since MPI then ends the whole job: the others settle first, as on
+ * shm (blocked, stopped, finished), so the diagnosis after the job's end
+ * is the one shm would give.  At most END_SETTLE_MS from the first such
+ * end.  now: let them go at once.
+ */
+static void
+release_held(struct session *s, struct mpi_world *w, int now)
+{
+	uint64_t first = UINT64_MAX;
+	int held = 0;
+
+	for (int r = 0; r < s->nranks; r++) {
+		const struct mpi_link *l = &w->links[r];
+
+		if (l->end_told && !l->end_released) {
+			held++;
+			first = MIN(first, l->end_ns);
+		}
+	}
+	if (held == 0)
+		return;
+	if (!now && mono_ns() - first < END_SETTLE_MS * 1000000ull) {
+		mpi_sample(w);
+		for (int r = 0; r < s->nranks; r++) {
+			if (rank_alive(s, r) && !s->kind->settled(s, r))
+				return;
+		}
+	}
+	for (int r = 0; r < s->nranks; r++) {
+		struct mpi_link *l = &w->links[r];
+
+		if (l->end_told && !l->end_released) {
+			l->end_released = 1;
+			mpi_end_go(w, r);
+		}
+	}
+}
+
+/* MSG_END: user rank r ends by itself (wait status st) and waits for the
+ * go: its end now, with the board it sent before (where it was). */
+static void
+handle_end(struct session *s, int r, int st)
+{
+	struct mpi_world *w = world_of(s);
+	struct mpi_link *l = &w->links[r];
+
+	if (l->end_told || !s->rp[r].alive)
+		return;
+	l->end_told = 1;
+	l->end_status = st;
+	l->end_ns = mono_ns();
+	mpi_merge(w);
+	session_rank_ended(s, r, st);
+}
+
 static void
 mpi_pump(struct session *s)
 {
 	struct mpi_world *w = world_of(s);
-	int lost;
+	int lost, alive = 0;
 
 	if (w == NULL || !w->relay_on)
 		return;
 	mpi_merge(w);
-	if (w->culprit < 0 || w->told)
+	if (w->culprit < 0)
 		print_lines(w); /* else they follow its line (job_lost()) */
+	if (!w->ended)
+		release_held(s, w, 0);
 	pthread_mutex_lock(&w->mu);
 	lost = w->lost;
 	pthread_mutex_unlock(&w->mu);
-	if (lost && !w->ended && w->culprit >= 0)
+	if (!lost || w->ended || w->culprit < 0)
+		return;
+	/* ranks that went down with the job count: they were alive */
+	for (int r = 0; r < s->nranks; r++)
+		alive += s->rp[r].alive || s->rp[r].with_job;
+	if (alive > 0)
 		job_lost(s, w);
+	else
+		job_done(s, w);
 }
 
 static void
@@ -512,6 +642,8 @@ mpi_close(struct session *s)
 		scan_lines(w);
 		tell_culprit(s, w);
 	}
+	/* a rank that said how it ends goes on to its end (exit, signal) */
+	release_held(s, w, 1);
 	if (w->relay_on) {
 		/* QUIT is on its way to every rank; they finalize together */
 		pthread_mutex_lock(&w->mu);
@@ -561,7 +693,7 @@ board_pending(struct session *s, int r)
 		return 0;
 	pthread_mutex_lock(&w->mu);
 	pending = w->links[r].board_seq != w->links[r].merged_seq &&
-	    !w->links[r].gone;
+	    !w->links[r].gone && s->rp[r].alive;
 	pthread_mutex_unlock(&w->mu);
 	return pending;
 }
@@ -644,6 +776,8 @@ user_message(struct session *s, int r, const struct msg_hdr *h,
 {
 	if (h->type == MSG_ALLOC)
 		user_alloc(s, r, payload, h->len);
+	else if (h->type == MSG_END)
+		handle_end(s, r, h->status);
 	else
 		rank_kind_user.message(s, r, h, payload);
 }

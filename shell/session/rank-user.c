@@ -294,13 +294,21 @@ user_gone(struct session *s, int r, int st)
 {
 	struct rankproc *rp = &s->rp[r];
 	struct user_ranks *u = s->kind_arg;
+
+	if (rp->pid > 0)
+		kill(-rp->pid, SIGKILL); /* what it forked goes too */
+	user_end(s, r, st, u->batch);
+}
+
+void
+user_end(struct session *s, int r, int st, int batch)
+{
+	struct rankproc *rp = &s->rp[r];
 	struct seg_rank *b = seg_board(&s->seg, r);
 	enum rank_state was = rank_state_of(s, r);
 	struct strbuf ctx = STRBUF_INIT;
 	int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 
-	if (rp->pid > 0)
-		kill(-rp->pid, SIGKILL); /* what it forked goes too */
 	rp->ended_early = was != RS_EXITED;
 	if (was == RS_STARTING) {
 		strbuf_addstr(&ctx, " before cdb_init");
@@ -319,7 +327,7 @@ user_gone(struct session *s, int r, int st)
 		seg_set_state(b, RS_EXITED);
 		rp->death = xasprintf("exited with status %d%s", code, ctx.buf);
 		/* like mpirun, --batch is quiet about ranks that ended well */
-		if (!u->batch || code != 0 || was != RS_EXITED)
+		if (!batch || code != 0 || was != RS_EXITED)
 			out_event(r, "[rank %d] %s", r, rp->death);
 	}
 	strbuf_release(&ctx);

@@ -20,6 +20,17 @@ void job_enqueue(struct session *s, int r, struct job *j);
  * and has not been read yet; 1 if there was something. */
 int session_drain_outbox(struct session *s, int r);
 
+/* pump.c: rank r has ended (wait status st) though its process may
+ * still be there: what it printed so far, then its end, as when a local
+ * rank is reaped (the kind's gone() reports it).  An mpi user rank that
+ * said so before MPI ends the job (rank-mpi.c). */
+void session_rank_ended(struct session *s, int r, int st);
+
+/* rank-user.c: the end of user rank r (wait status st) in the local
+ * kinds' words, said as an event and kept in rp->death, its board's state
+ * DEAD or EXITED; batch: quiet about a rank that finalized and exited 0 */
+void user_end(struct session *s, int r, int st, int batch);
+
 /* rank-user.c: free rp->user_memo (the programs it shares) */
 void user_memo_release(struct rankproc *rp);
 

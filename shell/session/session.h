@@ -307,6 +307,9 @@ struct session {
 	/* The session ended by itself (an MPI job lost a rank): what the
 	 * commands still to come are refused with; NULL while it goes on. */
 	char *over;
+	/* ... and its diagnosis then was a HANG: the ranks left were blocked
+	 * for good (`colldb run --batch` exits 3, as after the watchdog) */
+	int over_hang;
 	uint32_t next_break; /* breakpoint ids */
 	const struct session_hook *hooks[SESSION_HOOKS_MAX];
 	int nhooks;

@@ -180,8 +180,13 @@ run_batch(struct session *s)
 		for (int r = 0; r < s->nranks; r++)
 			live +=
 			    s->rp[r].alive; /* exec'd ones too: their end and output */
+		/* an MPI job that ended with the ranks left blocked for good
+		 * is the hang the watchdog reports on shm */
 		if (live == 0)
-			return worst_status(s);
+			return s->over != NULL && s->over_hang &&
+				s->set.timeout > 0 ?
+			    EXIT_HANG :
+			    worst_status(s);
 		if (batch_interrupted) {
 			fprintf(stderr,
 			    "colldb run: interrupted; killing %d rank%s\n",
