@@ -67,8 +67,9 @@ lesson_workdir(void)
 	d = xasprintf("%s/colldb-learn-XXXXXX", tmp);
 	if (mkdtemp(d) != NULL)
 		return d;
-	fprintf(stderr, "error: cannot make a directory for the lesson in %s: %s\n",
-	    tmp, strerror(errno));
+	fprintf(stderr,
+	    "error: cannot make a directory for the lesson in %s: %s\n", tmp,
+	    strerror(errno));
 	free(d);
 	return NULL;
 }
@@ -191,7 +192,8 @@ learn_main(int argc, char **argv)
 		free(abs);
 		if ((work = lesson_workdir()) == NULL || chdir(work) != 0) {
 			if (work != NULL)
-				fprintf(stderr, "error: cannot run the lesson in %s: %s\n",
+				fprintf(stderr,
+				    "error: cannot run the lesson in %s: %s\n",
 				    work, strerror(errno));
 			free(work);
 			free(path);

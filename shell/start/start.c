@@ -105,8 +105,7 @@ decide(struct session *s, struct shell_opts *o, const struct start_mode *m)
 	s->set.echo = o->echo		    ? ECHO_ALL :
 	    getenv("COLLDB_LESSON") != NULL ? ECHO_LESSON :
 					      ECHO_OFF;
-	if (getenv("COLLDB_LESSON") != NULL &&
-	    getenv("COLLDB_LESSON_DIR") != NULL)
+	if (getenv("COLLDB_LESSON") != NULL && getenv("COLLDB_LESSON_DIR") != NULL)
 		lesson_dir = xstrdup(getenv("COLLDB_LESSON_DIR"));
 	unsetenv("COLLDB_LESSON");
 	unsetenv("COLLDB_LESSON_DIR");
