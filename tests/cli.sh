@@ -96,6 +96,25 @@ for sub in run learn watch 'tree|stats'; do
 	printf "%s\n" "$out" | grep -qF -- "colldb $sub " && ok || bad "colldb --help does not name 'colldb $sub'"
 done
 
+# colldb help is the help, not a script named help (./help is one): the
+# usage and the prompt's commands; colldb help CMD is the prompt's help CMD
+printf 'say from the help script\n' >"$tmp/help"
+run 0 sh -c "cd $tmp && $top/colldb help"
+[ $st = 0 ] && has "       colldb help [CMD]                this, or a prompt command's usage" &&
+	has "Commands at the prompt:" && has "  notify          write a signal cell in the peer's window (add is atomic +=)" &&
+	! has "from the help script" && ok || bad "colldb help (exit $st)"
+run 0 sh -c "cd $tmp && $top/colldb help bench"
+[ $st = 0 ] && [ "$(printf '%s\n' "$out" | head -1 | cut -c1-22)" = "usage: bench COLL SIZE" ] &&
+	has "  runs on all ranks (no @ prefix)" && ok || bad "colldb help bench (exit $st)"
+run 0 sh -c "cd $tmp && $top/colldb -n 1 ./help"
+[ $st = 0 ] && has "from the help script" && ok || bad "colldb ./help does not run the script (exit $st)"
+run 2 ./colldb help nosuch
+[ $st = 2 ] && [ "$out" = "error: colldb help: unknown command 'nosuch' (try 'help')" ] && ok ||
+	bad "colldb help nosuch (exit $st)"
+run 2 ./colldb help step s
+[ $st = 2 ] && [ "$out" = "error: colldb help: unexpected 's' (expected at most one command, as in 'colldb help bench')" ] &&
+	ok || bad "colldb help step s (exit $st)"
+
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
