@@ -337,6 +337,36 @@ run 2 ./colldb -t mpi --mpirun " " </dev/null
 [ $st = 2 ] && has "error: --mpirun ' ': expected a command (try 'colldb --help')" && ok ||
 	bad "--mpirun ' ' (exit $st)"
 
+# explore never writes over a file, nor through a symlink: with
+# explore-1.coll the user's and explore-2.coll a planted link, the
+# counterexample is explore-3.coll, and it says why
+mkdir "$tmp/xw"
+echo "mine" >"$tmp/xw/explore-1.coll"
+ln -s "$tmp/xw/planted" "$tmp/xw/explore-2.coll"
+printf 'alloc flag [2,1] i32\nalloc data [4] f32\nalloc seen [4] f32\n@0 fill data 7\nexpect error\nexplore script %s\n' \
+	"$top/tests/golden/explore/put-after-notify.coll" >"$tmp/xw.coll"
+run 0 sh -c "cd $tmp/xw && $top/colldb -n 2 $tmp/xw.coll"
+[ $st = 0 ] && has "counterexample 1 (4 steps, 2 context switches) saved as explore-3.coll (explore-1.coll to explore-2.coll are taken: explore never overwrites a file); \`source\` it to replay it here" &&
+	[ "$(cat "$tmp/xw/explore-1.coll")" = mine ] && [ ! -e "$tmp/xw/planted" ] &&
+	grep -q '^# colldb explore, counterexample 1 ' "$tmp/xw/explore-3.coll" && ok ||
+	bad "explore over explore-1.coll (a file) and explore-2.coll (a symlink) (exit $st)"
+# a lesson runs in a directory of its own, said first: lesson 14 (explore)
+# leaves the user's explore-1.coll alone and adds nothing where it was run;
+# a lesson that writes nothing leaves no directory behind
+mkdir "$tmp/lcwd" "$tmp/ltmp"
+echo "mine" >"$tmp/lcwd/explore-1.coll"
+run 0 sh -c "cd $tmp/lcwd && TMPDIR=$tmp/ltmp $top/colldb learn 14 </dev/null"
+ldir=$(printf '%s\n' "$out" | sed -n '1s/^colldb learn: 14-explore runs in \(.*\) (the files it writes go there)$/\1/p')
+[ $st = 0 ] && [ -n "$ldir" ] && [ "${ldir#$tmp/ltmp/colldb-learn-}" != "$ldir" ] &&
+	[ "$(ls "$tmp/lcwd")" = explore-1.coll ] && [ "$(cat "$tmp/lcwd/explore-1.coll")" = mine ] &&
+	[ "$(ls "$ldir")" = explore-1.coll ] && has "(colldb) source explore-1.coll" &&
+	! has "error: unknown command 'mine'" && ok ||
+	bad "colldb learn 14 beside the user's explore-1.coll (exit $st; dir '$ldir')"
+rm -rf "$tmp/ltmp"/*
+run 0 sh -c "cd $tmp/lcwd && TMPDIR=$tmp/ltmp $top/colldb learn 1 </dev/null"
+[ $st = 0 ] && [ -z "$(ls "$tmp/ltmp")" ] && ok ||
+	bad "colldb learn 1 left its directory behind (exit $st): $(ls "$tmp/ltmp")"
+
 # colldb killed while its ranks start (SIGTERM, or SIGKILL: a CI timeout,
 # kill -9) leaves no segment in /dev/shm.  The segment's name stayed
 # until every rank had said hello: 2 GiB of sparse file per kill.  Each

@@ -583,11 +583,14 @@ struct explore_saved {
  * buf 7, line 2" for a step of the sequence. */
 void explore_step_text(const struct xrun *xr, const struct xstep *st,
     struct strbuf *sb);
-/* Write f as a replayable script in dir (the next explore-N.coll) and
- * keep it for `explore show`; fail is the FAIL text.  The path (the
- * caller frees it), or NULL (said). */
+/* Write f as a replayable script in dir and keep it for `explore show`;
+ * fail is the FAIL text.  *id is the counterexample's number in the
+ * session; the file is explore-N.coll with N = *fileno, the first name
+ * from *id on that is free (a file already there, or a symlink, is never
+ * written over or through).  The path (the caller frees it), or NULL
+ * (said). */
 char *explore_save(struct xrun *xr, const struct explore_finding *f,
-    const char *fail, const char *dir, int *id);
+    const char *fail, const char *dir, int *id, int *fileno);
 /* Print counterexample id as a per-rank timeline; 0 or -1 (said). */
 int explore_show(struct session *s, int id);
 /* Forget the saved counterexamples (a session hook, on close). */
