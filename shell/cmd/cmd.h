@@ -156,6 +156,9 @@ enum cmd_retval cmd_run_line(struct session *s, const char *line,
     int *incomplete);
 /* Find by alias, exact name, then unique prefix; NULL + cause if none. */
 const struct cmd_entry *cmd_find(const char *name, char **cause);
+/* cmd-help.c: print the command listing (word NULL) or one command's
+ * usage, as `help [CMD]` does; 0, or -1 + cause (word is no command). */
+int cmd_help_print(const char *word, char **cause);
 /* Whether an empty line at the prompt repeats this line (its command is
  * CMD_REPEAT: step, continue, until, advance, with any @ prefix). */
 int cmd_line_repeats(const char *line);
