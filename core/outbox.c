@@ -152,7 +152,10 @@ set_tail(struct outbox_ring *ring, uint64_t tail)
 {
 	atomic_store_explicit(&ring->tail, tail, memory_order_release);
 	atomic_store(&ring->tail_lo, (uint32_t)tail);
-	if (atomic_load(&ring->waiting))
+	/* one wake for a sleep: the flag is the reader's to clear (left to
+	 * the writer, it stayed set until the writer ran again, and every
+	 * record read until then was a futex_wake) */
+	if (atomic_load(&ring->waiting) && atomic_exchange(&ring->waiting, 0))
 		futex_wake((void *)&ring->tail_lo, 1);
 }
 

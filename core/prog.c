@@ -657,6 +657,23 @@ prog_encode(const struct prog *p, struct strbuf *out)
 		strbuf_add(out, p->strs[i], strlen(p->strs[i]) + 1);
 }
 
+int
+prog_wire_op(const void *buf, size_t len, size_t *at)
+{
+	struct prog_wire h;
+
+	if (len < sizeof h)
+		return -1;
+	memcpy(&h, buf, sizeof h);
+	if (memcmp(h.magic, "PRG1", 4) != 0 || h.nops != 1 || h.title_len >= len)
+		return -1;
+	*at = sizeof h + (size_t)h.title_len + 1;
+	if (len - sizeof h < (size_t)h.title_len + 1 ||
+	    len - *at < sizeof(struct uop))
+		return -1;
+	return 0;
+}
+
 struct prog *
 prog_decode(const void *buf, size_t len, char **cause)
 {

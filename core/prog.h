@@ -384,5 +384,10 @@ void prog_add_deferred(struct prog *p, const struct defer_cond *c, size_t n);
 /* Serialise to/from a flat byte buffer (sent to ranks, stored in shm). */
 void prog_encode(const struct prog *p, struct strbuf *out);
 struct prog *prog_decode(const void *buf, size_t len, char **cause);
+/* Where the micro-op of an encoded program of one op lies in buf (len
+ * bytes): 0 with *at its byte offset (unaligned: memcpy it), or -1 when
+ * buf is not a program of exactly one op.  A user rank's call is one:
+ * the shell reads it without decoding the program. */
+int prog_wire_op(const void *buf, size_t len, size_t *at);
 
 #endif

@@ -164,6 +164,7 @@ static struct {
 	uint32_t tag;
 	uint64_t len;
 	uint8_t *tab;
+	uint64_t cap; /* tab's room: [2 * cap] */
 	uint8_t *win; /* [2 * SPAN_TAB_WIN] for windows */
 	int flat;     /* one root over every micro-op (see span_writer) */
 } plan;
@@ -241,9 +242,23 @@ plan_for(const struct prog *p, uint32_t tag, uint32_t iter)
 
 	if (iter > 0 && plan.p == p && plan.tag == tag && plan.len == len)
 		return plan.tab;
-	free(plan.tab);
-	plan.tab = xmalloc(2 * len);
-	table_fill(p, 0, len, plan.tab, plan.tab + len);
+	/* the room is kept for the next program (a user program's calls
+	 * are one op each: a malloc and a free a call were a tenth of
+	 * one), unless it is much more than that one needs */
+	if (len > plan.cap || (plan.cap > SPAN_TAB_WIN && len < plan.cap / 4)) {
+		free(plan.tab);
+		plan.cap = len > 16 ? len : 16;
+		plan.tab = xmalloc(2 * plan.cap);
+	}
+	if (len == 1 && p->gen == NULL &&
+	    strnlen(prog_str_at(p, p->mops[0].name), SPAN_NAME_MAX) <
+		SPAN_NAME_MAX) {
+		/* one op: its name's depth, nothing shared */
+		clamp_put(plan.tab, plan.tab + len, 0,
+		    span_name_levels(prog_str_at(p, p->mops[0].name)), 0);
+	} else {
+		table_fill(p, 0, len, plan.tab, plan.tab + len);
+	}
 	plan.flat = len > 0 && plan.tab[0] >= 2;
 	for (uint64_t i = 1; i < len && plan.flat; i++)
 		plan.flat = plan.tab[i] >= 2 && plan.tab[len + i] >= 1;

@@ -96,6 +96,25 @@ for sub in run learn watch 'tree|stats'; do
 	printf "%s\n" "$out" | grep -qF -- "colldb $sub " && ok || bad "colldb --help does not name 'colldb $sub'"
 done
 
+# colldb help is the help, not a script named help (./help is one): the
+# usage and the prompt's commands; colldb help CMD is the prompt's help CMD
+printf 'say from the help script\n' >"$tmp/help"
+run 0 sh -c "cd $tmp && $top/colldb help"
+[ $st = 0 ] && has "       colldb help [CMD]                this, or a prompt command's usage" &&
+	has "Commands at the prompt:" && has "  notify          write a signal cell in the peer's window (add is atomic +=)" &&
+	! has "from the help script" && ok || bad "colldb help (exit $st)"
+run 0 sh -c "cd $tmp && $top/colldb help bench"
+[ $st = 0 ] && [ "$(printf '%s\n' "$out" | head -1 | cut -c1-22)" = "usage: bench COLL SIZE" ] &&
+	has "  runs on all ranks (no @ prefix)" && ok || bad "colldb help bench (exit $st)"
+run 0 sh -c "cd $tmp && $top/colldb -n 1 ./help"
+[ $st = 0 ] && has "from the help script" && ok || bad "colldb ./help does not run the script (exit $st)"
+run 2 ./colldb help nosuch
+[ $st = 2 ] && [ "$out" = "error: colldb help: unknown command 'nosuch' (try 'help')" ] && ok ||
+	bad "colldb help nosuch (exit $st)"
+run 2 ./colldb help step s
+[ $st = 2 ] && [ "$out" = "error: colldb help: unexpected 's' (expected at most one command, as in 'colldb help bench')" ] &&
+	ok || bad "colldb help step s (exit $st)"
+
 # sizes are range-checked before any arithmetic: an option, a script's
 # '#! args:' line, or a total over the ranks that does not fit
 run 2 sh -c "./colldb -n 8 --window-area 9223372036854775807 </dev/null"
@@ -291,6 +310,38 @@ run 0 sh "$tmp/int.sh" "$tmp"
 	has "allreduce(mesh): done" && has "end" && ok ||
 	bad "Ctrl-C in a batch script: it ended the waits after it, or the script (exit $st)"
 
+# tree after a bench Ctrl-C stopped says so: interrupted in its warmup,
+# that it has no tree; later, the tree of the rounds every rank finished
+# (it said "no bench yet")
+cat >"$tmp/bint.sh" <<'EOS'
+mkfifo "$1/bin"
+./colldb -n 2 --batch <"$1/bin" >"$1/bint.out" 2>&1 &
+pid=$!
+exec 3>"$1/bin"
+# stop: wait for the line MARK, give the bench SECS, Ctrl-C it
+stop() {
+	for i in $(seq 100); do grep -q "^$2\$" "$1/bint.out" && break; sleep 0.1; done
+	sleep $3
+	kill -INT $pid
+}
+printf 'say w\nexpect error\nbench allreduce 1M rounds=1 warmup=100000\nexpect error\ntree\n' >&3
+stop "$1" w 1
+printf 'say r\nexpect error\nbench allreduce 1M rounds=100000\ntree launch=0\nsay end\n' >&3
+stop "$1" r 2
+exec 3>&-
+wait $pid
+st=$?
+cat "$1/bint.out"
+exit $st
+EOS
+run 0 sh "$tmp/bint.sh" "$tmp"
+[ $st = 0 ] && [ "$(printf '%s\n' "$out" | grep -c '^error: bench interrupted$')" = 2 ] &&
+	has "error: the last bench (allreduce 1M) was interrupted in its warmup (no timed round finished), so it has no tree; bench again" &&
+	printf '%s\n' "$out" | grep -q '^note: the last bench (allreduce 1M) was interrupted: the tree of the [1-9][0-9]* rounds\{0,1\} every rank finished$' &&
+	printf '%s\n' "$out" | grep -q '^launch\[0\] (pid=0 inv=[0-9]* hid=[0-9a-f]* round=0 slot=0):$' &&
+	has "end" && ok ||
+	bad "tree after an interrupted bench (exit $st)"
+
 # a lesson shows the commands it runs
 run 0 sh -c "./colldb learn tag0 </dev/null"
 [ $st = 0 ] && has "(colldb) @0 notify 1 sig[0] 0 set" && ok ||
@@ -336,6 +387,36 @@ done
 run 2 ./colldb -t mpi --mpirun " " </dev/null
 [ $st = 2 ] && has "error: --mpirun ' ': expected a command (try 'colldb --help')" && ok ||
 	bad "--mpirun ' ' (exit $st)"
+
+# explore never writes over a file, nor through a symlink: with
+# explore-1.coll the user's and explore-2.coll a planted link, the
+# counterexample is explore-3.coll, and it says why
+mkdir "$tmp/xw"
+echo "mine" >"$tmp/xw/explore-1.coll"
+ln -s "$tmp/xw/planted" "$tmp/xw/explore-2.coll"
+printf 'alloc flag [2,1] i32\nalloc data [4] f32\nalloc seen [4] f32\n@0 fill data 7\nexpect error\nexplore script %s\n' \
+	"$top/tests/golden/explore/put-after-notify.coll" >"$tmp/xw.coll"
+run 0 sh -c "cd $tmp/xw && $top/colldb -n 2 $tmp/xw.coll"
+[ $st = 0 ] && has "counterexample 1 (4 steps, 2 context switches) saved as explore-3.coll (explore-1.coll to explore-2.coll are taken: explore never overwrites a file); \`source\` it to replay it here" &&
+	[ "$(cat "$tmp/xw/explore-1.coll")" = mine ] && [ ! -e "$tmp/xw/planted" ] &&
+	grep -q '^# colldb explore, counterexample 1 ' "$tmp/xw/explore-3.coll" && ok ||
+	bad "explore over explore-1.coll (a file) and explore-2.coll (a symlink) (exit $st)"
+# a lesson runs in a directory of its own, said first: lesson 14 (explore)
+# leaves the user's explore-1.coll alone and adds nothing where it was run;
+# a lesson that writes nothing leaves no directory behind
+mkdir "$tmp/lcwd" "$tmp/ltmp"
+echo "mine" >"$tmp/lcwd/explore-1.coll"
+run 0 sh -c "cd $tmp/lcwd && TMPDIR=$tmp/ltmp $top/colldb learn 14 </dev/null"
+ldir=$(printf '%s\n' "$out" | sed -n '1s/^colldb learn: 14-explore runs in \(.*\) (the files it writes go there)$/\1/p')
+[ $st = 0 ] && [ -n "$ldir" ] && [ "${ldir#$tmp/ltmp/colldb-learn-}" != "$ldir" ] &&
+	[ "$(ls "$tmp/lcwd")" = explore-1.coll ] && [ "$(cat "$tmp/lcwd/explore-1.coll")" = mine ] &&
+	[ "$(ls "$ldir")" = explore-1.coll ] && has "(colldb) source explore-1.coll" &&
+	! has "error: unknown command 'mine'" && ok ||
+	bad "colldb learn 14 beside the user's explore-1.coll (exit $st; dir '$ldir')"
+rm -rf "$tmp/ltmp"/*
+run 0 sh -c "cd $tmp/lcwd && TMPDIR=$tmp/ltmp $top/colldb learn 1 </dev/null"
+[ $st = 0 ] && [ -z "$(ls "$tmp/ltmp")" ] && ok ||
+	bad "colldb learn 1 left its directory behind (exit $st): $(ls "$tmp/ltmp")"
 
 # colldb killed while its ranks start (SIGTERM, or SIGKILL: a CI timeout,
 # kill -9) leaves no segment in /dev/shm.  The segment's name stayed

@@ -57,6 +57,70 @@ bench_run_job(struct session *s, const struct coll_args *a, long runs,
 	return rc;
 }
 
+/* Count each rank's runs finished (its root spans). */
+struct runs_done {
+	long *n;
+	int nranks;
+};
+
+static int
+count_root(void *arg, const struct trace_span *sp)
+{
+	struct runs_done *d = arg;
+
+	if (sp->rec->rank < d->nranks)
+		d->n[sp->rec->rank]++;
+	return 0;
+}
+
+/* A bench that ended early (interrupted, the watchdog, a rank gone) is
+ * the last bench all the same, so that `tree` says so and shows the runs
+ * every rank finished, if any. */
+static void
+keep_stopped(struct session *s, const struct bench_args *ba,
+    const struct coll_args *a, uint64_t size, uint32_t *tags, size_t ntags,
+    long warmup)
+{
+	struct runs_done d = { xcalloc((size_t)s->nranks, sizeof *d.n),
+		s->nranks };
+	struct trace_counts tc;
+	long done;
+	int dead = -1;
+
+	for (int r = 0; r < s->nranks && dead < 0; r++) {
+		if (!rank_alive(s, r))
+			dead = r;
+	}
+	trace_summary(s, &tc);
+	trace_visit(s, tags, ntags, 1, count_root, &d);
+	done = d.n[0];
+	for (int r = 1; r < s->nranks; r++)
+		done = MIN(done, d.n[r]);
+	free(d.n);
+	s->bench = xcalloc(1, sizeof *s->bench);
+	snprintf(s->bench->root, sizeof s->bench->root, "%s",
+	    coll_kind_name(a->kind));
+	s->bench->stopped = dead >= 0 ? "was stopped: a rank ended" :
+	    s->watchdog_fired	      ? "was stopped by the hang watchdog" :
+					"was interrupted";
+	s->bench->done = done;
+	s->bench->warmup = MIN(done, warmup);
+	s->bench->rounds = done - s->bench->warmup;
+	s->bench->tags = xcalloc(ntags, sizeof *tags);
+	memcpy(s->bench->tags, tags, ntags * sizeof *tags);
+	s->bench->ntags = (int)ntags;
+	trace_pin(s, tags, ntags);
+	s->bench->gen = tc.gen;
+	s->bench->lost = tc.lost;
+	s->bench->not_kept = tc.not_kept;
+	s->bench->kept = tc.kept;
+	s->bench->bytes = a->kind == COLL_BARRIER ? 0 : size;
+	s->bench->ring = a->kind == COLL_ALLREDUCE && a->mode == MODE_RING;
+	s->bench->sweep = ba->sweep;
+	s->bench->spans = ba->spans;
+	s->bench->complete = tc.lost == 0 && tc.not_kept == 0 && tc.unnamed == 0;
+}
+
 /* One bench of `size` bytes: windows, check, timed runs, figures. */
 int
 bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
@@ -106,8 +170,10 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 	res->warmup = ba->warmup;
 	if (bench_run_job(s, &a,
 		ba->time > 0 ? res->warmup : res->rounds + res->warmup, 0,
-		ba->spans, tags) != 0)
+		ba->spans, tags) != 0) {
+		keep_stopped(s, ba, &a, size, tags, ntags, res->warmup);
 		goto fail;
+	}
 	if (ba->time > 0) {
 		double pace = bench_pace(s, tags, ntags, res->warmup);
 		double fit = ba->time * 1e6 / (pace > 0.001 ? pace : 0.001);
@@ -116,8 +182,11 @@ bench_one(struct cmdctx *ctx, const struct bench_args *ba, uint64_t size,
 		    fit > BENCH_ROUNDS_MAX ? BENCH_ROUNDS_MAX :
 					     (long)fit;
 		if (bench_run_job(s, &a, res->rounds, (uint32_t)res->warmup,
-			ba->spans, tags + ntags) != 0)
+			ba->spans, tags + ntags) != 0) {
+			keep_stopped(s, ba, &a, size, tags, 2 * ntags,
+			    res->warmup);
 			goto fail;
+		}
 		ntags *= 2;
 	}
 	wait_counts(s, w1);

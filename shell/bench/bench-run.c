@@ -126,10 +126,13 @@ bench_wait(struct session *s, const uint32_t *tags, struct progress *pg)
 			else if (tags[r] != 0 && !rank_alive(s, r))
 				failed = 1;
 		}
-		if (left == 0)
-			break;
+		/* before the jobs' end: Ctrl-C also reaches the ranks, which
+		 * may abandon every job before this loop sees it, and an
+		 * interrupted bench must not pass for a whole one */
 		if (shell_interrupted || s->watchdog_fired)
 			failed = 1;
+		if (left == 0)
+			break;
 		if (failed && first_abort != 0 &&
 		    mono_ns() - first_abort > ABORT_GRACE_NS)
 			break;

@@ -55,6 +55,10 @@ struct bench_last {
 	int ring;		/* mode=ring */
 	int sweep;		/* the last size of a bench sweep */
 	enum span_detail spans; /* what it recorded */
+	const char *stopped;	/* NULL, or how it ended early: "was
+				 * interrupted", "was stopped by ..." */
+	long done;		/* runs (warmup + rounds) every rank
+				 * finished: tree shows those */
 };
 
 /* Whether figures (times, bandwidths) are shown: interactive sessions and

@@ -16,13 +16,21 @@
 
 /* ---- tree ---------------------------------------------------------------- */
 
+struct add_spans {
+	struct span_set *set;
+	long done; /* only runs below this (a bench that ended early) */
+};
+
 static int
 add_span(void *arg, const struct trace_span *sp)
 {
-	struct span_set *set = arg;
+	struct add_spans *as = arg;
+	struct span_set *set = as->set;
 	const struct span_rec *rec = sp->rec;
 	char hid[17];
 
+	if (as->done >= 0 && (long)rec->iter >= as->done)
+		return 0; /* a run not every rank finished */
 	snprintf(hid, sizeof hid, "%016" PRIx64, sp->hid);
 	span_set_add(set, rec->rank, rec->rank, (uint64_t)rec->iter + 1, hid,
 	    sp->depth, sp->name, (int64_t)rec->ts, (int64_t)rec->dur, "");
@@ -79,6 +87,19 @@ bench_fits(const struct bench_last *b, struct strbuf *sb)
 	strbuf_addstr(sb, "', then 'tree'");
 }
 
+/* "the last bench (allreduce 1M" and how it ends: ")" or ", the last
+ * size of the sweep)". */
+static void
+last_what(const struct bench_last *b, struct strbuf *sb)
+{
+	strbuf_addf(sb, "the last bench (%s", b->root);
+	if (b->bytes > 0) {
+		strbuf_addch(sb, ' ');
+		size_word(b->bytes, sb);
+	}
+	strbuf_addstr(sb, b->sweep ? ", the last size of the sweep)" : ")");
+}
+
 /* The last bench, if its spans are all still in the trace. */
 static struct bench_last *
 last_bench(struct cmdctx *ctx)
@@ -98,17 +119,22 @@ last_bench(struct cmdctx *ctx)
 		    "the spans of the last bench were cleared ('trace clear'); bench again");
 		return NULL;
 	}
+	if (b->stopped != NULL && b->rounds == 0) {
+		struct strbuf what = STRBUF_INIT;
+
+		last_what(b, &what);
+		cmd_error(ctx, "%s %s %s, so it has no tree; bench again",
+		    what.buf, b->stopped,
+		    b->done == 0 ? "before any run finished on every rank" :
+				   "in its warmup (no timed round finished)");
+		strbuf_release(&what);
+		return NULL;
+	}
 	if (!b->complete) {
 		struct strbuf sb = STRBUF_INIT;
 		struct strbuf what = STRBUF_INIT;
 
-		strbuf_addf(&what, "the last bench (%s", b->root);
-		if (b->bytes > 0) {
-			strbuf_addch(&what, ' ');
-			size_word(b->bytes, &what);
-		}
-		strbuf_addstr(&what,
-		    b->sweep ? ", the last size of the sweep)" : ")");
+		last_what(b, &what);
 		bench_fits(b, &sb);
 		if (b->lost > 0)
 			cmd_error(ctx,
@@ -194,8 +220,20 @@ cmd_tree_exec(struct cmdctx *ctx)
 	}
 	if ((b = last_bench(ctx)) == NULL)
 		return CMD_ERROR;
+	if (b->stopped != NULL) {
+		struct strbuf what = STRBUF_INIT;
+
+		last_what(b, &what);
+		out_printf("note: %s %s: the tree of the %ld round%s every rank finished\n",
+		    what.buf, b->stopped, b->rounds, b->rounds == 1 ? "" : "s");
+		strbuf_release(&what);
+	}
 	set = span_set_new();
-	trace_visit(s, b->tags, (size_t)b->ntags, 0, add_span, set);
+	{
+		struct add_spans as = { set, b->stopped != NULL ? b->done : -1 };
+
+		trace_visit(s, b->tags, (size_t)b->ntags, 0, add_span, &as);
+	}
 	memset(&so, 0, sizeof so);
 	so.level = STATS_L3;
 	so.rounds = b->rounds;

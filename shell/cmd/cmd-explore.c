@@ -15,6 +15,7 @@
 
 #include "explore.h"
 #include "cmd/cmd.h"
+#include "out/outfile.h"
 #include "xmalloc.h"
 
 /* ---- options ------------------------------------------------------------- */
@@ -158,6 +159,11 @@ save_dir_check(const char *dir, char **why)
 	struct stat st;
 	int rc = 0, found = 0;
 
+	/* no symlink on the way that another user could have planted */
+	if (outfile_check(dir, why) != 0) {
+		free(p);
+		return -1;
+	}
 	for (char *q = p + 1;; q++) {
 		if (*q != '/' && *q != '\0')
 			continue;

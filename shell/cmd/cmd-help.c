@@ -86,21 +86,17 @@ cmd_apropos_exec(struct cmdctx *ctx)
 	return CMD_OK;
 }
 
-static enum cmd_retval
-cmd_help_exec(struct cmdctx *ctx)
+int
+cmd_help_print(const char *word, char **cause)
 {
 	int width = name_width();
 
-	if (nargs(ctx) == 1) {
-		char *cause = NULL;
-		const struct cmd_entry *e = cmd_find(arg(ctx, 0), &cause);
-		if (e == NULL) {
-			arg_error(ctx, 0, "%s", cause);
-			free(cause);
-			return CMD_ERROR;
-		}
+	if (word != NULL) {
+		const struct cmd_entry *e = cmd_find(word, cause);
+		if (e == NULL)
+			return -1;
 		help_one(e);
-		return CMD_OK;
+		return 0;
 	}
 	for (int g = 0; g < GRP__COUNT; g++) {
 		int shown = 0;
@@ -117,6 +113,19 @@ cmd_help_exec(struct cmdctx *ctx)
 	out_printf(
 	    "\n'help CMD' shows a command's usage.  Prefix a command with @R, @R,S,\n"
 	    "@R-S, @all or @!R to aim it at ranks; 'focus' changes the default.\n");
+	return 0;
+}
+
+static enum cmd_retval
+cmd_help_exec(struct cmdctx *ctx)
+{
+	char *cause = NULL;
+
+	if (cmd_help_print(nargs(ctx) == 1 ? arg(ctx, 0) : NULL, &cause) != 0) {
+		arg_error(ctx, 0, "%s", cause);
+		free(cause);
+		return CMD_ERROR;
+	}
 	return CMD_OK;
 }
 

@@ -156,6 +156,9 @@ enum cmd_retval cmd_run_line(struct session *s, const char *line,
     int *incomplete);
 /* Find by alias, exact name, then unique prefix; NULL + cause if none. */
 const struct cmd_entry *cmd_find(const char *name, char **cause);
+/* cmd-help.c: print the command listing (word NULL) or one command's
+ * usage, as `help [CMD]` does; 0, or -1 + cause (word is no command). */
+int cmd_help_print(const char *word, char **cause);
 /* Whether an empty line at the prompt repeats this line (its command is
  * CMD_REPEAT: step, continue, until, advance, with any @ prefix). */
 int cmd_line_repeats(const char *line);
@@ -405,6 +408,8 @@ void call_results_end(void);
 void call_value_format(struct session *s, const char *text, struct strbuf *sb);
 /* cmd-load.c: the path of library NAME if rank r loaded it, else NULL. */
 const char *shlib_path(const char *name, int r);
+/* cmd-load.c: how many libraries `load` has loaded (on any rank). */
+size_t shlib_count(void);
 
 /* ---- submit.c: send a command's programs and report on them -------------- */
 
@@ -583,11 +588,14 @@ struct explore_saved {
  * buf 7, line 2" for a step of the sequence. */
 void explore_step_text(const struct xrun *xr, const struct xstep *st,
     struct strbuf *sb);
-/* Write f as a replayable script in dir (the next explore-N.coll) and
- * keep it for `explore show`; fail is the FAIL text.  The path (the
- * caller frees it), or NULL (said). */
+/* Write f as a replayable script in dir and keep it for `explore show`;
+ * fail is the FAIL text.  *id is the counterexample's number in the
+ * session; the file is explore-N.coll with N = *fileno, the first name
+ * from *id on that is free (a file already there, or a symlink, is never
+ * written over or through).  The path (the caller frees it), or NULL
+ * (said). */
 char *explore_save(struct xrun *xr, const struct explore_finding *f,
-    const char *fail, const char *dir, int *id);
+    const char *fail, const char *dir, int *id, int *fileno);
 /* Print counterexample id as a per-rank timeline; 0 or -1 (said). */
 int explore_show(struct session *s, int id);
 /* Forget the saved counterexamples (a session hook, on close). */

@@ -215,8 +215,9 @@ explore_report_all(struct xrun *xr, const struct explore_opts *o, const char *sa
 	stats_line(xr, o);
 	for (int k = 0; k < XK__COUNT; k++) {
 		const struct explore_finding *f = explore_finding(xr->x, k);
+		struct strbuf taken = STRBUF_INIT;
 		char *path;
-		int id;
+		int id, fileno;
 
 		if (f == NULL)
 			continue;
@@ -224,15 +225,26 @@ explore_report_all(struct xrun *xr, const struct explore_opts *o, const char *sa
 		strbuf_reset(&sb);
 		fail_text(xr, f, &sb);
 		out_printf("FAIL: %s\n", sb.buf);
-		path = explore_save(xr, f, sb.buf, save, &id);
+		path = explore_save(xr, f, sb.buf, save, &id, &fileno);
 		if (path == NULL)
 			continue;
-		out_printf("counterexample %d (%zu step%s, %u context switch%s) saved as %s; %s\n",
+		/* a name already there is never written over: say why this
+		 * one is not explore-<id>.coll */
+		if (fileno == id + 1)
+			strbuf_addf(&taken,
+			    " (explore-%d.coll is taken: explore never overwrites a file)",
+			    id);
+		else if (fileno > id)
+			strbuf_addf(&taken,
+			    " (explore-%d.coll to explore-%d.coll are taken: explore never overwrites a file)",
+			    id, fileno - 1);
+		out_printf("counterexample %d (%zu step%s, %u context switch%s) saved as %s%s; %s\n",
 		    id, f->nsteps, f->nsteps == 1 ? "" : "s", f->switches,
-		    f->switches == 1 ? "" : "es", path,
+		    f->switches == 1 ? "" : "es", path, taken.buf,
 		    f->replayable ?
 			"`source` it to replay it here" :
 			"it overlaps two collectives, which the live shell cannot: replay it only up to where they meet");
+		strbuf_release(&taken);
 		free(path);
 	}
 	if (!failed && st->executions == 0) {

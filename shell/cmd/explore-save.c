@@ -12,12 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "explore.h"
 #include "cmd/cmd.h"
+#include "out/outfile.h"
 #include "xmalloc.h"
 
-#define EXPECT_MAX 16 /* elements an expect line checks */
+#define EXPECT_MAX 16	/* elements an expect line checks */
+#define SAVE_TRIES 1000 /* explore-N.coll names tried before giving up */
 
 void
 explore_step_text(const struct xrun *xr, const struct xstep *st, struct strbuf *sb)
@@ -370,20 +373,52 @@ make_dir(const char *dir)
 	return rc;
 }
 
+/* The first free name explore-N.coll in dir, N from *n on: the file is
+ * created there (never over a file, never through a symlink) and its
+ * descriptor returned, or -1 (said). */
+static int
+create_free(const char *dir, int *n, char **path)
+{
+	char *cause = NULL;
+	int fd = -1;
+
+	for (int tries = 0; tries < SAVE_TRIES; tries++, (*n)++) {
+		*path = strcmp(dir, ".") == 0 ?
+		    xasprintf("explore-%d.coll", *n) :
+		    xasprintf("%s/explore-%d.coll", dir, *n);
+		fd = outfile_create(*path, 0666, &cause);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			break;
+		free(cause);
+		cause = NULL;
+		free(*path);
+		*path = NULL;
+	}
+	if (*path == NULL)
+		out_error("cannot save a counterexample in '%s': explore-%d.coll and the %d names after it are taken",
+		    dir, *n - SAVE_TRIES, SAVE_TRIES - 1);
+	else
+		out_error("cannot write %s: %s", *path, cause);
+	free(cause);
+	free(*path);
+	*path = NULL;
+	return -1;
+}
+
 char *
 explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
-    const char *dir, int *id)
+    const char *dir, int *id, int *fileno)
 {
 	struct session *s = xr->s;
 	struct strbuf sb = STRBUF_INIT;
-	char *path, *cause = NULL, **bdesc = NULL;
-	int *issued = NULL, *brank = NULL, wrote, err;
+	char *path = NULL, *cause = NULL, **bdesc = NULL;
+	int *issued = NULL, *brank = NULL, fd, wrote, err;
 	size_t nblocked = 0;
 	FILE *fp;
 
 	*id = s->next_explore + 1;
-	path = strcmp(dir, ".") == 0 ? xasprintf("explore-%d.coll", *id) :
-				       xasprintf("%s/explore-%d.coll", dir, *id);
 	strbuf_addf(&sb,
 	    "# colldb explore, counterexample %d (%d ranks, %zu steps, %u context switch%s)\n",
 	    *id, s->nranks, f->nsteps, f->switches, f->switches == 1 ? "" : "es");
@@ -403,7 +438,6 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 		out_error("counterexample %d does not replay: %s", *id, cause);
 		free(cause);
 		strbuf_release(&sb);
-		free(path);
 		return NULL;
 	}
 	script_text(xr, f, &sb, &issued);
@@ -411,14 +445,22 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	blocked_rows(xr, f, &brank, &bdesc, &nblocked);
 	explore_rewind(xr->x);
 	free(issued);
-	if (make_dir(dir) != 0) {
+	if (outfile_check(dir, &cause) != 0 || make_dir(dir) != 0) {
 		out_error("cannot save counterexamples in '%s': %s", dir,
-		    strerror(errno));
+		    cause != NULL ? cause : strerror(errno));
+		free(cause);
 		goto fail;
 	}
-	fp = fopen(path, "w");
+	*fileno = *id;
+	fd = create_free(dir, fileno, &path);
+	if (fd < 0)
+		goto fail;
+	fp = fdopen(fd, "w");
 	if (fp == NULL) {
+		err = errno;
+		close(fd);
 		wrote = -1;
+		errno = err;
 	} else {
 		wrote = fwrite(sb.buf, 1, sb.len, fp) == sb.len ? 0 : -1;
 		err = errno;
@@ -429,6 +471,7 @@ explore_save(struct xrun *xr, const struct explore_finding *f, const char *fail,
 	}
 	if (wrote != 0) {
 		out_error("cannot write %s: %s", path, strerror(errno));
+		unlink(path); /* ours: made above, empty or cut short */
 		goto fail;
 	}
 	s->next_explore = *id;

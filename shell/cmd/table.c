@@ -1,6 +1,7 @@
 /*
  * table.c - the one command table: every entry, in the order `help` lists
- * them, and lookup (alias, exact name, unique prefix).  A new command is a
+ * them, and lookup (alias, exact name, unique prefix of two letters or
+ * more).  A new command is a
  * cmd-NAME.c exporting its const struct cmd_entry, and a line here.
  */
 #include <string.h>
@@ -55,6 +56,23 @@ const char *const cmd_group_names[GRP__COUNT] = {
 	[GRP_SESSION] = "Session",
 };
 
+/* "s step, c continue, ...": the one-letter aliases, in table order. */
+static void
+one_letter_aliases(struct strbuf *sb)
+{
+	for (int i = 0; cmd_table[i] != NULL; i++) {
+		const char *al = cmd_table[i]->alias;
+
+		while (al != NULL && *al != '\0') {
+			size_t n = strcspn(al, ",");
+			if (n == 1)
+				strbuf_addf(sb, "%s%c %s", sb->len ? ", " : "",
+				    al[0], cmd_table[i]->name);
+			al += n + (al[n] == ',');
+		}
+	}
+}
+
 const struct cmd_entry *
 cmd_find(const char *name, char **cause)
 {
@@ -84,11 +102,22 @@ cmd_find(const char *name, char **cause)
 			nfound++;
 		}
 	}
-	if (nfound == 1) {
+	/* One letter is a command only as an alias (s, c, u, b ...): taken
+	 * as a prefix, n would be notify and k kill, where a gdb hand meant
+	 * next, or a slip meant anything else. */
+	if (nfound == 1 && len > 1) {
 		strbuf_release(&sb);
 		return found;
 	}
-	if (nfound > 1) {
+	if (nfound > 0 && len == 1) {
+		struct strbuf al = STRBUF_INIT;
+
+		one_letter_aliases(&al);
+		cause_set(cause,
+		    "ambiguous command '%s': one letter is a command only as an alias (%s), could be: %s",
+		    name, al.buf, sb.buf);
+		strbuf_release(&al);
+	} else if (nfound > 1) {
 		cause_set(cause, "ambiguous command '%s', could be: %s", name,
 		    sb.buf);
 	} else {

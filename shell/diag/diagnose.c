@@ -35,6 +35,41 @@ hist_add(struct session *s, const struct diag_event *e)
 	s->hist_added++;
 }
 
+/* One op rank r ran, made at site: its event, if it writes or waits
+ * (stale: a put lint warned about). */
+static void
+hist_op(struct session *s, int r, const struct uop *u, const struct site *site,
+    int stale)
+{
+	struct diag_event e;
+
+	memset(&e, 0, sizeof e);
+	e.kind = u->kind;
+	e.op = u->op;
+	e.writer = r;
+	e.value = u->value;
+	e.off = u->dst;
+	e.site = *site;
+	switch (u->kind) {
+	case UOP_NOTIFY:
+		e.target = u->peer;
+		e.bytes = 4;
+		break;
+	case UOP_WAIT:
+		e.target = r;
+		e.bytes = 4;
+		break;
+	case UOP_PUT:
+		e.target = u->peer;
+		e.bytes = u->count * dtype_size(u->dtype);
+		e.value = stale;
+		break;
+	default:
+		return;
+	}
+	hist_add(s, &e);
+}
+
 /*
  * A job's writes and waits, oldest first.  A program longer than the
  * history keeps only its last HIST_MAX ops' worth: nothing before them
@@ -60,37 +95,11 @@ hist_record(struct session *s, const struct job *j)
 		}
 	}
 	for (uint64_t i = from; i < len; i++) {
-		struct uop uu, *u = &uu;
-		struct diag_event e;
+		struct uop u;
 
-		prog_rd_op(&rd, i, u);
-
-		memset(&e, 0, sizeof e);
-		e.kind = u->kind;
-		e.op = u->op;
-		e.writer = j->rank;
-		e.value = u->value;
-		e.off = u->dst;
-		e.site = j->site;
-		switch (u->kind) {
-		case UOP_NOTIFY:
-			e.target = u->peer;
-			e.bytes = 4;
-			break;
-		case UOP_WAIT:
-			e.target = j->rank;
-			e.bytes = 4;
-			break;
-		case UOP_PUT:
-			e.target = u->peer;
-			e.bytes = u->count * dtype_size(u->dtype);
-			e.value =
-			    (j->flags & JOB_STALE_PUT) != 0; /* lint said so */
-			break;
-		default:
-			continue;
-		}
-		hist_add(s, &e);
+		prog_rd_op(&rd, i, &u);
+		hist_op(s, j->rank, &u, &j->site,
+		    (j->flags & JOB_STALE_PUT) != 0); /* lint said so */
 	}
 }
 
@@ -857,6 +866,15 @@ diag_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
 		hist_record(s, j);
 }
 
+/* A user call read whole: its op, as its job's end would have had it. */
+static void
+diag_call(struct session *s, int r, const struct user_call *c,
+    const struct job_end *e)
+{
+	if (e != NULL && e->status == DONE_OK && c->op != NULL)
+		hist_op(s, r, c->op, c->site, 0);
+}
+
 static void
 diag_close(struct session *s)
 {
@@ -923,6 +941,7 @@ const struct session_hook diag_session_hook = {
 	.name = "diag",
 	.pump = watchdog_tick,
 	.job_end = diag_job_end,
+	.call = diag_call,
 	.close = diag_close,
 	.ending = diag_ending,
 };

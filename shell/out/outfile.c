@@ -222,6 +222,26 @@ outfile_abort(struct outfile *of)
 }
 
 int
+outfile_create(const char *path, int mode, char **cause)
+{
+	int fd, err;
+
+	if (outfile_check(path, cause) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	fd = open(path,
+	    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	    mode);
+	if (fd < 0) {
+		err = errno;
+		cause_set(cause, "%s", strerror(err));
+		errno = err;
+	}
+	return fd;
+}
+
+int
 outfile_append(const char *path, int mode, char **cause)
 {
 	struct stat st;

@@ -41,6 +41,12 @@ int outfile_commit(struct outfile *of, char **cause);
 /* Close and throw away what was written (a temporary is removed). */
 void outfile_abort(struct outfile *of);
 
+/* Create path as a new file with mode (less the umask), never through a
+ * symlink and never over anything already there (O_EXCL): a file
+ * descriptor (O_CLOEXEC), or -1 + cause with errno kept (EEXIST: the name
+ * is taken). */
+int outfile_create(const char *path, int mode, char **cause);
+
 /* Open path for appending, creating it with mode (less the umask) if it
  * does not exist; a file descriptor (O_CLOEXEC), or -1 + cause. */
 int outfile_append(const char *path, int mode, char **cause);

@@ -338,8 +338,8 @@ describe_last_words(struct session *s, int r, struct strbuf *sb)
 
 	if (rp->jobs != NULL)
 		describe_rank(s, r, sb, 0);
-	else if (rp->last_op != NULL)
-		strbuf_addf(sb, "after %s", rp->last_op);
+	else if (rp->last_op.len > 0)
+		strbuf_addf(sb, "after %s", rp->last_op.buf);
 	else
 		strbuf_addstr(sb, "while idle");
 	return rp->jobs != NULL;

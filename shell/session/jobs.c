@@ -58,6 +58,24 @@ job_range(struct job *j, const struct coll_args *a)
 	}
 }
 
+void
+session_call_done(struct session *s, int r, const struct user_call *c,
+    const struct job_end *e)
+{
+	struct rankproc *rp = &s->rp[r];
+
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->call != NULL)
+			s->hooks[i]->call(s, r, c, NULL);
+	}
+	strbuf_reset(&rp->last_op);
+	strbuf_addstr(&rp->last_op, c->title);
+	for (int i = 0; i < s->nhooks; i++) {
+		if (s->hooks[i]->call != NULL)
+			s->hooks[i]->call(s, r, c, e);
+	}
+}
+
 int
 session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank)
 {
@@ -470,8 +488,8 @@ session_job_end(struct session *s, int r, uint32_t tag, const struct job_end *e)
 		return;
 	*pp = j->next;
 	defer_release(s, r, tag, 1);
-	free(rp->last_op);
-	rp->last_op = xstrdup(j->desc);
+	strbuf_reset(&rp->last_op); /* its room is kept: no malloc a call */
+	strbuf_addstr(&rp->last_op, j->desc);
 	if (j->done != NULL)
 		j->done(s, j, e);
 	else if (!(j->flags & JOB_WITHDRAWN))

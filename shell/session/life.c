@@ -24,6 +24,9 @@ session_hook_add(struct session *s, const struct session_hook *h)
 {
 	if (s->nhooks == SESSION_HOOKS_MAX)
 		BUG("more than %d session hooks", SESSION_HOOKS_MAX);
+	if ((h->job_begin != NULL || h->job_end != NULL) && h->call == NULL)
+		BUG("session hook %s follows jobs but not the calls read whole",
+		    h->name);
 	s->hooks[s->nhooks++] = h;
 }
 
@@ -80,6 +83,7 @@ session_prepare(struct session *s, int nranks, const char *name, uint64_t area,
 	for (int r = 0; r < nranks; r++) {
 		s->rp[r].sock = s->rp[r].out = -1;
 		strbuf_init(&s->rp[r].outbuf, 0);
+		strbuf_init(&s->rp[r].last_op, 0);
 	}
 	return 0;
 }
@@ -163,7 +167,7 @@ session_close(struct session *s)
 			jobs_free(&rp->jobs);
 			jobs_free(&rp->orphans);
 			strbuf_release(&rp->outbuf);
-			free(rp->last_op);
+			strbuf_release(&rp->last_op);
 			free(rp->death);
 			if (rp->outbox != NULL)
 				munmap(rp->outbox, rp->outbox_len);

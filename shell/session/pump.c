@@ -57,6 +57,7 @@ session_drain_outbox(struct session *s, int r)
 		    "[rank %d] error: its outbox to colldb was written over; what was in it is skipped",
 		    r);
 	}
+	user_flush(s, r); /* the call it is in: a job */
 	rp->outbox_busy = 0;
 	return 1;
 }
@@ -123,7 +124,8 @@ handle_msg(struct session *s, int r, const struct msg_hdr *h, void *payload)
 			.text = (char *)payload + sizeof di };
 
 		memcpy(&di, payload, sizeof di);
-		session_job_end(s, r, h->tag, &e);
+		if (!user_call_end(s, r, h->tag, &e))
+			session_job_end(s, r, h->tag, &e);
 	} else if (h->type == MSG_KICK) {
 		drain_outbox(s, r); /* what it wrote before the bell */
 	} else if (h->type == MSG_QUEUED) {
@@ -131,6 +133,7 @@ handle_msg(struct session *s, int r, const struct msg_hdr *h, void *payload)
 
 		if (outbox_unbatch(payload, h->len, handle_cb, &to) < 0)
 			out_event(r, "[rank %d] sent a malformed batch", r);
+		user_flush(s, r);
 	} else if (s->kind->message != NULL) {
 		s->kind->message(s, r, h, payload);
 	}
@@ -156,6 +159,7 @@ read_msgs(struct session *s, int r)
 		}
 		rp->nread++;
 		handle_msg(s, r, &h, payload);
+		user_flush(s, r); /* one message a read */
 		free(payload);
 	}
 	return 0;

@@ -118,11 +118,22 @@ user_open(struct session *s, char **cause)
 }
 
 /*
- * The programs rank r announced last, by the bytes that announced them: a
- * program's loop announces the same few calls over and over (the same
- * site, the same program; the tag and the cell's value travel in the
- * header), and decoding or building each anew was a quarter of the
- * shell's work per call.  A hit shares the program (prog_ref()).
+ * What the shell keeps of user rank r's announcements (rank-user.c's
+ * rp->user_memo).
+ *
+ * Its programs, by the bytes that announced them: a program's loop
+ * announces the same few calls over and over, and decoding or building
+ * each anew was a quarter of the shell's work per call.  A collective's
+ * bytes are its whole announcement; a call of one op is kept by its
+ * shape, the announcement with the op's operands zeroed (op_mask()): its
+ * site, title, kind and names, which name its spans, while the operands
+ * (a wait's expected value, most often) change from call to call.
+ *
+ * And the announcement read last, held: when the next record of the same
+ * read is its end (DONE_OK), the call was over before the shell knew of
+ * it, and it goes to the hooks as a struct user_call, with no job, no
+ * program of its own and no description (user_call_end()); otherwise it
+ * becomes a job as the read ends or the next record comes (user_flush()).
  */
 #define MEMO_SLOTS 8
 
@@ -130,43 +141,69 @@ struct user_memo {
 	struct memo_slot {
 		uint32_t type;
 		size_t len;
-		void *bytes;
+		char *bytes; /* len bytes and a NUL */
 		struct prog *p;
 	} slot[MEMO_SLOTS];
 	unsigned next;
+	struct strbuf shape; /* the announcement read last, masked */
+	int held;	     /* h, hslot and op are an announcement's */
+	int one;	     /* ... of a call of one op */
+	struct msg_hdr h;
+	int hslot;
+	struct uop op; /* one: its op, operands and all */
 };
 
-static struct prog *
-memo_find(struct session *s, int r, const struct msg_hdr *h, const void *payload)
+/* The operands of a call of one op: what its shape leaves out. */
+static void
+op_mask(struct uop *u)
 {
-	struct user_memo *m = s->rp[r].user_memo;
-
-	for (int i = 0; m != NULL && i < MEMO_SLOTS; i++) {
-		struct memo_slot *e = &m->slot[i];
-		if (e->p != NULL && e->type == h->type && e->len == h->len &&
-		    memcmp(e->bytes, payload, h->len) == 0)
-			return prog_ref(e->p);
-	}
-	return NULL;
+	u->peer = 0;
+	u->value = 0;
+	u->dst = 0;
+	u->src = 0;
+	u->count = 0;
+	u->fval = 0;
 }
 
-static void
-memo_keep(struct session *s, int r, const struct msg_hdr *h,
-    const void *payload, struct prog *p)
+static struct user_memo *
+memo_of(struct session *s, int r)
 {
-	struct user_memo *m = s->rp[r].user_memo;
-	struct memo_slot *e;
+	if (s->rp[r].user_memo == NULL) {
+		s->rp[r].user_memo = xcalloc(1, sizeof *s->rp[r].user_memo);
+		strbuf_init(&s->rp[r].user_memo->shape, 0);
+	}
+	return s->rp[r].user_memo;
+}
 
-	if (m == NULL)
-		m = s->rp[r].user_memo = xcalloc(1, sizeof *m);
-	e = &m->slot[m->next++ % MEMO_SLOTS];
+static int
+memo_find(const struct user_memo *m, uint32_t type, const char *bytes, size_t len)
+{
+	for (int i = 0; i < MEMO_SLOTS; i++) {
+		const struct memo_slot *e = &m->slot[i];
+		if (e->p != NULL && e->type == type && e->len == len &&
+		    memcmp(e->bytes, bytes, len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Keep p (taken) for bytes; its slot. */
+static int
+memo_keep(struct user_memo *m, uint32_t type, const char *bytes, size_t len,
+    struct prog *p)
+{
+	int i = (int)(m->next++ % MEMO_SLOTS);
+	struct memo_slot *e = &m->slot[i];
+
 	free(e->bytes);
 	prog_free(e->p);
-	e->type = h->type;
-	e->len = h->len;
-	e->bytes = xmalloc(h->len > 0 ? h->len : 1);
-	memcpy(e->bytes, payload, h->len);
-	e->p = prog_ref(p);
+	e->type = type;
+	e->len = len;
+	e->bytes = xmalloc(len + 1);
+	memcpy(e->bytes, bytes, len);
+	e->bytes[len] = '\0';
+	e->p = p;
+	return i;
 }
 
 void
@@ -178,63 +215,158 @@ user_memo_release(struct rankproc *rp)
 		free(m->slot[i].bytes);
 		prog_free(m->slot[i].p);
 	}
+	if (m != NULL)
+		strbuf_release(&m->shape);
 	free(m);
 	rp->user_memo = NULL;
 }
 
-/* A call announced: track it as a job, so where and diagnose see it. */
+/* The held announcement as a job, so where and diagnose see it. */
 static void
-user_message(struct session *s, int r, const struct msg_hdr *h,
-    const void *payload)
+held_track(struct session *s, int r, struct user_memo *m)
 {
+	const struct memo_slot *e = &m->slot[m->hslot];
 	const struct coll_msg *cm = NULL;
-	struct prog *p = NULL;
-	char *cause = NULL, *desc;
+	struct prog *p;
+	char *desc;
 	unsigned flags = 0;
-	struct site site;
 	struct job *j;
 
-	memset(&site, 0, sizeof site);
-	if (h->type == MSG_PROG && h->len >= sizeof site) {
-		memcpy(&site, payload, sizeof site);
-		if ((p = memo_find(s, r, h, payload)) == NULL) {
-			if ((p = prog_decode((const char *)payload + sizeof site,
-				 h->len - sizeof site, &cause)) == NULL) {
-				out_event(r, "[rank %d] sent a bad program: %s",
-				    r, cause);
-				free(cause);
-				return;
-			}
-			memo_keep(s, r, h, payload, p);
-		}
-		desc = xstrdup(p->title);
-	} else if (h->type == MSG_COLL && h->len > sizeof(struct coll_msg)) {
-		const char *title = (const char *)payload + sizeof *cm;
-
-		cm = payload;
-		if ((p = memo_find(s, r, h, payload)) == NULL) {
-			p = coll_build(&cm->args, s->nranks, r);
-			memo_keep(s, r, h, payload, p);
-		}
-		desc = xstrndup(title, h->len - sizeof *cm);
+	m->held = 0;
+	if (m->h.type == MSG_COLL) {
+		cm = (const void *)e->bytes;
+		p = prog_ref(e->p);
+		desc = xstrdup(e->bytes + sizeof *cm);
 		flags = JOB_COLL;
-		site = cm->site;
+	} else if (m->one) {
+		/* its own program: its op's operands are its own */
+		p = prog_decode(e->bytes + sizeof(struct site),
+		    e->len - sizeof(struct site), NULL);
+		if (p == NULL)
+			BUG("a kept announcement no longer decodes");
+		p->mops[0] = m->op;
+		desc = xstrdup(p->title);
 	} else {
-		return; /* HELLO: the board already says it attached */
+		p = prog_ref(e->p);
+		desc = xstrdup(p->title);
 	}
-	site.file[sizeof site.file - 1] = '\0';
-	j = session_track(s, r, h->tag, p, desc, flags,
+	j = session_track(s, r, m->h.tag, p, desc, flags,
 	    cm != NULL ? &cm->args : NULL);
-	j->site = site;
-	if (h->type == MSG_PROG && (h->flags & PROG_F_SEEN)) {
+	memcpy(&j->site, cm != NULL ? &cm->site : (const void *)e->bytes,
+	    sizeof j->site);
+	if (m->h.type == MSG_PROG && (m->h.flags & PROG_F_SEEN)) {
 		j->flags |= JOB_SEEN;
-		j->seen = (int32_t)h->reserved;
+		j->seen = (int32_t)m->h.reserved;
 	}
 	for (int i = 0; i < s->nhooks; i++) {
 		if (s->hooks[i]->job_begin != NULL)
 			s->hooks[i]->job_begin(s, r, j,
 			    cm != NULL ? &cm->args : NULL);
 	}
+}
+
+void
+user_flush(struct session *s, int r)
+{
+	struct user_memo *m = s->rp[r].user_memo;
+
+	if (m != NULL && m->held)
+		held_track(s, r, m);
+}
+
+int
+user_call_end(struct session *s, int r, uint32_t tag, const struct job_end *e)
+{
+	struct user_memo *m = s->rp[r].user_memo;
+	const struct memo_slot *k;
+	struct user_call c;
+
+	if (m == NULL || !m->held)
+		return 0;
+	if (m->h.tag != tag || e->status != DONE_OK) {
+		held_track(s, r, m); /* as a job, ended as one */
+		return 0;
+	}
+	m->held = 0;
+	k = &m->slot[m->hslot];
+	memset(&c, 0, sizeof c);
+	c.tag = tag;
+	c.prog = k->p;
+	if (m->h.type == MSG_COLL) {
+		const struct coll_msg *cm = (const void *)k->bytes;
+
+		c.title = k->bytes + sizeof *cm;
+		c.site = &cm->site;
+		c.coll = &cm->args;
+	} else {
+		c.title = k->p->title;
+		c.site = (const void *)k->bytes;
+		c.op = &m->op;
+		c.seen_set = (m->h.flags & PROG_F_SEEN) != 0;
+		c.seen = (int32_t)m->h.reserved;
+	}
+	session_call_done(s, r, &c, e);
+	return 1;
+}
+
+/* A call announced: held until its end or the end of the read. */
+static void
+user_message(struct session *s, int r, const struct msg_hdr *h,
+    const void *payload)
+{
+	struct user_memo *m;
+	struct site *site;
+	size_t at = 0;
+	int k, one = 0;
+
+	user_flush(s, r);
+	if (h->type == MSG_PROG && h->len >= sizeof(struct site)) {
+		one = prog_wire_op((const char *)payload + sizeof *site,
+			  h->len - sizeof *site, &at) == 0;
+		at += sizeof *site;
+	} else if (!(h->type == MSG_COLL && h->len > sizeof(struct coll_msg))) {
+		return; /* HELLO: the board already says it attached */
+	}
+	m = memo_of(s, r);
+	strbuf_reset(&m->shape);
+	strbuf_add(&m->shape, payload, h->len);
+	/* the site as the shell reads it: its file's name ends in it */
+	site = h->type == MSG_COLL ?
+	    &((struct coll_msg *)(void *)m->shape.buf)->site :
+	    (struct site *)(void *)m->shape.buf;
+	site->file[sizeof site->file - 1] = '\0';
+	if (one) {
+		struct uop shape;
+
+		memcpy(&m->op, m->shape.buf + at, sizeof m->op);
+		shape = m->op;
+		op_mask(&shape);
+		memcpy(m->shape.buf + at, &shape, sizeof shape);
+	}
+	if ((k = memo_find(m, h->type, m->shape.buf, m->shape.len)) < 0) {
+		struct prog *p;
+		char *cause = NULL;
+
+		if (h->type == MSG_COLL) {
+			p = coll_build(&((const struct coll_msg *)(const void *)
+					       m->shape.buf)
+					    ->args,
+			    s->nranks, r);
+		} else if ((p = prog_decode(m->shape.buf + sizeof *site,
+				h->len - sizeof *site, &cause)) == NULL) {
+			out_event(r, "[rank %d] sent a bad program: %s", r,
+			    cause);
+			free(cause);
+			return;
+		}
+		k = memo_keep(m, h->type, m->shape.buf, m->shape.len, p);
+	}
+	m->h = *h;
+	m->hslot = k;
+	m->one = one;
+	m->held = 1;
+	if (h->type == MSG_PROG && !one)
+		held_track(s, r, m); /* not a call of this library's */
 }
 
 static int

@@ -33,6 +33,17 @@ void user_end(struct session *s, int r, int st, int batch);
 
 /* rank-user.c: free rp->user_memo (the programs it shares) */
 void user_memo_release(struct rankproc *rp);
+/* rank-user.c: user rank r's announcement read last is held until the
+ * next record of the same read.  user_call_end(): the rank ended the
+ * call tagged tag with e; 1 when that was the held announcement's call,
+ * now told to the hooks as a call read whole (struct user_call), 0 when
+ * the end is a job's (the held one, if any, is one now): session_job_end()
+ * it.  user_flush(): the read ended, or a record that is not the held
+ * call's end came: the held announcement becomes a job.  The pump calls
+ * both for any rank (they do nothing for an agent). */
+int user_call_end(struct session *s, int r, uint32_t tag,
+    const struct job_end *e);
+void user_flush(struct session *s, int r);
 
 /* rank-user.c: where user rank r is in its program ("in its own code
  * after ring.c:40", "before cdb_init", a call's position) */

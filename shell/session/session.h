@@ -108,6 +108,36 @@ struct job {
  * "... satisfied (value v)", "... interrupted", "... done" (JOB_ANNOUNCE). */
 void job_report_done(struct session *s, struct job *j, const struct job_end *e);
 
+/*
+ * A user rank's call the shell read whole: its announcement and its end
+ * (DONE_OK) came in one read of the rank's outbox, so the call was over
+ * before the shell knew of it, and no job is made for it (rank-user.c:
+ * most of a program's calls; the job, its program and its description
+ * were most of the shell's work per call).  The hooks are told as they
+ * would have been of its job: call() with e NULL where job_begin()
+ * would have been called, then, once every hook heard of the beginning,
+ * with e where job_end() would have been.  Everything is borrowed for
+ * the call of the hook.
+ */
+struct user_call {
+	uint32_t tag;
+	const char *title;	      /* its description, as a job's desc */
+	const struct site *site;      /* where it was made */
+	const struct uop *op;	      /* a call of one op (notify, wait, put,
+				       * get): the op; NULL for a collective */
+	const struct coll_args *coll; /* a collective's arguments (names
+				       * NULL), or NULL */
+	struct prog *prog;	      /* names its spans (prog_ref() to keep
+				       * it): a collective's program, or for
+				       * a call of one op the program of an
+				       * earlier call of the same kind from
+				       * the same site, whose op may have
+				       * other operands: read op */
+	int seen_set;		      /* a wait: seen is its cell's value when
+				       * the call was made (JOB_SEEN) */
+	int32_t seen;
+};
+
 /* ---- session hooks: the floors above, called by the session ------------ */
 
 struct session_hook {
@@ -123,6 +153,12 @@ struct session_hook {
 	    const struct coll_args *coll);
 	/* after a job's done callback (e->status as there; not for JOB_DIED) */
 	void (*job_end)(struct session *s, int r, struct job *j,
+	    const struct job_end *e);
+	/* a user rank's call read whole (struct user_call): e NULL as it
+	 * begins, then e set as it ends.  A hook with job_begin or job_end
+	 * must have it too (session_hook_add() checks): a user program's
+	 * calls mostly come this way. */
+	void (*call)(struct session *s, int r, const struct user_call *c,
 	    const struct job_end *e);
 	/* session_close(), before the processes are stopped */
 	void (*close)(struct session *s);
@@ -229,16 +265,16 @@ struct rankproc {
 	int sock; /* SOCK_SEQPACKET to the rank, -1 once gone */
 	int out;  /* the rank's stdout+stderr, -1 once closed */
 	int alive;
-	int wstatus;	      /* waitpid() status once dead */
-	struct job *jobs;     /* queue; the head is what the rank runs */
-	struct strbuf outbuf; /* partial output line */
-	char *last_op;	      /* description of the last op seen */
-	uint64_t nread;	      /* messages read from sock so far */
-	char *death;	      /* "killed by SIGKILL during ...", once dead */
-	struct job *orphans;  /* what a dead rank still had to run */
-	uint32_t orphan_pc;   /* where its first orphan stopped */
-	int ended_early;      /* a user rank gone before cdb_finalize */
-	int with_job;	      /* ended by the MPI job's end, not itself */
+	int wstatus;	       /* waitpid() status once dead */
+	struct job *jobs;      /* queue; the head is what the rank runs */
+	struct strbuf outbuf;  /* partial output line */
+	struct strbuf last_op; /* description of the last op seen ("" none) */
+	uint64_t nread;	       /* messages read from sock so far */
+	char *death;	       /* "killed by SIGKILL during ...", once dead */
+	struct job *orphans;   /* what a dead rank still had to run */
+	uint32_t orphan_pc;    /* where its first orphan stopped */
+	int ended_early;       /* a user rank gone before cdb_finalize */
+	int with_job;	       /* ended by the MPI job's end, not itself */
 	/* the last breakpoint stop reported (program tag, micro-ops done) */
 	int stop_said;
 	uint32_t stop_said_tag;
@@ -427,6 +463,10 @@ struct job *session_track(struct session *s, int r, uint32_t tag,
     struct prog *p, char *desc, unsigned flags, const struct coll_args *coll);
 /* Rank r reported the end of its job tagged tag (called by the pump). */
 void session_job_end(struct session *s, int r, uint32_t tag,
+    const struct job_end *e);
+/* User rank r's call c, read whole, ended with e (rank-user.c): the
+ * hooks' call() as it begins and as it ends, and its rank's last op. */
+void session_call_done(struct session *s, int r, const struct user_call *c,
     const struct job_end *e);
 /* Any job (queued or running) touching bytes [lo, hi)? */
 int session_range_busy(struct session *s, uint64_t lo, uint64_t hi, int *rank);

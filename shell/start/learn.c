@@ -7,6 +7,12 @@
  * after the lesson), batch otherwise.  It execs colldb on the lesson with
  * COLLDB_LESSON set, which echoes the commands the lesson runs but not its
  * comments, narration, pauses or checks.
+ *
+ * A lesson runs in a new directory of its own (mkdtemp, said as it
+ * starts): what it writes, such as explore's counterexamples, never lands
+ * in the directory colldb learn was run from, where a file of the user's
+ * may have the same name.  The session removes it at the end if the
+ * lesson left nothing there (COLLDB_LESSON_DIR, start.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -47,6 +53,25 @@ lessons_dir(void)
 		}
 	}
 	return xstrdup(COLLDB_DATADIR "/lessons");
+}
+
+/* A new private directory for a lesson to run in, or NULL (said). */
+static char *
+lesson_workdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d;
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	d = xasprintf("%s/colldb-learn-XXXXXX", tmp);
+	if (mkdtemp(d) != NULL)
+		return d;
+	fprintf(stderr,
+	    "error: cannot make a directory for the lesson in %s: %s\n", tmp,
+	    strerror(errno));
+	free(d);
+	return NULL;
 }
 
 static int
@@ -157,10 +182,28 @@ learn_main(int argc, char **argv)
 		goto out;
 	}
 	{
-		char *path = xasprintf("%s/%s", dir, list[match]->d_name);
+		char *abs = realpath(dir, NULL), *work;
+		char *path = xasprintf("%s/%s", abs != NULL ? abs : dir,
+		    list[match]->d_name);
 		char *av[16];
 		int ac = 0;
 		char *save = NULL, *tok;
+
+		free(abs);
+		if ((work = lesson_workdir()) == NULL || chdir(work) != 0) {
+			if (work != NULL)
+				fprintf(stderr,
+				    "error: cannot run the lesson in %s: %s\n",
+				    work, strerror(errno));
+			free(work);
+			free(path);
+			rc = 1;
+			goto out;
+		}
+		printf("colldb learn: %.*s runs in %s (the files it writes go there)\n",
+		    (int)strlen(list[match]->d_name) - 5, list[match]->d_name,
+		    work);
+		setenv("COLLDB_LESSON_DIR", work, 1);
 
 		lesson_head(path, desc, sizeof desc, args, sizeof args);
 		av[ac++] = (char *)"colldb";
@@ -177,6 +220,9 @@ learn_main(int argc, char **argv)
 		execv("/proc/self/exe", av);
 		fprintf(stderr, "error: cannot run the lesson: %s\n",
 		    strerror(errno));
+		rmdir(work);
+		free(work);
+		free(path);
 		rc = 1;
 	}
 out:

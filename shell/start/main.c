@@ -33,6 +33,7 @@ usage(FILE *fp)
 	    "       colldb learn [LESSON]            the lessons, run one\n"
 	    "       colldb watch [SESSION [@RANKS]]  watch a running session read-only\n"
 	    "       colldb tree|stats [OPTIONS] LOG  span trees / stats of a [STRACE] log\n"
+	    "       colldb help [CMD]                this, or a prompt command's usage\n"
 	    "       colldb --help | --version\n"
 	    "\n"
 	    "Start a world of N rank processes (default 4) and a prompt to drive\n"
@@ -42,6 +43,32 @@ usage(FILE *fp)
 	    "watchdog fired, 2 for bad usage.  -t mpi runs the ranks as an MPI job\n"
 	    "(Open MPI or MPICH), on this host or on --hosts.  'help' at the prompt\n"
 	    "lists commands; man colldb has the rest.\n");
+}
+
+/* colldb help [CMD]: what --help says and the prompt's command list, or
+ * the usage of one command of the prompt (its `help CMD`).  A script
+ * named help is run as ./help, as for the other subcommands' names. */
+static int
+help_main(int argc, char **argv)
+{
+	char *cause = NULL;
+
+	if (argc > 2) {
+		fprintf(stderr,
+		    "error: colldb help: unexpected '%s' (expected at most one command, as in 'colldb help bench')\n",
+		    argv[2]);
+		return EXIT_USAGE;
+	}
+	if (argc == 1) {
+		usage(stdout);
+		printf("\nCommands at the prompt:\n");
+	}
+	if (cmd_help_print(argc == 2 ? argv[1] : NULL, &cause) != 0) {
+		fprintf(stderr, "error: colldb help: %s\n", cause);
+		free(cause);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 int
@@ -69,6 +96,8 @@ main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "learn") == 0)
 		return learn_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "help") == 0)
+		return help_main(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "--list-commands") == 0) {
 		/* for completion scripts and the docs test */
 		for (int i = 0; cmd_table[i] != NULL; i++)

@@ -19,10 +19,12 @@
 #include "session/registry.h"
 #include "start/start.h"
 #include "user/user.h"
+#include "xmalloc.h"
 
 static struct session *the_session;
 static struct termios saved_tty;
 static int have_tty;
+static char *lesson_dir; /* colldb learn's directory for the lesson */
 
 void
 shell_wire(struct session *s)
@@ -85,6 +87,9 @@ cleanup(void)
 	if (the_session != NULL && the_session->seg.h != NULL)
 		session_close(the_session);
 	le_free();
+	/* gone if the lesson wrote nothing there (rmdir: only if empty) */
+	if (lesson_dir != NULL)
+		rmdir(lesson_dir);
 }
 
 /* Who is at the other end, and how the session will talk. */
@@ -100,7 +105,10 @@ decide(struct session *s, struct shell_opts *o, const struct start_mode *m)
 	s->set.echo = o->echo		    ? ECHO_ALL :
 	    getenv("COLLDB_LESSON") != NULL ? ECHO_LESSON :
 					      ECHO_OFF;
+	if (getenv("COLLDB_LESSON") != NULL && getenv("COLLDB_LESSON_DIR") != NULL)
+		lesson_dir = xstrdup(getenv("COLLDB_LESSON_DIR"));
 	unsetenv("COLLDB_LESSON");
+	unsetenv("COLLDB_LESSON_DIR");
 	if (o->timeout >= 0)
 		s->set.timeout = o->timeout;
 	/* a person types at a terminal, unless the scripts are the session */

@@ -25,10 +25,13 @@ struct trace_prog {
 	uint32_t tag;
 	int rank;
 	int coll;
-	int owned; /* prog is ours to free */
+	int owned;  /* prog is ours to free (a reference of ours) */
+	int has_op; /* op is the op of this program of one op: a user
+		     * call read whole, whose prog names its spans but is
+		     * an equal call's (struct user_call) */
 	struct prog *prog;
-	struct prog_rd rd; /* reads prog: records come in pc order */
-	size_t wins;	   /* index into trace.wins */
+	struct uop op;
+	size_t wins; /* index into trace.wins */
 	uint64_t hid;
 };
 
@@ -54,6 +57,11 @@ struct trace {
 	struct span_rec *held; /* user ranks' records of programs not yet
 				 * announced, oldest first */
 	size_t nheld, aheld;
+	/* the program found last (records come in runs of one program):
+	 * progs[last_idx] has tag last_tag when last_ok */
+	uint32_t last_tag;
+	size_t last_idx;
+	int last_ok;
 };
 
 #define TRACE_HOLD_MAX 65536 /* held records beyond are unnamed */
@@ -174,6 +182,8 @@ trim(struct session *s, struct trace *t)
 {
 	size_t go = t->nprogs - TRACE_PROGS_MAX * 3 / 4, k = 0, n = 0;
 
+	t->last_ok = 0;
+
 	for (size_t i = 0; i < t->nprogs; i++) {
 		struct trace_prog *tp = &t->progs[i];
 
@@ -222,22 +232,14 @@ trim(struct session *s, struct trace *t)
 	}
 }
 
-/* The program of tag on rank r, registered on first sight. */
+/* Register program p (owned: a reference of ours) as tag's on rank r,
+ * described as desc; its entry. */
 static struct trace_prog *
-prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
+tprog_add(struct session *s, struct trace *t, int r, uint32_t tag,
+    struct prog *p, int owned, const char *desc, int coll)
 {
-	struct trace_prog *tp = tprog_find(t, tag);
-	struct job *j;
+	struct trace_prog *tp;
 
-	if (tp != NULL)
-		return tp;
-	j = t->finishing != NULL && t->finishing->tag == tag ?
-	    t->finishing :
-	    job_by_tag(s->rp[r].jobs, tag);
-	if (j == NULL)
-		j = job_by_tag(s->rp[r].orphans, tag);
-	if (j == NULL || j->prog == NULL)
-		return NULL;
 	if (t->nprogs == t->aprogs) {
 		t->aprogs = t->aprogs ? 2 * t->aprogs : 16;
 		t->progs = xreallocarray(t->progs, t->aprogs, sizeof *t->progs);
@@ -246,10 +248,10 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 	memset(tp, 0, sizeof *tp);
 	tp->tag = tag;
 	tp->rank = r;
-	tp->coll = j->coll;
-	tp->prog = j->prog;
-	prog_rd_init(&tp->rd, tp->prog);
-	tp->hid = fnv64(j->desc);
+	tp->coll = coll;
+	tp->prog = p;
+	tp->owned = owned;
+	tp->hid = fnv64(desc);
 	tp->wins = wins_now(s, t);
 	t->nprogs++;
 	if (!map_grow(t))
@@ -258,6 +260,32 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 		trim(s, t);
 		tp = tprog_find(t, tag); /* the newest: always kept */
 	}
+	return tp;
+}
+
+/* The program of tag on rank r, registered on first sight. */
+static struct trace_prog *
+prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
+{
+	struct trace_prog *tp;
+	struct job *j;
+
+	if (t->last_ok && t->last_tag == tag)
+		return &t->progs[t->last_idx];
+	if ((tp = tprog_find(t, tag)) != NULL)
+		goto found;
+	j = t->finishing != NULL && t->finishing->tag == tag ?
+	    t->finishing :
+	    job_by_tag(s->rp[r].jobs, tag);
+	if (j == NULL)
+		j = job_by_tag(s->rp[r].orphans, tag);
+	if (j == NULL || j->prog == NULL)
+		return NULL;
+	tp = tprog_add(s, t, r, tag, j->prog, 0, j->desc, j->coll);
+found:
+	t->last_tag = tag;
+	t->last_idx = (size_t)(tp - t->progs);
+	t->last_ok = 1;
 	return tp;
 }
 
@@ -293,6 +321,7 @@ forget(struct trace *t)
 	t->recs = NULL;
 	t->nwins = t->nprogs = t->aprogs = t->mapcap = t->n = t->alloc = 0;
 	t->not_kept = t->unnamed = t->dropped = 0;
+	t->last_ok = 0;
 }
 
 void
@@ -486,6 +515,8 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 	struct trace *t = s->trace;
 	struct strbuf name = STRBUF_INIT;
 	uint64_t *inv = xcalloc((size_t)s->nranks, sizeof *inv);
+	const struct trace_prog *rd_of = NULL; /* what rd reads */
+	struct prog_rd rd;
 	struct {
 		uint32_t tag, iter;
 		int any;
@@ -512,14 +543,21 @@ trace_visit(struct session *s, const uint32_t *tags, size_t ntags,
 		if ((roots_only && rec->level != 1) ||
 		    (tags != NULL && !tag_wanted(tags, ntags, rec->tag)))
 			continue;
+		if (tp != rd_of) {
+			prog_rd_init(&rd, tp->prog); /* records come in pc order */
+			rd_of = tp;
+		}
 		strbuf_reset(&name);
-		if (span_name_rd(&tp->rd, rec->pc, rec->level, &name) != 0)
+		if (span_name_rd(&rd, rec->pc, rec->level, &name) != 0)
 			continue;
 		sp.rec = rec;
 		sp.prog = tp->prog;
 		sp.op = NULL;
 		if (rec->level == SPAN_LEVEL_OP) {
-			prog_rd_op(&tp->rd, rec->pc, &opv);
+			if (tp->has_op && rec->pc == 0)
+				opv = tp->op;
+			else
+				prog_rd_op(&rd, rec->pc, &opv);
 			sp.op = &opv;
 		}
 		sp.wins = &t->wins[tp->wins];
@@ -561,11 +599,30 @@ trace_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
 	trace_job_done(s, r, j);
 }
 
+/* A user call read whole: its records are named by an equal call's
+ * program (kept with a reference) and, for one op, its own op. */
+static void
+trace_call(struct session *s, int r, const struct user_call *c,
+    const struct job_end *e)
+{
+	struct trace_prog *tp;
+
+	if (e != NULL || s->trace == NULL || s->seg.span_bytes == 0 ||
+	    tprog_find(s->trace, c->tag) != NULL)
+		return;
+	tp = tprog_add(s, s->trace, r, c->tag, prog_ref(c->prog), 1, c->title, 0);
+	if (c->op != NULL) {
+		tp->op = *c->op;
+		tp->has_op = 1;
+	}
+}
+
 const struct session_hook trace_session_hook = {
 	.name = "trace",
 	.open = trace_init,
 	.pump = trace_drain,
 	.job_begin = trace_job_begin,
 	.job_end = trace_job_end,
+	.call = trace_call,
 	.close = trace_free,
 };

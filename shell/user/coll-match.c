@@ -300,8 +300,10 @@ drop_complete(struct session *s, struct coll_match *m)
 	}
 }
 
+/* Rank r enters the collective coll, called at site. */
 static void
-match_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
+match_enter(struct session *s, int r, const struct coll_args *coll,
+    const struct site *site)
 {
 	struct coll_match *m = s->match;
 	struct inst *in;
@@ -314,9 +316,23 @@ match_begin(struct session *s, int r, struct job *j, const struct coll_args *col
 		in->nset++;
 	in->e[r].set = 1;
 	call_of(coll, &in->e[r].a);
-	in->e[r].site = j->site;
+	in->e[r].site = *site;
 	settle_inst(s, m, in);
 	drop_complete(s, m);
+}
+
+static void
+match_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
+{
+	match_enter(s, r, coll, &j->site);
+}
+
+static void
+match_call(struct session *s, int r, const struct user_call *c,
+    const struct job_end *e)
+{
+	if (e == NULL)
+		match_enter(s, r, c->coll, c->site);
 }
 
 /* Ranks that blocked or went since: the instances they left open. */
@@ -370,5 +386,6 @@ const struct session_hook match_session_hook = {
 	.open = match_open,
 	.pump = match_pump,
 	.job_begin = match_begin,
+	.call = match_call,
 	.close = match_close,
 };

@@ -273,7 +273,7 @@ pending(struct session *s, int q, enum uop_kind kind, uint64_t off, int peer)
 }
 
 static void
-put_after_notify(struct session *s, int r, const struct job *j,
+put_after_notify(struct session *s, int r, const struct site *site,
     const struct uop *u)
 {
 	const struct diag_event *last = NULL, *before = NULL;
@@ -293,7 +293,7 @@ put_after_notify(struct session *s, int r, const struct job *j,
 	    !once(PAT_PUT_AFTER, u->peer, last->off))
 		return;
 	describe_cell(&s->view, last->off, 1, &c);
-	site_text(&j->site, a1, sizeof a1);
+	site_text(site, a1, sizeof a1);
 	out_warning("%s%sput after notify: rank %d notified rank %d (%s)%s before this put; rank %d may act on the notify before the data lands: put first, then notify",
 	    a1, a1[0] ? ": " : "", r, u->peer, c.buf,
 	    at(&last->site, a2, sizeof a2), u->peer);
@@ -366,7 +366,7 @@ adders(struct session *s, int target, uint64_t off, int self)
 /* A set to (peer, off) while another rank writes it too (or an add
  * where another rank set it): the ranks known to write it, with self. */
 static void
-set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
+set_shared(struct session *s, int r, const struct site *site, const struct uop *u)
 {
 	struct rankset writers;
 	struct strbuf c = STRBUF_INIT;
@@ -408,7 +408,7 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
 			rankset_add(&writers, q);
 	}
 	describe_cell(&s->view, u->dst, 1, &c);
-	site_text(&j->site, a1, sizeof a1);
+	site_text(site, a1, sizeof a1);
 	t = rankset_format(&writers, s->nranks);
 	out_warning("%s%sset on %s of rank %d, which ranks %s write: with several writers the last set wins; use CDB_ADD for a shared cell, CDB_SET only for one writer",
 	    a1, a1[0] ? ": " : "", c.buf, u->peer, t + 1);
@@ -421,7 +421,7 @@ set_shared(struct session *s, int r, const struct job *j, const struct uop *u)
  * value would not release (>= 2 after >= 1) waits for the next generation
  * and is not a reuse, even when that generation has already come. */
 static void
-reused(struct session *s, int r, const struct job *j, const struct uop *u,
+reused(struct session *s, int r, const struct site *site, const struct uop *u,
     int32_t now)
 {
 	const struct cell_ix *ci = cell_at(r, u->dst, 0);
@@ -437,7 +437,7 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 	    !once(PAT_REUSED, r, u->dst))
 		return;
 	describe_cell(&s->view, u->dst, 1, &c);
-	site_text(&j->site, a1, sizeof a1);
+	site_text(site, a1, sizeof a1);
 	out_warning("%s%s%s of rank %d holds %d and was waited on before%s: a raw signal is single-shot (use a fresh cell, or wait for the next generation); %s",
 	    a1, a1[0] ? ": " : "", c.buf, r, now,
 	    at(&before->site, a2, sizeof a2),
@@ -446,24 +446,24 @@ reused(struct session *s, int r, const struct job *j, const struct uop *u,
 	strbuf_release(&c);
 }
 
+/* Rank r's call of one op u, made at site, as it begins (seen_set: a
+ * wait's cell held seen when the call was made). */
 static void
-lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
+lint_op(struct session *s, int r, const struct uop *u, const struct site *site,
+    int seen_set, int32_t seen)
 {
-	const struct uop *u = coll == NULL ? one_op(j) : NULL;
 	const struct job *o;
 
-	if (u == NULL)
-		return;
 	ix_sync(s);
 	if (u->kind == UOP_PUT) {
-		put_after_notify(s, r, j, u);
+		put_after_notify(s, r, site, u);
 	} else if (u->kind == UOP_NOTIFY) {
-		set_shared(s, r, j, u);
+		set_shared(s, r, site, u);
 		o = pending(s, u->peer, UOP_WAIT, u->dst, -1);
 		if (o != NULL && u->op == NOTIFY_SET &&
 		    !wait_cmp_holds((enum wait_cmp)one_op(o)->op, u->value,
 			one_op(o)->value))
-			say_set_awaited(s, r, &j->site, u->peer, one_op(o),
+			say_set_awaited(s, r, site, u->peer, one_op(o),
 			    &o->site, u->value);
 		for (int i = 0; i < lu.neq && u->op == NOTIFY_ADD; i++) {
 			struct eqwait *w = &lu.eq[i];
@@ -475,17 +475,15 @@ lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll
 		const struct diag_event *lw = NULL;
 		/* the cell when the call was made: by the time the shell
 		 * reads it the rank may be rounds ahead */
-		int32_t now = (j->flags & JOB_SEEN) ?
-		    j->seen :
-		    view_cell(&s->view, r, u->dst);
+		int32_t now = seen_set ? seen : view_cell(&s->view, r, u->dst);
 		const struct cell_ix *ci = cell_at(r, u->dst, 0);
 
 		if (ci != NULL)
 			lw = ix_event(s, ci->notify);
 		if (lw != NULL && lw->op == NOTIFY_SET && lw->value == now &&
 		    !wait_cmp_holds((enum wait_cmp)u->op, now, u->value))
-			say_set_awaited(s, lw->writer, &lw->site, r, u,
-			    &j->site, now);
+			say_set_awaited(s, lw->writer, &lw->site, r, u, site,
+			    now);
 		/* a set announced, not done yet (its announcement came first,
 		 * before this wait was) */
 		for (int q = 0; q < s->nranks && lw == NULL; q++) {
@@ -496,15 +494,32 @@ lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll
 			if (n != NULL && n->op == NOTIFY_SET &&
 			    !wait_cmp_holds((enum wait_cmp)u->op, n->value,
 				u->value))
-				say_set_awaited(s, q, &p->site, r, u, &j->site,
+				say_set_awaited(s, q, &p->site, r, u, site,
 				    n->value);
 		}
 		if (u->op == CMP_EQ && adders(s, r, u->dst, r) >= 2)
-			say_eq_shared(s, r, u, &j->site);
-		reused(s, r, j, u, now);
+			say_eq_shared(s, r, u, site);
+		reused(s, r, site, u, now);
 		if (u->op == CMP_EQ && lu.neq < LINT_SAID_MAX)
-			lu.eq[lu.neq++] = (struct eqwait){ r, *u, j->site };
+			lu.eq[lu.neq++] = (struct eqwait){ r, *u, *site };
 	}
+}
+
+static void
+lint_begin(struct session *s, int r, struct job *j, const struct coll_args *coll)
+{
+	const struct uop *u = coll == NULL ? one_op(j) : NULL;
+
+	if (u != NULL)
+		lint_op(s, r, u, &j->site, (j->flags & JOB_SEEN) != 0, j->seen);
+}
+
+static void
+lint_call(struct session *s, int r, const struct user_call *c,
+    const struct job_end *e)
+{
+	if (e == NULL && c->op != NULL)
+		lint_op(s, r, c->op, c->site, c->seen_set, c->seen);
 }
 
 static void
@@ -526,5 +541,6 @@ const struct session_hook user_lint_session_hook = {
 	.name = "user-lint",
 	.open = lint_open,
 	.job_begin = lint_begin,
+	.call = lint_call,
 	.close = lint_close,
 };

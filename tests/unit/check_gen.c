@@ -508,6 +508,7 @@ START_TEST(test_wire)
 	struct strbuf sb = STRBUF_INIT;
 	struct uop u;
 	char *cause = NULL;
+	size_t at = 0;
 
 	memset(&u, 0, sizeof u);
 	for (int i = 0; i < 5; i++) {
@@ -553,6 +554,43 @@ START_TEST(test_wire)
 		free(cause);
 		cause = NULL;
 	}
+	/* not one op: prog_wire_op() says so */
+	ck_assert_int_eq(prog_wire_op(sb.buf, sb.len, &at), -1);
+	strbuf_release(&sb);
+	prog_free(p);
+}
+END_TEST
+
+/* A program of one op: prog_wire_op() finds its op in the bytes, as
+ * prog_decode() reads it; truncated, it is refused. */
+START_TEST(test_wire_op)
+{
+	struct prog *p = prog_new("pp.c:12: wait sig[1] >= 7"), *q;
+	struct strbuf sb = STRBUF_INIT;
+	struct uop u, got;
+	size_t at = 0;
+
+	memset(&u, 0, sizeof u);
+	u.kind = UOP_WAIT;
+	u.op = CMP_GE;
+	u.value = 7;
+	u.dst = 12;
+	u.name = prog_str(p, "wait");
+	prog_add(p, &u);
+	prog_encode(p, &sb);
+	ck_assert_int_eq(prog_wire_op(sb.buf, sb.len, &at), 0);
+	ck_assert_uint_le(at + sizeof got, sb.len);
+	memcpy(&got, sb.buf + at, sizeof got);
+	q = prog_decode(sb.buf, sb.len, NULL);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_mem_eq(&got, &q->mops[0], sizeof got);
+	ck_assert_int_eq(got.value, 7);
+	ck_assert_uint_eq(got.dst, 12);
+	prog_free(q);
+	for (size_t n = 0; n < at + sizeof got; n++)
+		ck_assert_int_eq(prog_wire_op(sb.buf, n, &at), -1);
+	sb.buf[0] = 'X'; /* not a program */
+	ck_assert_int_eq(prog_wire_op(sb.buf, sb.len, &at), -1);
 	strbuf_release(&sb);
 	prog_free(p);
 }
@@ -579,6 +617,7 @@ main(void)
 	tcase_add_loop_test(tc, test_others, 0, (int)ARRAY_SIZE(worlds));
 	tcase_add_loop_test(tc, test_big, 0, 2);
 	tcase_add_test(tc, test_wire);
+	tcase_add_test(tc, test_wire_op);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
