@@ -109,7 +109,7 @@ run 0 sh -c "cd $tmp && $top/colldb help bench"
 run 0 sh -c "cd $tmp && $top/colldb -n 1 ./help"
 [ $st = 0 ] && has "from the help script" && ok || bad "colldb ./help does not run the script (exit $st)"
 run 2 ./colldb help nosuch
-[ $st = 2 ] && [ "$out" = "error: colldb help: unknown command 'nosuch' (try 'help')" ] && ok ||
+[ $st = 2 ] && [ "$out" = "error: colldb help: unknown command 'nosuch' (try 'colldb help')" ] && ok ||
 	bad "colldb help nosuch (exit $st)"
 run 2 ./colldb help step s
 [ $st = 2 ] && [ "$out" = "error: colldb help: unexpected 's' (expected at most one command, as in 'colldb help bench')" ] &&

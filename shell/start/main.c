@@ -64,7 +64,16 @@ help_main(int argc, char **argv)
 		printf("\nCommands at the prompt:\n");
 	}
 	if (cmd_help_print(argc == 2 ? argv[1] : NULL, &cause) != 0) {
-		fprintf(stderr, "error: colldb help: %s\n", cause);
+		/* the prompt's hint is 'help'; here it is 'colldb help' */
+		const char *hint = strstr(cause, "(try 'help')");
+
+		if (hint != NULL)
+			fprintf(stderr,
+			    "error: colldb help: %.*s(try 'colldb help')%s\n",
+			    (int)(hint - cause), cause,
+			    hint + strlen("(try 'help')"));
+		else
+			fprintf(stderr, "error: colldb help: %s\n", cause);
 		free(cause);
 		return EXIT_USAGE;
 	}
