@@ -193,7 +193,7 @@ $(TOOL_BIN): $(O)/tests/%: $(O)/tests/tools/%.o $(O)/libapp.a $(O)/libcolldb.a
 # static library; libkern.so is the library the load/call tests use.
 
 EXAMPLES = ring ring-broken handshake handshake-broken
-USER_TESTS = exits ring-exit ring-crash mismatch lint forker batch compute
+USER_TESTS = exits ring-exit ring-crash mismatch lint forker batch compute allocspin
 EXAMPLE_BIN = $(EXAMPLES:%=$(O)/examples/%) $(O)/examples/libkern.so \
 	      $(O)/examples/libhostile.so $(USER_TESTS:%=$(O)/examples/%)
 # -O0 in sanitizer runs: instrumented, even -O2 leaves a local the gdb

@@ -915,6 +915,27 @@ shape_text(char *buf, size_t len, int ndim, const uint64_t *shape, enum dtype dt
 		snprintf(buf + n, len - n, "] %s", dtype_name(dt));
 }
 
+/*
+ * cdb_alloc and cdb_alloc_shape run no program but are the rank's last
+ * call all the same: outside any program, the board's title becomes
+ * "ring.c:40 cdb_alloc_shape", so that where says "in its own code
+ * after" it, not after the call before (cdb_init).  (The lookups,
+ * cdb_local and cdb_window, change nothing and leave it.)
+ */
+static void
+note_call(struct rank_ctx *rc, const char *fn)
+{
+	struct seg_rank *b = rc->board;
+	char t[SEG_TITLE_MAX];
+	struct uop cur;
+
+	if (b == NULL || atomic_load(&b->pc) < atomic_load(&b->nops))
+		return; /* inside a program (a call from `call`): its title */
+	seg_read_cur(b, &cur, t, sizeof t);
+	snprintf(t, sizeof t, "%s %s", api.loc, fn);
+	seg_write_cur(b, &cur, t);
+}
+
 static int
 alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
     unsigned flags, void **local)
@@ -963,6 +984,7 @@ alloc_common(const char *name, int ndim, const uint64_t *shape, enum dtype dt,
 	if (err == CDB_OK)
 		*local = seg_area(&rc->seg, rc->rank) + w->off;
 	seg_unlock(&rc->seg);
+	note_call(rc, api.fn);
 	return err;
 }
 

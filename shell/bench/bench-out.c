@@ -119,7 +119,8 @@ bench_print(struct session *s, const struct bench_args *ba,
 	bench_what(ba, &sb);
 	if (ba->cc.a.kind != COLL_BARRIER)
 		strbuf_addf(&sb, " %llu B", (unsigned long long)res->bytes);
-	strbuf_addf(&sb, "  %d ranks  time ", coll_size(&ba->cc.a, s->nranks));
+	strbuf_addf(&sb, "  %d rank%s  time ", coll_size(&ba->cc.a, s->nranks),
+	    coll_size(&ba->cc.a, s->nranks) == 1 ? "" : "s");
 	fig(&sb, show, 1, res->median);
 	strbuf_addstr(&sb, "us");
 	if (ba->cc.a.kind != COLL_BARRIER) {
@@ -278,9 +279,10 @@ bench_sweep_header(struct session *s, const struct bench_args *ba)
 		strbuf_addf(&how, "time=%gs per size", ba->time);
 	else
 		strbuf_addf(&how, "rounds=%ld", ba->rounds);
-	out_printf("# bench sweep %s, %d ranks, %s warmup=%ld spans=%s; time = median round\n",
-	    sb.buf, coll_size(&ba->cc.a, s->nranks), how.buf, ba->warmup,
-	    span_detail_name(ba->spans));
+	out_printf("# bench sweep %s, %d rank%s, %s warmup=%ld spans=%s; time = median round\n",
+	    sb.buf, coll_size(&ba->cc.a, s->nranks),
+	    coll_size(&ba->cc.a, s->nranks) == 1 ? "" : "s", how.buf,
+	    ba->warmup, span_detail_name(ba->spans));
 	{
 		/* the group label centred over its four columns, as
 		 * nccl-tests prints it */

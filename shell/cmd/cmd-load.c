@@ -49,6 +49,12 @@ shlib_path(const char *name, int r)
 	return l != NULL && rankset_has(&l->ranks, r) ? l->path : NULL;
 }
 
+size_t
+shlib_count(void)
+{
+	return nshlibs;
+}
+
 /* "./build/libkern.so.1" -> "kern"; NULL if that is no identifier. */
 static char *
 default_name(const char *path)

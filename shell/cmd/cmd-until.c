@@ -99,6 +99,7 @@ cmd_until_exec(struct cmdctx *ctx)
 	char *cause = NULL;
 	size_t i = 0;
 	int32_t line = 0;
+	int resolve = 0; /* a FILE:LINE or cdb_FUNCTION to look up */
 
 	memset(&nb, 0, sizeof nb);
 	nb.kinds = BREAK_ANY_KIND;
@@ -130,18 +131,7 @@ cmd_until_exec(struct cmdctx *ctx)
 		} else if (break_spec_parse(ctx, &i, &nb) != 0) {
 			return CMD_ERROR;
 		} else {
-			struct strbuf note = STRBUF_INIT;
-
-			break_source_resolve(s, a, &nb, &note);
-			if (note.len > 0 && nb.line_end > nb.line)
-				out_printf("note: %s %s:%d-%d (%s)\n",
-				    ctx->entry->name, nb.file, (int)nb.line,
-				    (int)nb.line_end, note.buf);
-			else if (note.len > 0)
-				out_printf("note: %s %s:%d (%s)\n",
-				    ctx->entry->name, nb.file, (int)nb.line,
-				    note.buf);
-			strbuf_release(&note);
+			resolve = 1;
 		}
 	}
 	/* a breakpoint's tail, less its condition */
@@ -152,6 +142,31 @@ cmd_until_exec(struct cmdctx *ctx)
 	}
 	if (break_tail_parse(ctx, i, &nb, &set) != 0)
 		return CMD_ERROR;
+	/* colldb's own ranks make cdb_* calls from source lines only inside
+	 * a loaded library's functions (call): without one, no location is
+	 * ever reached and the ranks would just run to their end */
+	if (!s->kind->own_code && shlib_count() == 0) {
+		const char *what =
+		    "no source program here: colldb's own ranks run built-in commands, which have no source lines or cdb_* calls (run a program with 'colldb run PROGRAM', or 'load' a library and 'call' it)";
+
+		if (i > 0)
+			arg_error(ctx, 0, "%s: %s", arg(ctx, 0), what);
+		else
+			cmd_error(ctx, "%s: %s", ctx->entry->name, what);
+		return CMD_ERROR;
+	}
+	if (resolve) {
+		struct strbuf note = STRBUF_INIT;
+
+		break_source_resolve(s, arg(ctx, 0), &nb, &note);
+		if (note.len > 0 && nb.line_end > nb.line)
+			out_printf("note: %s %s:%d-%d (%s)\n", ctx->entry->name,
+			    nb.file, (int)nb.line, (int)nb.line_end, note.buf);
+		else if (note.len > 0)
+			out_printf("note: %s %s:%d (%s)\n", ctx->entry->name,
+			    nb.file, (int)nb.line, note.buf);
+		strbuf_release(&note);
+	}
 	drop_untils(s);
 	if (i == 0 || line > 0) {
 		if (add_per_site(ctx, &set, line, &nb) != 0) {

@@ -408,6 +408,8 @@ void call_results_end(void);
 void call_value_format(struct session *s, const char *text, struct strbuf *sb);
 /* cmd-load.c: the path of library NAME if rank r loaded it, else NULL. */
 const char *shlib_path(const char *name, int r);
+/* cmd-load.c: how many libraries `load` has loaded (on any rank). */
+size_t shlib_count(void);
 
 /* ---- submit.c: send a command's programs and report on them -------------- */
 

@@ -47,7 +47,7 @@ has() {
 		bad "$1: no line '$2' in:"; printf '%s\n' "$out" | head -20; fi
 }
 
-[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/ring-crash" ] && [ -x "$ex/forker" ] && [ -x "$ex/batch" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
+[ -x "$ex/ring" ] && [ -x "$ex/exits" ] && [ -x "$ex/ring-exit" ] && [ -x "$ex/ring-crash" ] && [ -x "$ex/forker" ] && [ -x "$ex/batch" ] && [ -x "$ex/allocspin" ] && [ -f "$ex/libhostile.so" ] && [ -f "$ex/libkern.so" ] || {
 	echo "FAIL: $ex is not built (make examples)"; exit 1; }
 
 if [ $# -eq 0 ]; then
