@@ -20,6 +20,7 @@
 #include "xmalloc.h"
 
 #define DRAIN_BATCH 4096
+#define HID_CACHE 4 /* titles' hashes kept (trace.hids) */
 
 struct trace_prog {
 	uint32_t tag;
@@ -63,6 +64,16 @@ struct trace {
 	uint32_t last_tag;
 	size_t last_idx;
 	int last_ok;
+	/* the hashes of the last user calls' titles, by program (a
+	 * reference of ours, so its address is not reused): a call of
+	 * one kind from one site comes with the same program and title,
+	 * and hashing the title at each call was a sixth of trace_call */
+	struct {
+		struct prog *p;
+		const char *title;
+		uint64_t hid;
+	} hids[HID_CACHE];
+	unsigned hids_next;
 };
 
 #define TRACE_HOLD_MAX 65536 /* held records beyond are unnamed */
@@ -253,10 +264,10 @@ trim(struct session *s, struct trace *t)
 }
 
 /* Register program p (owned: a reference of ours) as tag's on rank r,
- * described as desc; its entry. */
+ * its description hashed to hid; its entry. */
 static struct trace_prog *
 tprog_add(struct session *s, struct trace *t, int r, uint32_t tag,
-    struct prog *p, int owned, const char *desc, int coll)
+    struct prog *p, int owned, uint64_t hid, int coll)
 {
 	struct trace_prog *tp;
 
@@ -271,7 +282,7 @@ tprog_add(struct session *s, struct trace *t, int r, uint32_t tag,
 	tp->coll = coll;
 	tp->prog = p;
 	tp->owned = owned;
-	tp->hid = fnv64(desc);
+	tp->hid = hid;
 	tp->wins = wins_now(s, t);
 	t->nprogs++;
 	if (!map_grow(t))
@@ -301,7 +312,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 		j = job_by_tag(s->rp[r].orphans, tag);
 	if (j == NULL || j->prog == NULL)
 		return NULL;
-	tp = tprog_add(s, t, r, tag, j->prog, 0, j->desc, j->coll);
+	tp = tprog_add(s, t, r, tag, j->prog, 0, fnv64(j->desc), j->coll);
 found:
 	t->last_tag = tag;
 	t->last_idx = (size_t)(tp - t->progs);
@@ -357,6 +368,8 @@ trace_free(struct session *s)
 		return;
 	forget(t);
 	free(t->pins);
+	for (int i = 0; i < HID_CACHE; i++)
+		prog_free(t->hids[i].p);
 	free(t->held);
 	free(t->lost_base);
 	free(t->scratch);
@@ -634,6 +647,24 @@ trace_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
 	trace_job_done(s, r, j);
 }
 
+/* The hash of a user call's title (see trace.hids). */
+static uint64_t
+call_hid(struct trace *t, struct prog *p, const char *title)
+{
+	unsigned i;
+
+	for (i = 0; i < HID_CACHE; i++) {
+		if (t->hids[i].p == p && t->hids[i].title == title)
+			return t->hids[i].hid;
+	}
+	i = t->hids_next++ % HID_CACHE;
+	prog_free(t->hids[i].p);
+	t->hids[i].p = prog_ref(p);
+	t->hids[i].title = title;
+	t->hids[i].hid = fnv64(title);
+	return t->hids[i].hid;
+}
+
 /* A user call read whole: its records are named by an equal call's
  * program (kept with a reference) and, for one op, its own op. */
 static void
@@ -645,7 +676,8 @@ trace_call(struct session *s, int r, const struct user_call *c,
 	if (e != NULL || s->trace == NULL || s->seg.span_bytes == 0 ||
 	    tprog_find(s->trace, c->tag) != NULL)
 		return;
-	tp = tprog_add(s, s->trace, r, c->tag, prog_ref(c->prog), 1, c->title, 0);
+	tp = tprog_add(s, s->trace, r, c->tag, prog_ref(c->prog), 1,
+	    call_hid(s->trace, c->prog, c->title), 0);
 	if (c->op != NULL) {
 		tp->op = *c->op;
 		tp->has_op = 1;
