@@ -366,7 +366,8 @@ struct session {
 				 * segment header for observers */
 	int ndefers_sent; /* of them attached to a program sent */
 	struct diag_event *hist;
-	size_t nhist, ahist;
+	size_t nhist, ahist, hist_off; /* hist is hist_off events into a
+				 * buffer of ahist (shell/diag/diagnose.c) */
 	uint64_t hist_added; /* events ever added: hist[i] is event number
 				 * hist_added - nhist + i */
 	uint64_t hist_gen;   /* bumped when events leave other than oldest
