@@ -348,7 +348,10 @@ struct session {
 	int over_hang;
 	uint32_t next_break; /* breakpoint ids */
 	const struct session_hook *hooks[SESSION_HOOKS_MAX];
-	int nhooks;
+	/* ... those with a call, in the same order: session_call_done()
+	 * runs at every call of a user program */
+	const struct session_hook *call_hooks[SESSION_HOOKS_MAX];
+	int nhooks, ncall_hooks;
 
 	/* the hang watchdog's (shell/diag): settling stops once it fired */
 	uint64_t idle_since;
