@@ -55,5 +55,8 @@ int api_region(struct rank_ctx *rc, const char *what, const void *ptr,
  * collective's arguments (what the shell is told instead of the program).
  * Returns CDB_OK or a cdb_error. */
 int api_run(struct rank_ctx *rc, struct prog *p, const struct coll_args *coll);
+/* Run the one op u (not kept) as the current operation, as api_run() runs
+ * a program of it.  Returns CDB_OK or a cdb_error. */
+int api_run_op(struct rank_ctx *rc, const struct uop *u);
 
 #endif

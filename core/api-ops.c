@@ -35,15 +35,6 @@ cell_ok(struct rank_ctx *rc, const void *cell, uint64_t *off)
 	return err;
 }
 
-static int
-run_one(struct rank_ctx *rc, const char *title, const struct uop *u)
-{
-	struct prog *p = prog_new(title);
-
-	prog_add(p, u);
-	return api_run(rc, p, NULL);
-}
-
 int
 cdb_notify(int peer, int32_t *cell, int32_t value, enum cdb_notify_op op)
 {
@@ -68,7 +59,7 @@ cdb_notify(int peer, int32_t *cell, int32_t value, enum cdb_notify_op op)
 	u.value = value;
 	u.dst = off;
 	u.count = 1;
-	return run_one(rc, "notify", &u);
+	return api_run_op(rc, &u);
 }
 
 int
@@ -93,7 +84,7 @@ cdb_wait(const int32_t *cell, enum cdb_cmp cmp, int32_t expected)
 	u.value = expected;
 	u.dst = off;
 	u.count = 1;
-	return run_one(rc, "wait", &u);
+	return api_run_op(rc, &u);
 }
 
 static int
@@ -135,7 +126,7 @@ xfer(const char *fn, enum uop_kind kind, void *dst, int peer, const void *src,
 	u.dst = doff;
 	u.src = soff;
 	u.count = count;
-	return run_one(rc, uop_kind_name(kind), &u);
+	return api_run_op(rc, &u);
 }
 
 int

@@ -75,6 +75,9 @@ struct outbox_w {
 	int kick_fd;	   /* the socket the bell goes to; -1: none */
 	uint64_t kicked;   /* head when the bell last rang */
 	uint64_t since_ns; /* when the first record not rung for was put */
+	uint64_t tail;	   /* the reader's tail as last read: the room it
+			    * leaves is there for sure (the line the reader
+			    * writes is read only when that room is short) */
 };
 
 /* Set up w over mem, len bytes (header included; the data part a power

@@ -110,23 +110,29 @@ proto_recv(int fd, struct msg_hdr *h, void **payload)
 	} while (want < 0 && errno == EINTR);
 	if (want <= 0)
 		return want == 0 ? 0 : -1;
+	/* the header into h, the payload into its own buffer: no move of
+	 * the payload afterwards (a batch of calls is tens of KB) */
+	want = want < (ssize_t)sizeof *h ? 0 : want - (ssize_t)sizeof *h;
 	buf = xmalloc((size_t)want + 1);
-	do {
-		n = recv(fd, buf, (size_t)want, 0);
-	} while (n < 0 && errno == EINTR);
+	{
+		struct iovec iov[2] = { { h, sizeof *h }, { buf, (size_t)want } };
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+
+		do {
+			n = recvmsg(fd, &m, 0);
+		} while (n < 0 && errno == EINTR);
+	}
 	if (n < (ssize_t)sizeof *h) {
 		free(buf);
 		if (n >= 0)
 			errno = EPROTO;
 		return n == 0 ? 0 : -1;
 	}
-	memcpy(h, buf, sizeof *h);
 	if (h->len != (size_t)n - sizeof *h) {
 		free(buf);
 		errno = EPROTO;
 		return -1;
 	}
-	memmove(buf, buf + sizeof *h, h->len);
 	buf[h->len] = '\0';
 	*payload = buf;
 	return 1;

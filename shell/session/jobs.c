@@ -64,16 +64,12 @@ session_call_done(struct session *s, int r, const struct user_call *c,
 {
 	struct rankproc *rp = &s->rp[r];
 
-	for (int i = 0; i < s->nhooks; i++) {
-		if (s->hooks[i]->call != NULL)
-			s->hooks[i]->call(s, r, c, NULL);
-	}
+	for (int i = 0; i < s->ncall_hooks; i++)
+		s->call_hooks[i]->call(s, r, c, NULL);
 	strbuf_reset(&rp->last_op);
 	strbuf_addstr(&rp->last_op, c->title);
-	for (int i = 0; i < s->nhooks; i++) {
-		if (s->hooks[i]->call != NULL)
-			s->hooks[i]->call(s, r, c, e);
-	}
+	for (int i = 0; i < s->ncall_hooks; i++)
+		s->call_hooks[i]->call(s, r, c, e);
 }
 
 int

@@ -28,6 +28,8 @@ session_hook_add(struct session *s, const struct session_hook *h)
 		BUG("session hook %s follows jobs but not the calls read whole",
 		    h->name);
 	s->hooks[s->nhooks++] = h;
+	if (h->call != NULL)
+		s->call_hooks[s->ncall_hooks++] = h;
 }
 
 /*

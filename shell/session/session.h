@@ -348,7 +348,10 @@ struct session {
 	int over_hang;
 	uint32_t next_break; /* breakpoint ids */
 	const struct session_hook *hooks[SESSION_HOOKS_MAX];
-	int nhooks;
+	/* ... those with a call, in the same order: session_call_done()
+	 * runs at every call of a user program */
+	const struct session_hook *call_hooks[SESSION_HOOKS_MAX];
+	int nhooks, ncall_hooks;
 
 	/* the hang watchdog's (shell/diag): settling stops once it fired */
 	uint64_t idle_since;
@@ -366,7 +369,8 @@ struct session {
 				 * segment header for observers */
 	int ndefers_sent; /* of them attached to a program sent */
 	struct diag_event *hist;
-	size_t nhist, ahist;
+	size_t nhist, ahist, hist_off; /* hist is hist_off events into a
+				 * buffer of ahist (shell/diag/diagnose.c) */
 	uint64_t hist_added; /* events ever added: hist[i] is event number
 				 * hist_added - nhist + i */
 	uint64_t hist_gen;   /* bumped when events leave other than oldest

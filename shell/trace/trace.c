@@ -20,6 +20,7 @@
 #include "xmalloc.h"
 
 #define DRAIN_BATCH 4096
+#define HID_CACHE 4 /* titles' hashes kept (trace.hids) */
 
 struct trace_prog {
 	uint32_t tag;
@@ -54,17 +55,37 @@ struct trace {
 	uint32_t wins_seq; /* win_seq of the last snapshot */
 	struct span_rec *scratch;
 	struct job *finishing; /* a job done but unlinked (trace_job_done) */
-	struct span_rec *held; /* user ranks' records of programs not yet
-				 * announced, oldest first */
-	size_t nheld, aheld;
+	struct held *held;     /* per rank: its records of programs not yet
+			    * announced, oldest first */
+	int nranks;
+	size_t nheld; /* over all ranks */
 	/* the program found last (records come in runs of one program):
 	 * progs[last_idx] has tag last_tag when last_ok */
 	uint32_t last_tag;
 	size_t last_idx;
 	int last_ok;
+	/* the hashes of the last user calls' titles, by program (a
+	 * reference of ours, so its address is not reused): a call of
+	 * one kind from one site comes with the same program and title,
+	 * and hashing the title at each call was a sixth of trace_call */
+	struct {
+		struct prog *p;
+		const char *title;
+		uint64_t hid;
+	} hids[HID_CACHE];
+	unsigned hids_next;
 };
 
 #define TRACE_HOLD_MAX 65536 /* held records beyond are unnamed */
+
+/* One rank's held records: recs[head..n).  A queue per rank, so a drain
+ * walks only its rank's records, and only those it resolves (one list for
+ * all ranks was copied whole at every drain: two thirds of the shell's
+ * time when it fell behind the ranks, perf record). */
+struct held {
+	struct span_rec *recs;
+	size_t head, n, alloc;
+};
 
 static uint64_t
 fnv64(const char *s)
@@ -198,11 +219,21 @@ trim(struct session *s, struct trace *t)
 	memset(t->map, 0, t->mapcap * sizeof *t->map);
 	for (size_t i = 0; i < t->nprogs; i++)
 		map_insert(t, i);
-	for (size_t i = 0; i < t->n; i++) {
-		if (tprog_find(t, t->recs[i].tag) != NULL)
-			t->recs[n++] = t->recs[i];
-		else
-			t->dropped++;
+	/* records come in runs of one program: one look-up a run */
+	for (size_t i = 0, j; i < t->n; i = j) {
+		uint32_t tag = t->recs[i].tag;
+		int kept = tprog_find(t, tag) != NULL;
+
+		for (j = i + 1; j < t->n && t->recs[j].tag == tag; j++)
+			;
+		if (!kept) {
+			t->dropped += j - i;
+			continue;
+		}
+		if (n != i)
+			memmove(&t->recs[n], &t->recs[i],
+			    (j - i) * sizeof *t->recs);
+		n += j - i;
 	}
 	t->n = n;
 	/* window tables no kept program was sent under (the newest stays:
@@ -233,10 +264,10 @@ trim(struct session *s, struct trace *t)
 }
 
 /* Register program p (owned: a reference of ours) as tag's on rank r,
- * described as desc; its entry. */
+ * its description hashed to hid; its entry. */
 static struct trace_prog *
 tprog_add(struct session *s, struct trace *t, int r, uint32_t tag,
-    struct prog *p, int owned, const char *desc, int coll)
+    struct prog *p, int owned, uint64_t hid, int coll)
 {
 	struct trace_prog *tp;
 
@@ -251,7 +282,7 @@ tprog_add(struct session *s, struct trace *t, int r, uint32_t tag,
 	tp->coll = coll;
 	tp->prog = p;
 	tp->owned = owned;
-	tp->hid = fnv64(desc);
+	tp->hid = hid;
 	tp->wins = wins_now(s, t);
 	t->nprogs++;
 	if (!map_grow(t))
@@ -281,7 +312,7 @@ prog_for(struct session *s, struct trace *t, int r, uint32_t tag)
 		j = job_by_tag(s->rp[r].orphans, tag);
 	if (j == NULL || j->prog == NULL)
 		return NULL;
-	tp = tprog_add(s, t, r, tag, j->prog, 0, j->desc, j->coll);
+	tp = tprog_add(s, t, r, tag, j->prog, 0, fnv64(j->desc), j->coll);
 found:
 	t->last_tag = tag;
 	t->last_idx = (size_t)(tp - t->progs);
@@ -295,6 +326,8 @@ trace_init(struct session *s)
 	struct trace *t = xcalloc(1, sizeof *t);
 
 	t->lost_base = xcalloc((size_t)s->nranks, sizeof *t->lost_base);
+	t->held = xcalloc((size_t)s->nranks, sizeof *t->held);
+	t->nranks = s->nranks;
 	t->scratch = xreallocarray(NULL, DRAIN_BATCH, sizeof *t->scratch);
 	s->trace = t;
 }
@@ -312,9 +345,11 @@ forget(struct trace *t)
 	free(t->progs);
 	free(t->map);
 	free(t->recs);
-	free(t->held);
-	t->held = NULL;
-	t->nheld = t->aheld = 0;
+	for (int r = 0; r < t->nranks; r++) {
+		free(t->held[r].recs);
+		memset(&t->held[r], 0, sizeof t->held[r]);
+	}
+	t->nheld = 0;
 	t->wins = NULL;
 	t->progs = NULL;
 	t->map = NULL;
@@ -333,6 +368,9 @@ trace_free(struct session *s)
 		return;
 	forget(t);
 	free(t->pins);
+	for (int i = 0; i < HID_CACHE; i++)
+		prog_free(t->hids[i].p);
+	free(t->held);
 	free(t->lost_base);
 	free(t->scratch);
 	free(t);
@@ -383,17 +421,26 @@ keep(struct session *s, struct trace *t, int r, const struct span_rec *rec)
 }
 
 static void
-hold(struct trace *t, const struct span_rec *rec)
+hold(struct trace *t, int r, const struct span_rec *rec)
 {
+	struct held *q = &t->held[r];
+
 	if (t->nheld == TRACE_HOLD_MAX) {
 		t->unnamed++;
 		return;
 	}
-	if (t->nheld == t->aheld) {
-		t->aheld = t->aheld ? 2 * t->aheld : 256;
-		t->held = xreallocarray(t->held, t->aheld, sizeof *t->held);
+	if (q->n == q->alloc && q->head > 0) {
+		memmove(q->recs, q->recs + q->head,
+		    (q->n - q->head) * sizeof *q->recs);
+		q->n -= q->head;
+		q->head = 0;
 	}
-	t->held[t->nheld++] = *rec;
+	if (q->n == q->alloc) {
+		q->alloc = q->alloc ? 2 * q->alloc : 256;
+		q->recs = xreallocarray(q->recs, q->alloc, sizeof *q->recs);
+	}
+	q->recs[q->n++] = *rec;
+	t->nheld++;
 }
 
 static void
@@ -401,16 +448,17 @@ drain_rank(struct session *s, struct trace *t, int r)
 {
 	struct span_ring *ring = seg_spans(&s->seg, r);
 	uint64_t bytes = s->seg.span_bytes;
-	size_t got, k = 0;
-	int stuck = 0; /* a record of r waits: the later ones wait too */
+	struct held *q = &t->held[r];
+	size_t got;
+	int stuck; /* a record of r waits: the later ones wait too */
 
-	for (size_t i = 0; i < t->nheld; i++) {
-		if (t->held[i].rank == r && !stuck && keep(s, t, r, &t->held[i]))
-			continue;
-		stuck |= t->held[i].rank == r;
-		t->held[k++] = t->held[i];
+	while (q->head < q->n && keep(s, t, r, &q->recs[q->head])) {
+		q->head++;
+		t->nheld--;
 	}
-	t->nheld = k;
+	if (q->head == q->n)
+		q->head = q->n = 0;
+	stuck = q->n > 0;
 	while ((got = span_ring_read(ring, bytes, t->scratch, DRAIN_BATCH)) > 0) {
 		for (size_t i = 0; i < got; i++) {
 			const struct span_rec *rec = &t->scratch[i];
@@ -418,7 +466,7 @@ drain_rank(struct session *s, struct trace *t, int r)
 			if (!stuck && keep(s, t, r, rec))
 				continue;
 			if (s->kind->own_code) {
-				hold(t, rec);
+				hold(t, r, rec);
 				stuck = 1;
 			} else {
 				t->unnamed++;
@@ -599,6 +647,24 @@ trace_job_end(struct session *s, int r, struct job *j, const struct job_end *e)
 	trace_job_done(s, r, j);
 }
 
+/* The hash of a user call's title (see trace.hids). */
+static uint64_t
+call_hid(struct trace *t, struct prog *p, const char *title)
+{
+	unsigned i;
+
+	for (i = 0; i < HID_CACHE; i++) {
+		if (t->hids[i].p == p && t->hids[i].title == title)
+			return t->hids[i].hid;
+	}
+	i = t->hids_next++ % HID_CACHE;
+	prog_free(t->hids[i].p);
+	t->hids[i].p = prog_ref(p);
+	t->hids[i].title = title;
+	t->hids[i].hid = fnv64(title);
+	return t->hids[i].hid;
+}
+
 /* A user call read whole: its records are named by an equal call's
  * program (kept with a reference) and, for one op, its own op. */
 static void
@@ -610,7 +676,8 @@ trace_call(struct session *s, int r, const struct user_call *c,
 	if (e != NULL || s->trace == NULL || s->seg.span_bytes == 0 ||
 	    tprog_find(s->trace, c->tag) != NULL)
 		return;
-	tp = tprog_add(s, s->trace, r, c->tag, prog_ref(c->prog), 1, c->title, 0);
+	tp = tprog_add(s, s->trace, r, c->tag, prog_ref(c->prog), 1,
+	    call_hid(s->trace, c->prog, c->title), 0);
 	if (c->op != NULL) {
 		tp->op = *c->op;
 		tp->has_op = 1;
