@@ -39,6 +39,9 @@
  * sched_yield() between polls until it has waited that long, then sleeps
  * 100 us between polls. */
 #define CDB_MPI_SPIN 2000
+/* ... or for this long, whichever ends first (a loaded machine: see
+ * mpi_wait()). */
+#define CDB_MPI_QUIET_NS 1000000ull
 /* MPICH's: a peer's put into the waiting rank moves only while it polls
  * (its one-sided operations progress only inside MPI calls), and
  * sleeping from the 2000th poll on held its 64 MiB put to 0.6-0.8 GB/s on

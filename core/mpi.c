@@ -115,15 +115,30 @@ mpi_wait(struct transport *t, uint64_t off, enum wait_cmp cmp, int32_t expected,
 	 * us before anybody needs to see us blocked (no board write, no
 	 * clock read on the way out). */
 	if (giveup == 0) {
+		uint64_t quiet_end = 0;
+
 		for (; i < CDB_MPI_SPIN; i++) {
 			pv->p->poll();
 			v = atomic_load_explicit(cell, memory_order_acquire);
 			if (wait_cmp_holds(cmp, v, expected))
 				goto out;
-			if ((i & 15) == 15 &&
-			    atomic_load_explicit(&b->interrupt,
+			if ((i & 15) != 15)
+				continue;
+			if (atomic_load_explicit(&b->interrupt,
 				memory_order_relaxed))
 				break;
+			/* An MPI poll may yield (Open MPI's
+			 * mpi_yield_when_idle): on a loaded machine each
+			 * yield gives up a time slice, and 2000 of them kept
+			 * a rank from being seen blocked for seconds.  The
+			 * quiet polls end after CDB_MPI_QUIET_NS too (the
+			 * clock is read from the 16th poll on only). */
+			if (quiet_end == 0) {
+				quiet_end = mono_ns() + CDB_MPI_QUIET_NS;
+			} else if (mono_ns() > quiet_end) {
+				i = CDB_MPI_SPIN;
+				break;
+			}
 		}
 	}
 	atomic_store_explicit(&b->wait_off, off, memory_order_relaxed);

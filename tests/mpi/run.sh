@@ -632,7 +632,8 @@ for _ in $(seq 100); do
 	[ -n "$pid" ] && break
 	sleep 0.1
 done
-sleep 1
+# (time to attach and block: a loaded make check took over 1 s)
+sleep 3
 [ -n "$pid" ] && kill -9 "$pid"
 wait $shell
 st=$?
