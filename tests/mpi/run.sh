@@ -619,21 +619,40 @@ fi
 (cd "$ex" && cenv timeout 120 "$top/colldb" run -t mpi --mpirun mpirun.openmpi -n 3 --batch \
 	./exits hang hang hang) >"$tmp/got" 2>&1 </dev/null &
 shell=$!
-pid=
-for _ in $(seq 100); do
+# ranks: the exits processes of this job; attached: how many of them hold
+# a connection to a colldb shell (ss).  Wait for all three, not a fixed
+# time: MPI_Init alone took 5 s in a root without /etc/hosts (hwloc's X
+# probe looked up 'localhost' by DNS), past the 1 and 3 s this waited.
+ranks() {
 	for p in $(pgrep -x exits); do
 		q=$p
 		while [ "${q:-1}" -gt 1 ] && [ "$q" != $shell ]; do
 			q=$(ps -o ppid= -p "$q" | tr -d ' ')
 		done
-		[ "$q" = $shell ] && tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
+		[ "$q" = $shell ] && echo "$p"
+	done
+}
+attached() {
+	ss -Htnp state established 2>/dev/null | awk -v pids=" $(echo $1) " '
+	/"colldb"/ { c[$3] = 1 }
+	/"exits"/ { match($0, /pid=[0-9]+/)
+		e[NR] = substr($0, RSTART + 4, RLENGTH - 4) " " $4 }
+	END { for (k in e) { split(e[k], a, " ")
+			if ((a[2] in c) && index(pids, " " a[1] " ")) n[a[1]] = 1 }
+		m = 0; for (q in n) m++; print m }'
+}
+pid=
+for _ in $(seq 600); do
+	rs=$(ranks)
+	for p in $rs; do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null |
 			grep -qx OMPI_COMM_WORLD_RANK=1 && pid=$p
 	done
-	[ -n "$pid" ] && break
+	[ -n "$pid" ] && [ "$(attached "$rs")" = 3 ] && break
 	sleep 0.1
 done
-# (time to attach and block: a loaded make check took over 1 s)
-sleep 3
+# (then a moment to block: a wait's quiet polls, the control thread's tick)
+sleep 1
 [ -n "$pid" ] && kill -9 "$pid"
 wait $shell
 st=$?
