@@ -111,6 +111,9 @@ run 0 sh -c "cd $tmp && $top/colldb -n 1 ./help"
 run 2 ./colldb help nosuch
 [ $st = 2 ] && [ "$out" = "error: colldb help: unknown command 'nosuch' (try 'colldb help')" ] && ok ||
 	bad "colldb help nosuch (exit $st)"
+run 2 ./colldb help ''
+[ $st = 2 ] && [ "$out" = "error: colldb help: expected a command name, not an empty word" ] && ok ||
+	bad "colldb help '' (exit $st): $out"
 run 2 ./colldb help step s
 [ $st = 2 ] && [ "$out" = "error: colldb help: unexpected 's' (expected at most one command, as in 'colldb help bench')" ] &&
 	ok || bad "colldb help step s (exit $st)"

@@ -81,6 +81,12 @@ cmd_find(const char *name, char **cause)
 	size_t len = strlen(name);
 	int nfound = 0;
 
+	/* an empty word ('help ""') is a prefix of every command */
+	if (len == 0) {
+		cause_set(cause, "expected a command name, not an empty word");
+		strbuf_release(&sb);
+		return NULL;
+	}
 	for (int i = 0; cmd_table[i] != NULL; i++) {
 		const char *al = cmd_table[i]->alias;
 		/* aliases are a comma-separated list */
